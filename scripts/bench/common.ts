@@ -1,0 +1,64 @@
+/** Shared helpers of the benchmarks: paths, timing statistics, one-JSON-line output. */
+import { existsSync, mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dir, "..", "..");
+export const SHARED = resolve(ROOT, "..", "shared");
+export const OUT = join(ROOT, ".bench-out");
+export const BIN = join(ROOT, "dist", "indx");
+
+export function requireShared(what: string): boolean {
+  if (existsSync(SHARED)) return true;
+  console.log(JSON.stringify({ bench: what, skipped: "../shared is not beside this checkout" }));
+  return false;
+}
+
+export function outDir(name: string): string {
+  const dir = join(OUT, name);
+  mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+export function percentile(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.ceil((p / 100) * s.length) - 1)]!;
+}
+
+export const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export function emit(record: Record<string, unknown>): void {
+  console.log(JSON.stringify(record));
+}
+
+/** Generates the synthetic vault with ../shared/tools/corpus-gen.ts once and reuses it. */
+export function generatedVault(n: number, seed: number): string {
+  const dir = join(OUT, `vault-${n}-${seed}`);
+  if (!existsSync(join(dir, ".bench", "manifest.json"))) {
+    const p = Bun.spawnSync(["bun", join(SHARED, "tools", "corpus-gen.ts"), "--out", dir, "--n", String(n), "--seed", String(seed)], {
+      stdout: "ignore",
+      stderr: "inherit",
+    });
+    if (p.exitCode !== 0) throw new Error("corpus-gen failed");
+  }
+  return dir;
+}
+
+/** Environment that keeps benchmark config and data away from the user's own. */
+export function isolatedEnv(name: string, vault: string): Record<string, string> {
+  const home = outDir(`home-${name}`);
+  return {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, "config"),
+    XDG_DATA_HOME: join(home, "share"),
+    INDX_VAULT: vault,
+    INDX_DATA_DIR: join(home, "data"),
+    INDX_LOG: "off",
+  };
+}

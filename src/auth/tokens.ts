@@ -1,0 +1,111 @@
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import type { Scope } from "../ops/define.ts";
+
+export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault:admin"];
+
+export interface StoredToken {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  hash: string; // sha256 of the token; the token itself is shown once and never stored
+  created_at: string;
+}
+
+export function newToken(): string {
+  return `indx_${randomBytes(32).toString("base64url")}`;
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+function sameSecret(a: string, b: string): boolean {
+  const x = Buffer.from(sha256(a), "hex");
+  const y = Buffer.from(sha256(b), "hex");
+  return timingSafeEqual(x, y);
+}
+
+export function parseScopes(raw: string | string[] | undefined): Scope[] {
+  const list = (Array.isArray(raw) ? raw : (raw ?? "vault:read").split(",")).map((s) => s.trim()).filter(Boolean);
+  for (const s of list)
+    if (!ALL_SCOPES.includes(s as Scope))
+      throw new IndxError("validation_failed", `Unknown scope: ${s}. Use ${ALL_SCOPES.join(", ")}.`, { scope: s, known: ALL_SCOPES });
+  if (list.length === 0) throw new IndxError("validation_failed", "At least one scope is required.");
+  return [...new Set(list)] as Scope[];
+}
+
+/**
+ * Bearer tokens of one vault, kept as hashes in tokens.json beside the index (state, not derived
+ * data: a rebuild never loses them). The admin key from the config file is checked separately.
+ */
+export class TokenStore {
+  readonly file: string;
+  private tokens: StoredToken[];
+  private loadedAt = 0;
+
+  constructor(dataDir: string) {
+    this.file = join(dataDir, "tokens.json");
+    this.tokens = this.read();
+  }
+
+  private read(): StoredToken[] {
+    if (!existsSync(this.file)) return [];
+    try {
+      const data = JSON.parse(readFileSync(this.file, "utf8")) as { tokens?: StoredToken[] };
+      this.loadedAt = Date.now();
+      return Array.isArray(data.tokens) ? data.tokens : [];
+    } catch {
+      throw new IndxError("internal", "tokens.json in the data directory is unreadable; fix or delete it.");
+    }
+  }
+
+  private write(): void {
+    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+    const tmp = `${this.file}.${process.pid}.tmp`;
+    writeFileSync(tmp, JSON.stringify({ tokens: this.tokens }, null, 2) + "\n", { mode: 0o600 });
+    chmodSync(tmp, 0o600);
+    renameSync(tmp, this.file);
+  }
+
+  /** Re-reads the file when another process (`indx token create`) changed it. */
+  refresh(): void {
+    if (Date.now() - this.loadedAt > 1000) this.tokens = this.read();
+  }
+
+  create(name: string, scopes: Scope[]): { token: string; record: StoredToken } {
+    if (!name.trim() || name.length > 100) throw new IndxError("validation_failed", "A token needs a name of 1–100 characters.");
+    const token = newToken();
+    const record: StoredToken = {
+      id: `tok_${randomBytes(6).toString("hex")}`,
+      name: name.trim(),
+      scopes,
+      hash: sha256(token),
+      created_at: new Date().toISOString(),
+    };
+    this.tokens = [...this.read(), record];
+    this.write();
+    return { token, record };
+  }
+
+  list(): Omit<StoredToken, "hash">[] {
+    return this.read().map(({ hash: _hash, ...rest }) => rest);
+  }
+
+  revoke(id: string): boolean {
+    const before = this.read();
+    this.tokens = before.filter((t) => t.id !== id && t.name !== id);
+    if (this.tokens.length === before.length) return false;
+    this.write();
+    return true;
+  }
+
+  /** The scopes a presented token grants, or null. */
+  verify(presented: string, adminKey: string | null): Scope[] | null {
+    if (adminKey && sameSecret(presented, adminKey)) return [...ALL_SCOPES];
+    this.refresh();
+    const hash = sha256(presented);
+    const hit = this.tokens.find((t) => timingSafeEqual(Buffer.from(t.hash, "hex"), Buffer.from(hash, "hex")));
+    return hit ? hit.scopes : null;
+  }
+}

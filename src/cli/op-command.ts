@@ -1,0 +1,127 @@
+import type { ArgsDef, CommandDef } from "citty";
+import type { TSchema } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import type { AnyOperation } from "../ops/define.ts";
+import { invoke } from "../ops/invoke.ts";
+import { GLOBAL_ARGS, openContext, type GlobalFlags } from "./context.ts";
+import { chooseFormat, humanRenderer, render } from "./output.ts";
+import { print } from "./io.ts";
+import { LONG_HELP } from "./help.ts";
+
+export interface CliSpec {
+  /** Input fields taken from positional arguments, in order. */
+  positionals?: string[];
+  /** The last positional swallows the remaining words (search queries). */
+  rest?: boolean;
+  /** Extra transformation of the parsed input (e.g. exit code 3 when note_exists is false). */
+  exitCode?: (output: any) => number;
+}
+
+const kebab = (s: string) => s.replaceAll("_", "-");
+
+/** Repeated flags (`--tag a --tag b`) and comma lists both give arrays; citty keeps only the last. */
+export function allFlagValues(rawArgs: string[], name: string): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(rawArgs[++i]!);
+    else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+  }
+  return out.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+}
+
+/** citty accepts unknown flags silently; a misspelt option must fail instead of doing nothing. */
+export function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
+  const known = new Set<string>();
+  for (const [name, def] of Object.entries(args)) {
+    if (def.type === "positional") continue;
+    known.add(name);
+    if (def.type === "boolean") known.add(`no-${name}`);
+    if ("alias" in def) for (const a of [def.alias ?? []].flat()) known.add(a);
+  }
+  for (const a of rawArgs) {
+    if (a === "--") break;
+    const m = /^--?([^=]+)/.exec(a);
+    if (!m || /^-\d/.test(a) || a === "-") continue;
+    if (!known.has(m[1]!))
+      throw new IndxError("validation_failed", `Unknown option ${a.split("=")[0]}. See --help.`, { option: a.split("=")[0] });
+  }
+}
+
+/** Builds the citty command of an operation: flags from its schema, the op's description as help. */
+export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
+  const props = (op.input as { properties: Record<string, TSchema> }).properties;
+  const required = new Set((op.input as { required?: string[] }).required ?? []);
+  const args: ArgsDef = {};
+  for (const name of spec.positionals ?? []) {
+    const s = props[name];
+    args[name] = { type: "positional", description: s?.description ?? name, required: required.has(name) };
+  }
+  for (const [name, schema] of Object.entries(props)) {
+    if (spec.positionals?.includes(name)) continue;
+    const desc = schema.description ?? "";
+    if (name === "frontmatter") {
+      args.fm = { type: "string", description: "Frontmatter condition key=value (repeatable).", valueHint: "key=value" };
+    } else if (schema.type === "boolean") {
+      args[kebab(name)] = { type: "boolean", description: desc };
+    } else {
+      const enumValues = (schema.anyOf as { const?: string }[] | undefined)?.map((a) => a.const).filter(Boolean);
+      args[kebab(name)] = {
+        type: "string",
+        description: `${desc}${schema.type === "array" ? " (repeatable or comma-separated)" : ""}${enumValues?.length ? ` [${enumValues.join("|")}]` : ""}`,
+      };
+    }
+  }
+  Object.assign(args, GLOBAL_ARGS);
+
+  const cmd: CommandDef = {
+    meta: { description: op.title },
+    args,
+    async run({ args: parsed, rawArgs }) {
+      rejectUnknownFlags(rawArgs, args);
+      const flags = parsed as unknown as GlobalFlags & Record<string, unknown>;
+      const input: Record<string, unknown> = {};
+      const positionals = (parsed._ ?? []).map(String);
+      (spec.positionals ?? []).forEach((name, i) => {
+        const last = i === spec.positionals!.length - 1;
+        const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];
+        if (value !== undefined && value !== "") input[name] = value;
+      });
+      for (const [name, schema] of Object.entries(props)) {
+        if (spec.positionals?.includes(name)) continue;
+        if (name === "frontmatter") {
+          const conds = allFlagValues(rawArgs, "fm");
+          if (conds.length) {
+            const fm: Record<string, string> = {};
+            for (const c of conds) {
+              const eq = c.indexOf("=");
+              if (eq <= 0) throw new IndxError("validation_failed", "--fm takes key=value.", { option: "--fm" });
+              fm[c.slice(0, eq)] = c.slice(eq + 1);
+            }
+            input.frontmatter = fm;
+          }
+          continue;
+        }
+        const flag = kebab(name);
+        if (schema.type === "array") {
+          const values = allFlagValues(rawArgs, flag);
+          if (values.length) input[name] = values;
+        } else if (parsed[flag] !== undefined && parsed[flag] !== "") {
+          input[name] = parsed[flag];
+        }
+      }
+      const ctx = openContext(flags);
+      try {
+        const output = await invoke(op, ctx, input, { coerce: true });
+        const format = chooseFormat(flags, process.stdout.isTTY === true);
+        print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR)));
+        const code = spec.exitCode?.(output) ?? 0;
+        if (code) process.exitCode = code;
+      } finally {
+        ctx.close();
+      }
+    },
+  };
+  LONG_HELP.set(cmd, op.description);
+  return cmd;
+}

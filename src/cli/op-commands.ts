@@ -1,0 +1,60 @@
+import type { CommandDef } from "citty";
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { related, vaultSearch } from "../search/ops.ts";
+import { tagList, tagNotes } from "../tags/ops.ts";
+import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
+import { vaultIndexCommand } from "./admin-commands.ts";
+import { opCommand } from "./op-command.ts";
+
+/** CLI names of the read operations (seed 001 §7). */
+export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true });
+export const relatedCommand = opCommand(related, { positionals: ["id"] });
+
+export const noteCommand: CommandDef = {
+  meta: { description: "Read notes: get, list, outline, exists." },
+  subCommands: {
+    get: opCommand(noteRead, { positionals: ["path"] }),
+    list: opCommand(noteList),
+    outline: opCommand(noteOutline, { positionals: ["path"] }),
+    exists: opCommand(noteExists, { positionals: ["path"], exitCode: (o: { exists: boolean }) => (o.exists ? 0 : 3) }),
+  },
+};
+
+export const linkCommand: CommandDef = {
+  meta: { description: "The link graph: backlinks, forward links, unresolved links, orphans." },
+  subCommands: {
+    backlinks: opCommand(linkBacklinks, { positionals: ["path"] }),
+    forward: opCommand(linkForward, { positionals: ["path"] }),
+    unresolved: opCommand(linkUnresolved),
+    orphans: opCommand(linkOrphans),
+  },
+};
+
+export const tagCommand: CommandDef = {
+  meta: { description: "Tags: list them, or the notes that carry one." },
+  subCommands: {
+    list: opCommand(tagList),
+    notes: opCommand(tagNotes, { positionals: ["tag"] }),
+  },
+};
+
+export const chunkCommand: CommandDef = {
+  meta: { description: "Chunks (heading-aware sections) of notes." },
+  subCommands: { get: opCommand(chunkGet, { positionals: ["id"] }) },
+};
+
+export const attachmentCommand: CommandDef = {
+  meta: { description: "Attachments (non-Markdown files): metadata, or bytes with --download." },
+  subCommands: { get: opCommand(attachmentGet, { positionals: ["path"] }) },
+};
+
+export const vaultCommand: CommandDef = {
+  meta: { description: "The vault and its index: status, index, config." },
+  subCommands: {
+    status: opCommand(vaultStatus),
+    index: vaultIndexCommand,
+    config: { meta: { description: "The merged configuration." }, subCommands: { get: opCommand(vaultConfigGet) } },
+  },
+};

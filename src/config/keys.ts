@@ -1,0 +1,121 @@
+/**
+ * Every configuration key indx understands, in one table: its TOML location, its environment
+ * variable, its type and default. Loading, `config get|set`, vault_config_get and the README
+ * reference all read this table, so a key is declared exactly once.
+ */
+export type KeyType = "string" | "int" | "bool" | "list";
+
+export interface ConfigKey {
+  key: string; // dotted TOML path, e.g. "server.port"
+  env?: string;
+  type: KeyType;
+  default: unknown;
+  description: string;
+  secret?: boolean; // shown only as set/unset
+}
+
+export const CONFIG_KEYS: readonly ConfigKey[] = [
+  { key: "vault", env: "INDX_VAULT", type: "string", default: null, description: "Path of the vault folder." },
+  {
+    key: "data_dir",
+    env: "INDX_DATA_DIR",
+    type: "string",
+    default: null,
+    description: "Folder for the index and state of this vault (default: $XDG_DATA_HOME/indx/vaults/<vault-id>).",
+  },
+  { key: "server.host", env: "INDX_HOST", type: "string", default: "127.0.0.1", description: "Bind address." },
+  { key: "server.port", env: "INDX_PORT", type: "int", default: 8787, description: "Bind port (0 picks a free one)." },
+  {
+    key: "server.api_key",
+    env: "INDX_API_KEY",
+    type: "string",
+    default: null,
+    secret: true,
+    description: "Admin bearer token. Created on the first `indx serve`; print it with `indx config reveal-api-key`.",
+  },
+  {
+    key: "server.cors_origins",
+    env: "INDX_CORS_ORIGINS",
+    type: "list",
+    default: [],
+    description: "Origins allowed by CORS (explicit list, no wildcard). Empty: CORS off.",
+  },
+  {
+    key: "server.allowed_hosts",
+    env: "INDX_ALLOWED_HOSTS",
+    type: "list",
+    default: [],
+    description: "Extra Host header names accepted besides the bound address, localhost and 127.0.0.1.",
+  },
+  {
+    key: "server.auth",
+    env: "INDX_AUTH",
+    type: "bool",
+    default: true,
+    description: "Require bearer tokens on /v1 and /mcp. Turning it off is allowed only on loopback.",
+  },
+  {
+    key: "index.exclude",
+    env: "INDX_EXCLUDE",
+    type: "list",
+    default: [],
+    description: "Extra vault-relative globs to leave out of the index (hidden files, .obsidian, .git, node_modules and build folders are always out).",
+  },
+  {
+    key: "index.max_note_bytes",
+    type: "int",
+    default: 5 * 1024 * 1024,
+    description: "Notes larger than this are listed and readable but not parsed, chunked or searched.",
+  },
+  {
+    key: "index.debounce_ms",
+    type: "int",
+    default: 250,
+    description: "How long the watcher waits for a burst of file changes to settle before re-indexing.",
+  },
+  {
+    key: "retrieval.max_note_bytes",
+    type: "int",
+    default: 2 * 1024 * 1024,
+    description: "note_read refuses larger notes unless allow_large is set.",
+  },
+  {
+    key: "retrieval.max_attachment_bytes",
+    type: "int",
+    default: 10 * 1024 * 1024,
+    description: "Attachment downloads larger than this need allow_large.",
+  },
+  { key: "search.default_limit", type: "int", default: 10, description: "Results per page when no limit is given." },
+  {
+    key: "embeddings.provider",
+    env: "INDX_EMBEDDINGS_PROVIDER",
+    type: "string",
+    default: null,
+    description: "ollama | openai. Unset: no embeddings (lexical search only).",
+  },
+  { key: "embeddings.model", env: "INDX_EMBEDDINGS_MODEL", type: "string", default: null, description: "Embedding model name." },
+  {
+    key: "embeddings.ollama_url",
+    env: "INDX_OLLAMA_URL",
+    type: "string",
+    default: "http://127.0.0.1:11434",
+    description: "Base URL of the Ollama server.",
+  },
+  {
+    key: "embeddings.openai_base_url",
+    env: "INDX_OPENAI_BASE_URL",
+    type: "string",
+    default: null,
+    description: "Base URL of an OpenAI-compatible endpoint.",
+  },
+  {
+    key: "embeddings.openai_api_key",
+    env: "INDX_OPENAI_API_KEY",
+    type: "string",
+    default: null,
+    secret: true,
+    description: "API key of the OpenAI-compatible endpoint.",
+  },
+];
+
+export const KEY_BY_NAME = new Map(CONFIG_KEYS.map((k) => [k.key, k]));

@@ -1,0 +1,155 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
+import { dirname, join } from "node:path";
+import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
+import { IndxError } from "../core/errors.ts";
+import { CONFIG_KEYS, KEY_BY_NAME, type ConfigKey } from "./keys.ts";
+
+export type ConfigSource = "flag" | "env" | "file" | "default";
+
+export interface ConfigInput {
+  /** Values from command-line flags, by dotted key. Undefined entries are ignored. */
+  flags?: Record<string, unknown>;
+  env?: Record<string, string | undefined>;
+}
+
+/** The merged configuration: flags > env > file > defaults (DESIGN.md §4). */
+export class Config {
+  constructor(
+    readonly path: string,
+    readonly fileExists: boolean,
+    private readonly values: Map<string, { value: unknown; source: ConfigSource }>,
+  ) {}
+
+  get<T = unknown>(key: string): T {
+    return this.values.get(key)?.value as T;
+  }
+  str(key: string): string | null {
+    const v = this.get(key);
+    return typeof v === "string" && v !== "" ? v : null;
+  }
+  int(key: string): number {
+    return Number(this.get(key));
+  }
+  list(key: string): string[] {
+    const v = this.get(key);
+    return Array.isArray(v) ? v.map(String) : [];
+  }
+  /** Records a value this process just wrote to the config file (the admin key made by `serve`). */
+  noteWritten(key: string, value: unknown): void {
+    this.values.set(key, { value, source: "file" });
+  }
+
+  source(key: string): ConfigSource {
+    return this.values.get(key)?.source ?? "default";
+  }
+
+  /** Every key with its value, secrets shown only as set/unset. */
+  redacted(): Record<string, { value: unknown; source: ConfigSource }> {
+    const out: Record<string, { value: unknown; source: ConfigSource }> = {};
+    for (const k of CONFIG_KEYS) {
+      const v = this.values.get(k.key)!;
+      out[k.key] = { value: k.secret ? (v.value == null || v.value === "" ? "unset" : "set") : v.value, source: v.source };
+    }
+    return out;
+  }
+}
+
+export function configPath(env: Record<string, string | undefined> = process.env): string {
+  if (env.INDX_CONFIG) return env.INDX_CONFIG;
+  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
+  return join(base, "indx", "config.toml");
+}
+
+export function loadConfig(input: ConfigInput = {}): Config {
+  const env = input.env ?? process.env;
+  const path = configPath(env);
+  const file = readConfigFile(path);
+  const values = new Map<string, { value: unknown; source: ConfigSource }>();
+  for (const k of CONFIG_KEYS) {
+    const flag = input.flags?.[k.key];
+    const envRaw = k.env ? env[k.env] : undefined;
+    const fileVal = getDotted(file.data, k.key);
+    if (flag !== undefined && flag !== null) values.set(k.key, { value: coerce(k, flag, "flag"), source: "flag" });
+    else if (envRaw !== undefined && envRaw !== "") values.set(k.key, { value: coerce(k, envRaw, "env"), source: "env" });
+    else if (fileVal !== undefined) values.set(k.key, { value: coerce(k, fileVal, "file"), source: "file" });
+    else values.set(k.key, { value: k.default, source: "default" });
+  }
+  return new Config(path, file.exists, values);
+}
+
+function readConfigFile(path: string): { exists: boolean; data: Record<string, unknown> } {
+  if (!existsSync(path)) return { exists: false, data: {} };
+  try {
+    return { exists: true, data: parseToml(readFileSync(path, "utf8")) as Record<string, unknown> };
+  } catch (err) {
+    const line = (err as { line?: number }).line;
+    throw new IndxError("validation_failed", `The config file is not valid TOML${line ? ` (line ${line})` : ""}.`, {
+      config: "config.toml",
+    });
+  }
+}
+
+function getDotted(obj: Record<string, unknown>, key: string): unknown {
+  let cur: unknown = obj;
+  for (const part of key.split(".")) {
+    if (cur === null || typeof cur !== "object") return undefined;
+    cur = (cur as Record<string, unknown>)[part];
+  }
+  return cur;
+}
+
+function setDotted(obj: Record<string, unknown>, key: string, value: unknown): void {
+  const parts = key.split(".");
+  let cur = obj;
+  for (const part of parts.slice(0, -1)) {
+    const next = cur[part];
+    if (next === null || typeof next !== "object") cur[part] = {};
+    cur = cur[part] as Record<string, unknown>;
+  }
+  const last = parts[parts.length - 1]!;
+  if (value === null) delete cur[last];
+  else cur[last] = value;
+}
+
+/** Turns a raw value (a flag string, an env string, a TOML value) into the key's type. */
+export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input"): unknown {
+  const bad = () =>
+    new IndxError("validation_failed", `Config key ${k.key} expects ${k.type} (from ${from}).`, { key: k.key, expected: k.type });
+  switch (k.type) {
+    case "string":
+      if (typeof raw !== "string") throw bad();
+      return raw;
+    case "int": {
+      const n = typeof raw === "number" ? raw : typeof raw === "string" && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
+      if (!Number.isSafeInteger(n) || n < 0) throw bad();
+      return n;
+    }
+    case "bool":
+      if (typeof raw === "boolean") return raw;
+      if (typeof raw === "string" && /^(1|true|yes|on)$/i.test(raw)) return true;
+      if (typeof raw === "string" && /^(0|false|no|off)$/i.test(raw)) return false;
+      throw bad();
+    case "list":
+      if (Array.isArray(raw)) return raw.map(String);
+      if (typeof raw === "string") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+      throw bad();
+  }
+}
+
+/**
+ * Writes one key into the user's config file (0600, atomic replace). The file is re-serialised
+ * by smol-toml, so comments in it are not kept: documented in the README.
+ */
+export function writeConfigValue(path: string, key: string, raw: unknown): void {
+  const k = KEY_BY_NAME.get(key);
+  if (!k) throw new IndxError("validation_failed", `Unknown config key: ${key}`, { key, known: CONFIG_KEYS.map((c) => c.key) });
+  const value = raw === null || raw === "" ? null : coerce(k, raw, "input");
+  const data = readConfigFile(path).data;
+  setDotted(data, key, value);
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, stringifyToml(data) + "\n", { mode: 0o600 });
+  chmodSync(tmp, 0o600);
+  renameSync(tmp, path);
+}

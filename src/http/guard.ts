@@ -1,0 +1,75 @@
+import { IndxError } from "../core/errors.ts";
+import type { TokenStore } from "../auth/tokens.ts";
+import type { Scope } from "../ops/define.ts";
+
+export interface GuardOptions {
+  host: string;
+  allowedHosts: string[];
+  corsOrigins: string[];
+  auth: boolean;
+  adminKey: () => string | null;
+  tokens: TokenStore;
+}
+
+const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1", "[::1]"];
+
+export function isLoopback(host: string): boolean {
+  return host === "localhost" || host === "::1" || host.startsWith("127.");
+}
+
+function hostnameOf(hostHeader: string): string {
+  if (hostHeader.startsWith("[")) return hostHeader.slice(0, hostHeader.indexOf("]") + 1);
+  const colon = hostHeader.lastIndexOf(":");
+  return (colon >= 0 ? hostHeader.slice(0, colon) : hostHeader).toLowerCase();
+}
+
+/**
+ * DNS-rebinding guard: a page on evil.example that resolves to 127.0.0.1 still sends
+ * Host: evil.example. Only the bound name, loopback names and configured hosts get through.
+ * A wildcard bind (0.0.0.0) accepts any Host unless allowed_hosts narrows it.
+ */
+export function checkHost(request: Request, o: GuardOptions): void {
+  const header = request.headers.get("host");
+  if (!header) throw new IndxError("forbidden", "Missing Host header.");
+  const name = hostnameOf(header);
+  const wildcard = o.host === "0.0.0.0" || o.host === "::";
+  if (wildcard && o.allowedHosts.length === 0) return;
+  const ok = [o.host.toLowerCase(), ...(isLoopback(o.host) || wildcard ? LOOPBACK_NAMES : []), ...o.allowedHosts.map((h) => h.toLowerCase())];
+  if (!ok.includes(name)) throw new IndxError("forbidden", "Host not allowed.", { reason: "host" });
+}
+
+/** Browsers send Origin on cross-site requests: refuse every origin that is not listed. */
+export function checkOrigin(request: Request, o: GuardOptions): string | null {
+  const origin = request.headers.get("origin");
+  if (!origin) return null;
+  if (o.corsOrigins.includes(origin)) return origin;
+  const host = request.headers.get("host");
+  try {
+    if (host && new URL(origin).host === host) return null; // same origin (the /docs page)
+  } catch {
+    // malformed Origin: refused below
+  }
+  throw new IndxError("forbidden", "Origin not allowed.", { reason: "origin" });
+}
+
+export function corsHeaders(origin: string): Record<string, string> {
+  return {
+    "access-control-allow-origin": origin,
+    "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS",
+    "access-control-allow-headers": "authorization, content-type, if-match, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id",
+    "access-control-expose-headers": "etag, mcp-session-id, x-indx-idempotent-replay",
+    "access-control-max-age": "600",
+    vary: "origin",
+  };
+}
+
+/** Bearer token → scopes. Tokens are never accepted in the query string (seed 004). */
+export function authenticate(request: Request, o: GuardOptions): Set<Scope> {
+  if (!o.auth) return new Set(["vault:read", "vault:write", "vault:admin"]);
+  const header = request.headers.get("authorization") ?? "";
+  const m = /^Bearer\s+(\S+)$/i.exec(header);
+  if (!m) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
+  const scopes = o.tokens.verify(m[1]!, o.adminKey());
+  if (!scopes) throw new IndxError("unauthorized", "Invalid bearer token.");
+  return new Set(scopes);
+}

@@ -1,0 +1,137 @@
+import type { TSchema } from "@sinclair/typebox";
+import { ERROR_CODES } from "../core/errors.ts";
+import { VERSION } from "../core/version.ts";
+import { ROUTES, templateOf, type Route } from "./routes.ts";
+
+/** TypeBox schemas are JSON Schema; JSON round-tripping drops TypeBox's symbol keys. */
+const plain = (s: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(s));
+
+const ErrorEnvelope = {
+  type: "object",
+  required: ["ok", "error"],
+  properties: {
+    ok: { const: false },
+    error: {
+      type: "object",
+      required: ["code", "message"],
+      properties: {
+        code: { type: "string", enum: Object.keys(ERROR_CODES) },
+        message: { type: "string" },
+        details: { type: "object" },
+      },
+    },
+  },
+};
+
+function parameters(r: Route): unknown[] {
+  const params: unknown[] = [];
+  if (r.wildParam === "id") {
+    params.push(
+      { name: "path", in: "path", required: true, description: "Vault-relative note path (slashes allowed).", schema: { type: "string" } },
+      { name: "index", in: "path", required: true, description: "Chunk index within the note.", schema: { type: "integer", minimum: 0 } },
+    );
+  } else if (r.wildParam) {
+    params.push({
+      name: r.wildParam,
+      in: "path",
+      required: true,
+      description: r.wildParam === "path" ? "Vault-relative POSIX path; slashes are part of it, percent-encode other reserved characters." : undefined,
+      schema: { type: "string" },
+    });
+  }
+  if (r.input === "query") {
+    const props = (r.op.input as { properties: Record<string, TSchema> }).properties;
+    const required = new Set((r.op.input as { required?: string[] }).required ?? []);
+    for (const [name, schema] of Object.entries(props)) {
+      if (name === r.wildParam) continue;
+      if (name === "frontmatter") {
+        params.push({
+          name: "frontmatter.{key}",
+          in: "query",
+          description: "Frontmatter condition, e.g. frontmatter.status=done (repeat for more keys).",
+          schema: { type: "string" },
+        });
+        continue;
+      }
+      const s = plain(schema);
+      params.push({
+        name,
+        in: "query",
+        required: required.has(name),
+        description: s.description,
+        schema: s,
+        ...(s.type === "array" ? { style: "form", explode: true } : {}),
+      });
+    }
+  }
+  return params;
+}
+
+function operation(r: Route): Record<string, unknown> {
+  const op = r.op;
+  const success =
+    r.respond === "exists"
+      ? { description: "The file exists (404 when it does not)." }
+      : {
+          description: "Success envelope.",
+          ...(r.respond === "etag" ? { headers: { ETag: { description: "Quoted etag of the note's bytes.", schema: { type: "string" } } } } : {}),
+          content: {
+            "application/json": {
+              schema: { type: "object", required: ["ok", "data"], properties: { ok: { const: true }, data: plain(op.output) } },
+            },
+            ...(r.respond === "attachment" ? { "application/octet-stream": { schema: { type: "string", format: "binary" } } } : {}),
+          },
+        };
+  const errorStatuses = [...new Set(Object.values(ERROR_CODES).map((c) => String(c.http)))];
+  return {
+    operationId: `${op.name}${r.method === "POST" && ROUTES.some((o) => o.op === op && o.method === "GET") ? "_post" : ""}`,
+    summary: op.title,
+    description: `${op.description}\n\nOperation: \`${op.name}\` · scope \`${op.scope}\``,
+    tags: [op.name.split("_")[0]],
+    parameters: parameters(r),
+    ...(r.input === "body"
+      ? {
+          requestBody: {
+            required: false,
+            content: { "application/json": { schema: plain(op.input) } },
+          },
+        }
+      : {}),
+    responses: {
+      "200": success,
+      ...Object.fromEntries(
+        errorStatuses.map((s) => [s, { description: "Error envelope.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
+      ),
+    },
+  };
+}
+
+/** OpenAPI 3.1 built from the route table and the operations' TypeBox schemas. */
+export function buildOpenApi(): Record<string, unknown> {
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const r of ROUTES) {
+    const p = (paths[templateOf(r)] ??= {});
+    p[r.method.toLowerCase()] = operation(r);
+  }
+  return {
+    openapi: "3.1.0",
+    info: {
+      title: "indx",
+      version: VERSION,
+      description:
+        "Search, read and link-graph operations over an Obsidian-style Markdown vault. Every response is an envelope: {ok: true, data} or {ok: false, error: {code, message, details}}. Send Authorization: Bearer <token> on every /v1 route.",
+    },
+    servers: [{ url: "/" }],
+    security: [{ bearer: [] }],
+    paths: {
+      "/health": {
+        get: { summary: "Liveness", security: [], responses: { "200": { description: "Server is up." } } },
+      },
+      ...paths,
+    },
+    components: {
+      securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An indx token (indx_…)." } },
+      schemas: { Error: ErrorEnvelope },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import type { TObject } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+
+export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Query string → operation input. Repeated keys and comma lists become arrays where the schema
+ * wants an array; `frontmatter.status=done` becomes {frontmatter: {status: "done"}}. Types are
+ * coerced later by the schema (Value.Convert).
+ */
+export function inputFromQuery(params: URLSearchParams, schema: TObject): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    if (key.startsWith("frontmatter.")) {
+      const fm = (out.frontmatter ??= {}) as Record<string, unknown>;
+      fm[key.slice("frontmatter.".length)] = values[values.length - 1];
+      continue;
+    }
+    const prop = schema.properties[key] as { type?: string } | undefined;
+    if (prop?.type === "array") out[key] = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+    else out[key] = values[values.length - 1];
+  }
+  return out;
+}
+
+/** Reads a JSON object body with a size cap; an empty body is {}. */
+export async function inputFromBody(request: Request): Promise<Record<string, unknown>> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  const type = request.headers.get("content-type") ?? "";
+  const text = await request.text();
+  if (text.length > MAX_BODY_BYTES) throw tooLarge();
+  if (text.trim() === "") return {};
+  if (type && !type.includes("json"))
+    throw new IndxError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new IndxError("validation_failed", "The request body is not valid JSON.");
+  }
+  if (body === null || typeof body !== "object" || Array.isArray(body))
+    throw new IndxError("validation_failed", "The request body must be a JSON object.");
+  return body as Record<string, unknown>;
+}
+
+const tooLarge = () =>
+  new IndxError("payload_too_large", `The request body is over ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
+
+/** Decodes a URL path segment by segment; a bad escape is a typed error, not a crash. */
+export function decodePath(rawPath: string): string {
+  try {
+    return rawPath
+      .split("/")
+      .map((s) => decodeURIComponent(s))
+      .join("/");
+  } catch {
+    throw new IndxError("path_invalid", "The URL holds an invalid percent-escape.", { reason: "bad_escape" });
+  }
+}

@@ -1,0 +1,91 @@
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import type { AnyOperation } from "../ops/define.ts";
+import { related, vaultSearch } from "../search/ops.ts";
+import { tagList, tagNotes } from "../tags/ops.ts";
+import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
+
+export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
+
+/**
+ * The REST face of the mapping table (seed 001 §7). A vault path may hold slashes, so it is the
+ * wildcard tail of the URL; `suffix` tells routes that share a prefix apart
+ * (/v1/links/{path}/backlinks vs /forward), and `wildParam` names the input it fills.
+ */
+export interface Route {
+  method: Method;
+  /** Fixed prefix; when `wildParam` is set, everything after it (minus `suffix`) is the parameter. */
+  prefix: string;
+  suffix?: string;
+  wildParam?: string;
+  /** Turns the wildcard text into the input value (chunk ids come as <path>/<index>). */
+  wildValue?: (tail: string) => string;
+  op: AnyOperation;
+  /** Where the rest of the input comes from. */
+  input: "query" | "body";
+  /** Special responses: the ETag header, HEAD existence, raw attachment bytes. */
+  respond?: "etag" | "exists" | "attachment";
+}
+
+export const ROUTES: readonly Route[] = [
+  { method: "GET", prefix: "/v1/vault/status", op: vaultStatus, input: "query" },
+  { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
+  { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
+  { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
+  { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
+  { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
+  { method: "GET", prefix: "/v1/search", op: vaultSearch, input: "query" },
+  { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
+  { method: "GET", prefix: "/v1/related", op: related, input: "query" },
+  { method: "POST", prefix: "/v1/related", op: related, input: "body" },
+  { method: "GET", prefix: "/v1/links/unresolved", op: linkUnresolved, input: "query" },
+  { method: "GET", prefix: "/v1/links/orphans", op: linkOrphans, input: "query" },
+  { method: "GET", prefix: "/v1/links/", suffix: "/backlinks", wildParam: "path", op: linkBacklinks, input: "query" },
+  { method: "GET", prefix: "/v1/links/", suffix: "/forward", wildParam: "path", op: linkForward, input: "query" },
+  { method: "GET", prefix: "/v1/tags", op: tagList, input: "query" },
+  { method: "GET", prefix: "/v1/tags/", suffix: "/notes", wildParam: "tag", op: tagNotes, input: "query" },
+  {
+    method: "GET",
+    prefix: "/v1/chunks/",
+    wildParam: "id",
+    wildValue: (tail) => tail.replace(/\/(\d+)$/, "#$1"),
+    op: chunkGet,
+    input: "query",
+  },
+  { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
+];
+
+/** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */
+export function templateOf(r: Route): string {
+  if (!r.wildParam) return r.prefix;
+  const name = r.wildParam === "id" ? "path}/{index" : r.wildParam;
+  return `${r.prefix}{${name}}${r.suffix ?? ""}`;
+}
+
+/** Finds the route for a method and a URL path (already percent-decoded per segment). */
+export function matchRoute(method: string, path: string): { route: Route; tail: string | null } | null {
+  const m = method === "HEAD" ? ["HEAD", "GET"] : [method];
+  for (const want of m) {
+    for (const r of ROUTES) {
+      if (r.method !== want) continue;
+      if (!r.wildParam) {
+        if (path === r.prefix || path === r.prefix + "/") return { route: r, tail: null };
+        continue;
+      }
+      if (!path.startsWith(r.prefix) || path.length <= r.prefix.length) continue;
+      let tail = path.slice(r.prefix.length);
+      if (r.suffix) {
+        if (!tail.endsWith(r.suffix)) continue;
+        tail = tail.slice(0, -r.suffix.length);
+      } else if (ROUTES.some((o) => o !== r && o.method === r.method && o.prefix === r.prefix && o.suffix && tail.endsWith(o.suffix))) {
+        continue;
+      }
+      if (!tail) continue;
+      return { route: r, tail: r.wildValue ? r.wildValue(tail) : tail };
+    }
+  }
+  return null;
+}
+
+export const ALLOWED_METHODS = [...new Set(ROUTES.map((r) => r.method))];

@@ -1,0 +1,89 @@
+import { basename } from "node:path";
+import { TokenStore, newToken } from "../auth/tokens.ts";
+import { writeConfigValue } from "../config/load.ts";
+import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
+import type { ProgressFn } from "../index/indexer.ts";
+import { VaultWatcher } from "../index/watcher.ts";
+import type { OpContext } from "../ops/context.ts";
+import { createApp } from "./server.ts";
+import { isLoopback } from "./guard.ts";
+
+export interface ServeOptions {
+  host: string;
+  port: number;
+  watch?: boolean;
+  onIndexProgress?: ProgressFn;
+  /** Where human notices go (stderr by default): the admin token hint, the URL, warnings. */
+  notice?: (line: string) => void;
+}
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  watcher: VaultWatcher | null;
+  stop(): Promise<void>;
+}
+
+/**
+ * `indx serve`: brings the index up to date (building it on first start), makes sure an admin
+ * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
+ */
+export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
+  const notice = opts.notice ?? ((l: string) => process.stderr.write(l + "\n"));
+  const cfg = ctx.vault.config;
+  const auth = cfg.get<boolean>("server.auth") !== false;
+  if (!auth && !isLoopback(opts.host))
+    throw new IndxError("validation_failed", "Authentication can only be turned off when binding to a loopback address.");
+  if (!isLoopback(opts.host)) notice(`warning: binding to ${opts.host}: indx is reachable from other machines (bearer tokens required).`);
+
+  ctx.vault.ensureDataDir();
+  let adminKey = cfg.str("server.api_key");
+  if (auth && !adminKey) {
+    adminKey = newToken();
+    writeConfigValue(cfg.path, "server.api_key", adminKey);
+    cfg.noteWritten("server.api_key", adminKey);
+    notice("Created an admin token in your indx config. Print it with: indx config reveal-api-key");
+  }
+
+  try {
+    ctx.index;
+    ctx.reindexIncremental();
+  } catch (err) {
+    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
+    notice(err.code === "index_missing" ? "Building the index (first start)…" : "Rebuilding the index (it was incompatible)…");
+    const r = ctx.reindex({ onProgress: opts.onIndexProgress });
+    notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
+  }
+
+  const tokens = new TokenStore(ctx.vault.dataDir);
+  const key = adminKey;
+  const app = createApp(ctx, {
+    host: opts.host,
+    allowedHosts: cfg.list("server.allowed_hosts"),
+    corsOrigins: cfg.list("server.cors_origins"),
+    auth,
+    adminKey: () => key,
+    tokens,
+    accessLog: process.env.INDX_ACCESS_LOG === "1",
+  });
+  app.listen({ hostname: opts.host, port: opts.port });
+  const port = app.server?.port ?? opts.port;
+  const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
+  const url = `http://${shownHost}:${port}`;
+
+  const watcher = opts.watch === false ? null : new VaultWatcher(ctx, cfg.int("index.debounce_ms"));
+  watcher?.start();
+  logEvent("server.started", { port, auth });
+  notice(`indx is serving ${basename(ctx.vault.root)} at ${url}  (API docs: ${url}/docs)`);
+  return {
+    url,
+    port,
+    watcher,
+    async stop() {
+      watcher?.stop();
+      await app.stop();
+      ctx.close();
+    },
+  };
+}

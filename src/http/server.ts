@@ -1,0 +1,151 @@
+import { Elysia } from "elysia";
+import { IndxError, toIndxError } from "../core/errors.ts";
+import { debugLog, logEvent } from "../core/log.ts";
+import { VERSION } from "../core/version.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Scope } from "../ops/define.ts";
+import { invoke } from "../ops/invoke.ts";
+import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions } from "./guard.ts";
+import { Metrics } from "./metrics.ts";
+import { buildOpenApi } from "./openapi.ts";
+import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
+import { decodePath, inputFromBody, inputFromQuery } from "./request.ts";
+import { matchRoute, templateOf, type Route } from "./routes.ts";
+
+export interface AppOptions extends GuardOptions {
+  /** Logs one line per request (route template, status, duration: never paths or bodies). */
+  accessLog?: boolean;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+function ok(data: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ ok: true, data }), { status: 200, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+export function errorResponse(err: IndxError, headers: Record<string, string> = {}): Response {
+  const extra: Record<string, string> = err.code === "unauthorized" ? { "www-authenticate": 'Bearer realm="indx"' } : {};
+  return new Response(JSON.stringify({ ok: false, error: err.toJSON() }), {
+    status: err.httpStatus,
+    headers: { ...JSON_HEADERS, ...extra, ...headers },
+  });
+}
+
+/**
+ * The REST surface: guards (Host, Origin, bearer token), then one dispatcher that turns a
+ * request into an operation's input and its result into the envelope. No operation logic here.
+ */
+export function createApp(ctx: OpContext, o: AppOptions) {
+  const metrics = new Metrics();
+  let openapi: string | null = null;
+
+  const guarded = async (request: Request, authed: boolean, handler: (scopes: Set<Scope>) => Promise<Response> | Response) => {
+    const started = performance.now();
+    const route = new URL(request.url).pathname;
+    let cors: Record<string, string> = {};
+    let res: Response;
+    try {
+      checkHost(request, o);
+      const origin = checkOrigin(request, o);
+      if (origin) cors = corsHeaders(origin);
+      if (request.method === "OPTIONS") {
+        res = new Response(null, { status: 204, headers: cors });
+      } else {
+        const scopes = authed ? authenticate(request, o) : new Set<Scope>();
+        res = await handler(scopes);
+        for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+      }
+    } catch (err) {
+      if (!(err instanceof IndxError)) debugLog("request failed", { error: err });
+      res = errorResponse(toIndxError(err), cors);
+    }
+    const template = res.headers.get("x-indx-route") ?? (route.startsWith("/v1/") ? "/v1/*" : route);
+    res.headers.delete("x-indx-route");
+    const ms = performance.now() - started;
+    metrics.observe(template, request.method, res.status, ms);
+    if (o.accessLog) logEvent("http", { method: request.method, route: template, status: res.status, ms: Math.round(ms * 10) / 10 });
+    return res;
+  };
+
+  const dispatch = async (request: Request, scopes: Set<Scope>): Promise<Response> => {
+    const url = new URL(request.url);
+    const match = matchRoute(request.method, decodePath(url.pathname));
+    if (!match) throw new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" });
+    const { route, tail } = match;
+    const input = route.input === "body" ? await inputFromBody(request) : inputFromQuery(url.searchParams, route.op.input);
+    if (route.wildParam && tail !== null) input[route.wildParam] = tail;
+    const scoped = ctx.withScopes(scopes);
+    const tag = { "x-indx-route": `${route.method} ${templateOf(route)}` };
+    const data = (await invoke(route.op, scoped, input, { coerce: route.input === "query" })) as Record<string, unknown>;
+    return respond(route, request, data, tag);
+  };
+
+  return new Elysia({ name: "indx" })
+    .get("/health", ({ request }) => guarded(request, false, () => ok({ status: "ok", version: VERSION })))
+    .get("/openapi.json", ({ request }) =>
+      guarded(request, false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })),
+    )
+    .get("/docs", ({ request }) =>
+      guarded(request, false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })),
+    )
+    .get("/docs/*", ({ request }) =>
+      guarded(request, false, () => {
+        const asset = DOCS_ASSETS[new URL(request.url).pathname];
+        if (!asset) throw new IndxError("not_found", "No such file.");
+        return new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "max-age=86400" } });
+      }),
+    )
+    .get("/metrics", ({ request }) =>
+      guarded(request, true, () => new Response(metrics.render(gauges(ctx)), { headers: { "content-type": "text/plain; version=0.0.4" } })),
+    )
+    .all("/v1/*", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
+    .all("/v1", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
+    .onError(({ code, request }) => {
+      // Unknown paths outside /v1 and framework-level failures still get the envelope.
+      const err =
+        code === "NOT_FOUND"
+          ? new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" })
+          : code === "PARSE" || code === "VALIDATION"
+            ? new IndxError("validation_failed", "The request could not be parsed.")
+            : new IndxError("internal", "An internal error occurred.");
+      return guarded(request, false, () => errorResponse(err));
+    });
+}
+
+function respond(route: Route, request: Request, data: Record<string, unknown>, tag: Record<string, string>): Response {
+  switch (route.respond) {
+    case "etag":
+      return ok(data, { ...tag, etag: `"${String(data.etag)}"` });
+    case "exists":
+      return new Response(null, { status: data.exists ? 200 : 404, headers: tag });
+    case "attachment":
+      if (typeof data.data_base64 === "string" && new URL(request.url).searchParams.get("download") !== null) {
+        return new Response(Buffer.from(data.data_base64, "base64"), {
+          headers: {
+            ...tag,
+            "content-type": String(data.mime),
+            etag: `"${String(data.etag)}"`,
+            "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(String(data.path).split("/").pop() ?? "file")}`,
+            "x-content-type-options": "nosniff",
+          },
+        });
+      }
+      return ok(data, tag);
+    default:
+      return ok(data, tag);
+  }
+}
+
+function gauges(ctx: OpContext): Record<string, number> {
+  try {
+    const db = ctx.index.db;
+    const n = (sql: string) => db.query<{ n: number }, []>(sql).get()?.n ?? 0;
+    return {
+      indx_index_notes: n("SELECT count(*) AS n FROM files WHERE kind = 'note'"),
+      indx_index_chunks: n("SELECT count(*) AS n FROM chunks"),
+      indx_index_unresolved_links: n("SELECT count(*) AS n FROM links WHERE dst_path IS NULL AND linkpath <> ''"),
+    };
+  } catch {
+    return {};
+  }
+}

@@ -1,0 +1,236 @@
+import { readFileSync, statSync } from "node:fs";
+import { etagOf } from "../core/hash.ts";
+import { LinkResolver } from "../links/resolve.ts";
+import { parseNote } from "../markdown/parse.ts";
+import { fileKind, scanVault, type ScannedFile } from "../vault/scan.ts";
+import type { Vault } from "../vault/vault.ts";
+import { IndexStore, type IndexIdentity } from "./store.ts";
+import { IndexWriter, type NoteRecord } from "./writer.ts";
+import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
+import { SCHEMA_VERSION } from "./schema.ts";
+
+export interface IndexWarning {
+  code: "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable";
+  path: string;
+  message: string;
+}
+
+export interface IndexReport {
+  rebuilt: string | null;
+  scanned: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  linksReresolved: number;
+  /** Vault paths whose content was added, changed or deleted by this pass (subscriptions, events). */
+  changed: string[];
+  warnings: IndexWarning[];
+  durationMs: number;
+}
+
+export type ProgressFn = (done: number, total: number) => void;
+
+const BATCH = 250;
+const BINARY_SNIFF_BYTES = 8000;
+
+export function indexIdentity(vault: Vault): IndexIdentity {
+  const settings = {
+    schema: SCHEMA_VERSION,
+    exclude: vault.config.list("index.exclude"),
+    maxNoteBytes: vault.config.int("index.max_note_bytes"),
+    chunkMaxChars: CHUNK_MAX_CHARS,
+  };
+  return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
+}
+
+interface StoredFile {
+  id: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  etag: string | null;
+}
+
+/**
+ * Brings the index in line with the disk: stat → (size, mtime) differs → hash → reparse only
+ * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
+ * seeing the last good index. `only` limits the pass to some paths (watcher, writes).
+ */
+export function updateIndex(
+  vault: Vault,
+  store: IndexStore,
+  opts: { only?: string[]; onProgress?: ProgressFn; rebuilt?: string | null } = {},
+): IndexReport {
+  const started = performance.now();
+  const warnings: IndexWarning[] = [];
+  const stored = new Map<string, StoredFile>();
+  for (const row of store.db
+    .query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files")
+    .all()) stored.set(row.path, row);
+
+  let present: ScannedFile[];
+  let gone: string[];
+  if (opts.only) {
+    present = [];
+    gone = [];
+    for (const path of new Set(opts.only)) {
+      const f = statOne(vault, path);
+      if (f) present.push(f);
+      else if (stored.has(path)) gone.push(path);
+    }
+  } else {
+    const scan = scanVault(vault.root, vault.exclusions);
+    for (const s of scan.skipped)
+      warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
+    present = scan.files;
+    const seen = new Set(present.map((f) => f.path));
+    gone = [...stored.keys()].filter((p) => !seen.has(p));
+  }
+
+  const changed = present.filter((f) => {
+    const s = stored.get(f.path);
+    return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
+  });
+
+  const resolver = new LinkResolver(opts.only ? [...stored.keys()] : present.map((f) => f.path));
+  for (const p of gone) resolver.remove(p);
+  const addedPaths: string[] = [];
+  for (const f of changed) if (!stored.has(f.path)) {
+    resolver.add(f.path);
+    addedPaths.push(f.path);
+  }
+
+  const writer = new IndexWriter(store.db);
+  const maxBytes = vault.config.int("index.max_note_bytes");
+  let added = 0;
+  let updated = 0;
+  let touchedOnly = 0;
+  const changedPaths: string[] = [];
+  const total = changed.length + gone.length;
+  let done = 0;
+
+  const applyBatch = store.db.transaction((batch: ScannedFile[]) => {
+    for (const f of batch) {
+      const prev = stored.get(f.path);
+      const result = readAndParse(vault, f, maxBytes);
+      if (!result) {
+        warnings.push({ code: "unreadable", path: f.path, message: "the file could not be read" });
+        continue;
+      }
+      if (result.warning) warnings.push(result.warning);
+      if (prev && prev.etag !== null && prev.etag === result.etag) {
+        writer.touch(prev.id, f.size, f.mtimeMs);
+        touchedOnly++;
+        continue;
+      }
+      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver);
+      changedPaths.push(f.path);
+      if (prev) updated++;
+      else added++;
+    }
+  });
+
+  for (let i = 0; i < changed.length; i += BATCH) {
+    applyBatch(changed.slice(i, i + BATCH));
+    done += Math.min(BATCH, changed.length - i);
+    opts.onProgress?.(done, total);
+  }
+
+  let linksReresolved = 0;
+  store.db.transaction(() => {
+    for (const p of gone) writer.remove(p);
+    linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver);
+    store.setMeta("updated_at", new Date().toISOString());
+  })();
+  opts.onProgress?.(total, total);
+
+  return {
+    rebuilt: opts.rebuilt ?? null,
+    scanned: opts.only ? opts.only.length : present.length,
+    added,
+    updated,
+    unchanged: present.length - changed.length + touchedOnly,
+    deleted: gone.length,
+    linksReresolved,
+    changed: [...changedPaths, ...gone],
+    warnings,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/** Opens (or creates, or rebuilds when incompatible) the index and brings it up to date. */
+export function runIndex(vault: Vault, opts: { rebuild?: boolean; onProgress?: ProgressFn } = {}): IndexReport {
+  vault.ensureDataDir();
+  const { store, rebuilt } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
+  try {
+    return updateIndex(vault, store, { onProgress: opts.onProgress, rebuilt });
+  } finally {
+    store.close();
+  }
+}
+
+function statOne(vault: Vault, path: string): ScannedFile | null {
+  if (vault.exclusions.excludes(path)) return null;
+  try {
+    const st = statSync(vault.abs(path));
+    if (!st.isFile()) return null;
+    return { path, kind: fileKind(path), size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+  } catch {
+    return null;
+  }
+}
+
+interface ReadResult {
+  etag: string | null;
+  note: NoteRecord | null;
+  warning?: IndexWarning;
+}
+
+function readAndParse(vault: Vault, f: ScannedFile, maxBytes: number): ReadResult | null {
+  try {
+    if (f.kind === "attachment") return { etag: null, note: null };
+    const abs = vault.abs(f.path);
+    if (f.kind === "note" && f.size > maxBytes) {
+      // Listed and readable, but never read whole at index time: no etag, no parse.
+      return {
+        etag: null,
+        note: { title: baseTitle(f.path), status: "too_large", parsed: null },
+        warning: { code: "note_too_large", path: f.path, message: `larger than index.max_note_bytes (${maxBytes}); not searchable` },
+      };
+    }
+    const bytes = readFileSync(abs);
+    const etag = etagOf(bytes);
+    if (f.kind !== "note") return { etag, note: null };
+    if (looksBinary(bytes)) {
+      return {
+        etag,
+        note: { title: baseTitle(f.path), status: "binary", parsed: null },
+        warning: { code: "binary_content", path: f.path, message: "binary content in a Markdown file; not searchable" },
+      };
+    }
+    const parsed = parseNote(new TextDecoder().decode(bytes));
+    const fmTitle = parsed.frontmatter?.title;
+    const title = typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(f.path);
+    return {
+      etag,
+      note: { title, status: "ok", parsed },
+      warning: parsed.frontmatterError
+        ? { code: "frontmatter_invalid", path: f.path, message: parsed.frontmatterError }
+        : undefined,
+    };
+  } catch {
+    return null;
+  }
+}
+
+export function looksBinary(bytes: Uint8Array): boolean {
+  const n = Math.min(bytes.length, BINARY_SNIFF_BYTES);
+  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
+  return false;
+}
+
+export function baseTitle(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name.replace(/\.(md|markdown)$/i, "");
+}

@@ -1,0 +1,99 @@
+/**
+ * The index schema. Everything here is derived from the vault and can be rebuilt; bump
+ * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
+ */
+export const SCHEMA_VERSION = 1;
+
+export const SCHEMA_SQL = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+
+CREATE TABLE files (
+  id         INTEGER PRIMARY KEY,
+  path       TEXT NOT NULL UNIQUE,
+  kind       TEXT NOT NULL,           -- note | canvas | base | attachment
+  size       INTEGER NOT NULL,
+  mtime_ms   INTEGER NOT NULL,
+  etag       TEXT,                    -- xxHash64 of the bytes; NULL for attachments (hashed on demand)
+  indexed_at INTEGER NOT NULL
+);
+CREATE INDEX files_kind ON files(kind);
+
+CREATE TABLE notes (
+  file_id     INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+  title       TEXT NOT NULL,
+  aliases     TEXT NOT NULL,          -- JSON array
+  tags        TEXT NOT NULL,          -- JSON array, first spelling of each tag
+  frontmatter TEXT,                   -- JSON object or NULL
+  fm_error    TEXT,
+  status      TEXT NOT NULL,          -- ok | too_large | binary
+  word_count  INTEGER NOT NULL,
+  outline     TEXT NOT NULL           -- JSON [{level,text,line}]
+);
+
+CREATE TABLE links (
+  src_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  ord        INTEGER NOT NULL,
+  embed      INTEGER NOT NULL,
+  syntax     TEXT NOT NULL,           -- wiki | markdown | frontmatter
+  linkpath   TEXT NOT NULL,
+  subpath    TEXT NOT NULL,
+  display    TEXT,
+  raw        TEXT NOT NULL,
+  line       INTEGER NOT NULL,
+  col_offset INTEGER NOT NULL,
+  prop       TEXT,
+  target_key TEXT NOT NULL,           -- lowercased file name the link can match; drives re-resolution
+  dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
+  PRIMARY KEY (src_id, ord)
+) WITHOUT ROWID;
+CREATE INDEX links_dst ON links(dst_path);
+CREATE INDEX links_key ON links(target_key);
+
+CREATE TABLE tags (
+  file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  tag_lower TEXT NOT NULL,
+  tag       TEXT NOT NULL,
+  source    TEXT NOT NULL,            -- frontmatter | body
+  line      INTEGER NOT NULL
+);
+CREATE INDEX tags_tag ON tags(tag_lower);
+CREATE INDEX tags_file ON tags(file_id);
+
+CREATE TABLE blocks (
+  file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  id_lower TEXT NOT NULL,
+  id       TEXT NOT NULL,
+  line     INTEGER NOT NULL
+);
+CREATE INDEX blocks_file ON blocks(file_id);
+
+CREATE TABLE tasks (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  line    INTEGER NOT NULL,
+  status  TEXT NOT NULL,
+  text    TEXT NOT NULL
+);
+CREATE INDEX tasks_file ON tasks(file_id);
+
+CREATE TABLE chunks (
+  id           INTEGER PRIMARY KEY,   -- also the rowid of chunks_fts
+  file_id      INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  ord          INTEGER NOT NULL,
+  heading_path TEXT NOT NULL,         -- JSON array of heading texts
+  start_line   INTEGER NOT NULL,
+  end_line     INTEGER NOT NULL,
+  text         TEXT NOT NULL,
+  hash         TEXT NOT NULL,         -- content hash: the key for embeddings, so renames never re-embed
+  UNIQUE (file_id, ord)
+);
+CREATE INDEX chunks_hash ON chunks(hash);
+
+CREATE VIRTUAL TABLE chunks_fts USING fts5(
+  title, aliases, tags, headings, body,
+  tokenize = 'porter unicode61 remove_diacritics 2'
+);
+`;
+
+/** Column weights for bm25(chunks_fts, …), in column order. */
+export const FTS_WEIGHTS = { title: 4.0, aliases: 3.0, tags: 2.0, headings: 2.0, body: 1.0 } as const;
+export const FTS_COLUMNS = ["title", "aliases", "tags", "headings", "body"] as const;

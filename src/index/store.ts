@@ -1,0 +1,112 @@
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import { SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+
+export interface IndexIdentity {
+  vaultId: string;
+  /** Hash of the settings that change what gets indexed (exclusions, limits, chunk size). */
+  configFingerprint: string;
+}
+
+const REBUILD_HINT = "Run `indx vault index --rebuild` to rebuild it.";
+
+/**
+ * The SQLite file that holds the index. One connection per process; WAL lets `serve` answer
+ * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
+ */
+export class IndexStore {
+  private constructor(
+    readonly db: Database,
+    readonly path: string,
+  ) {}
+
+  /** Opens an existing index for reading and checks that it belongs to this vault and version. */
+  static openExisting(path: string, identity: IndexIdentity): IndexStore {
+    if (!existsSync(path))
+      throw new IndxError("index_missing", "This vault has no index yet. Run `indx vault index` (or `indx serve`, which builds it).", {
+        fix: "indx vault index",
+      });
+    const store = new IndexStore(connect(path), path);
+    const problem = store.incompatibility(identity);
+    if (problem) {
+      store.close();
+      throw new IndxError("index_incompatible", `The index cannot be used: ${problem}. ${REBUILD_HINT}`, {
+        reason: problem,
+        fix: "indx vault index --rebuild",
+      });
+    }
+    return store;
+  }
+
+  /**
+   * Opens the index for indexing: creates it when missing and starts over when it is from another
+   * schema version, vault or indexing configuration (an explicit index run is the fix for those).
+   */
+  static openForIndexing(path: string, identity: IndexIdentity, rebuild = false): { store: IndexStore; rebuilt: string | null } {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    let reason: string | null = rebuild ? "rebuild requested" : null;
+    if (existsSync(path) && !rebuild) {
+      try {
+        const probe = new IndexStore(connect(path), path);
+        reason = probe.incompatibility(identity);
+        probe.close();
+      } catch {
+        reason = "the index file is unreadable";
+      }
+    }
+    if (reason) for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    const fresh = !existsSync(path);
+    const store = new IndexStore(connect(path), path);
+    if (fresh) store.create(identity);
+    return { store, rebuilt: fresh ? (reason ?? "new index") : null };
+  }
+
+  private create(identity: IndexIdentity): void {
+    this.db.transaction(() => {
+      this.db.run(SCHEMA_SQL);
+      this.setMeta("schema_version", String(SCHEMA_VERSION));
+      this.setMeta("vault_id", identity.vaultId);
+      this.setMeta("config_fingerprint", identity.configFingerprint);
+      this.setMeta("created_at", new Date().toISOString());
+    })();
+  }
+
+  private incompatibility(identity: IndexIdentity): string | null {
+    let version: string | null;
+    try {
+      version = this.getMeta("schema_version");
+    } catch {
+      return "the index file is not an indx index";
+    }
+    if (version !== String(SCHEMA_VERSION)) return `it was written by another indx version (schema ${version ?? "unknown"}, expected ${SCHEMA_VERSION})`;
+    if (this.getMeta("vault_id") !== identity.vaultId) return "it belongs to another vault";
+    if (this.getMeta("config_fingerprint") !== identity.configFingerprint) return "the indexing configuration changed";
+    return null;
+  }
+
+  getMeta(key: string): string | null {
+    const row = this.db.query<{ value: string }, [string]>("SELECT value FROM meta WHERE key = ?").get(key);
+    return row?.value ?? null;
+  }
+
+  setMeta(key: string, value: string): void {
+    this.db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function connect(path: string): Database {
+  const db = new Database(path, { create: true, strict: true });
+  db.run("PRAGMA journal_mode = WAL");
+  db.run("PRAGMA synchronous = NORMAL");
+  db.run("PRAGMA foreign_keys = ON");
+  db.run("PRAGMA busy_timeout = 10000");
+  db.run("PRAGMA temp_store = MEMORY");
+  db.run("PRAGMA cache_size = -32000");
+  return db;
+}

@@ -1,0 +1,149 @@
+import type { Database, Statement } from "bun:sqlite";
+import { keysForFile, linkKey, type LinkResolver } from "../links/resolve.ts";
+import type { ParsedNote } from "../markdown/types.ts";
+import { etagOf } from "../core/hash.ts";
+import type { FileKind } from "../vault/scan.ts";
+
+export type NoteStatus = "ok" | "too_large" | "binary";
+
+export interface FileRecord {
+  path: string;
+  kind: FileKind;
+  size: number;
+  mtimeMs: number;
+  etag: string | null;
+}
+
+export interface NoteRecord {
+  title: string;
+  status: NoteStatus;
+  parsed: ParsedNote | null;
+}
+
+/**
+ * Prepared statements that write one file's rows. Callers wrap calls in a transaction;
+ * every write replaces all rows derived from the file, so a re-index is idempotent.
+ */
+export class IndexWriter {
+  private readonly s: Record<string, Statement>;
+
+  constructor(private readonly db: Database) {
+    const q = (sql: string) => db.prepare(sql);
+    this.s = {
+      fileId: q("SELECT id FROM files WHERE path = ?"),
+      insertFile: q("INSERT INTO files(path, kind, size, mtime_ms, etag, indexed_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING id"),
+      updateFile: q("UPDATE files SET kind = ?, size = ?, mtime_ms = ?, etag = ?, indexed_at = ? WHERE id = ?"),
+      touchFile: q("UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?"),
+      deleteFts: q("DELETE FROM chunks_fts WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)"),
+      deleteChunks: q("DELETE FROM chunks WHERE file_id = ?"),
+      deleteNote: q("DELETE FROM notes WHERE file_id = ?"),
+      deleteLinks: q("DELETE FROM links WHERE src_id = ?"),
+      deleteTags: q("DELETE FROM tags WHERE file_id = ?"),
+      deleteBlocks: q("DELETE FROM blocks WHERE file_id = ?"),
+      deleteTasks: q("DELETE FROM tasks WHERE file_id = ?"),
+      deleteFile: q("DELETE FROM files WHERE id = ?"),
+      insertNote: q(
+        "INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, word_count, outline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertLink: q(
+        "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+      ),
+      insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
+      insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
+      insertTask: q("INSERT INTO tasks(file_id, line, status, text) VALUES (?, ?, ?, ?)"),
+      insertChunk: q(
+        "INSERT INTO chunks(file_id, ord, heading_path, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id",
+      ),
+      insertFts: q("INSERT INTO chunks_fts(rowid, title, aliases, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)"),
+      linksByKey: q("SELECT l.src_id AS srcId, l.ord AS ord, l.linkpath AS linkpath, f.path AS src FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ?"),
+      setDst: q("UPDATE links SET dst_path = ? WHERE src_id = ? AND ord = ?"),
+    };
+  }
+
+  /** Only size/mtime changed (the bytes hash the same): keep every derived row. */
+  touch(id: number, size: number, mtimeMs: number): void {
+    this.s.touchFile!.run(size, mtimeMs, id);
+  }
+
+  /** Inserts or replaces a file and everything derived from it. Returns the file id. */
+  upsert(file: FileRecord, note: NoteRecord | null, resolver: LinkResolver): number {
+    const now = Date.now();
+    const existing = this.s.fileId!.get(file.path) as { id: number } | null;
+    let id: number;
+    if (existing) {
+      id = existing.id;
+      this.clearDerived(id);
+      this.s.updateFile!.run(file.kind, file.size, file.mtimeMs, file.etag, now, id);
+    } else {
+      id = (this.s.insertFile!.get(file.path, file.kind, file.size, file.mtimeMs, file.etag, now) as { id: number }).id;
+    }
+    if (note) this.writeNote(id, file.path, note, resolver);
+    return id;
+  }
+
+  remove(path: string): void {
+    const row = this.s.fileId!.get(path) as { id: number } | null;
+    if (!row) return;
+    this.clearDerived(row.id);
+    this.s.deleteFile!.run(row.id);
+  }
+
+  /** Re-resolves every stored link that could point at one of these files (added or removed). */
+  reresolve(paths: Iterable<string>, resolver: LinkResolver): number {
+    const keys = new Set<string>();
+    for (const p of paths) for (const k of keysForFile(p)) keys.add(k);
+    let changed = 0;
+    for (const key of keys) {
+      for (const l of this.s.linksByKey!.all(key) as { srcId: number; ord: number; linkpath: string; src: string }[]) {
+        this.s.setDst!.run(resolver.resolve(l.linkpath, l.src), l.srcId, l.ord);
+        changed++;
+      }
+    }
+    return changed;
+  }
+
+  private clearDerived(id: number): void {
+    this.s.deleteFts!.run(id);
+    this.s.deleteChunks!.run(id);
+    this.s.deleteNote!.run(id);
+    this.s.deleteLinks!.run(id);
+    this.s.deleteTags!.run(id);
+    this.s.deleteBlocks!.run(id);
+    this.s.deleteTasks!.run(id);
+  }
+
+  private writeNote(id: number, path: string, note: NoteRecord, resolver: LinkResolver): void {
+    const p = note.parsed;
+    this.s.insertNote!.run(
+      id,
+      note.title,
+      JSON.stringify(p?.aliases ?? []),
+      JSON.stringify(p?.tags ?? []),
+      p?.frontmatter ? JSON.stringify(p.frontmatter) : null,
+      p?.frontmatterError ?? null,
+      note.status,
+      p?.wordCount ?? 0,
+      JSON.stringify(p?.headings.map((h) => ({ level: h.level, text: h.text, line: h.line })) ?? []),
+    );
+    if (!p) return;
+    p.links.forEach((l, ord) => {
+      const key = linkKey(l.linkpath);
+      this.s.insertLink!.run(
+        id, ord, l.embed ? 1 : 0, l.syntax, l.linkpath, l.subpath, l.display, l.raw, l.line, l.offset, l.key ?? null, key,
+        resolver.resolve(l.linkpath, path),
+      );
+    });
+    for (const t of p.tagOccurrences) this.s.insertTag!.run(id, t.tag.toLowerCase(), t.tag, t.source, t.line);
+    for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
+    for (const t of p.tasks) this.s.insertTask!.run(id, t.line, t.status, t.text);
+    const aliases = p.aliases.join(" ");
+    const tags = p.tags.map((t) => t.replaceAll("/", " ")).join(" ");
+    for (const c of p.chunks) {
+      const headingPath = JSON.stringify(c.headingPath);
+      const hash = etagOf(headingPath + "\n" + c.text);
+      const chunkId = (this.s.insertChunk!.get(id, c.index, headingPath, c.startLine, c.endLine, c.text, hash) as { id: number }).id;
+      this.s.insertFts!.run(chunkId, note.title, aliases, tags, c.headingPath.join(" "), c.text);
+    }
+  }
+}
+

@@ -1,0 +1,79 @@
+import { Type } from "@sinclair/typebox";
+import { defineOp } from "../ops/define.ts";
+import { Cursor, decodeCursor, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
+import { statVaultFile } from "../notes/read.ts";
+import { Backlink, backlinks, ForwardLink, forwardLinks, orphanNotes, unresolvedLinks } from "./graph.ts";
+
+export const linkBacklinks = defineOp({
+  name: "link_backlinks",
+  title: "Notes that link here",
+  description:
+    "List every link, embed and frontmatter link in the vault that resolves to this file (Obsidian's resolution rules), with the source note, line and the link as written. Use it before renaming or deleting a note, or to find context around a note.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  output: Type.Object({ path: Type.String(), count: Type.Integer(), backlinks: Type.Array(Backlink) }),
+  run(ctx, input) {
+    const path = ctx.vault.safePath(input.path);
+    const list = backlinks(ctx.index.db, path);
+    if (list.length === 0) statVaultFile(ctx.vault, path); // not_found for a path that is not there at all
+    return { path, count: list.length, backlinks: list };
+  },
+  summary: (o) => `${o.count} backlinks to ${o.path}`,
+});
+
+export const linkForward = defineOp({
+  name: "link_forward",
+  title: "Links out of a note",
+  description: "List the outgoing links of a note (wikilinks, embeds, Markdown links, frontmatter links) with their resolved targets; unresolved ones have target null.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  output: Type.Object({ path: Type.String(), count: Type.Integer(), links: Type.Array(ForwardLink) }),
+  run(ctx, input) {
+    const path = statVaultFile(ctx.vault, input.path).path;
+    const links = forwardLinks(ctx.index.db, path);
+    return { path, count: links.length, links };
+  },
+  summary: (o) => `${o.count} links from ${o.path}`,
+});
+
+export const linkUnresolved = defineOp({
+  name: "link_unresolved",
+  title: "Broken links",
+  description: "List link targets that match no file in the vault, most referenced first, with the notes that contain them. A missing heading or block does not make a link unresolved (as in Obsidian).",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+  output: Type.Object({
+    total: Type.Integer(),
+    unresolved: Type.Array(Type.Object({ linkpath: Type.String(), count: Type.Integer(), sources: Type.Array(Type.String()) })),
+    next_cursor: NextCursor,
+  }),
+  run(ctx, input) {
+    const all = unresolvedLinks(ctx.index.db);
+    const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
+    return { total: all.length, unresolved: items, next_cursor };
+  },
+  summary: (o) => `${o.total} unresolved link targets`,
+});
+
+export const linkOrphans = defineOp({
+  name: "link_orphans",
+  title: "Notes without links",
+  description: "List notes that neither link to another file nor are linked from one: candidates for linking or cleanup.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+  output: Type.Object({
+    total: Type.Integer(),
+    orphans: Type.Array(Type.Object({ path: Type.String(), title: Type.String() })),
+    next_cursor: NextCursor,
+  }),
+  run(ctx, input) {
+    const all = orphanNotes(ctx.index.db);
+    const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
+    return { total: all.length, orphans: items, next_cursor };
+  },
+  summary: (o) => `${o.total} orphan notes`,
+});

@@ -1,0 +1,55 @@
+/**
+ * Body tags (spec §2). The tag body is exactly the RE character class
+ * `#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)` (u flag), rejected when all
+ * digits. A tag starts at a line/chunk start or after whitespace; see `canStartTag`.
+ */
+import { isAsciiDigit, isJsSpace } from "./chars.ts";
+
+/** The regex from the spec, for reference and tests. */
+export const TAG_RE = /#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)/u;
+
+const ASCII_OK = new Uint8Array(128);
+{
+  const excluded = "'!\"#$%&()*+,.:;<=>?@^`{|}~[]\\";
+  for (let c = 0; c < 128; c++) {
+    const ws = c === 32 || (c >= 9 && c <= 13);
+    ASCII_OK[c] = ws || excluded.includes(String.fromCharCode(c)) ? 0 : 1;
+  }
+}
+
+/** One UTF-16 code unit allowed in a tag body (surrogates are allowed, so emoji pass). */
+export function isTagChar(c: number): boolean {
+  if (c < 128) return ASCII_OK[c] === 1;
+  if (c >= 0x2000 && c <= 0x206f) return false;
+  if (c >= 0x2e00 && c <= 0x2e7f) return false;
+  return !isJsSpace(c);
+}
+
+/**
+ * May a `#` preceded by `prev` start a tag? Whitespace, or the start of an inline chunk after an
+ * emphasis/highlight/strike marker, a link-text bracket or a table pipe (`**#tag**`, `[#tag](x)`,
+ * `==#tag==`, `| #tag |`). `(#tag)` and `word#tag` are not tags.
+ */
+export function canStartTag(prev: number): boolean {
+  return isJsSpace(prev) || prev === 42 /* * */ || prev === 95 /* _ */ || prev === 91 /* [ */ ||
+    prev === 126 /* ~ */ || prev === 61 /* = */ || prev === 124 /* | */;
+}
+
+/** End index (exclusive) of the tag body after the `#` at `hash`, or -1 when there is no tag. */
+export function tagEndAt(text: string, hash: number, end: number): number {
+  let j = hash + 1;
+  let digitsOnly = true;
+  while (j < end) {
+    const c = text.charCodeAt(j);
+    if (!isTagChar(c)) break;
+    if (digitsOnly && !isAsciiDigit(c)) digitsOnly = false;
+    j++;
+  }
+  if (j === hash + 1 || digitsOnly) return -1;
+  return j;
+}
+
+/** Tag identity for de-duplication (tags are case-insensitive). */
+export function tagKey(tag: string): string {
+  return tag.toLowerCase();
+}

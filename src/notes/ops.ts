@@ -1,0 +1,209 @@
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { backlinks, Backlink, ForwardLink } from "../links/graph.ts";
+import { LinkResolver } from "../links/resolve.ts";
+import { parseNote } from "../markdown/parse.ts";
+import { defineOp } from "../ops/define.ts";
+import {
+  compactMeta,
+  CompactMeta,
+  Cursor,
+  decodeCursor,
+  FrontmatterFilter,
+  Limit,
+  NextCursor,
+  Nullable,
+  OutlineItem,
+  page,
+  TagList,
+  VaultPath,
+} from "../ops/schemas.ts";
+import { filterNoteIds } from "./filter.ts";
+import { readNote, statVaultFile } from "./read.ts";
+import { baseTitle } from "../index/indexer.ts";
+
+const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
+const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];
+
+export const noteRead = defineOp({
+  name: "note_read",
+  title: "Read a note",
+  description:
+    "Read one Markdown note by its vault-relative path. Returns the etag (pass it back as if_match when you write), the title, and what `include` asks for: frontmatter, body (text after the frontmatter), content (the whole file), outline (headings with line numbers), links (outgoing, resolved as Obsidian does), backlinks, tags, tasks. Search first to find the path; read before you write.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    {
+      path: VaultPath,
+      include: Type.Optional(
+        Type.Array(Type.Union(INCLUDES.map((i) => Type.Literal(i))), {
+          description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")}.`,
+          default: DEFAULT_INCLUDE,
+        }),
+      ),
+      allow_large: Type.Optional(Type.Boolean({ description: "Read a note above retrieval.max_note_bytes.", default: false })),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    path: Type.String(),
+    id: Type.String(),
+    title: Type.String(),
+    etag: Type.String(),
+    size: Type.Integer(),
+    mtime: Type.String(),
+    content_type: Type.Literal("text/markdown"),
+    meta: CompactMeta,
+    frontmatter: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+    frontmatter_error: Type.Optional(Type.String()),
+    body: Type.Optional(Type.String()),
+    content: Type.Optional(Type.String()),
+    outline: Type.Optional(Type.Array(OutlineItem)),
+    links: Type.Optional(Type.Array(ForwardLink)),
+    backlinks: Type.Optional(Type.Array(Backlink)),
+    tags: Type.Optional(TagList),
+    tasks: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), status: Type.String(), checked: Type.Boolean(), text: Type.String() }))),
+  }),
+  run(ctx, input) {
+    const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
+    const include = new Set(input.include ?? DEFAULT_INCLUDE);
+    const parsed = parseNote(note.text);
+    const fmTitle = parsed.frontmatter?.title;
+    const out: Record<string, unknown> = {
+      path: note.path,
+      id: note.path,
+      title: typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(note.path),
+      etag: note.etag,
+      size: note.size,
+      mtime: note.mtime,
+      content_type: "text/markdown",
+      meta: compactMeta(parsed.frontmatter, parsed.aliases),
+    };
+    if (include.has("frontmatter")) {
+      out.frontmatter = parsed.frontmatter;
+      if (parsed.frontmatterError) out.frontmatter_error = parsed.frontmatterError;
+    }
+    if (include.has("body")) out.body = note.text.slice(parsed.bodyOffset);
+    if (include.has("content")) out.content = note.text;
+    if (include.has("outline")) out.outline = parsed.headings.map((h) => ({ level: h.level, text: h.text, line: h.line }));
+    if (include.has("tags")) out.tags = parsed.tags;
+    if (include.has("tasks")) out.tasks = parsed.tasks;
+    if (include.has("links")) {
+      const paths = ctx.index.db.query<{ path: string }, []>("SELECT path FROM files").all().map((r) => r.path);
+      const resolver = new LinkResolver(paths);
+      out.links = parsed.links.map((l) => {
+        const target = resolver.resolve(l.linkpath, note.path);
+        return {
+          linkpath: l.linkpath,
+          subpath: l.subpath,
+          display: l.display,
+          raw: l.raw,
+          target,
+          resolved: target !== null,
+          embed: l.embed,
+          syntax: l.syntax,
+          line: l.line,
+          ...(l.key ? { property: l.key } : {}),
+        };
+      });
+    }
+    if (include.has("backlinks")) out.backlinks = backlinks(ctx.index.db, note.path);
+    return out as never;
+  },
+  summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,
+});
+
+export const noteOutline = defineOp({
+  name: "note_outline",
+  title: "Headings of a note",
+  description: "List the headings of a note with their levels and line numbers. Cheaper than note_read when you only need the structure, e.g. to choose a heading for note_patch.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  output: Type.Object({ path: Type.String(), etag: Type.String(), outline: Type.Array(OutlineItem) }),
+  run(ctx, input) {
+    const note = readNote(ctx.vault, input.path, { allowLarge: true });
+    const outline = parseNote(note.text).headings.map((h) => ({ level: h.level, text: h.text, line: h.line }));
+    return { path: note.path, etag: note.etag, outline };
+  },
+  summary: (o) => `${o.path}: ${o.outline.length} headings`,
+});
+
+export const noteExists = defineOp({
+  name: "note_exists",
+  title: "Does a note exist",
+  description: "Check whether a file exists at a vault-relative path, without reading it. Use before creating a note to avoid clobbering one.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  output: Type.Object({ path: Type.String(), exists: Type.Boolean(), kind: Nullable(Type.String()) }),
+  run(ctx, input) {
+    try {
+      const f = statVaultFile(ctx.vault, input.path);
+      return { path: f.path, exists: true, kind: f.kind };
+    } catch (err) {
+      if (err instanceof IndxError && err.code === "not_found") {
+        const path = ctx.vault.safePath(input.path);
+        return { path, exists: false, kind: null };
+      }
+      throw err;
+    }
+  },
+  summary: (o) => `${o.path} ${o.exists ? "exists" : "does not exist"}`,
+});
+
+const NoteListItem = Type.Object({
+  path: Type.String(),
+  title: Type.String(),
+  tags: TagList,
+  size: Type.Integer(),
+  mtime: Type.String(),
+  meta: CompactMeta,
+});
+
+export const noteList = defineOp({
+  name: "note_list",
+  title: "List notes",
+  description:
+    "List notes from the index, sorted by path (or by modification time with sort=mtime), optionally filtered by a path glob ('Projects/**'), tags (nested tags included) and frontmatter values. Returns compact items; use note_read for content.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    {
+      path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Glob over vault paths: *, **, ?, [ab], {a,b}." })),
+      tag: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { description: "Every listed tag must be present." })),
+      frontmatter: Type.Optional(FrontmatterFilter),
+      sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
+      limit: Type.Optional(Limit(50, 1000)),
+      cursor: Type.Optional(Cursor),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
+  run(ctx, input) {
+    const db = ctx.index.db;
+    const allowed = filterNoteIds(db, input);
+    const rows = db
+      .query<{ id: number; path: string; title: string; tags: string; aliases: string; frontmatter: string | null; size: number; mtime_ms: number }, []>(
+        `SELECT f.id, f.path, n.title, n.tags, n.aliases, n.frontmatter, f.size, f.mtime_ms
+           FROM files f JOIN notes n ON n.file_id = f.id WHERE f.kind = 'note'
+          ORDER BY ${input.sort === "mtime" ? "f.mtime_ms DESC, f.path" : "f.path"}`,
+      )
+      .all()
+      .filter((r) => !allowed || allowed.has(r.id));
+    const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
+    return {
+      notes: items.map((r) => ({
+        path: r.path,
+        title: r.title,
+        tags: JSON.parse(r.tags) as string[],
+        size: r.size,
+        mtime: new Date(r.mtime_ms).toISOString(),
+        meta: compactMeta(r.frontmatter ? JSON.parse(r.frontmatter) : null, JSON.parse(r.aliases)),
+      })),
+      total: rows.length,
+      next_cursor,
+    };
+  },
+  summary: (o) => `${o.notes.length} of ${o.total} notes${o.next_cursor ? " (more available)" : ""}`,
+});

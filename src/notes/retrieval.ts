@@ -1,0 +1,109 @@
+import { readFileSync } from "node:fs";
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { etagOf } from "../core/hash.ts";
+import { defineOp } from "../ops/define.ts";
+import { compactMeta, CompactMeta, Nullable } from "../ops/schemas.ts";
+import { parseChunkId } from "../search/related.ts";
+import { statVaultFile } from "./read.ts";
+import { mimeType } from "./mime.ts";
+
+export const chunkGet = defineOp({
+  name: "chunk_get",
+  title: "Read one chunk",
+  description:
+    "Read one heading-aware chunk of a note by its id '<path>#<index>' (search results carry it as chunk_id). Returns just that section's text, without frontmatter: cheaper than note_read when a search hit is all you need.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<index>'." }) }, { additionalProperties: false }),
+  output: Type.Object({
+    id: Type.String(),
+    note_id: Type.String(),
+    path: Type.String(),
+    index: Type.Integer(),
+    title: Type.String(),
+    heading: Nullable(Type.String()),
+    heading_path: Type.Array(Type.String()),
+    start_line: Type.Integer(),
+    end_line: Type.Integer(),
+    content: Type.String(),
+    content_type: Type.Literal("text/markdown"),
+    size: Type.Integer(),
+    meta: CompactMeta,
+  }),
+  run(ctx, input) {
+    const ref = parseChunkId(input.id);
+    if (!ref) throw new IndxError("validation_failed", "A chunk id looks like '<path>#<index>', e.g. 'Projects/Foo.md#2'.", { field: "id" });
+    const path = ctx.vault.safePath(ref.path, "id");
+    const row = ctx.index.db
+      .query<
+        { title: string; aliases: string; frontmatter: string | null; heading_path: string; start_line: number; end_line: number; text: string },
+        [string, number]
+      >(
+        `SELECT n.title, n.aliases, n.frontmatter, c.heading_path, c.start_line, c.end_line, c.text
+           FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
+          WHERE f.path = ? AND c.ord = ?`,
+      )
+      .get(path, ref.ord);
+    if (!row) throw new IndxError("not_found", `No chunk ${ref.ord} in ${path}`, { id: input.id });
+    const headingPath = JSON.parse(row.heading_path) as string[];
+    return {
+      id: `${path}#${ref.ord}`,
+      note_id: path,
+      path,
+      index: ref.ord,
+      title: row.title,
+      heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
+      heading_path: headingPath,
+      start_line: row.start_line,
+      end_line: row.end_line,
+      content: row.text,
+      content_type: "text/markdown" as const,
+      size: new TextEncoder().encode(row.text).length,
+      meta: compactMeta(row.frontmatter ? JSON.parse(row.frontmatter) : null, JSON.parse(row.aliases)),
+    };
+  },
+  summary: (o) => `${o.id}: ${o.heading ?? o.title} (lines ${o.start_line}-${o.end_line})`,
+});
+
+export const attachmentGet = defineOp({
+  name: "attachment_get",
+  title: "Attachment metadata or bytes",
+  description:
+    "Metadata of a non-Markdown file in the vault (image, PDF, canvas, …): size, MIME type, modification time. Bytes only with download=true (base64 here; raw over REST), refused above retrieval.max_attachment_bytes unless allow_large=true.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    {
+      path: Type.String({ minLength: 1, maxLength: 1024 }),
+      download: Type.Optional(Type.Boolean({ default: false })),
+      allow_large: Type.Optional(Type.Boolean({ default: false })),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    path: Type.String(),
+    size: Type.Integer(),
+    mime: Type.String(),
+    mtime: Type.String(),
+    etag: Type.Optional(Type.String()),
+    data_base64: Type.Optional(Type.String()),
+  }),
+  run(ctx, input) {
+    const file = statVaultFile(ctx.vault, input.path);
+    if (file.kind === "note")
+      throw new IndxError("path_invalid", `${file.path} is a Markdown note; use note_read`, { reason: "wrong_kind", kind: file.kind });
+    const meta = { path: file.path, size: file.size, mime: mimeType(file.path), mtime: file.mtime };
+    if (!input.download) return meta;
+    const limit = ctx.vault.config.int("retrieval.max_attachment_bytes");
+    if (file.size > limit && !input.allow_large)
+      throw new IndxError("payload_too_large", `${file.path} is ${file.size} bytes, over the ${limit}-byte download limit; pass allow_large to download it anyway`, {
+        path: file.path,
+        size: file.size,
+        limit,
+      });
+    const bytes = readFileSync(ctx.vault.abs(file.path));
+    return { ...meta, size: bytes.length, etag: etagOf(bytes), data_base64: bytes.toString("base64") };
+  },
+  summary: (o) => `${o.path} (${o.mime}, ${o.size} bytes${o.data_base64 ? ", downloaded" : ""})`,
+});

@@ -1,0 +1,30 @@
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { related, vaultSearch } from "../search/ops.ts";
+import { tagList, tagNotes } from "../tags/ops.ts";
+import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
+import type { AnyOperation } from "./define.ts";
+
+/** Every operation, in the order of seed 001's mapping table. Surfaces list these; they add none. */
+export const OPERATIONS: readonly AnyOperation[] = [
+  vaultStatus,
+  noteRead,
+  noteList,
+  noteOutline,
+  noteExists,
+  vaultSearch,
+  linkBacklinks,
+  linkForward,
+  linkUnresolved,
+  linkOrphans,
+  tagList,
+  tagNotes,
+  vaultReindex,
+  vaultConfigGet,
+  related,
+  chunkGet,
+  attachmentGet,
+];
+
+export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

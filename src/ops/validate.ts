@@ -1,0 +1,36 @@
+import type { TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { IndxError } from "../core/errors.ts";
+import type { AnyOperation } from "./define.ts";
+
+const MAX_ERRORS = 10;
+
+/**
+ * Checks raw input against an operation's schema. `coerce` converts strings from argv or a query
+ * string into the schema's numbers, booleans and arrays first. Unknown keys are refused so a
+ * misspelt option never silently does nothing.
+ */
+export function parseInput(op: AnyOperation, raw: unknown, opts: { coerce?: boolean } = {}): unknown {
+  const base = raw === undefined || raw === null ? {} : raw;
+  if (typeof base !== "object" || Array.isArray(base))
+    throw new IndxError("validation_failed", `${op.name} expects a JSON object`, { operation: op.name });
+  let value: unknown = Value.Default(op.input, structuredClone(base));
+  if (opts.coerce) value = Value.Convert(op.input, value);
+  assertValid(op.input, value, op.name);
+  return value;
+}
+
+export function assertValid(schema: TSchema, value: unknown, name: string): void {
+  if (Value.Check(schema, value)) return;
+  const errors: { path: string; message: string }[] = [];
+  for (const e of Value.Errors(schema, value)) {
+    errors.push({ path: e.path || "/", message: e.message });
+    if (errors.length >= MAX_ERRORS) break;
+  }
+  const first = errors[0];
+  throw new IndxError(
+    "validation_failed",
+    first ? `Invalid input for ${name}: ${first.path} ${first.message}` : `Invalid input for ${name}`,
+    { errors },
+  );
+}

@@ -1,0 +1,167 @@
+/**
+ * Turns what a user types into an FTS5 MATCH expression that can never be a syntax error.
+ *
+ * Accepted syntax: words, "quoted phrases", prefix* and "phrase"*, +required, -excluded, and the
+ * upper-case keywords OR (a no-op: the default is already OR) and AND (makes both neighbours
+ * required). Every item is emitted as an FTS5 string literal, so FTS5 operators, column filters,
+ * brackets and stray quotes in user text are just text to the tokenizer.
+ */
+export interface CompiledQuery {
+  /** FTS5 expression for `MATCH ?`, or null when nothing searchable is left. */
+  match: string | null;
+  /** Lowercased words of the positive items, for highlighting and snippets. */
+  terms: string[];
+  /** CJK runs of the positive items: unicode61 keeps a run as one token, so callers add a substring pass. */
+  cjk: string[];
+  /** True when there is nothing positive to search for (only exclusions, punctuation or operators). */
+  empty: boolean;
+}
+
+type Mode = "optional" | "required" | "excluded";
+
+interface Item {
+  kind: "item";
+  mode: Mode;
+  text: string;
+  prefix: boolean;
+}
+
+interface Keyword {
+  kind: "keyword";
+  word: "AND" | "OR";
+}
+
+/** Bounds the work a hostile query can cause; longer input is cut, extra items are ignored. */
+const MAX_QUERY_CHARS = 4096;
+const MAX_ITEMS = 64;
+
+/** unicode61 indexes letters and digits; everything else (punctuation, symbols, emoji) separates tokens. */
+const TOKEN_CHAR = /[\p{L}\p{N}]/u;
+const WORD = /[\p{L}\p{N}\p{M}]+/gu;
+/** Han, Kana and Hangul, plus the Kana marks Unicode files under Common/Inherited (ー, ゛). */
+const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3099-\u309C\u30FC\uFF70]+/gu;
+
+export function compileQuery(input: string): CompiledQuery {
+  const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  const groups: Record<Mode, string[]> = { required: [], optional: [], excluded: [] };
+  for (const item of items) groups[item.mode].push(toLiteral(item));
+  // A repeated item would count twice in BM25; an optional copy of a required item adds nothing.
+  // FTS5 folds case, so `Foo` and `foo` are the same item.
+  const required = uniqueFolded(groups.required);
+  const requiredKeys = new Set(required.map((l) => l.toLowerCase()));
+  const optional = uniqueFolded(groups.optional).filter((l) => !requiredKeys.has(l.toLowerCase()));
+  const excluded = uniqueFolded(groups.excluded);
+
+  const positive = positiveExpression(required, optional);
+  if (positive === null) return { match: null, terms: [], cjk: [], empty: true };
+  // FTS5's NOT is binary: one positive side, one side listing everything excluded.
+  const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
+
+  const positives = items.filter((i) => i.mode !== "excluded");
+  return {
+    match,
+    terms: unique(positives.flatMap((i) => i.text.toLowerCase().match(WORD) ?? [])),
+    cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
+    empty: false,
+  };
+}
+
+/**
+ * Optional items are OR-ed so BM25 ranks notes matching more of them first. With required items the
+ * optional group gets the first required item as an extra alternative: it is true for every row
+ * that passes, so optional items never filter, but FTS5's bm25() still scores every phrase in the
+ * expression, so they keep lifting the rows that contain them. (Cost: that one required item is
+ * counted twice in the score.)
+ */
+function positiveExpression(required: string[], optional: string[]): string | null {
+  const [firstRequired] = required;
+  if (firstRequired === undefined) return optional.length ? optional.join(" OR ") : null;
+  const all = required.join(" AND ");
+  if (!optional.length) return all;
+  return `${all} AND (${[...optional, firstRequired].join(" OR ")})`;
+}
+
+/** FTS5 string literal: `"` doubled inside. A trailing `*` outside the quotes makes the last token a prefix. */
+function toLiteral(item: Item): string {
+  return `"${item.text.replaceAll('"', '""')}"${item.prefix ? "*" : ""}`;
+}
+
+/** NUL ends an FTS5 string early ("unterminated string"), so all control characters become spaces. */
+function sanitize(input: string): string {
+  return input.slice(0, MAX_QUERY_CHARS).toWellFormed().normalize("NFC").replace(/\p{Cc}/gu, " ");
+}
+
+/**
+ * Splits the query into items and keywords. A `"` always starts or ends a phrase (an unclosed one
+ * runs to the end); `+`/`-` are modifiers only when glued to what follows; a word ends at
+ * whitespace or a quote. Only the exact upper-case AND / OR outside quotes are keywords.
+ */
+function lex(s: string): (Item | Keyword)[] {
+  const out: (Item | Keyword)[] = [];
+  let i = 0;
+  while (i < s.length) {
+    if (isSpace(s[i])) {
+      i++;
+      continue;
+    }
+    let mode: Mode = "optional";
+    const next = s[i + 1];
+    if ((s[i] === "+" || s[i] === "-") && next !== undefined && !isSpace(next)) {
+      mode = s[i] === "+" ? "required" : "excluded";
+      i++;
+    }
+    if (s[i] === '"') {
+      const close = s.indexOf('"', i + 1);
+      const end = close < 0 ? s.length : close;
+      const text = s.slice(i + 1, end);
+      i = end + 1;
+      let prefix = false;
+      while (s[i] === "*") {
+        prefix = true;
+        i++;
+      }
+      out.push({ kind: "item", mode, text, prefix });
+      continue;
+    }
+    const start = i;
+    while (i < s.length && !isSpace(s[i]) && s[i] !== '"') i++;
+    const word = s.slice(start, i);
+    if (mode === "optional" && (word === "AND" || word === "OR")) {
+      out.push({ kind: "keyword", word });
+      continue;
+    }
+    const text = word.replace(/\*+$/, "");
+    out.push({ kind: "item", mode, text, prefix: text.length < word.length });
+  }
+  return out;
+}
+
+/**
+ * Drops items with nothing to search for (FTS5 would see an empty phrase, which matches nothing and
+ * would void an AND), then applies AND between its two neighbours. Dangling keywords are ignored.
+ */
+function applyKeywords(tokens: (Item | Keyword)[]): Item[] {
+  const kept = tokens.filter((t) => t.kind === "keyword" || TOKEN_CHAR.test(t.text));
+  kept.forEach((t, idx) => {
+    if (t.kind !== "keyword" || t.word !== "AND") return;
+    const before = kept[idx - 1];
+    const after = kept[idx + 1];
+    if (before?.kind !== "item" || after?.kind !== "item") return;
+    // An excluded neighbour stays excluded: `-a AND b` means "b, without a".
+    for (const side of [before, after]) if (side.mode === "optional") side.mode = "required";
+  });
+  return kept.filter((t): t is Item => t.kind === "item");
+}
+
+function isSpace(ch: string | undefined): boolean {
+  return ch !== undefined && /\s/u.test(ch);
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}
+
+function uniqueFolded(values: string[]): string[] {
+  const seen = new Set<string>();
+  return values.filter((v) => !seen.has(v.toLowerCase()) && !!seen.add(v.toLowerCase()));
+}

@@ -1,0 +1,118 @@
+import type { Database } from "bun:sqlite";
+import { Type, type Static } from "@sinclair/typebox";
+import { FTS_COLUMNS } from "../index/schema.ts";
+import { compactMeta, CompactMeta, Nullable } from "../ops/schemas.ts";
+import { normalizeScore, type LexicalHit } from "./lexical.ts";
+
+export const SearchResult = Type.Object({
+  id: Type.String({ description: "Note id (its vault path). Pass to note_read." }),
+  type: Type.Union([Type.Literal("note"), Type.Literal("chunk")]),
+  path: Type.String(),
+  title: Type.String(),
+  heading: Nullable(Type.String({ description: "The best-matching heading of the note, null for text before any heading." })),
+  heading_path: Type.Array(Type.String()),
+  chunk_id: Type.String({ description: "The best chunk, '<path>#<index>'. Pass to chunk_get for just that section." }),
+  line: Type.Integer({ description: "First line of the best chunk." }),
+  snippet: Type.String({ description: "A short excerpt with **matches**; never a whole chunk (may be empty for tiny chunks)." }),
+  score: Type.Number({ description: "0..1, higher is better." }),
+  reason: Type.String(),
+  matched_in: Type.Array(Type.String()),
+  tags: Type.Array(Type.String()),
+  meta: CompactMeta,
+});
+export type SearchResult = Static<typeof SearchResult>;
+
+const MARK_OPEN = "\u0002";
+const MARK_CLOSE = "\u0003";
+const SNIPPET_TOKENS = 14;
+
+interface Row {
+  chunkId: number;
+  path: string;
+  title: string;
+  tags: string;
+  aliases: string;
+  frontmatter: string | null;
+  ord: number;
+  heading_path: string;
+  start_line: number;
+  text: string;
+}
+
+/** Turns ranked hits into the compact result shape (DESIGN.md §5), one query for the whole page. */
+export function buildResults(db: Database, hits: LexicalHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
+  if (hits.length === 0) return [];
+  const ids = JSON.stringify(hits.map((h) => h.chunkId));
+  const rows = db
+    .query<Row, [string]>(
+      `SELECT c.id AS chunkId, f.path, n.title, n.tags, n.aliases, n.frontmatter, c.ord, c.heading_path, c.start_line, c.text
+         FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
+        WHERE c.id IN (SELECT value FROM json_each(?1))`,
+    )
+    .all(ids);
+  const byChunk = new Map(rows.map((r) => [r.chunkId, r]));
+  const marks = match ? highlights(db, match, ids) : new Map<number, { matched: string[]; snippet: string }>();
+
+  return hits.flatMap((h) => {
+    const r = byChunk.get(h.chunkId);
+    if (!r) return [];
+    const headingPath = JSON.parse(r.heading_path) as string[];
+    const m = marks.get(h.chunkId);
+    let matched = m?.matched ?? [];
+    let snippet = m?.snippet ?? "";
+    if (!matched.length && cjk.length) {
+      matched = ["body"];
+      snippet = cjkSnippet(r.text, cjk);
+    }
+    if (countWords(r.text) <= SNIPPET_TOKENS) snippet = "";
+    return [
+      {
+        id: r.path,
+        type: "note" as const,
+        path: r.path,
+        title: r.title,
+        heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
+        heading_path: headingPath,
+        chunk_id: `${r.path}#${r.ord}`,
+        line: r.start_line,
+        snippet,
+        score: normalizeScore(h.bm25),
+        reason: matched.length ? `${reasonPrefix} in ${matched.join(", ")}` : reasonPrefix,
+        matched_in: matched,
+        tags: JSON.parse(r.tags) as string[],
+        meta: compactMeta(r.frontmatter ? (JSON.parse(r.frontmatter) as Record<string, unknown>) : null, JSON.parse(r.aliases) as string[]),
+      },
+    ];
+  });
+}
+
+function highlights(db: Database, match: string, ids: string): Map<number, { matched: string[]; snippet: string }> {
+  const cols = FTS_COLUMNS.map((_, i) => `highlight(chunks_fts, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
+  const rows = db
+    .query<Record<string, string | number | null>, [string, string]>(
+      `SELECT rowid AS id, ${cols}, snippet(chunks_fts, 4, '**', '**', '…', ${SNIPPET_TOKENS}) AS snip
+         FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`,
+    )
+    .all(match, ids);
+  const out = new Map<number, { matched: string[]; snippet: string }>();
+  for (const row of rows) {
+    const matched = FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN));
+    const snippet = matched.includes("body") ? String(row.snip ?? "") : "";
+    out.set(Number(row.id), { matched: [...matched], snippet: oneLine(snippet) });
+  }
+  return out;
+}
+
+function cjkSnippet(text: string, terms: string[]): string {
+  for (const t of terms) {
+    const at = text.indexOf(t);
+    if (at < 0) continue;
+    const start = Math.max(0, at - 30);
+    const end = Math.min(text.length, at + t.length + 30);
+    return oneLine(`${start > 0 ? "…" : ""}${text.slice(start, at)}**${t}**${text.slice(at + t.length, end)}${end < text.length ? "…" : ""}`);
+  }
+  return "";
+}
+
+const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+const countWords = (s: string) => s.split(/\s+/).filter(Boolean).length;

@@ -1,0 +1,74 @@
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { filterNoteIds, normalizeTag } from "../notes/filter.ts";
+import { defineOp } from "../ops/define.ts";
+import { Cursor, decodeCursor, Limit, NextCursor, page } from "../ops/schemas.ts";
+
+export const tagList = defineOp({
+  name: "tag_list",
+  title: "All tags",
+  description:
+    "List every tag in the vault (frontmatter and inline, case-insensitive as in Obsidian) with the number of notes that carry it. Nested tags are listed on their own; `prefix` narrows to one branch (e.g. 'project').",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    { prefix: Type.Optional(Type.String({ maxLength: 200, description: "Only this tag and its nested tags." })) },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({ total: Type.Integer(), tags: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() })) }),
+  run(ctx, input) {
+    const rows = ctx.index.db
+      .query<{ tag_lower: string; tag: string; count: number }, []>(
+        // The spelling shown is the most used one, as Obsidian's tag pane does.
+        `SELECT t.tag_lower,
+                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower GROUP BY s.tag ORDER BY count(*) DESC, s.tag LIMIT 1) AS tag,
+                count(DISTINCT t.file_id) AS count
+           FROM tags t GROUP BY t.tag_lower`,
+      )
+      .all();
+    const prefix = input.prefix ? normalizeTag(input.prefix) : null;
+    const tags = rows
+      .filter((r) => !prefix || r.tag_lower === prefix || r.tag_lower.startsWith(prefix + "/"))
+      .map((r) => ({ tag: r.tag, count: r.count }))
+      .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag));
+    return { total: tags.length, tags };
+  },
+  summary: (o) => `${o.total} tags`,
+});
+
+export const tagNotes = defineOp({
+  name: "tag_notes",
+  title: "Notes with a tag",
+  description: "List the notes that carry a tag (with or without '#', case-insensitive). Nested tags count: 'project' also finds notes tagged 'project/alpha'.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    { tag: Type.String({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    tag: Type.String(),
+    total: Type.Integer(),
+    notes: Type.Array(Type.Object({ path: Type.String(), title: Type.String(), tags: Type.Array(Type.String()) })),
+    next_cursor: NextCursor,
+  }),
+  run(ctx, input) {
+    const tag = normalizeTag(input.tag);
+    if (!tag) throw new IndxError("validation_failed", "tag is empty", { field: "tag" });
+    const ids = filterNoteIds(ctx.index.db, { tag: [tag] }) ?? new Set<number>();
+    const rows = ctx.index.db
+      .query<{ id: number; path: string; title: string; tags: string }, []>(
+        "SELECT f.id, f.path, n.title, n.tags FROM files f JOIN notes n ON n.file_id = f.id ORDER BY f.path",
+      )
+      .all()
+      .filter((r) => ids.has(r.id));
+    const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 100);
+    return {
+      tag,
+      total: rows.length,
+      notes: items.map((r) => ({ path: r.path, title: r.title, tags: JSON.parse(r.tags) as string[] })),
+      next_cursor,
+    };
+  },
+  summary: (o) => `${o.total} notes tagged #${o.tag}`,
+});

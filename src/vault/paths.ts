@@ -1,0 +1,72 @@
+import { realpathSync } from "node:fs";
+import { join, sep } from "node:path";
+import { IndxError } from "../core/errors.ts";
+
+/**
+ * Turns an untrusted vault-relative path into a safe, normalised POSIX path, or throws
+ * path_invalid. Nothing here touches the disk; see `assertInsideVault` for symlinks.
+ * Refused: empty, NUL, absolute (POSIX, drive letters, UNC), backslashes, `..` segments
+ * (also when percent-encoded), and hidden segments (dot files and dot folders are never vault
+ * content, seed 004).
+ */
+export function normalizeVaultPath(input: unknown, what = "path"): string {
+  if (typeof input !== "string" || input.trim() === "") throw invalid(`${what} is required`, "empty");
+  if (input.includes("\0")) throw invalid(`${what} contains a NUL byte`, "nul");
+  if (input.length > 1024) throw invalid(`${what} is too long`, "too_long");
+  let decoded = input;
+  // Percent-encoded traversal (%2e%2e%2f) must not slip past the segment check after a later decode.
+  for (let i = 0; i < 3 && /%[0-9a-f]{2}/i.test(decoded); i++) {
+    try {
+      decoded = decodeURIComponent(decoded);
+    } catch {
+      break;
+    }
+  }
+  for (const candidate of [input, decoded]) {
+    if (candidate.startsWith("/") || /^[a-zA-Z]:/.test(candidate) || candidate.startsWith("~"))
+      throw invalid(`${what} must be relative to the vault`, "absolute");
+    if (candidate.includes("\\")) throw invalid(`${what} must use forward slashes`, "backslash");
+    if (candidate.includes("\0")) throw invalid(`${what} contains a NUL byte`, "nul");
+  }
+  const parts: string[] = [];
+  for (const seg of input.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") throw invalid(`${what} must not leave the vault`, "traversal");
+    parts.push(seg);
+  }
+  for (const seg of decoded.split("/")) {
+    if (seg === "..") throw invalid(`${what} must not leave the vault`, "traversal");
+  }
+  if (parts.length === 0) throw invalid(`${what} is required`, "empty");
+  if (parts.some((p) => p.startsWith("."))) throw invalid(`${what} points into a hidden file or folder`, "hidden");
+  return parts.join("/").normalize("NFC");
+}
+
+function invalid(message: string, reason: string): IndxError {
+  return new IndxError("path_invalid", message, { reason });
+}
+
+/**
+ * Follows symlinks on the way to `rel` and refuses the path if it resolves outside the vault.
+ * Works for paths that do not exist yet by checking the deepest existing ancestor.
+ */
+export function assertInsideVault(rootReal: string, rel: string): string {
+  const abs = join(rootReal, rel);
+  let probe = abs;
+  while (true) {
+    let real: string | null = null;
+    try {
+      real = realpathSync(probe);
+    } catch {
+      real = null;
+    }
+    if (real !== null) {
+      if (real !== rootReal && !real.startsWith(rootReal + sep))
+        throw new IndxError("path_invalid", "path resolves outside the vault", { reason: "symlink_escape" });
+      return abs;
+    }
+    const parent = probe.slice(0, probe.lastIndexOf(sep));
+    if (parent.length < rootReal.length) return abs;
+    probe = parent;
+  }
+}

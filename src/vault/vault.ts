@@ -1,0 +1,68 @@
+import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import type { Config } from "../config/load.ts";
+import { etagOf } from "../core/hash.ts";
+import { Exclusions } from "./scan.ts";
+import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
+
+/** One opened vault: where it lives, where its index and state live, what is excluded. */
+export class Vault {
+  readonly id: string;
+  readonly exclusions: Exclusions;
+
+  private constructor(
+    /** Real absolute path of the vault root. Never leaves the process. */
+    readonly root: string,
+    readonly dataDir: string,
+    readonly config: Config,
+  ) {
+    this.id = vaultId(root);
+    this.exclusions = new Exclusions(config.list("index.exclude"));
+  }
+
+  static open(config: Config, env: Record<string, string | undefined> = process.env): Vault {
+    const configured = config.str("vault");
+    if (!configured)
+      throw new IndxError("validation_failed", "No vault given: pass --vault <folder>, set INDX_VAULT, or `indx config set vault <folder>`.");
+    const abs = resolve(configured.startsWith("~/") ? join(homedir(), configured.slice(2)) : configured);
+    if (!existsSync(abs) || !statSync(abs).isDirectory())
+      throw new IndxError("not_found", "The vault folder does not exist or is not a folder.", { vault: basename(abs) });
+    const root = realpathSync(abs);
+    const dataDir = config.str("data_dir") ?? defaultDataDir(root, env);
+    return new Vault(root, resolve(dataDir), config);
+  }
+
+  /** Validates an untrusted path and returns it normalised; refuses symlink escapes. */
+  safePath(input: unknown, what = "path"): string {
+    const rel = normalizeVaultPath(input, what);
+    if (this.exclusions.excludes(rel))
+      throw new IndxError("path_invalid", `${what} is excluded from the vault`, { reason: "excluded" });
+    assertInsideVault(this.root, rel);
+    return rel;
+  }
+
+  abs(rel: string): string {
+    return join(this.root, rel);
+  }
+
+  ensureDataDir(): string {
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    return this.dataDir;
+  }
+
+  get indexPath(): string {
+    return join(this.dataDir, "index.db");
+  }
+}
+
+export function vaultId(root: string): string {
+  const slug = basename(root).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 32) || "vault";
+  return `${slug}-${etagOf(root).slice(0, 12)}`;
+}
+
+function defaultDataDir(root: string, env: Record<string, string | undefined>): string {
+  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
+  return join(base, "indx", "vaults", vaultId(root));
+}

@@ -1,0 +1,142 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox, type Sandbox } from "../support/vault.ts";
+
+/** End-to-end: the compiled binary, as a user runs it. Build first: `bun run build`. */
+const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
+
+let sb: Sandbox;
+
+function run(args: string[], env: Record<string, string> = {}, opts: { allowPaths?: boolean } = {}) {
+  const p = Bun.spawnSync([BIN, ...args], { env: { ...sb.env, ...env }, stdout: "pipe", stderr: "pipe" });
+  const stdout = p.stdout.toString();
+  const stderr = p.stderr.toString();
+  if (!opts.allowPaths) expect(stdout + stderr).not.toContain(sb.dir); // only `config path` may show local paths
+  return { code: p.exitCode, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
+  sb = sandbox({}, { fromDemo: true });
+});
+afterAll(() => sb?.cleanup());
+
+describe("the compiled CLI", () => {
+  test("--help and --version", () => {
+    const help = run(["--help"]);
+    expect(help.code).toBe(0);
+    for (const cmd of ["search", "note", "link", "tag", "vault", "serve", "token", "config"]) expect(help.stdout).toContain(cmd);
+    const sub = run(["note", "get", "--help"]);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toContain("--include");
+    expect(run(["--version"]).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  test("reads before the index exists fail with index_missing and the fix", () => {
+    const r = run(["search", "launch"]);
+    expect(r.code).toBe(6);
+    expect(r.stderr).toContain("index_missing");
+    expect(r.stderr).toContain("indx vault index");
+  });
+
+  test("vault index builds, then a second pass changes nothing", () => {
+    const first = run(["vault", "index"]);
+    expect(first.code).toBe(0);
+    expect(first.json().added).toBeGreaterThan(10);
+    expect(first.json().warnings.map((w: any) => w.code)).toContain("frontmatter_invalid");
+    const second = run(["vault", "index"]);
+    expect(second.json().added + second.json().updated + second.json().deleted).toBe(0);
+  });
+
+  test("search prints JSON when piped, and other formats on request", () => {
+    const r = run(["search", "rollback", "runbook"]);
+    expect(r.code).toBe(0);
+    expect(r.json().results[0].path).toBe("Reference/Runbook.md");
+    expect(run(["search", "rollback", "--format", "files"]).stdout.split("\n")).toContain("Reference/Runbook.md");
+    const nd = run(["search", "launch", "--format", "ndjson"]).stdout.trim().split("\n");
+    expect(JSON.parse(nd[0]!).path).toBeTruthy();
+    expect(run(["search", "launch", "--format", "csv"]).stdout.split("\n")[0]).toContain("path");
+    expect(run(["search", "launch", "--format", "md"]).stdout).toContain("| --- |");
+    const filtered = run(["search", "search", "--tag", "project", "--path-glob", "Projects/**"]).json();
+    for (const hit of filtered.results) expect(hit.path.startsWith("Projects/")).toBe(true);
+    const fm = run(["note", "list", "--fm", "status=active"]).json();
+    expect(fm.notes.map((n: any) => n.path)).toEqual(["Projects/Apollo Launch.md"]);
+  });
+
+  test("note, link, tag, chunk, attachment and related commands", () => {
+    const note = run(["note", "get", "Projects/Apollo Launch.md", "--include", "frontmatter,links"]).json();
+    expect(note.etag).toMatch(/^[0-9a-f]{16}$/);
+    expect(note.links.find((l: any) => l.linkpath === "Reference/Runbook").target).toBe("Reference/Runbook.md");
+    expect(run(["note", "exists", "Welcome.md"]).code).toBe(0);
+    expect(run(["note", "exists", "Nope.md"]).code).toBe(3);
+    expect(run(["note", "outline", "Welcome.md"]).json().outline[0].text).toBe("Welcome");
+    expect(run(["link", "backlinks", "People/Ada Lovelace.md"]).json().count).toBeGreaterThan(1);
+    expect(run(["link", "unresolved"]).json().unresolved.map((u: any) => u.linkpath)).toContain("Compiler Notes");
+    expect(run(["tag", "notes", "#person"]).json().total).toBe(2);
+    expect(run(["tag", "list"]).json().tags.length).toBeGreaterThan(5);
+    expect(run(["chunk", "get", "Reference/Runbook.md#1"]).json().heading).toBeTruthy();
+    expect(run(["attachment", "get", "Attachments/diagram.png"]).json().mime).toBe("image/png");
+    const rel = run(["related", "Projects/Apollo Launch.md"]).json();
+    expect(rel.results.map((r: any) => r.path)).not.toContain("Projects/Apollo Launch.md");
+    expect(run(["vault", "status"]).json().index.state).toBe("ready");
+  });
+
+  test("errors go to stderr with the exit codes of DESIGN.md", () => {
+    const traversal = run(["note", "get", "../secret.md"]);
+    expect(traversal.code).toBe(2);
+    expect(traversal.stdout).toBe("");
+    expect(traversal.stderr).toContain("path_invalid");
+    expect(run(["note", "get", "Nope.md"]).code).toBe(3);
+    expect(run(["search", "x", "--bogus"]).code).toBe(2);
+    expect(run(["search", "x", "--limit", "abc"]).code).toBe(2);
+    expect(run(["frobnicate"]).code).toBe(2);
+    expect(run(["search", "x", "--mode", "semantic"]).code).toBe(6);
+  });
+
+  test("config and tokens", () => {
+    const path = run(["config", "path"], {}, { allowPaths: true });
+    expect(path.code).toBe(0);
+    expect(path.json().vault).toBe(sb.vault);
+    expect(run(["config", "set", "server.port", "9999"]).code).toBe(0);
+    expect(run(["config", "get", "server.port"]).json()["server.port"]).toEqual({ value: 9999, source: "file" });
+    expect(run(["config", "get", "server.port"], { INDX_PORT: "7000" }).json()["server.port"].source).toBe("env");
+    expect(run(["config", "set", "server.port", "nope"]).code).toBe(2);
+    expect(run(["config", "reveal-api-key"]).code).toBe(3);
+    const created = run(["token", "create", "--name", "ci", "--scopes", "vault:read"]).json();
+    expect(created.token).toMatch(/^indx_/);
+    expect(JSON.stringify(run(["token", "list"]).json())).not.toContain(created.token);
+    expect(run(["token", "revoke", created.id]).code).toBe(0);
+    expect(run(["token", "create", "--name", "x", "--scopes", "vault:root"]).code).toBe(2);
+  });
+});
+
+describe("indx serve, end to end", () => {
+  test("serves the vault; curl with the revealed token gets search results", async () => {
+    const proc = Bun.spawn([BIN, "serve", "--port", "0"], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    try {
+      const reader = proc.stderr.getReader();
+      let seen = "";
+      let url = "";
+      const deadline = Date.now() + 15_000;
+      while (!url && Date.now() < deadline) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        seen += new TextDecoder().decode(value);
+        url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
+      }
+      expect(url).toBeTruthy();
+      expect(seen).not.toContain(sb.dir);
+      const key = run(["config", "reveal-api-key"]).stdout.trim();
+      expect(key).toMatch(/^indx_/);
+      const res = await fetch(`${url}/v1/search?q=launch`, { headers: { authorization: `Bearer ${key}` } });
+      expect(res.status).toBe(200);
+      const body = (await res.json()) as any;
+      expect(body.data.results.length).toBeGreaterThan(0);
+      expect((await fetch(`${url}/v1/search?q=launch`)).status).toBe(401);
+    } finally {
+      proc.kill();
+      await proc.exited;
+    }
+  });
+});

@@ -1,0 +1,132 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { IndxError } from "../../src/core/errors.ts";
+import { invoke } from "../../src/ops/invoke.ts";
+import { linkBacklinks, linkUnresolved } from "../../src/links/ops.ts";
+import { vaultSearch } from "../../src/search/ops.ts";
+import { vaultStatus } from "../../src/vault/ops.ts";
+import { sandbox, type Sandbox } from "../support/vault.ts";
+
+let sb: Sandbox | null = null;
+afterEach(() => {
+  sb?.cleanup();
+  sb = null;
+});
+
+const paths = async (ctx: ReturnType<Sandbox["context"]>, q: string) =>
+  ((await invoke(vaultSearch, ctx, { q })) as { results: { path: string }[] }).results.map((r) => r.path);
+
+describe("incremental indexing on a real SQLite file", () => {
+  test("build, no-change pass, edit, delete, add", async () => {
+    sb = sandbox({ "A.md": "# A\n\nalpha [[B]]\n", "B.md": "# B\n\nbravo\n", "sub/C.md": "charlie [[A#A]]\n" });
+    const ctx = sb.context();
+    const first = ctx.reindex();
+    expect(first.added).toBe(3);
+    expect(first.rebuilt).toBe("new index");
+
+    const again = ctx.reindex();
+    expect(again.added + again.updated + again.deleted).toBe(0);
+    expect(again.unchanged).toBe(3);
+
+    sb.write("B.md", "# B\n\nbravo zulu\n");
+    const edited = ctx.reindex();
+    expect(edited.updated).toBe(1);
+    expect(await paths(ctx, "zulu")).toEqual(["B.md"]);
+
+    // Same bytes, new mtime: hashed, not re-parsed.
+    utimesSync(join(sb.vault, "A.md"), new Date(), new Date(Date.now() + 5000));
+    const touched = ctx.reindex();
+    expect(touched.updated).toBe(0);
+    expect(touched.unchanged).toBe(3);
+
+    rmSync(join(sb.vault, "B.md"));
+    const deleted = ctx.reindex();
+    expect(deleted.deleted).toBe(1);
+    expect(await paths(ctx, "zulu")).toEqual([]);
+    ctx.close();
+  });
+
+  test("links re-resolve when their target appears, moves or disappears", async () => {
+    sb = sandbox({ "src/Source.md": "see [[Target]] and [[Other]]\n" });
+    const ctx = sb.context();
+    ctx.reindex();
+    const unresolved = async () =>
+      ((await invoke(linkUnresolved, ctx, {})) as { unresolved: { linkpath: string }[] }).unresolved.map((u) => u.linkpath).sort();
+    expect(await unresolved()).toEqual(["Other", "Target"]);
+
+    sb.write("far/Target.md", "# far\n");
+    ctx.reindex();
+    expect(await unresolved()).toEqual(["Other"]);
+    const back = (await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number };
+    expect(back.count).toBe(1);
+
+    // A nearer candidate (same folder as the source) now wins, as in Obsidian.
+    sb.write("src/Target.md", "# near\n");
+    ctx.reindexPaths(["src/Target.md"]);
+    expect(((await invoke(linkBacklinks, ctx, { path: "src/Target.md" })) as { count: number }).count).toBe(1);
+    expect(((await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number }).count).toBe(0);
+
+    renameSync(join(sb.vault, "src/Target.md"), join(sb.vault, "src/Gone.md"));
+    ctx.reindexPaths(["src/Target.md", "src/Gone.md"]);
+    expect(((await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number }).count).toBe(1);
+    ctx.close();
+  });
+
+  test("malformed frontmatter never fails the vault", async () => {
+    sb = sandbox({ "bad.md": "---\ntitle: [unclosed\n---\n# Body still indexed\n\nxylophone\n", "ok.md": "fine\n" });
+    const ctx = sb.context();
+    const r = ctx.reindex();
+    expect(r.added).toBe(2);
+    expect(r.warnings.map((w) => `${w.code}:${w.path}`)).toContain("frontmatter_invalid:bad.md");
+    expect(r.warnings.every((w) => !w.message.includes("xylophone"))).toBe(true);
+    expect(await paths(ctx, "xylophone")).toEqual(["bad.md"]);
+    ctx.close();
+  });
+
+  test("a missing or foreign index is reported, never used silently", async () => {
+    sb = sandbox({ "a.md": "alpha\n" });
+    const ctx = sb.context();
+    await expect(invoke(vaultSearch, ctx, { q: "alpha" })).rejects.toMatchObject({ code: "index_missing" });
+    const status = (await invoke(vaultStatus, ctx, {})) as { index: { state: string; fix: string } };
+    expect(status.index.state).toBe("missing");
+    ctx.reindex();
+    ctx.close();
+
+    const db = new Database(join(sb.dataDir, "index.db"));
+    db.run("UPDATE meta SET value = '999' WHERE key = 'schema_version'");
+    db.close();
+    const fresh = sb.context();
+    const err: any = await invoke(vaultSearch, fresh, { q: "alpha" }).catch((e) => e);
+    expect(err).toBeInstanceOf(IndxError);
+    expect(err.code).toBe("index_incompatible");
+    expect(err.message).toContain("indx vault index --rebuild");
+    const rebuilt = fresh.reindex();
+    expect(rebuilt.rebuilt).toContain("another indx version");
+    expect(await paths(fresh, "alpha")).toEqual(["a.md"]);
+    fresh.close();
+  });
+
+  test("a changed exclusion list is an incompatible index until re-indexed", async () => {
+    sb = sandbox({ "a.md": "alpha\n", "Templates/t.md": "alpha template\n" });
+    const ctx = sb.context();
+    ctx.reindex();
+    expect((await paths(ctx, "alpha")).sort()).toEqual(["Templates/t.md", "a.md"]);
+    ctx.close();
+    const narrowed = sb.context({ "index.exclude": ["Templates/**"] });
+    await expect(invoke(vaultSearch, narrowed, { q: "alpha" })).rejects.toMatchObject({ code: "index_incompatible" });
+    narrowed.reindex();
+    expect(await paths(narrowed, "alpha")).toEqual(["a.md"]);
+    narrowed.close();
+  });
+
+  test("the index stays outside the vault", () => {
+    sb = sandbox({ "a.md": "alpha\n" });
+    const ctx = sb.context();
+    ctx.reindex();
+    expect(ctx.index.path.startsWith(sb.vault)).toBe(false);
+    writeFileSync(join(sb.vault, "b.md"), "bravo\n");
+    ctx.close();
+  });
+});

@@ -1,0 +1,43 @@
+import { describe, expect, test } from "bun:test";
+import { IndxError } from "../../../src/core/errors.ts";
+import { normalizeVaultPath } from "../../../src/vault/paths.ts";
+
+const reason = (input: unknown) => {
+  try {
+    normalizeVaultPath(input);
+    return "ok";
+  } catch (err) {
+    expect(err).toBeInstanceOf(IndxError);
+    expect((err as IndxError).code).toBe("path_invalid");
+    return String((err as IndxError).details?.reason);
+  }
+};
+
+describe("normalizeVaultPath", () => {
+  test("accepts and normalises ordinary paths", () => {
+    expect(normalizeVaultPath("Projects/Foo.md")).toBe("Projects/Foo.md");
+    expect(normalizeVaultPath("./Projects//Foo.md")).toBe("Projects/Foo.md");
+    expect(normalizeVaultPath("Café/Ünïcode.md")).toBe("Café/Ünïcode.md".normalize("NFC"));
+    expect(normalizeVaultPath("100% sure.md")).toBe("100% sure.md");
+  });
+
+  test("refuses everything that could leave the vault", () => {
+    expect(reason("../secret.md")).toBe("traversal");
+    expect(reason("a/../../b.md")).toBe("traversal");
+    expect(reason("%2e%2e%2fsecret.md")).toBe("traversal");
+    expect(reason("%252e%252e%252fsecret.md")).toBe("traversal");
+    expect(reason("/etc/passwd")).toBe("absolute");
+    expect(reason("%2Fetc%2Fpasswd")).toBe("absolute");
+    expect(reason("C:/Windows/x.md")).toBe("absolute");
+    expect(reason("~/notes.md")).toBe("absolute");
+    expect(reason("a\\..\\b.md")).toBe("backslash");
+    expect(reason("a\0b.md")).toBe("nul");
+    expect(reason("a%00b.md")).toBe("nul");
+    expect(reason(".obsidian/app.json")).toBe("hidden");
+    expect(reason("a/.git/config")).toBe("hidden");
+    expect(reason("")).toBe("empty");
+    expect(reason("/")).toBe("absolute");
+    expect(reason(42)).toBe("empty");
+    expect(reason("x".repeat(2000))).toBe("too_long");
+  });
+});
