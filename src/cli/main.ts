@@ -30,6 +30,7 @@ const root: CommandDef = {
     serve: async () => (await admin()).serveCommand,
     token: async () => (await admin()).tokenCommand,
     config: async () => (await admin()).configCommand,
+    mcp: async () => (await import("../mcp/command.ts")).mcpCommand,
   },
 };
 

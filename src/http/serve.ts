@@ -7,6 +7,7 @@ import type { ProgressFn } from "../index/indexer.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import type { OpContext } from "../ops/context.ts";
 import { createApp } from "./server.ts";
+import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { isLoopback } from "./guard.ts";
 
 export interface ServeOptions {
@@ -16,12 +17,15 @@ export interface ServeOptions {
   onIndexProgress?: ProgressFn;
   /** Where human notices go (stderr by default): the admin token hint, the URL, warnings. */
   notice?: (line: string) => void;
+  /** Session cap and idle timeout of MCP at /mcp. */
+  mcp?: McpHttpOptions;
 }
 
 export interface RunningServer {
   url: string;
   port: number;
   watcher: VaultWatcher | null;
+  mcp: McpHttpHandler;
   stop(): Promise<void>;
 }
 
@@ -58,6 +62,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
 
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
+  const mcp = new McpHttpHandler(ctx, opts.mcp);
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: cfg.list("server.allowed_hosts"),
@@ -66,6 +71,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     adminKey: () => key,
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
+    mcp: (request, scopes) => mcp.handle(request, scopes),
   });
   app.listen({ hostname: opts.host, port: opts.port });
   const port = app.server?.port ?? opts.port;
@@ -80,8 +86,10 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     url,
     port,
     watcher,
+    mcp,
     async stop() {
       watcher?.stop();
+      await mcp.close();
       await app.stop();
       ctx.close();
     },

@@ -15,6 +15,8 @@ import { matchRoute, templateOf, type Route } from "./routes.ts";
 export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
+  /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
+  mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
 }
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
@@ -100,6 +102,15 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     )
     .all("/v1/*", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
     .all("/v1", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
+    .all(
+      "/mcp",
+      ({ request }) =>
+        guarded(request, true, (scopes) => {
+          if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
+          return o.mcp(request, scopes);
+        }),
+      { parse: "none" },
+    )
     .onError(({ code, request }) => {
       // Unknown paths outside /v1 and framework-level failures still get the envelope.
       const err =

@@ -131,16 +131,30 @@ export function updateIndex(
     }
   });
 
+  // A first build loads rows without secondary indexes and indexes them once at the end.
+  const bulk = stored.size === 0 && changed.length > BATCH;
+  if (bulk) {
+    store.dropIndexes();
+    // Derived data, and nobody reads an index that is still being built: skip fsyncs and checkpoints.
+    store.db.run("PRAGMA synchronous = OFF");
+    store.db.run("PRAGMA wal_autocheckpoint = 0");
+  }
   for (let i = 0; i < changed.length; i += BATCH) {
     applyBatch(changed.slice(i, i + BATCH));
     done += Math.min(BATCH, changed.length - i);
     opts.onProgress?.(done, total);
   }
 
+  store.ensureIndexes();
+  if (bulk) {
+    store.db.run("PRAGMA synchronous = NORMAL");
+    store.db.run("PRAGMA wal_autocheckpoint = 1000");
+  }
   let linksReresolved = 0;
   store.db.transaction(() => {
     for (const p of gone) writer.remove(p);
-    linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver);
+    // On a first build every link was resolved against the complete file list already.
+    if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
   })();
   opts.onProgress?.(total, total);

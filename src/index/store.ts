@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
-import { SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 
 export interface IndexIdentity {
   vaultId: string;
@@ -66,6 +66,7 @@ export class IndexStore {
   private create(identity: IndexIdentity): void {
     this.db.transaction(() => {
       this.db.run(SCHEMA_SQL);
+      this.ensureIndexes();
       this.setMeta("schema_version", String(SCHEMA_VERSION));
       this.setMeta("vault_id", identity.vaultId);
       this.setMeta("config_fingerprint", identity.configFingerprint);
@@ -84,6 +85,16 @@ export class IndexStore {
     if (this.getMeta("vault_id") !== identity.vaultId) return "it belongs to another vault";
     if (this.getMeta("config_fingerprint") !== identity.configFingerprint) return "the indexing configuration changed";
     return null;
+  }
+
+  /** Creates any missing secondary index (a no-op when they all exist). */
+  ensureIndexes(): void {
+    for (const sql of INDEX_SQL) this.db.run(sql);
+  }
+
+  /** Drops the secondary indexes before a bulk load; ensureIndexes() rebuilds them after. */
+  dropIndexes(): void {
+    for (const name of INDEX_NAMES) this.db.run(`DROP INDEX IF EXISTS ${name}`);
   }
 
   getMeta(key: string): string | null {

@@ -1,7 +1,6 @@
 /** Character-code helpers shared by the scanners (all work on UTF-16 code units). */
 
 export const TAB = 9;
-export const LF = 10;
 export const CR = 13;
 export const SPACE = 32;
 

@@ -142,12 +142,14 @@ export function frontmatterTags(data: Record<string, unknown> | null): string[] 
 
 /** Index in the YAML of the line that declares top-level `key` (best effort; 0 when not found). */
 export function keyIndexInYaml(yaml: string, key: string): number {
+  const forms = [key, `"${key}"`, `'${key}'`];
   let i = 0;
   while (i < yaml.length) {
-    if (
-      (yaml.startsWith(key, i) || yaml.startsWith(`"${key}"`, i) || yaml.startsWith(`'${key}'`, i))
-    ) {
-      return i;
+    for (const f of forms) {
+      if (!yaml.startsWith(f, i)) continue;
+      let j = i + f.length;
+      while (yaml.charCodeAt(j) === 32) j++;
+      if (yaml.charCodeAt(j) === 58 /* : */) return i;
     }
     const nl = yaml.indexOf("\n", i);
     if (nl < 0) break;
@@ -169,32 +171,30 @@ export function frontmatterLinks(
   if (!data) return [];
   const out: LinkRef[] = [];
   let cursor = 0;
-  for (const [key, value] of Object.entries(data)) {
-    const values: [string, unknown][] = Array.isArray(value)
-      ? value.map((v, n) => [`${key}.${n}`, v] as [string, unknown])
-      : [[key, value]];
-    let keyPos = -1;
-    for (const [k, v] of values) {
-      if (typeof v !== "string" || v.indexOf("[") < 0) continue;
-      for (const l of linksInString(v)) {
-        if (keyPos < 0) keyPos = keyIndexInYaml(block.yaml, key);
-        let at = block.yaml.indexOf(l.raw, cursor);
-        if (at < 0) at = block.yaml.indexOf(l.raw, keyPos);
-        if (at >= 0) cursor = at + l.raw.length;
-        const offset = block.yamlOffset + (at >= 0 ? at : keyPos);
-        out.push({
-          embed: l.embed,
-          syntax: "frontmatter",
-          linkpath: l.linkpath,
-          subpath: l.subpath,
-          display: l.display,
-          raw: l.raw,
-          line: lineAt(text, block.yamlOffset, block.yamlLine, offset),
-          offset,
-          key: k,
-        });
-      }
+  const add = (key: string, prop: string, v: unknown) => {
+    if (typeof v !== "string" || v.indexOf("[") < 0) return;
+    for (const l of linksInString(v)) {
+      let at = block.yaml.indexOf(l.raw, cursor);
+      if (at < 0) at = block.yaml.indexOf(l.raw);
+      if (at >= 0) cursor = at + l.raw.length;
+      const offset = block.yamlOffset + (at >= 0 ? at : keyIndexInYaml(block.yaml, key));
+      out.push({
+        embed: l.embed,
+        syntax: "frontmatter",
+        linkpath: l.linkpath,
+        subpath: l.subpath,
+        display: l.display,
+        raw: l.raw,
+        line: lineAt(text, block.yamlOffset, block.yamlLine, offset),
+        offset,
+        key: prop,
+      });
     }
+  };
+  for (const key in data) {
+    const value = data[key];
+    if (Array.isArray(value)) for (let n = 0; n < value.length; n++) add(key, `${key}.${n}`, value[n]);
+    else add(key, key, value);
   }
   return out;
 }

@@ -3,7 +3,6 @@
  * bare URLs, and hidden regions — `%%comments%%`, `<!-- html comments -->` and `$$math$$` — which
  * may run over several lines (the scanner then skips up to `hiddenUntil`).
  */
-import { LF } from "./chars.ts";
 import { markdownTarget, parseMarkdownLinkAt, parseWikilinkContent } from "./links.ts";
 import { canStartTag, tagEndAt } from "./tags.ts";
 import type { LinkRef } from "./types.ts";
@@ -13,18 +12,29 @@ export interface TagHit {
   line: number;
 }
 
-/** Memo for `text.indexOf(needle, from)` when `from` only moves forward (keeps scans linear). */
+/**
+ * Memo for "first occurrence at or after `from`" searches: a later query whose `from` lies between
+ * the previous `from` and its answer gets the same answer, so scanning line after line stays linear.
+ */
 class ForwardFinder {
   private from = -1;
   private pos = -1;
-  constructor(private readonly needle: string) {}
+  constructor(private readonly needle: string | RegExp) {}
   next(text: string, from: number): number {
     if (this.from >= 0 && this.from <= from && (this.pos < 0 || this.pos >= from)) return this.pos;
     this.from = from;
-    this.pos = text.indexOf(this.needle, from);
+    const n = this.needle;
+    if (typeof n === "string") this.pos = text.indexOf(n, from);
+    else {
+      n.lastIndex = from;
+      this.pos = n.test(text) ? n.lastIndex - 1 : -1;
+    }
     return this.pos;
   }
 }
+
+/** Characters that can start something the inline scanner cares about. */
+const SPECIAL = /[\\`%<$[#:]/g;
 
 export class InlineScanner {
   readonly links: LinkRef[] = [];
@@ -35,6 +45,7 @@ export class InlineScanner {
   private readonly pctClose = new ForwardFinder("%%");
   private readonly htmlClose = new ForwardFinder("-->");
   private readonly mathClose = new ForwardFinder("$$");
+  private readonly special = new ForwardFinder(SPECIAL);
 
   constructor(private readonly text: string) {}
 
@@ -48,7 +59,16 @@ export class InlineScanner {
     let tailAt = -1; // `]` of a Markdown link whose text is being scanned
     let tailEnd = -1; // …and the index after its `)`
     let noTickClose = 0; // bit n: no closing backtick run of length n later on this line
-    while (i < end) {
+    for (;;) {
+      // Jump to the next interesting character (native search), or to the end of a link's text.
+      const next = this.special.next(text, i);
+      if (tailAt >= 0 && (next < 0 || next >= tailAt)) {
+        if (tailEnd > i) i = tailEnd; // never move backwards (a code span may have crossed the `]`)
+        tailAt = -1;
+        continue;
+      }
+      if (next < 0 || next >= end) return;
+      i = next;
       const c = text.charCodeAt(i);
       switch (c) {
         case 92: // \ escapes the next character
@@ -110,13 +130,6 @@ export class InlineScanner {
               return;
             }
             i = close + 2;
-            continue;
-          }
-          break;
-        case 93: // ] closing a Markdown link's text: jump over `(dest)`
-          if (i === tailAt) {
-            i = tailEnd;
-            tailAt = -1;
             continue;
           }
           break;
@@ -198,8 +211,6 @@ export class InlineScanner {
           }
           break;
         }
-        case LF:
-          break;
       }
       i++;
     }

@@ -50,7 +50,9 @@ export interface MarkdownLinkMatch {
   dest: string;
 }
 
+/** Bounds on how far one link attempt looks ahead, so long lines stay linear. */
 const MAX_LINK_TEXT = 1000;
+const MAX_LINK_DEST = 2048;
 
 /**
  * Parses `[text](dest "title")` starting at the `[` at index `i`, staying before `lineEnd`.
@@ -69,6 +71,11 @@ export function parseMarkdownLinkAt(text: string, i: number, lineEnd: number): M
       j += 2;
       continue;
     }
+    if (c === 96) {
+      // A code span binds tighter than the link text: skip it whole.
+      j = skipCodeSpan(text, j, limit);
+      continue;
+    }
     if (c === 91) depth++;
     else if (c === 93) {
       if (depth === 0) {
@@ -80,6 +87,7 @@ export function parseMarkdownLinkAt(text: string, i: number, lineEnd: number): M
     j++;
   }
   if (close < 0 || close + 1 >= lineEnd || text.charCodeAt(close + 1) !== 40 /* ( */) return null;
+  lineEnd = Math.min(lineEnd, close + 2 + MAX_LINK_DEST);
   let k = close + 2;
   while (k < lineEnd && isSpaceOrTab(text.charCodeAt(k))) k++;
   let dest: string;
@@ -137,6 +145,24 @@ export function parseMarkdownLinkAt(text: string, i: number, lineEnd: number): M
   }
   if (k >= lineEnd || text.charCodeAt(k) !== 41 /* ) */) return null;
   return { open: i, close, end: k + 1, dest };
+}
+
+/** Index after the code span opening at `i` (or after its backtick run when it is unclosed). */
+function skipCodeSpan(text: string, i: number, end: number): number {
+  let n = 1;
+  while (i + n < end && text.charCodeAt(i + n) === 96) n++;
+  let j = i + n;
+  while (j < end) {
+    if (text.charCodeAt(j) !== 96) {
+      j++;
+      continue;
+    }
+    let m = 1;
+    while (j + m < end && text.charCodeAt(j + m) === 96) m++;
+    if (m === n) return j + m;
+    j += m;
+  }
+  return i + n;
 }
 
 const SCHEME = /^[A-Za-z][A-Za-z0-9+.-]*:/;

@@ -64,6 +64,6 @@ export function parseNote(text: string, opts: ParseOptions = {}): ParsedNote {
       { text, lineStarts: scan.lineStarts, firstLine: scan.firstLine, fences: scan.fences, headings: scan.headings },
       opts,
     ),
-    wordCount: countWords(text, bodyOffset),
+    wordCount: countWords(text, bodyOffset, text.length),
   };
 }

@@ -7,14 +7,14 @@ import { blockIdAtLineEnd } from "./blocks.ts";
 import { CR, SPACE, TAB, isSpaceOrTab } from "./chars.ts";
 import { fenceOpenAt, isFenceCloseAt, type FenceOpen } from "./fences.ts";
 import { atxHeadingAt, isThematicBreakAt, setextLevelAt } from "./headings.ts";
-import { InlineScanner } from "./inline.ts";
-import { listItemAt } from "./tasks.ts";
-import type { BlockId, Heading, Task } from "./types.ts";
+import { InlineScanner, type TagHit } from "./inline.ts";
+import { listItemAt, type ListItemMatch } from "./tasks.ts";
+import type { BlockId, Heading, LinkRef, Task } from "./types.ts";
 
 export interface BodyScan {
   headings: Heading[];
-  links: InlineScanner["links"];
-  tags: InlineScanner["tags"];
+  links: LinkRef[];
+  tags: TagHit[];
   blocks: BlockId[];
   tasks: Task[];
   /** Absolute index of the first character of each body line, in order. */
@@ -28,292 +28,329 @@ export interface BodyScan {
 interface OpenFence extends FenceOpen {
   quoteDepth: number;
   minIndent: number; // a non-blank line indented less closes a fence opened inside a list item
-  maxCloseIndent: number;
   startLine: number;
 }
 
-/** Column width of leading spaces/tabs (tabs to the next multiple of 4) and the first other index. */
-function measureIndent(text: string, from: number, end: number): { indent: number; p: number } {
-  let col = 0;
-  let p = from;
-  while (p < end) {
-    const c = text.charCodeAt(p);
-    if (c === SPACE) col++;
-    else if (c === TAB) col += 4 - (col % 4);
-    else break;
-    p++;
-  }
-  return { indent: col, p };
-}
-
-/** Consumes up to `max` block-quote markers (`>` with an optional following space) from `p`. */
-function stripQuotes(text: string, p: number, end: number, max: number): { depth: number; p: number } {
-  let depth = 0;
-  let q = p;
-  while (depth < max && q < end && text.charCodeAt(q) === 62 /* > */) {
-    depth++;
-    q++;
-    while (q < end && isSpaceOrTab(text.charCodeAt(q))) q++;
-  }
-  return { depth, p: q };
-}
-
 export function scanBody(text: string, bodyOffset: number, bodyLine: number): BodyScan {
-  const len = text.length;
-  const inline = new InlineScanner(text);
-  const headings: Heading[] = [];
-  const blocks: BlockId[] = [];
-  const tasks: Task[] = [];
-  const lineStarts: number[] = [];
-  const fences: number[] = [];
+  return new BodyScanner(text).run(bodyOffset, bodyLine);
+}
 
-  let fence: OpenFence | null = null;
-  let inIndentedCode = false;
-  let inList = false;
-  let prevBlank = true;
+class BodyScanner {
+  private readonly inline: InlineScanner;
+  private readonly headings: Heading[] = [];
+  private readonly blocks: BlockId[] = [];
+  private readonly tasks: Task[] = [];
+  private readonly lineStarts: number[] = [];
+  private readonly fences: number[] = [];
+
+  private fence: OpenFence | null = null;
+  private inIndentedCode = false;
+  private inList = false;
+  private prevBlank = true;
   // Open paragraph (for setext headings and block-id continuation).
-  let para = false;
-  let paraSetextOk = false;
-  let paraStartLine = 0;
-  let paraStartOffset = 0;
-  let prevQuoteText = false; // previous line was a non-empty block-quote line
-  // A block id seen at the end of a line, committed when the next line does not continue the block.
-  let pendingId: string | null = null;
-  let pendingLine = 0;
+  private para = false;
+  private paraSetextOk = false;
+  private paraStartLine = 0;
+  private paraStartOffset = 0;
+  private prevQuoteText = false; // previous line was a non-empty block-quote line
+  // A block id seen at the end of a line, committed once the next line does not continue the block.
+  private pendingId: string | null = null;
+  private pendingLine = 0;
+  // Result of `indentAt`: column width of the leading whitespace.
+  private indent = 0;
 
-  let pos = bodyOffset;
-  if (pos === 0 && text.charCodeAt(0) === 0xfeff) pos = 1; // BOM: not frontmatter, not content
-  let lineNo = bodyLine;
+  constructor(private readonly text: string) {
+    this.inline = new InlineScanner(text);
+  }
 
-  const commitPending = () => {
-    if (pendingId !== null) blocks.push({ id: pendingId, line: pendingLine });
-    pendingId = null;
-  };
-  const considerBlockId = (from: number, end: number, line: number) => {
-    if (inline.hiddenUntil > end) return;
-    const id = blockIdAtLineEnd(text, from, end);
-    if (id !== null) {
-      pendingId = id;
-      pendingLine = line;
+  run(bodyOffset: number, bodyLine: number): BodyScan {
+    const text = this.text;
+    const len = text.length;
+    let pos = bodyOffset;
+    if (pos === 0 && text.charCodeAt(0) === 0xfeff) pos = 1; // BOM: not frontmatter, not content
+    let line = bodyLine;
+    while (pos < len) {
+      const lineStart = pos;
+      const nl = text.indexOf("\n", pos);
+      let end = nl < 0 ? len : nl;
+      pos = nl < 0 ? len : nl + 1;
+      if (end > lineStart && text.charCodeAt(end - 1) === CR) end--;
+      this.lineStarts.push(lineStart);
+      this.line(lineStart, end, line);
+      line++;
     }
-  };
+    this.commitPending();
+    if (this.fence !== null) this.fences.push(this.fence.startLine, line - 1);
+    return {
+      headings: this.headings,
+      links: this.inline.links,
+      tags: this.inline.tags,
+      blocks: this.blocks,
+      tasks: this.tasks,
+      lineStarts: this.lineStarts,
+      firstLine: bodyLine,
+      fences: this.fences,
+    };
+  }
 
-  while (pos < len) {
-    const lineStart = pos;
-    const nl = text.indexOf("\n", pos);
-    const lineEnd = nl < 0 ? len : nl;
-    pos = nl < 0 ? len : nl + 1;
-    let end = lineEnd;
-    if (end > lineStart && text.charCodeAt(end - 1) === CR) end--;
-    const line = lineNo++;
-    lineStarts.push(lineStart);
+  /** Index of the first non space/tab character from `from`; sets `this.indent` (tabs to 4). */
+  private indentAt(from: number, end: number): number {
+    const text = this.text;
+    let col = 0;
+    let p = from;
+    while (p < end) {
+      const c = text.charCodeAt(p);
+      if (c === SPACE) col++;
+      else if (c === TAB) col += 4 - (col % 4);
+      else break;
+      p++;
+    }
+    this.indent = col;
+    return p;
+  }
+
+  /** Skips up to `max` `>` markers (each with following spaces); returns the depth, sets `quoteEnd`. */
+  private quoteDepth(p: number, end: number, max: number): number {
+    const text = this.text;
+    let depth = 0;
+    let q = p;
+    while (depth < max && q < end && text.charCodeAt(q) === 62 /* > */) {
+      depth++;
+      q++;
+      while (q < end && isSpaceOrTab(text.charCodeAt(q))) q++;
+    }
+    this.quoteEnd = q;
+    return depth;
+  }
+  private quoteEnd = 0;
+
+  private commitPending(): void {
+    if (this.pendingId !== null) this.blocks.push({ id: this.pendingId, line: this.pendingLine });
+    this.pendingId = null;
+  }
+
+  private considerBlockId(from: number, end: number, line: number): void {
+    if (this.inline.hiddenUntil > end) return;
+    const id = blockIdAtLineEnd(this.text, from, end);
+    if (id !== null) {
+      this.pendingId = id;
+      this.pendingLine = line;
+    }
+  }
+
+  private addTask(item: ListItemMatch, line: number): void {
+    if (item.status === null) return;
+    this.tasks.push({
+      line,
+      status: item.status,
+      checked: item.status !== " ",
+      text: this.text.slice(item.textStart, item.textEnd),
+    });
+  }
+
+  private line(lineStart: number, end: number, line: number): void {
+    const text = this.text;
+    const inline = this.inline;
 
     // 1. Inside a comment / math region that started on an earlier line.
     if (inline.hiddenUntil > lineStart) {
       if (inline.hiddenUntil >= end) {
-        para = false;
-        continue;
+        this.para = false;
+        return;
       }
-      pendingId = null;
+      this.pendingId = null;
       inline.scan(inline.hiddenUntil, end, line);
-      considerBlockId(lineStart, end, line);
-      prevBlank = false;
-      continue;
+      this.considerBlockId(lineStart, end, line);
+      this.prevBlank = false;
+      return;
     }
 
-    const { indent, p: p0 } = measureIndent(text, lineStart, end);
-    const blank = p0 === end;
+    const p = this.indentAt(lineStart, end);
+    const indent = this.indent;
+    const blank = p === end;
 
     // 2. Inside a fenced code block.
-    if (fence !== null) {
-      let closedByContainer = false;
-      let p = p0;
-      let ind = indent;
-      if (fence.quoteDepth > 0) {
-        const q = stripQuotes(text, p0, end, fence.quoteDepth);
-        if (q.depth < fence.quoteDepth) closedByContainer = true;
-        else {
-          const m = measureIndent(text, q.p, end);
-          p = m.p;
-          ind = 0;
-        }
-      } else if (!blank && indent < fence.minIndent) closedByContainer = true;
-      if (!closedByContainer) {
-        if (ind - fence.minIndent <= fence.maxCloseIndent && isFenceCloseAt(text, p, end, fence)) {
-          fences.push(fence.startLine, line);
-          fence = null;
-        }
-        continue;
-      }
-      fences.push(fence.startLine, line - 1);
-      fence = null;
-    }
+    if (this.fence !== null && !this.fenceLine(p, end, indent, blank, line)) return;
 
     // 3. Blank line.
     if (blank) {
-      commitPending();
-      prevBlank = true;
-      para = false;
-      prevQuoteText = false;
-      continue;
+      this.commitPending();
+      this.prevBlank = true;
+      this.para = false;
+      this.prevQuoteText = false;
+      return;
     }
 
-    // 4. Indented code (conservative: after a blank line, never in a list).
-    if (inIndentedCode) {
-      if (indent >= 4) continue;
-      inIndentedCode = false;
+    // 4. Indented code (conservative: only after a blank line, never in a list).
+    if (this.inIndentedCode) {
+      if (indent >= 4) return;
+      this.inIndentedCode = false;
     }
-    if (indent >= 4 && prevBlank && !inList && !para) {
-      commitPending();
-      inIndentedCode = true;
-      continue;
-    }
-
-    const wasBlank = prevBlank;
-    prevBlank = false;
-    const p = p0;
-
-    // 5. Block quote.
-    if (indent < 4 && text.charCodeAt(p) === 62 /* > */) {
-      const q = stripQuotes(text, p, end, 100);
-      const m = measureIndent(text, q.p, end);
-      if (m.p === end) {
-        commitPending();
-        prevQuoteText = false;
-        para = false;
-        continue;
-      }
-      const f = m.indent < 4 ? fenceOpenAt(text, m.p, end) : null;
-      if (f) {
-        commitPending();
-        fence = { ...f, quoteDepth: q.depth, minIndent: 0, maxCloseIndent: 3, startLine: line };
-        prevQuoteText = false;
-        para = false;
-        continue;
-      }
-      const item = m.indent < 4 ? listItemAt(text, m.p, end) : null;
-      if (item || !prevQuoteText) commitPending();
-      else pendingId = null;
-      if (item && item.status !== null) {
-        tasks.push({ line, status: item.status, checked: item.status !== " ", text: text.slice(item.textStart, item.textEnd) });
-      }
-      const contentStart = item ? item.contentStart : m.p;
-      inline.scan(contentStart, end, line, m.p);
-      considerBlockId(contentStart, end, line);
-      prevQuoteText = true;
-      para = false;
-      continue;
-    }
-    prevQuoteText = false;
-
-    if (indent < 4 || inList) {
-      // 6. Fence opening (any indent inside a list item).
-      const f = fenceOpenAt(text, p, end);
-      if (f) {
-        commitPending();
-        const nested = inList && indent > 0;
-        fence = {
-          ...f,
-          quoteDepth: 0,
-          minIndent: nested ? indent : 0,
-          maxCloseIndent: 3,
-          startLine: line,
-        };
-        para = false;
-        if (indent === 0) inList = false;
-        continue;
-      }
+    if (indent >= 4 && this.prevBlank && !this.inList && !this.para) {
+      this.commitPending();
+      this.inIndentedCode = true;
+      return;
     }
 
-    if (indent < 4) {
-      // 7. ATX heading.
-      if (text.charCodeAt(p) === 35) {
-        const h = atxHeadingAt(text, p, end);
-        if (h) {
-          commitPending();
-          headings.push({ level: h.level, text: text.slice(h.textStart, h.textEnd), line, offset: lineStart, setext: false });
-          inline.scan(h.textStart, h.textEnd, line);
-          para = false;
-          if (indent === 0) inList = false;
-          continue;
-        }
-      }
-      // 8. Setext underline under an eligible paragraph.
-      if (para && paraSetextOk) {
-        const level = setextLevelAt(text, p, end);
-        if (level > 0) {
-          pendingId = null;
-          headings.push({
-            level,
-            text: setextText(text, paraStartOffset, lineStart),
-            line: paraStartLine,
-            offset: paraStartOffset,
-            setext: true,
-          });
-          para = false;
-          continue;
-        }
-      }
-      // 9. Thematic break.
-      if (isThematicBreakAt(text, p, end)) {
-        commitPending();
-        para = false;
-        if (indent === 0) inList = false;
-        continue;
-      }
-    }
+    const wasBlank = this.prevBlank;
+    this.prevBlank = false;
+    const c = text.charCodeAt(p);
 
-    // 10. List item (nested items may be indented further inside a list).
-    const item = indent < 4 || inList ? listItemAt(text, p, end) : null;
-    if (item) {
-      commitPending();
-      inList = true;
-      if (item.status !== null) {
-        tasks.push({ line, status: item.status, checked: item.status !== " ", text: text.slice(item.textStart, item.textEnd) });
+    // Fast path: a line starting with a letter is paragraph text.
+    if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128)) {
+      if (indent < 4 && c === 62 /* > */) {
+        this.quoteLine(p, end, line);
+        return;
       }
-      inline.scan(item.contentStart, end, line);
-      considerBlockId(item.contentStart, end, line);
-      para = true;
-      paraSetextOk = false;
-      continue;
+      if (this.blockLine(p, end, indent, c, line)) return;
     }
+    this.prevQuoteText = false;
 
     // 11. Paragraph text (or a lazy continuation of one).
-    if (para) {
-      pendingId = null;
-      if (text.charCodeAt(p) === 124 /* | */) paraSetextOk = false; // table rows are not setext text
+    if (this.para) {
+      this.pendingId = null;
+      if (c === 124 /* | */) this.paraSetextOk = false; // table rows are not setext text
     } else {
-      commitPending();
-      if (wasBlank && indent === 0) inList = false;
-      para = true;
-      paraSetextOk = !inList && text.charCodeAt(p) !== 124;
-      paraStartLine = line;
-      paraStartOffset = lineStart;
+      this.commitPending();
+      if (wasBlank && indent === 0) this.inList = false;
+      this.para = true;
+      this.paraSetextOk = !this.inList && c !== 124;
+      this.paraStartLine = line;
+      this.paraStartOffset = lineStart;
     }
     inline.scan(p, end, line, p);
-    considerBlockId(p, end, line);
+    this.considerBlockId(p, end, line);
   }
-  commitPending();
-  if (fence !== null) fences.push(fence.startLine, lineNo - 1);
 
-  return {
-    headings,
-    links: inline.links,
-    tags: inline.tags,
-    blocks,
-    tasks,
-    lineStarts,
-    firstLine: bodyLine,
-    fences,
-  };
+  /** A line while a fence is open. Returns true when the fence was closed by its container. */
+  private fenceLine(p0: number, end: number, indent: number, blank: boolean, line: number): boolean {
+    const fence = this.fence!;
+    let p = p0;
+    let ind = indent;
+    if (fence.quoteDepth > 0) {
+      if (this.quoteDepth(p0, end, fence.quoteDepth) < fence.quoteDepth) return this.closeFence(line - 1);
+      p = this.indentAt(this.quoteEnd, end);
+      ind = this.indent;
+    } else if (!blank && indent < fence.minIndent) return this.closeFence(line - 1);
+    if (ind - fence.minIndent <= 3 && isFenceCloseAt(this.text, p, end, fence)) this.closeFence(line);
+    return false;
+  }
+
+  private closeFence(lastLine: number): true {
+    this.fences.push(this.fence!.startLine, lastLine);
+    this.fence = null;
+    return true;
+  }
+
+  private openFence(f: FenceOpen, quoteDepth: number, minIndent: number, line: number): void {
+    this.commitPending();
+    this.fence = { char: f.char, length: f.length, quoteDepth, minIndent, startLine: line };
+    this.para = false;
+  }
+
+  /** A block-quote line: fences, tasks and inline content inside the quote. */
+  private quoteLine(p: number, end: number, line: number): void {
+    const text = this.text;
+    const depth = this.quoteDepth(p, end, 100);
+    const m = this.indentAt(this.quoteEnd, end);
+    const mIndent = this.indent;
+    this.para = false;
+    if (m === end) {
+      this.commitPending();
+      this.prevQuoteText = false;
+      return;
+    }
+    const f = mIndent < 4 ? fenceOpenAt(text, m, end) : null;
+    if (f) {
+      this.openFence(f, depth, 0, line);
+      this.prevQuoteText = false;
+      return;
+    }
+    const item = mIndent < 4 ? listItemAt(text, m, end) : null;
+    if (item || !this.prevQuoteText) this.commitPending();
+    else this.pendingId = null;
+    if (item) this.addTask(item, line);
+    const contentStart = item ? item.contentStart : m;
+    this.inline.scan(contentStart, end, line, m);
+    this.considerBlockId(contentStart, end, line);
+    this.prevQuoteText = true;
+  }
+
+  /**
+   * Block constructs that start with a non-letter: fences, ATX and setext headings, thematic
+   * breaks, list items. Returns true when the line was fully handled.
+   */
+  private blockLine(p: number, end: number, indent: number, c: number, line: number): boolean {
+    const text = this.text;
+    this.prevQuoteText = false;
+    if ((c === 96 || c === 126) && (indent < 4 || this.inList)) {
+      // Fence opening (any indent inside a list item).
+      const f = fenceOpenAt(text, p, end);
+      if (f) {
+        this.openFence(f, 0, this.inList && indent > 0 ? indent : 0, line);
+        if (indent === 0) this.inList = false;
+        return true;
+      }
+    }
+    if (indent < 4) {
+      if (c === 35 /* # */) {
+        const h = atxHeadingAt(text, p, end);
+        if (h) {
+          this.commitPending();
+          this.headings.push({ level: h.level, text: text.slice(h.textStart, h.textEnd), line, offset: this.lineStartOf(p), setext: false });
+          this.inline.scan(h.textStart, h.textEnd, line);
+          this.para = false;
+          if (indent === 0) this.inList = false;
+          return true;
+        }
+      }
+      if (this.para && this.paraSetextOk) {
+        const level = setextLevelAt(text, p, end);
+        if (level > 0) {
+          this.pendingId = null;
+          this.headings.push({
+            level,
+            text: setextText(text, this.paraStartOffset, this.lineStartOf(p)),
+            line: this.paraStartLine,
+            offset: this.paraStartOffset,
+            setext: true,
+          });
+          this.para = false;
+          return true;
+        }
+      }
+      if (isThematicBreakAt(text, p, end)) {
+        this.commitPending();
+        this.para = false;
+        if (indent === 0) this.inList = false;
+        return true;
+      }
+    }
+    // List item (nested items may be indented further inside a list).
+    const item = indent < 4 || this.inList ? listItemAt(text, p, end) : null;
+    if (item) {
+      this.commitPending();
+      this.inList = true;
+      this.addTask(item, line);
+      this.inline.scan(item.contentStart, end, line);
+      this.considerBlockId(item.contentStart, end, line);
+      this.para = true;
+      this.paraSetextOk = false;
+      return true;
+    }
+    return false;
+  }
+
+  /** Start of the line containing index `p` (the scanner only calls this on the current line). */
+  private lineStartOf(p: number): number {
+    return this.lineStarts[this.lineStarts.length - 1] ?? p;
+  }
 }
 
 /** Setext heading text: the paragraph's lines, each trimmed, joined with `\n`. */
 function setextText(text: string, from: number, to: number): string {
-  const raw = text.slice(from, to);
-  const lines = raw.split("\n");
   const out: string[] = [];
-  for (const l of lines) {
+  for (const l of text.slice(from, to).split("\n")) {
     const t = l.trim();
     if (t !== "") out.push(t);
   }

@@ -30,8 +30,7 @@ export function listItemAt(text: string, p: number, end: number): ListItemMatch 
     contentStart + 2 < end &&
     text.charCodeAt(contentStart) === 91 &&
     text.charCodeAt(contentStart + 2) === 93 &&
-    (contentStart + 3 === end || isSpaceOrTab(text.charCodeAt(contentStart + 3))) &&
-    text.charCodeAt(contentStart + 1) !== 10
+    (contentStart + 3 === end || isSpaceOrTab(text.charCodeAt(contentStart + 3)))
   ) {
     const ts = skipSpaces(text, contentStart + 3, end);
     return { contentStart, status: text[contentStart + 1]!, textStart: ts, textEnd: trimEndIndex(text, ts, end) };

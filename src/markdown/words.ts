@@ -1,16 +1,18 @@
 /** Word count: whitespace-separated tokens; each CJK ideograph or kana counts as one word. */
 import { isJsSpace } from "./chars.ts";
 
+/** Hiragana, katakana and CJK ideographs (Hangul is space-separated, so it counts per word). */
 function isCjkChar(c: number): boolean {
   return (
-    (c >= 0x3040 && c <= 0x30ff) || // hiragana, katakana
-    (c >= 0x3400 && c <= 0x4dbf) || // CJK extension A
-    (c >= 0x4e00 && c <= 0x9fff) || // CJK unified ideographs
-    (c >= 0xf900 && c <= 0xfaff) // compatibility ideographs
+    (c >= 0x3040 && c <= 0x30ff) ||
+    (c >= 0x3400 && c <= 0x4dbf) ||
+    (c >= 0x4e00 && c <= 0x9fff) ||
+    (c >= 0xf900 && c <= 0xfaff)
   );
 }
 
-export function countWords(text: string, from = 0, to = text.length): number {
+/** Tokens in text[from, to): runs of non-whitespace, plus one per CJK character. */
+export function countWords(text: string, from: number, to: number): number {
   let count = 0;
   let inWord = false;
   for (let i = from; i < to; i++) {
@@ -21,9 +23,7 @@ export function countWords(text: string, from = 0, to = text.length): number {
         count++;
         inWord = true;
       }
-      continue;
-    }
-    if (isJsSpace(c) || (c >= 0x3000 && c <= 0x303f) /* CJK punctuation */) {
+    } else if (isJsSpace(c) || (c >= 0x3000 && c <= 0x303f) /* CJK punctuation */) {
       inWord = false;
     } else if (isCjkChar(c)) {
       count++;

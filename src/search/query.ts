@@ -1,3 +1,5 @@
+import { QUERY_STOPWORDS } from "./stopwords.ts";
+
 /**
  * Turns what a user types into an FTS5 MATCH expression that can never be a syntax error.
  *
@@ -42,7 +44,7 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3099-\u309C\u30FC\uFF70]+/gu;
 
 export function compileQuery(input: string): CompiledQuery {
-  const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  const items = dropStopwords(applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS));
   const groups: Record<Mode, string[]> = { required: [], optional: [], excluded: [] };
   for (const item of items) groups[item.mode].push(toLiteral(item));
   // A repeated item would count twice in BM25; an optional copy of a required item adds nothing.
@@ -151,6 +153,17 @@ function applyKeywords(tokens: (Item | Keyword)[]): Item[] {
     for (const side of [before, after]) if (side.mode === "optional") side.mode = "required";
   });
   return kept.filter((t): t is Item => t.kind === "item");
+}
+
+/**
+ * Optional single words like "the" or "of" match almost every note: they add nothing to the
+ * ranking (tiny IDF) but make FTS5 score every row. They are dropped unless nothing else is left;
+ * phrases, prefixes and required or excluded words keep them.
+ */
+function dropStopwords(items: Item[]): Item[] {
+  const isStop = (i: Item) => i.mode === "optional" && !i.prefix && QUERY_STOPWORDS.has(i.text.toLowerCase().replace(/^\p{P}+|\p{P}+$/gu, ""));
+  const kept = items.filter((i) => !isStop(i));
+  return kept.some((i) => i.mode !== "excluded") ? kept : items;
 }
 
 function isSpace(ch: string | undefined): boolean {

@@ -8,3 +8,8 @@ theirs them themselves then there these they this those through to too under unt
 where which while who whom why will with within without would yet you your yours yourself yourselves one two also via per
 use used using make made get got new will shall etc`.split(/\s+/),
 );
+
+/** Lucene's classic English stop set: words dropped from any-of queries (see query.ts). */
+export const QUERY_STOPWORDS = new Set(
+  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with".split(" "),
+);

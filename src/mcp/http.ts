@@ -1,0 +1,179 @@
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { logEvent } from "../core/log.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Scope } from "../ops/define.ts";
+import { McpHub } from "./hub.ts";
+import { createSession, type McpSession } from "./session.ts";
+
+export interface McpHttpOptions {
+  /** Most sessions at once; an initialize beyond it is answered 503 (default 64). */
+  maxSessions?: number;
+  /** A session without any request (and without an open GET stream) for this long is closed (default 30 min). */
+  idleTimeoutMs?: number;
+  /** How often idle sessions are swept (default: a tenth of idleTimeoutMs, 1 s to 60 s). */
+  sweepIntervalMs?: number;
+  /** SSE keep-alive comments; below Bun's 10 s idle socket timeout (default 5 s). */
+  keepAliveMs?: number;
+}
+
+interface HttpSession {
+  id: string;
+  transport: WebStandardStreamableHTTPServerTransport;
+  session: McpSession;
+  lastSeen: number;
+  /** Open GET (notification) streams: a session that listens is not idle. */
+  streams: number;
+}
+
+const MAX_INIT_BODY = 1024 * 1024;
+
+function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { "content-type": "application/json", ...headers },
+  });
+}
+
+async function readJson(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > MAX_INIT_BODY) return { ok: false, response: rpcError(413, -32000, "Request body too large.") };
+  const reader = request.body?.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (reader) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_INIT_BODY) {
+      await reader.cancel().catch(() => {});
+      return { ok: false, response: rpcError(413, -32000, "Request body too large.") };
+    }
+    chunks.push(value);
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    return { ok: false, response: rpcError(400, -32700, "Parse error: Invalid JSON") };
+  }
+}
+
+/**
+ * MCP over Streamable HTTP at /mcp (seed 001 §6.2): one SDK transport + Server per session
+ * (Mcp-Session-Id), created by an initialize request. The caller (the REST app's guard) has
+ * already checked Host, Origin and the bearer token and passes that token's scopes: they fix
+ * the session's catalogue at initialize and are re-checked on every later request.
+ */
+export class McpHttpHandler {
+  readonly hub: McpHub;
+  private readonly sessions = new Map<string, HttpSession>();
+  private readonly sweeper: ReturnType<typeof setInterval>;
+  private readonly maxSessions: number;
+  private readonly idleTimeoutMs: number;
+  private closed = false;
+  /** Initialize requests in flight: counted against the cap before their session exists. */
+  private opening = 0;
+
+  constructor(
+    ctx: OpContext,
+    private readonly opts: McpHttpOptions = {},
+  ) {
+    this.hub = new McpHub(ctx);
+    this.maxSessions = opts.maxSessions ?? 64;
+    this.idleTimeoutMs = opts.idleTimeoutMs ?? 30 * 60_000;
+    const every = opts.sweepIntervalMs ?? Math.min(60_000, Math.max(1000, this.idleTimeoutMs / 10));
+    this.sweeper = setInterval(() => this.sweep(), every);
+    this.sweeper.unref?.();
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async handle(request: Request, scopes: ReadonlySet<Scope>): Promise<Response> {
+    if (this.closed) return rpcError(503, -32000, "The server is shutting down.");
+    const authInfo = { token: "", clientId: "indx", scopes: [...scopes] };
+    const id = request.headers.get("mcp-session-id");
+    if (id) {
+      const s = this.sessions.get(id);
+      if (!s) return rpcError(404, -32001, "Session not found: initialize a new session.");
+      s.lastSeen = Date.now();
+      if (request.method === "GET") this.trackStream(s, request);
+      return s.transport.handleRequest(request, { authInfo });
+    }
+    if (request.method !== "POST") return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
+    const body = await readJson(request);
+    if (!body.ok) return body.response;
+    const messages = Array.isArray(body.value) ? body.value : [body.value];
+    if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
+    if (this.sessions.size + this.opening >= this.maxSessions) {
+      logEvent("mcp.session_refused", { sessions: this.sessions.size });
+      return rpcError(503, -32000, "Too many MCP sessions; close one (DELETE /mcp) or retry later.", { "retry-after": "30" });
+    }
+    this.opening++;
+    try {
+      return await this.open(request, body.value, scopes, authInfo);
+    } finally {
+      this.opening--;
+    }
+  }
+
+  private async open(request: Request, parsedBody: unknown, scopes: ReadonlySet<Scope>, authInfo: { token: string; clientId: string; scopes: string[] }) {
+    const session = createSession(this.hub, { scopes: new Set(scopes) });
+    let entry: HttpSession | null = null;
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: () => crypto.randomUUID(),
+      keepAliveMs: this.opts.keepAliveMs ?? 5000,
+      onsessioninitialized: (id) => {
+        entry = { id, transport, session, lastSeen: Date.now(), streams: 0 };
+        this.sessions.set(id, entry);
+        logEvent("mcp.session_opened", { sessions: this.sessions.size });
+      },
+    });
+    transport.onclose = () => {
+      const id = transport.sessionId;
+      if (id && this.sessions.get(id)?.transport === transport) {
+        this.sessions.delete(id);
+        logEvent("mcp.session_closed", { sessions: this.sessions.size });
+      }
+    };
+    await session.server.connect(transport);
+    const res = await transport.handleRequest(request, { parsedBody, authInfo });
+    if (!entry) await session.close().catch(() => {}); // the initialize failed: nothing to keep
+    return res;
+  }
+
+  /** The GET stream carries subscription notifications; while it is open the session is in use. */
+  private trackStream(s: HttpSession, request: Request): void {
+    s.streams++;
+    request.signal.addEventListener(
+      "abort",
+      () => {
+        s.streams = Math.max(0, s.streams - 1);
+        s.lastSeen = Date.now();
+      },
+      { once: true },
+    );
+  }
+
+  private sweep(): void {
+    const now = Date.now();
+    for (const s of [...this.sessions.values()])
+      if (s.streams === 0 && now - s.lastSeen > this.idleTimeoutMs) {
+        logEvent("mcp.session_expired", {});
+        void this.end(s);
+      }
+  }
+
+  private async end(s: HttpSession): Promise<void> {
+    this.sessions.delete(s.id);
+    await s.session.close().catch(() => {});
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    await Promise.all([...this.sessions.values()].map((s) => this.end(s)));
+    this.hub.close();
+  }
+}

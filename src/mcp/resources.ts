@@ -1,0 +1,168 @@
+import type { Static } from "@sinclair/typebox";
+import type { ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { IndxError } from "../core/errors.ts";
+import { linkBacklinks, linkForward } from "../links/ops.ts";
+import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { attachmentGet } from "../notes/retrieval.ts";
+import type { OpContext } from "../ops/context.ts";
+import { invoke } from "../ops/invoke.ts";
+import { vaultSearch } from "../search/ops.ts";
+import { tagList } from "../tags/ops.ts";
+import type { McpHub } from "./hub.ts";
+import { parseVaultUri, vaultUri } from "./uris.ts";
+
+/**
+ * Resources (seed 001 §4): the vault as browsable, subscribable views. Every read is an
+ * operation run through invoke(); this module only maps URIs to inputs and outputs to contents.
+ */
+
+const PAGE = 200;
+const JSON_MIME = "application/json";
+
+const SYNTHETIC: Resource[] = [
+  {
+    uri: "vault://graph",
+    name: "graph",
+    title: "Link graph",
+    description: "Every note as a node and every resolved link between notes as an edge (JSON). Subscribe to hear about any change.",
+    mimeType: JSON_MIME,
+  },
+  {
+    uri: "vault://tags",
+    name: "tags",
+    title: "Tag index",
+    description: "Every tag with the number of notes that carry it (JSON).",
+    mimeType: JSON_MIME,
+  },
+];
+
+export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
+  {
+    uriTemplate: "vault://{+path}",
+    name: "file",
+    title: "A note or attachment",
+    description:
+      "A note by its vault-relative path (text/markdown, the whole file), a canvas or base (its text), or an attachment (metadata JSON; add ?download=1 for the bytes, size-limited). Percent-encode each segment: vault://Projects/Apollo%20Launch.md. A glob such as vault://Projects/** can be subscribed to.",
+  },
+  {
+    uriTemplate: "vault://search{?q,mode,limit,path_glob,tag}",
+    name: "search",
+    title: "A live search result set",
+    description: "The result of vault_search for these parameters (JSON, compact hits). Subscribe to hear when the vault changes.",
+    mimeType: JSON_MIME,
+  },
+  {
+    uriTemplate: "vault://graph/backlinks/{+path}",
+    name: "backlinks",
+    title: "Backlinks of a note",
+    description: "What link_backlinks returns for this path (JSON).",
+    mimeType: JSON_MIME,
+  },
+  {
+    uriTemplate: "vault://graph/forward/{+path}",
+    name: "forward_links",
+    title: "Outgoing links of a note",
+    description: "What link_forward returns for this path (JSON).",
+    mimeType: JSON_MIME,
+  },
+];
+
+/** resources/list: the synthetic views first, then every note from the index, page by page. */
+export async function listResources(ctx: OpContext, cursor: string | undefined): Promise<ListResourcesResult> {
+  const page = (await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) })) as Static<typeof noteList.output>;
+  const notes: Resource[] = page.notes.map((n) => ({
+    uri: vaultUri(n.path),
+    name: n.path,
+    title: n.title,
+    mimeType: "text/markdown",
+    size: n.size,
+  }));
+  return { resources: cursor ? notes : [...SYNTHETIC, ...notes], ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
+}
+
+const json = (uri: string, data: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(data) }] });
+
+export async function readResource(hub: McpHub, ctx: OpContext, uri: string): Promise<ReadResourceResult> {
+  const parsed = parseVaultUri(uri);
+  switch (parsed.kind) {
+    case "graph":
+      return json(uri, await linkGraph(hub, ctx));
+    case "tags":
+      return json(uri, await invoke(tagList, ctx, {}));
+    case "backlinks":
+      return json(uri, await invoke(linkBacklinks, ctx, { path: parsed.path }));
+    case "forward":
+      return json(uri, await invoke(linkForward, ctx, { path: parsed.path }));
+    case "search": {
+      const input: Record<string, unknown> = {};
+      for (const [k, v] of parsed.params) {
+        if (k === "tag") input.tag = [...((input.tag as string[] | undefined) ?? []), ...v.split(",").filter(Boolean)];
+        else input[k] = v;
+      }
+      return json(uri, await invoke(vaultSearch, ctx, input, { coerce: true }));
+    }
+    case "glob":
+      throw new IndxError("validation_failed", "A glob URI can be subscribed to but not read; list notes with note_list and path_glob.", {
+        reason: "glob",
+      });
+    case "file":
+      return readFile(ctx, uri, parsed.path, parsed.download);
+  }
+}
+
+async function readFile(ctx: OpContext, uri: string, path: string, download: boolean): Promise<ReadResourceResult> {
+  const found = (await invoke(noteExists, ctx, { path })) as Static<typeof noteExists.output>;
+  if (!found.exists) throw new IndxError("not_found", `No file at ${found.path}`, { path: found.path });
+  if (found.kind === "note") {
+    const note = (await invoke(noteRead, ctx, { path, include: ["content"] })) as Static<typeof noteRead.output>;
+    return { contents: [{ uri, mimeType: "text/markdown", text: note.content ?? "" }] };
+  }
+  const textual = found.kind === "canvas" || found.kind === "base";
+  if (download || textual) {
+    const file = (await invoke(attachmentGet, ctx, { path, download: true })) as Static<typeof attachmentGet.output>;
+    const data = file.data_base64 ?? "";
+    if (textual && !download) return { contents: [{ uri, mimeType: file.mime, text: Buffer.from(data, "base64").toString("utf8") }] };
+    return { contents: [{ uri, mimeType: file.mime, blob: data }] };
+  }
+  const meta = (await invoke(attachmentGet, ctx, { path })) as Static<typeof attachmentGet.output>;
+  return json(uri, { ...meta, download_uri: `${vaultUri(meta.path)}?download=1` });
+}
+
+interface Graph {
+  nodes: { id: string; title: string; tags: string[] }[];
+  edges: { source: string; target: string; count: number }[];
+  counts: { nodes: number; edges: number };
+}
+
+/**
+ * vault://graph, composed from note_list and link_forward (no operation returns the whole
+ * graph yet). Cached until the next index update.
+ */
+async function linkGraph(hub: McpHub, ctx: OpContext): Promise<Graph> {
+  const cached = hub.derived.get("graph") as Graph | undefined;
+  if (cached) return cached;
+  const generation = hub.generation;
+  const nodes: Graph["nodes"] = [];
+  let cursor: string | null = null;
+  do {
+    const page = (await invoke(noteList, ctx, { limit: 1000, ...(cursor ? { cursor } : {}) })) as Static<typeof noteList.output>;
+    for (const n of page.notes) nodes.push({ id: n.path, title: n.title, tags: n.tags });
+    cursor = page.next_cursor;
+  } while (cursor);
+  const ids = new Set(nodes.map((n) => n.id));
+  const edges: Graph["edges"] = [];
+  for (const node of nodes) {
+    let out: Static<typeof linkForward.output>;
+    try {
+      out = (await invoke(linkForward, ctx, { path: node.id })) as Static<typeof linkForward.output>;
+    } catch {
+      continue; // deleted since the listing
+    }
+    const counts = new Map<string, number>();
+    for (const l of out.links) if (l.target && l.target !== node.id && ids.has(l.target)) counts.set(l.target, (counts.get(l.target) ?? 0) + 1);
+    for (const [target, count] of counts) edges.push({ source: node.id, target, count });
+  }
+  const graph = { nodes, edges, counts: { nodes: nodes.length, edges: edges.length } };
+  if (generation === hub.generation) hub.derived.set("graph", graph);
+  return graph;
+}

@@ -1,0 +1,127 @@
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
+import {
+  CallToolRequestSchema,
+  GetPromptRequestSchema,
+  ListPromptsRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type ServerNotification,
+  type ServerRequest,
+} from "@modelcontextprotocol/sdk/types.js";
+import { IndxError } from "../core/errors.ts";
+import type { Scope } from "../ops/define.ts";
+import { hasScope } from "../ops/invoke.ts";
+import { visibleTools } from "./catalogue.ts";
+import { protocolError } from "./errors.ts";
+import type { McpHub } from "./hub.ts";
+import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./identity.ts";
+import { getPrompt, listPrompts } from "./prompts.ts";
+import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
+import { intersectScopes, parseScopeList } from "./scopes.ts";
+import { Subscriptions } from "./subscriptions.ts";
+import { callTool } from "./tool-call.ts";
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+export interface SessionOptions {
+  /** The session's scopes: stdio's from its flags, HTTP's from the token that initialized it. */
+  scopes: ReadonlySet<Scope>;
+}
+
+export interface McpSession {
+  server: Server;
+  subscriptions: Subscriptions;
+  close(): Promise<void>;
+}
+
+/**
+ * One MCP session: a low-level SDK Server whose handlers translate JSON-RPC into operations
+ * (through invoke) and back. Over HTTP each request also carries its own token's scopes
+ * (extra.authInfo); a request may do only what both the session and that token allow.
+ */
+export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
+  const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+  const subscriptions = new Subscriptions();
+
+  const scopesOf = (extra: Extra): Set<Scope> =>
+    extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes);
+  const contextOf = (extra: Extra) => hub.ctx.withScopes(scopesOf(extra));
+  const needRead = (scopes: ReadonlySet<Scope>) => {
+    if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
+  };
+  /** Resources and prompts fail as JSON-RPC errors carrying {code, message, details}. */
+  const guarded = async <T>(fn: () => Promise<T> | T): Promise<T> => {
+    try {
+      return await fn();
+    } catch (err) {
+      throw protocolError(err);
+    }
+  };
+
+  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({ tools: visibleTools(scopesOf(extra)) }));
+
+  server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
+    const token = req.params._meta?.progressToken;
+    const progress =
+      token === undefined
+        ? undefined
+        : (done: number, total: number) =>
+            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total } });
+    return callTool(hub, req.params.name, req.params.arguments, { ctx: contextOf(extra), progress });
+  });
+
+  server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
+    guarded(async () => {
+      await hub.ready;
+      return listResources(contextOf(extra), req.params?.cursor);
+    }),
+  );
+
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+
+  server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
+    guarded(async () => {
+      await hub.ready;
+      return readResource(hub, contextOf(extra), req.params.uri);
+    }),
+  );
+
+  server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>
+    guarded(() => {
+      needRead(scopesOf(extra));
+      subscriptions.add(req.params.uri);
+      return {};
+    }),
+  );
+
+  server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
+    subscriptions.remove(req.params.uri);
+    return {};
+  });
+
+  server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
+
+  server.setRequestHandler(GetPromptRequestSchema, (req, extra) => guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra))));
+
+  const detach = hub.attach({
+    indexChanged(changed, listChanged) {
+      for (const uri of subscriptions.updatedUris(changed)) server.sendResourceUpdated({ uri }).catch(() => {});
+      if (listChanged) server.sendResourceListChanged().catch(() => {});
+    },
+  });
+  server.onclose = () => detach();
+
+  return {
+    server,
+    subscriptions,
+    async close() {
+      detach();
+      await server.close();
+    },
+  };
+}

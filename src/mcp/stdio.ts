@@ -1,0 +1,87 @@
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
+import { VaultWatcher } from "../index/watcher.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Scope } from "../ops/define.ts";
+import { McpHub } from "./hub.ts";
+import { createSession } from "./session.ts";
+
+export interface StdioOptions {
+  scopes: ReadonlySet<Scope>;
+  /** Watch the vault and keep the index current (default true). */
+  watch?: boolean;
+  /** How long to wait for notifications/initialized before indexing anyway. */
+  initializeGraceMs?: number;
+}
+
+/** Updates the index (incremental), or builds it when missing or incompatible: what `serve` does. */
+function bringIndexUpToDate(ctx: OpContext): void {
+  const started = performance.now();
+  try {
+    ctx.index;
+    const r = ctx.reindexIncremental();
+    logEvent("mcp.index_ready", { added: r.added, updated: r.updated, deleted: r.deleted, ms: Math.round(performance.now() - started) });
+  } catch (err) {
+    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
+    const r = ctx.reindex();
+    logEvent("mcp.index_built", { reason: err.code, files: r.added, ms: Math.round(performance.now() - started) });
+  }
+}
+
+/**
+ * `indx mcp` over stdio. stdout carries only the protocol (logs go to stderr). The transport is
+ * connected first; the index is brought up to date right after the handshake (indexing is
+ * synchronous, so starting earlier would hold the initialize answer back). Requests that arrive
+ * meanwhile wait for it: tools, resources and prompts answer as soon as the index is ready.
+ * Returns when the client closes stdin or the process is signalled.
+ */
+export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<void> {
+  const hub = new McpHub(ctx);
+  let markReady!: () => void;
+  hub.ready = new Promise<void>((resolve) => (markReady = resolve));
+  const session = createSession(hub, { scopes: opts.scopes });
+  let watcher: VaultWatcher | null = null;
+
+  let prepared = false;
+  const prepare = () => {
+    if (prepared) return;
+    prepared = true;
+    try {
+      bringIndexUpToDate(ctx);
+    } catch (err) {
+      // The operations report the problem (index_missing, …) to the agent on each call.
+      logEvent("mcp.index_failed", { code: err instanceof IndxError ? err.code : "internal" });
+    } finally {
+      markReady();
+    }
+    if (opts.watch !== false) {
+      watcher = new VaultWatcher(ctx, ctx.vault.config.int("index.debounce_ms"));
+      watcher.start();
+    }
+  };
+  session.server.oninitialized = () => setTimeout(prepare, 0);
+  const grace = setTimeout(prepare, opts.initializeGraceMs ?? 2000);
+
+  const closed = new Promise<void>((resolve) => {
+    const onclose = session.server.onclose;
+    session.server.onclose = () => {
+      onclose?.();
+      resolve();
+    };
+    process.stdin.once("end", resolve);
+    process.stdin.once("close", resolve);
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+
+  await session.server.connect(new StdioServerTransport());
+  logEvent("mcp.stdio_started", { scopes: [...opts.scopes] });
+  await closed;
+
+  clearTimeout(grace);
+  (watcher as VaultWatcher | null)?.stop();
+  await session.close().catch(() => {});
+  hub.close();
+  ctx.close();
+}
