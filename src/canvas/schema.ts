@@ -1,0 +1,94 @@
+/**
+ * JSON Canvas 1.0 as TypeBox schemas (shared/reference/jsoncanvas-1.0.schema.json, spec §6): the
+ * shapes canvas ops take and return. Unknown keys are allowed everywhere because Obsidian declares
+ * `[key: string]: any` "for forward compatibility" and round-trips them. No `default`s: a default
+ * filled in by input handling would change the file on a no-op write.
+ */
+import { Type, type Static } from "@sinclair/typebox";
+
+export const CANVAS_COLOR_PATTERN = "^(?:[1-6]|#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?)$";
+
+export const CanvasColor = Type.String({
+  pattern: CANVAS_COLOR_PATTERN,
+  description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or a hex colour like "#FF0000".',
+});
+export const CanvasSide = Type.Union([Type.Literal("top"), Type.Literal("right"), Type.Literal("bottom"), Type.Literal("left")]);
+export const CanvasEnd = Type.Union([Type.Literal("none"), Type.Literal("arrow")]);
+
+const open = { additionalProperties: true } as const;
+
+const nodeBase = {
+  id: Type.String({ minLength: 1, description: "Unique id of the node (Obsidian writes 16 hex characters)." }),
+  x: Type.Integer(),
+  y: Type.Integer(),
+  width: Type.Integer(),
+  height: Type.Integer(),
+  color: Type.Optional(CanvasColor),
+};
+
+export const CanvasTextNode = Type.Object(
+  { ...nodeBase, type: Type.Literal("text"), text: Type.String({ description: "Markdown." }) },
+  { ...open, title: "Text node" },
+);
+export const CanvasFileNode = Type.Object(
+  {
+    ...nodeBase,
+    type: Type.Literal("file"),
+    file: Type.String({ description: "Vault path of the file shown." }),
+    subpath: Type.Optional(Type.String({ pattern: "^#", description: "#Heading or #^blockid." })),
+  },
+  { ...open, title: "File node" },
+);
+export const CanvasLinkNode = Type.Object({ ...nodeBase, type: Type.Literal("link"), url: Type.String() }, { ...open, title: "Link node" });
+export const CanvasGroupNode = Type.Object(
+  {
+    ...nodeBase,
+    type: Type.Literal("group"),
+    label: Type.Optional(Type.String()),
+    background: Type.Optional(Type.String({ description: "Vault path of a background image." })),
+    backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")])),
+  },
+  { ...open, title: "Group node" },
+);
+
+export const CanvasNodeSchema = Type.Union([CanvasTextNode, CanvasFileNode, CanvasLinkNode, CanvasGroupNode]);
+
+export const CanvasEdgeSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1 }),
+    fromNode: Type.String({ description: "Id of the node the edge starts at." }),
+    fromSide: Type.Optional(CanvasSide),
+    fromEnd: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description: 'Default "none".' })),
+    toNode: Type.String({ description: "Id of the node the edge ends at." }),
+    toSide: Type.Optional(CanvasSide),
+    toEnd: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description: 'Default "arrow".' })),
+    color: Type.Optional(CanvasColor),
+    label: Type.Optional(Type.String()),
+  },
+  { ...open, title: "Edge" },
+);
+
+export const CanvasSchema = Type.Object(
+  { nodes: Type.Optional(Type.Array(CanvasNodeSchema)), edges: Type.Optional(Type.Array(CanvasEdgeSchema)) },
+  { ...open, title: "JSON Canvas 1.0", description: "Nodes in z-order (first is drawn lowest) and the edges between them." },
+);
+
+export type CanvasNode = Static<typeof CanvasNodeSchema>;
+export type CanvasEdge = Static<typeof CanvasEdgeSchema>;
+export type CanvasDoc = Static<typeof CanvasSchema>;
+
+/** Fields an update may set; `null` removes an optional field. */
+const FieldSet = Type.Record(Type.String(), Type.Unknown(), {
+  description: "Fields to set; null removes an optional field. The id cannot change.",
+});
+const Id = Type.String({ minLength: 1 });
+
+export const CanvasPatchOpSchema = Type.Union([
+  Type.Object({ op: Type.Literal("add_node"), node: CanvasNodeSchema }, { additionalProperties: false }),
+  Type.Object({ op: Type.Literal("update_node"), id: Id, set: FieldSet }, { additionalProperties: false }),
+  Type.Object({ op: Type.Literal("remove_node"), id: Id }, { additionalProperties: false, description: "Also removes the edges touching the node." }),
+  Type.Object({ op: Type.Literal("add_edge"), edge: CanvasEdgeSchema }, { additionalProperties: false }),
+  Type.Object({ op: Type.Literal("update_edge"), id: Id, set: FieldSet }, { additionalProperties: false }),
+  Type.Object({ op: Type.Literal("remove_edge"), id: Id }, { additionalProperties: false }),
+]);
+export type CanvasPatchOp = Static<typeof CanvasPatchOpSchema>;

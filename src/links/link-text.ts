@@ -1,0 +1,63 @@
+/**
+ * Link generation: what Obsidian writes for a link to a file (spec §1.7, `fileToLinktext`), and the
+ * fallbacks indx tries when that text would not resolve back to the file.
+ */
+import type { LinkResolver } from "./resolve.ts";
+
+export type LinkFormat = "shortest" | "relative" | "absolute";
+
+/** Notes are linked without their `.md` in wikilinks; every other file keeps its extension. */
+export function withoutMd(path: string): string {
+  return /\.md$/i.test(path) ? path.slice(0, -3) : path;
+}
+
+function dirOf(path: string): string {
+  const slash = path.lastIndexOf("/");
+  return slash < 0 ? "" : path.slice(0, slash);
+}
+
+function nameOf(path: string): string {
+  return path.slice(path.lastIndexOf("/") + 1);
+}
+
+/** `target` relative to the folder of `source`: `../x/y`, or `y` / `sub/y` without `./` (as Obsidian writes). */
+export function relativePath(target: string, source: string): string {
+  const from = dirOf(source).split("/").filter(Boolean);
+  const to = target.split("/");
+  let common = 0;
+  while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
+  return "../".repeat(from.length - common) + to.slice(common).join("/");
+}
+
+/**
+ * Obsidian's `fileToLinktext(target, source, omitMd)` under `newLinkFormat`: the path part of a
+ * link from `source` to `target`. "shortest" is the bare name when that name resolves from
+ * `source` to exactly one file, the target; otherwise the full vault path.
+ */
+export function fileToLinktext(target: string, source: string, format: LinkFormat, resolver: LinkResolver, omitMd: boolean): string {
+  const path = omitMd ? withoutMd(target) : target;
+  if (format === "absolute") return path;
+  if (format === "relative") return relativePath(path, source);
+  const name = nameOf(path);
+  const hits = resolver.candidates(name, source);
+  return hits.length === 1 && hits[0] === target ? name : path;
+}
+
+/**
+ * Link texts to try, best first: the preferred format, then forms that pin the target harder.
+ * A plain relative path resolves by suffix (an exact vault path of the same spelling wins), so
+ * `./` makes it explicit; the full vault path, and the same with its extension, come last.
+ */
+export function linktextCandidates(
+  target: string,
+  source: string,
+  format: LinkFormat,
+  resolver: LinkResolver,
+  omitMd: boolean,
+): string[] {
+  const preferred = fileToLinktext(target, source, format, resolver, omitMd);
+  const out = [preferred];
+  if (format === "relative" && !preferred.startsWith("../")) out.push("./" + preferred);
+  out.push(omitMd ? withoutMd(target) : target, target, "/" + target);
+  return [...new Set(out)];
+}

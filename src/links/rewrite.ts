@@ -1,0 +1,274 @@
+/**
+ * Planners for link rewrites across the vault: note_move (every link to the moved file, and every
+ * link the move would otherwise silently retarget) and rename_heading (every `#Old` subpath that
+ * points at the renamed heading). Pure planning: files are read, nothing is written; the caller's
+ * write pipeline checks each FileEdit's etag and writes.
+ */
+import { IndxError } from "../core/errors.ts";
+import type { IndexStore } from "../index/store.ts";
+import { headingKey, stripHeadingForLink } from "../markdown/headings.ts";
+import { linksInString } from "../markdown/links.ts";
+import { parseNote } from "../markdown/parse.ts";
+import type { LinkRef } from "../markdown/types.ts";
+import { readObsidianApp } from "../vault/obsidian-app.ts";
+import type { Vault } from "../vault/vault.ts";
+import { applySplices, fileEdit, type FileEdit, type Splice } from "../writes/edit.ts";
+import { jsonStringSpans } from "../canvas/json-spans.ts";
+import { linktextCandidates, type LinkFormat } from "./link-text.ts";
+import { encodeMarkdownPath, fitsWikilink, tokenParts, withPath, withSubpath, type TokenParts } from "./link-token.ts";
+import { keysForFile, LinkResolver } from "./resolve.ts";
+import { indexedCanvases, indexedPaths, linkingSources, readSource, sourcesByTargetKey, type SourceFile } from "./sources.ts";
+
+export interface LinkPlan {
+  edits: FileEdit[];
+}
+
+/** The vault before and after the move, and how links are to be written. */
+interface MoveWorld {
+  from: string;
+  to: string;
+  before: LinkResolver;
+  after: LinkResolver;
+  format: LinkFormat;
+}
+
+/**
+ * Plans the link rewrites for moving `from` (a note or attachment) to `to`; the caller renames the
+ * file itself. Rewritten: every link, embed, Markdown link and frontmatter link that resolves to
+ * `from` (written in the vault's `newLinkFormat`, keeping syntax, alias and subpath); links inside
+ * the moved note that would resolve elsewhere from its new folder; links elsewhere that a file
+ * named like `to` would capture; `.canvas` file nodes (and group backgrounds) naming `from`.
+ */
+export function planMove(vault: Vault, index: IndexStore, from: string, to: string): LinkPlan {
+  const paths = indexedPaths(index);
+  if (!paths.includes(from)) throw new IndxError("not_found", `File not found: ${from}`, { path: from });
+  if (from === to) return { edits: [] };
+  if (paths.includes(to)) throw new IndxError("already_exists", `A file already exists at ${to}`, { path: to });
+  const world: MoveWorld = {
+    from,
+    to,
+    before: new LinkResolver(paths),
+    after: new LinkResolver(paths.filter((p) => p !== from).concat(to)),
+    format: readObsidianApp(vault.root).newLinkFormat,
+  };
+
+  const sources = new Set([...linkingSources(index, from), ...sourcesByTargetKey(index, keysForFile(to))]);
+  if (/\.md$/i.test(from)) sources.add(from);
+  const edits: FileEdit[] = [];
+  for (const path of [...sources].sort()) {
+    const file = readSource(vault, path);
+    if (!file) continue;
+    const edit = planMoveInNote(file, world);
+    if (edit) edits.push(edit);
+  }
+  for (const path of indexedCanvases(index)) {
+    const file = readSource(vault, path);
+    const edit = file && planMoveInCanvas(file, from, to);
+    if (edit) edits.push(edit);
+  }
+  return { edits };
+}
+
+/** What a link resolved to before the move and must resolve to after it. */
+function intendedTarget(link: LinkRef, srcBefore: string, w: MoveWorld): string | null {
+  const before = w.before.resolve(link.linkpath, srcBefore);
+  return before === null ? null : before === w.from ? w.to : before;
+}
+
+function planMoveInNote(file: SourceFile, w: MoveWorld): FileEdit | null {
+  const srcBefore = file.path;
+  const srcAfter = file.path === w.from ? w.to : file.path;
+  const links = parseNote(file.text).links;
+  const splices: Splice[] = [];
+  for (const link of links) {
+    if (link.linkpath === "") continue; // `[[#H]]` follows its note wherever it goes
+    const target = intendedTarget(link, srcBefore, w);
+    if (target === null) continue;
+    const pointsAtMoved = target === w.to;
+    // A link to another file that still lands there is left exactly as written.
+    if (!pointsAtMoved && w.after.resolve(link.linkpath, srcAfter) === target) continue;
+    const format: LinkFormat = !pointsAtMoved && /^\.\.?\//.test(link.linkpath) ? "relative" : w.format;
+    const token = retargetedToken(link.raw, target, srcAfter, format, w.after, !pointsAtMoved && link.linkpath.startsWith("./"));
+    if (token !== link.raw) splices.push(spliceAt(file, link, token));
+  }
+  const text = applySplices(file.text, splices);
+  verifyMove(file, text, links, srcAfter, w);
+  return fileEdit(file.path, file.text, text, file.bytes);
+}
+
+/** Re-parses the planned text: every link that resolved before must land on its intended target. */
+function verifyMove(file: SourceFile, text: string, before: LinkRef[], srcAfter: string, w: MoveWorld): void {
+  if (text === file.text && srcAfter === file.path) return;
+  const after = parseNote(text).links;
+  if (after.length !== before.length) throw planBroken(file.path, before[0]?.line ?? 1);
+  before.forEach((link, i) => {
+    if (link.linkpath === "") return;
+    const target = intendedTarget(link, file.path, w);
+    if (target !== null && w.after.resolve(after[i]!.linkpath, srcAfter) !== target) throw planBroken(file.path, link.line);
+  });
+}
+
+function planBroken(path: string, line: number): IndxError {
+  return new IndxError("internal", `Could not plan a link update that keeps every link of ${path} resolving.`, { path, line });
+}
+
+/** A splice replacing `link.raw` where the parser found it; refuses when the text there differs. */
+function spliceAt(file: SourceFile, link: LinkRef, token: string): Splice {
+  if (!file.text.startsWith(link.raw, link.offset))
+    throw new IndxError("parse_failed", `Cannot locate a link in ${file.path} to rewrite it (line ${link.line}).`, {
+      path: file.path,
+      line: link.line,
+    });
+  return { start: link.offset, end: link.offset + link.raw.length, text: token };
+}
+
+/**
+ * `raw` rewritten to point at `target` from `source`, in `format` when that resolves back to the
+ * target, else in the first form that does (see linktextCandidates). Subpath, alias, link text
+ * and embed marker are kept.
+ */
+function retargetedToken(
+  raw: string,
+  target: string,
+  source: string,
+  format: LinkFormat,
+  resolver: LinkResolver,
+  keepDotSlash: boolean,
+): string {
+  const parts = tokenParts(raw);
+  if (!parts) throw new IndxError("parse_failed", "Unrecognised link syntax.", { path: source });
+  let texts = linktextCandidates(target, source, format, resolver, parts.wiki);
+  if (keepDotSlash && !texts[0]!.startsWith("../")) texts = ["./" + texts[0], ...texts];
+  for (const text of texts) {
+    for (const token of tokenForms(raw, parts, text)) {
+      const parsed = linksInString(token);
+      if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
+    }
+  }
+  throw new IndxError("validation_failed", `No link text Obsidian would resolve to ${target} can be written here.`, { path: target });
+}
+
+/** The ways to write `path` into a token: wikilinks as is; Markdown links URL-encoded, or in `<...>`. */
+function tokenForms(raw: string, parts: TokenParts, path: string): string[] {
+  if (parts.wiki) return fitsWikilink(path) ? [withPath(raw, parts, path)] : [];
+  const encoded = withPath(raw, parts, encodeMarkdownPath(path, parts.angle));
+  if (parts.angle) return [encoded];
+  const angled = raw.slice(0, parts.pathStart) + "<" + path + raw.slice(parts.pathEnd, parts.subEnd) + ">" + raw.slice(parts.subEnd);
+  return [encoded, angled];
+}
+
+/** Canvas file nodes and group backgrounds that name `from`: only those string values change. */
+function planMoveInCanvas(file: SourceFile, from: string, to: string): FileEdit | null {
+  const splices: Splice[] = [];
+  for (const s of canvasSpans(file)) {
+    const key = s.path[2];
+    if (s.path.length === 3 && s.path[0] === "nodes" && (key === "file" || key === "background") && s.value === from)
+      splices.push({ start: s.start, end: s.end, text: JSON.stringify(to) });
+  }
+  return fileEdit(file.path, file.text, applySplices(file.text, splices), file.bytes);
+}
+
+/** String values of a canvas; a file that is not JSON holds no references we could edit. */
+function canvasSpans(file: SourceFile) {
+  try {
+    return jsonStringSpans(file.text);
+  } catch {
+    return [];
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// rename_heading
+
+/**
+ * Plans the link updates for renaming heading `fromHeading` of note `path` to `toHeading`: every
+ * link to `path` whose subpath starts with a heading matching `fromHeading` (Obsidian matching,
+ * headingKey) gets the new heading (as stripHeadingForLink writes it). `selfText` is the note's new
+ * text (heading already renamed); the note's own edit is based on it and covers `[[#Old]]` links.
+ */
+export function planHeadingRename(
+  vault: Vault,
+  index: IndexStore,
+  path: string,
+  fromHeading: string,
+  toHeading: string,
+  selfText?: string,
+): LinkPlan {
+  const paths = indexedPaths(index);
+  if (!paths.includes(path)) throw new IndxError("not_found", `Note not found: ${path}`, { path });
+  const oldKey = headingKey(fromHeading);
+  const newPart = stripHeadingForLink(toHeading);
+  if (oldKey === "") throw new IndxError("validation_failed", "The heading to rename is empty.", { field: "from" });
+  if (newPart === "") throw new IndxError("validation_failed", "The new heading is empty.", { field: "to" });
+  const resolver = new LinkResolver(paths);
+  const rename: HeadingRename = { path, oldKey, newPart, resolver };
+
+  const edits: FileEdit[] = [];
+  const sources = new Set(linkingSources(index, path));
+  sources.add(path);
+  for (const source of [...sources].sort()) {
+    const file = readSource(vault, source);
+    if (!file) continue;
+    const base = source === path && selfText !== undefined ? selfText : file.text;
+    const text = renameHeadingLinks(source, base, rename);
+    const edit = fileEdit(source, file.text, text, file.bytes);
+    if (edit) edits.push(edit);
+  }
+  for (const source of indexedCanvases(index)) {
+    const file = readSource(vault, source);
+    const edit = file && renameHeadingInCanvas(file, rename);
+    if (edit) edits.push(edit);
+  }
+  return { edits };
+}
+
+interface HeadingRename {
+  path: string;
+  oldKey: string;
+  newPart: string;
+  resolver: LinkResolver;
+}
+
+/** `subpath` with its first heading replaced when it matches, else null (blocks never match). */
+function renamedSubpath(subpath: string, r: HeadingRename, encode: (s: string) => string): string | null {
+  let start = 0;
+  while (subpath[start] === "#") start++;
+  if (start === 0 || subpath[start] === "^") return null;
+  let end = subpath.indexOf("#", start);
+  if (end < 0) end = subpath.length;
+  const part = subpath.slice(start, end);
+  let decoded = part;
+  try {
+    decoded = decodeURI(part);
+  } catch {}
+  if (headingKey(decoded) !== r.oldKey) return null;
+  return subpath.slice(0, start) + encode(r.newPart) + subpath.slice(end);
+}
+
+function renameHeadingLinks(source: string, text: string, r: HeadingRename): string {
+  const splices: Splice[] = [];
+  for (const link of parseNote(text).links) {
+    if (link.subpath === "" || r.resolver.resolve(link.linkpath, source) !== r.path) continue;
+    const parts = tokenParts(link.raw);
+    if (!parts || !text.startsWith(link.raw, link.offset)) continue;
+    const rawSub = link.raw.slice(parts.pathEnd, parts.subEnd);
+    const encode = parts.wiki || parts.angle ? (s: string) => s : (s: string) => encodeURI(s);
+    const sub = renamedSubpath(rawSub, r, encode);
+    if (sub !== null) splices.push({ start: link.offset, end: link.offset + link.raw.length, text: withSubpath(link.raw, parts, sub) });
+  }
+  return applySplices(text, splices);
+}
+
+/** Canvas file nodes showing `path#Old…`: only their `subpath` string changes. */
+function renameHeadingInCanvas(file: SourceFile, r: HeadingRename): FileEdit | null {
+  const spans = canvasSpans(file);
+  const fileOf = new Map<unknown, string>();
+  for (const s of spans) if (s.path.length === 3 && s.path[0] === "nodes" && s.path[2] === "file") fileOf.set(s.path[1], s.value);
+  const splices: Splice[] = [];
+  for (const s of spans) {
+    if (s.path.length !== 3 || s.path[0] !== "nodes" || s.path[2] !== "subpath" || fileOf.get(s.path[1]) !== r.path) continue;
+    const sub = renamedSubpath(s.value, r, (x) => x);
+    if (sub !== null) splices.push({ start: s.start, end: s.end, text: JSON.stringify(sub) });
+  }
+  return fileEdit(file.path, file.text, applySplices(file.text, splices), file.bytes);
+}

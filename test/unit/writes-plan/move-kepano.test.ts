@@ -1,0 +1,121 @@
+/**
+ * planMove on a real vault (kepano/kepano-obsidian, MIT): plan, apply the edits and the rename the
+ * way the write pipeline will, re-index, and check that every reference still lands where it did
+ * and that nothing but link tokens changed.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync } from "node:fs";
+import { join } from "node:path";
+import { backlinks } from "../../../src/links/graph.ts";
+import { planMove } from "../../../src/links/rewrite.ts";
+import type { OpContext } from "../../../src/ops/context.ts";
+import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { applyEdits, hashTree, moveFile, read, withoutLinks } from "./helpers.ts";
+
+const KEPANO = join(import.meta.dir, "..", "..", "..", "fixtures", "kepano");
+
+let sb: Sandbox;
+let ctx: OpContext;
+beforeAll(() => {
+  sb = sandbox();
+  cpSync(KEPANO, sb.vault, { recursive: true });
+  ctx = sb.context();
+  ctx.reindex();
+});
+afterAll(() => {
+  ctx.close();
+  sb.cleanup();
+});
+
+interface LinkRow {
+  src: string;
+  ord: number;
+  dst: string | null;
+}
+const linkRows = (): LinkRow[] =>
+  ctx.index.db
+    .query<LinkRow, []>("SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord")
+    .all();
+
+const backlinkSet = (path: string, rename: (p: string) => string = (p) => p) =>
+  new Set(backlinks(ctx.index.db, path).map((b) => `${rename(b.source)}:${b.line}`));
+
+/** Plans and performs one move, then checks everything the plan promises. */
+function moveAndCheck(from: string, to: string): { edited: number; inbound: number } {
+  const renamed = (p: string) => (p === from ? to : p);
+  const hashes = hashTree(sb.vault);
+  const linksBefore = linkRows();
+  const inbound = backlinkSet(from, renamed);
+  const texts = new Map([...hashes.keys()].filter((p) => /\.(md|canvas)$/.test(p)).map((p) => [p, read(sb.vault, p)]));
+
+  const { edits } = planMove(ctx.vault, ctx.index, from, to);
+  applyEdits(sb.vault, edits);
+  moveFile(sb.vault, from, to);
+  ctx.reindex();
+
+  // Every reference that resolved before lands on the same file (the moved one at its new path).
+  const after = new Map(linkRows().map((r) => [`${r.src}#${r.ord}`, r.dst]));
+  expect(after.size).toBe(linksBefore.length);
+  for (const r of linksBefore) {
+    const now = after.get(`${renamed(r.src)}#${r.ord}`);
+    if (r.dst !== null) expect({ link: `${r.src}#${r.ord}`, dst: now }).toEqual({ link: `${r.src}#${r.ord}`, dst: renamed(r.dst) });
+  }
+  expect(backlinkSet(to)).toEqual(inbound);
+  expect(backlinkSet(from).size).toBe(0);
+
+  // No other byte in the vault changed; in edited files only link tokens differ.
+  const editedPaths = new Set(edits.map((e) => e.path));
+  const hashesAfter = hashTree(sb.vault);
+  for (const [path, hash] of hashes) {
+    if (path === from) continue;
+    if (editedPaths.has(path)) expect(hashesAfter.get(path)).not.toBe(hash);
+    else expect({ path, hash: hashesAfter.get(path) }).toEqual({ path, hash });
+  }
+  expect(hashesAfter.has(to)).toBe(true);
+  if (!editedPaths.has(from)) expect(hashesAfter.get(to)).toBe(hashes.get(from)!);
+  for (const e of edits) {
+    const before = texts.get(e.path)!;
+    const now = read(sb.vault, renamed(e.path));
+    if (e.path.endsWith(".md")) expect(withoutLinks(now)).toBe(withoutLinks(before));
+    for (const c of e.changes) expect(c.before).not.toBe(c.after);
+  }
+  return { edited: edits.length, inbound: inbound.size };
+}
+
+describe("planMove on the kepano vault", () => {
+  test("the most linked note (frontmatter links) moves to a new folder and name", () => {
+    const top = ctx.index.db
+      .query<{ dst: string; n: number }, []>(
+        "SELECT dst_path AS dst, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC, dst LIMIT 1",
+      )
+      .get()!;
+    expect(top.n).toBeGreaterThan(5);
+    const r = moveAndCheck(top.dst, "Archive/Folk & Friends.md");
+    expect(r.inbound).toBe(top.n);
+    expect(r.edited).toBe(top.n);
+    expect(read(sb.vault, "Archive/Folk & Friends.md")).toBe(read(KEPANO, top.dst));
+  });
+
+  test("a person note linked from body text and properties", () => {
+    const r = moveAndCheck("References/Steph Ango.md", "People/S. Ango (author).md");
+    expect(r.inbound).toBeGreaterThan(3);
+    expect(r.edited).toBeGreaterThan(3);
+  });
+
+  test("an embedded .base file keeps its extension in every embed", () => {
+    const r = moveAndCheck("Templates/Bases/Movies.base", "Bases/Films.base");
+    expect(r.inbound).toBeGreaterThan(2);
+    const embeds = backlinks(ctx.index.db, "Bases/Films.base").map((b) => b.raw);
+    for (const raw of embeds) expect(raw).toMatch(/\[\[Films\.base(#[^\]|]*)?(\|[^\]]*)?\]\]/);
+  });
+
+  test("a note with outgoing links moves without breaking them", () => {
+    const source = ctx.index.db
+      .query<{ path: string; n: number }, []>(
+        `SELECT f.path, count(*) AS n FROM links l JOIN files f ON f.id = l.src_id
+          WHERE f.path LIKE 'Notes/%' AND l.dst_path IS NOT NULL GROUP BY f.path ORDER BY n DESC, f.path LIMIT 1`,
+      )
+      .get()!;
+    moveAndCheck(source.path, "Deep/Er/Moved note.md");
+  });
+});
