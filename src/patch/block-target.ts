@@ -1,0 +1,148 @@
+/**
+ * Block ids (obsidian-formats §4): finding the paragraph or list item that carries `^id`.
+ *
+ * - ` ^id` at the end of a line: the block is the paragraph, the list item (its own lines; nested
+ *   items below it stay), or the run of block-quote / callout lines that ends on that line.
+ * - A line that is only `^id` after a blank line is a detached id: it names the block before it
+ *   (a list, table, callout, code block…), which is the block replaced. The id line stays.
+ */
+import { IndxError } from "../core/errors.ts";
+import { blockIdAtLineEnd, blockKey } from "../markdown/blocks.ts";
+import { skipSpaces } from "../markdown/chars.ts";
+import { isThematicBreakAt } from "../markdown/headings.ts";
+import { listItemAt } from "../markdown/tasks.ts";
+import { fenceContaining, type NoteStructure } from "./structure.ts";
+import { isBlankLineAt, lineContentEnd, nextLineStart } from "./text.ts";
+
+export interface BlockTarget {
+  /** The id as written in the note (its case is kept when the id is re-attached). */
+  id: string;
+  /** [start, end): the block's lines, line breaks included. */
+  start: number;
+  end: number;
+  /** For a detached id: [start, end) of the `^id` line. */
+  idLine: { start: number; end: number } | null;
+}
+
+const ID_SYNTAX = /^\^?[A-Za-z0-9-]+$/;
+
+export function resolveBlock(s: NoteStructure, rawId: string): BlockTarget {
+  const wanted = rawId.trim();
+  if (!ID_SYNTAX.test(wanted)) {
+    throw new IndxError("validation_failed", "block_id must be letters, digits and dashes, with or without a leading ^.", {
+      block_id: rawId,
+    });
+  }
+  const key = blockKey(wanted.replace(/^\^/, ""));
+  const hits = s.blocks.filter((b) => blockKey(b.id) === key);
+  if (hits.length === 0) {
+    throw new IndxError("patch_target_not_found", "No block in the note carries that id.", { block_id: rawId });
+  }
+  if (hits.length > 1) {
+    throw new IndxError("patch_target_ambiguous", `${hits.length} blocks carry that id.`, {
+      block_id: rawId,
+      candidates: hits.map((b) => ({ block_id: b.id, line: b.line })),
+    });
+  }
+  const hit = hits[0]!;
+  return targetFor(s, hit.id, hit.line - 1);
+}
+
+function targetFor(s: NoteStructure, id: string, idIndex: number): BlockTarget {
+  const lineStart = s.lineStarts[idIndex]!;
+  const idLineEnd = nextLineStart(s.text, lineStart);
+  if (isDetachedId(s, idIndex)) {
+    let last = idIndex - 1;
+    while (isBlankLineAt(s.text, s.lineStarts[last]!)) last--;
+    const first = detachedBlockFirstLine(s, last);
+    return {
+      id,
+      start: s.lineStarts[first]!,
+      end: nextLineStart(s.text, s.lineStarts[last]!),
+      idLine: { start: lineStart, end: idLineEnd },
+    };
+  }
+  return { id, start: s.lineStarts[ownBlockFirstLine(s, idIndex)]!, end: idLineEnd, idLine: null };
+}
+
+/** The line is only `^id`, after a blank line, with a non-heading block somewhere above it. */
+function isDetachedId(s: NoteStructure, index: number): boolean {
+  const start = s.lineStarts[index]!;
+  const end = lineContentEnd(s.text, start);
+  const p = skipSpaces(s.text, start, end);
+  if (s.text.charCodeAt(p) !== 94 /* ^ */ || blockIdAtLineEnd(s.text, p, end) === null) return false;
+  if (index - 1 < s.bodyFirstLineIndex || !isBlankLineAt(s.text, s.lineStarts[index - 1]!)) return false;
+  let above = index - 1;
+  while (above >= s.bodyFirstLineIndex && isBlankLineAt(s.text, s.lineStarts[above]!)) above--;
+  return above >= s.bodyFirstLineIndex && !s.headingLines.has(above);
+}
+
+/** True for a line that cannot be part of the paragraph/list item below it. */
+function isBoundary(s: NoteStructure, index: number): boolean {
+  if (index < s.bodyFirstLineIndex) return true;
+  const start = s.lineStarts[index]!;
+  if (isBlankLineAt(s.text, start) || s.headingLines.has(index) || fenceContaining(s, index) !== null) return true;
+  const end = lineContentEnd(s.text, start);
+  return isThematicBreakAt(s.text, skipSpaces(s.text, start, end), end);
+}
+
+function firstNonSpace(s: NoteStructure, index: number): { p: number; end: number } {
+  const start = s.lineStarts[index]!;
+  const end = lineContentEnd(s.text, start);
+  return { p: skipSpaces(s.text, start, end), end };
+}
+
+function isListItemLine(s: NoteStructure, index: number): boolean {
+  const { p, end } = firstNonSpace(s, index);
+  return !isThematicBreakAt(s.text, p, end) && listItemAt(s.text, p, end) !== null;
+}
+
+function isQuoteLine(s: NoteStructure, index: number): boolean {
+  return s.text.charCodeAt(firstNonSpace(s, index).p) === 62; /* > */
+}
+
+/** First line of the paragraph, list item or quote run that ends on line `last`. */
+function ownBlockFirstLine(s: NoteStructure, last: number): number {
+  const quote = isQuoteLine(s, last);
+  let k = last;
+  while (true) {
+    if (!quote && isListItemLine(s, k)) return k;
+    const above = k - 1;
+    if (isBoundary(s, above) || (quote && !isQuoteLine(s, above))) return k;
+    k = above;
+  }
+}
+
+/**
+ * First line of the block that ends on line `last` and a detached id names: the run of non-blank
+ * lines ending there, widened to a whole fenced code block and across the blank lines of a loose
+ * list (list items and indented lines on both sides of the gap).
+ */
+function detachedBlockFirstLine(s: NoteStructure, last: number): number {
+  const joinable = (i: number) => i >= s.bodyFirstLineIndex && !s.headingLines.has(i);
+  let k = last;
+  while (true) {
+    const fence = fenceContaining(s, k);
+    if (fence !== null) k = fence[0];
+    const above = k - 1;
+    if (joinable(above) && !isBlankLineAt(s.text, s.lineStarts[above]!)) {
+      k = above;
+      continue;
+    }
+    let m = above;
+    while (m >= s.bodyFirstLineIndex && isBlankLineAt(s.text, s.lineStarts[m]!)) m--;
+    if (m < above && joinable(m) && isListLike(s, k) && isListLike(s, m)) {
+      k = m;
+      continue;
+    }
+    return k;
+  }
+}
+
+/** A list item line or an indented (continuation) line. */
+function isListLike(s: NoteStructure, index: number): boolean {
+  if (fenceContaining(s, index) !== null) return false;
+  const start = s.lineStarts[index]!;
+  const c = s.text.charCodeAt(start);
+  return c === 32 || c === 9 || isListItemLine(s, index);
+}

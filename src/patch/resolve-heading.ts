@@ -1,0 +1,91 @@
+/**
+ * Heading addressing (DESIGN.md §5): "Leaf", "## Leaf" (the #s fix the level), or a path
+ * "A > B > C" / "A::B::C" where each step lies inside the previous step's section (not
+ * necessarily one level deeper). Text comparison is Obsidian's: `headingKey` on both sides.
+ */
+import { IndxError } from "../core/errors.ts";
+import { headingKey } from "../markdown/headings.ts";
+import { headingPath, type HeadingNode, type NoteStructure } from "./structure.ts";
+
+interface Step {
+  level: number | null;
+  key: string;
+}
+
+const LEVEL_PREFIX = /^(#{1,6})[ \t]+(.*)$/s;
+const PATH_SEPARATOR = /::|>/;
+
+function parseStep(raw: string): Step | null {
+  const t = raw.trim();
+  const m = LEVEL_PREFIX.exec(t);
+  const key = headingKey(m ? m[2]! : t);
+  if (key === "") return null;
+  return { level: m ? m[1]!.length : null, key };
+}
+
+function stepMatches(step: Step, h: HeadingNode): boolean {
+  return (step.level === null || step.level === h.level) && headingKey(h.text) === step.key;
+}
+
+/** True when `h` matches the last step and its ancestors contain the other steps, in order. */
+function pathMatches(s: NoteStructure, steps: Step[], h: HeadingNode): boolean {
+  if (!stepMatches(steps[steps.length - 1]!, h)) return false;
+  let k = steps.length - 2;
+  // Nearest-first greedy matching finds an ordered subsequence whenever one exists.
+  for (let p = h.parent; p >= 0 && k >= 0; p = s.headings[p]!.parent) {
+    if (stepMatches(steps[k]!, s.headings[p]!)) k--;
+  }
+  return k < 0;
+}
+
+interface Spec {
+  /** The steps of a path spec ("A > B"), or null when the spec is not a (valid) path. */
+  path: Step[] | null;
+  /** The whole spec as one heading text, or null when nothing is left once punctuation goes. */
+  leaf: Step | null;
+}
+
+function parseSpec(spec: string): Spec {
+  let path: Step[] | null = null;
+  if (PATH_SEPARATOR.test(spec)) {
+    const steps = spec.split(PATH_SEPARATOR).map(parseStep);
+    if (steps.every((x): x is Step => x !== null)) path = steps;
+  }
+  return { path, leaf: parseStep(spec) };
+}
+
+/**
+ * All headings the spec addresses. A spec containing ">" or "::" is read as a path first; only
+ * when that path matches nothing is the whole spec compared as one heading text (a heading may
+ * itself contain ">").
+ */
+export function findHeadings(s: NoteStructure, spec: string): HeadingNode[] {
+  const { path, leaf } = parseSpec(spec);
+  if (path !== null) {
+    const hits = s.headings.filter((h) => pathMatches(s, path, h));
+    if (hits.length > 0) return hits;
+  }
+  return leaf === null ? [] : s.headings.filter((h) => stepMatches(leaf, h));
+}
+
+/** The one heading the spec addresses, or patch_target_not_found / patch_target_ambiguous. */
+export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
+  const parsed = parseSpec(spec);
+  if (parsed.path === null && parsed.leaf === null) {
+    throw new IndxError("validation_failed", "The heading target is empty once punctuation is ignored.", {
+      heading: spec,
+    });
+  }
+  const hits = findHeadings(s, spec);
+  if (hits.length === 0) {
+    throw new IndxError("patch_target_not_found", "No heading in the note matches the target.", { heading: spec });
+  }
+  if (hits.length > 1) {
+    throw new IndxError(
+      "patch_target_ambiguous",
+      `${hits.length} headings match the target; address one by its path ("Parent > Child") or level ("## Heading").`,
+      { heading: spec, candidates: hits.map((h) => ({ path: headingPath(s, h), line: h.line })) },
+    );
+  }
+  return hits[0]!;
+}
