@@ -84,12 +84,12 @@ describe("PatchOpSchema", () => {
       expect(Value.Check(PatchOpSchema, op)).toBe(true);
       expect(Value.Check(PatchOpSchema, { ...op, x: 1 })).toBe(false);
     }
-    expect(PatchOpSchema.anyOf.length).toBe(valid.length);
+    expect(PatchOpSchema.anyOf.length as number).toBe(valid.length);
   });
   test("every property is described for agents", () => {
     for (const variant of PatchOpSchema.anyOf) {
-      for (const [name, prop] of Object.entries(variant.properties)) {
-        expect({ name, description: typeof (prop as { description?: string }).description }).toEqual({ name, description: "string" });
+      for (const [name, prop] of Object.entries(variant.properties as Record<string, { description?: string }>)) {
+        expect({ name, description: typeof prop.description }).toEqual({ name, description: "string" });
       }
     }
   });
