@@ -40,10 +40,11 @@ export function lineChanges(before: string, after: string): LineChange[] {
   let tail = 0;
   while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
   const out: LineChange[] = [];
-  const span = Math.max(a.length - head - tail, b.length - head - tail);
-  for (let k = 0; k < span; k++) {
-    const x = a[head + k];
-    const y = b[head + k];
+  const aMiddle = a.length - head - tail;
+  const bMiddle = b.length - head - tail;
+  for (let k = 0; k < Math.max(aMiddle, bMiddle); k++) {
+    const x = k < aMiddle ? a[head + k] : undefined;
+    const y = k < bMiddle ? b[head + k] : undefined;
     if (x === y) continue;
     out.push({ line: head + k + 1, before: x ?? "", after: y ?? "" });
   }

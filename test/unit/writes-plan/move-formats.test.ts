@@ -198,6 +198,16 @@ describe("the moved note's own links", () => {
   });
 });
 
+describe("near-folder preference", () => {
+  test("a bare link that resolved through the moved note's old folder gets the path it now needs", () => {
+    // From Zed/, Zed/Note.md is near; from C/ both are far and the shorter B/Note.md would win.
+    const files = { "Zed/x.md": "[[Note]] [[Other]]\n", "Zed/Note.md": "z\n", "B/Note.md": "b\n", "Other.md": "o\n" };
+    const p = plan(files, "Zed/x.md", "C/x.md");
+    expect(p.text("Zed/x.md")).toBe("[[Zed/Note]] [[Other]]\n");
+    applyAndResolve(p.edits, "Zed/x.md", "C/x.md", files);
+  });
+});
+
 describe("refusals", () => {
   test("unknown source, taken destination", () => {
     sb = sandbox({ "a.md": "[[b]]\n", "b.md": "b\n" });
@@ -214,6 +224,8 @@ describe("refusals", () => {
     expect(code(() => planMove(ctx.vault, ctx.index, "nope.md", "x.md"))).toBe("not_found");
     expect(code(() => planMove(ctx.vault, ctx.index, "a.md", "b.md"))).toBe("already_exists");
     expect(planMove(ctx.vault, ctx.index, "a.md", "a.md").edits).toEqual([]);
+    // A name a wikilink cannot carry is refused rather than written as a broken link.
+    expect(code(() => planMove(ctx.vault, ctx.index, "b.md", "b#2.md"))).toBe("validation_failed");
     ctx.close();
   });
 });
