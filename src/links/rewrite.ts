@@ -13,7 +13,7 @@ import type { LinkRef } from "../markdown/types.ts";
 import { readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";
 import { applySplices, fileEdit, type FileEdit, type Splice } from "../writes/edit.ts";
-import { jsonStringSpans } from "../canvas/json-spans.ts";
+import { jsonStringSpans, type JsonStringSpan } from "../canvas/json-spans.ts";
 import { linktextCandidates, type LinkFormat } from "./link-text.ts";
 import { encodeMarkdownPath, fitsWikilink, tokenParts, withPath, withSubpath, type TokenParts } from "./link-token.ts";
 import { keysForFile, LinkResolver } from "./resolve.ts";
@@ -37,7 +37,8 @@ interface MoveWorld {
  * file itself. Rewritten: every link, embed, Markdown link and frontmatter link that resolves to
  * `from` (written in the vault's `newLinkFormat`, keeping syntax, alias and subpath); links inside
  * the moved note that would resolve elsewhere from its new folder; links elsewhere that a file
- * named like `to` would capture; `.canvas` file nodes (and group backgrounds) naming `from`.
+ * named like `to` would capture; in `.canvas` files, file nodes and group backgrounds naming `from`
+ * and links in text cards.
  */
 export function planMove(vault: Vault, index: IndexStore, from: string, to: string): LinkPlan {
   const paths = indexedPaths(index);
@@ -63,7 +64,7 @@ export function planMove(vault: Vault, index: IndexStore, from: string, to: stri
   }
   for (const path of indexedCanvases(index)) {
     const file = readSource(vault, path);
-    const edit = file && planMoveInCanvas(file, from, to);
+    const edit = file && planMoveInCanvas(file, world);
     if (edit) edits.push(edit);
   }
   return { edits };
@@ -76,35 +77,44 @@ function intendedTarget(link: LinkRef, srcBefore: string, w: MoveWorld): string 
 }
 
 function planMoveInNote(file: SourceFile, w: MoveWorld): FileEdit | null {
-  const srcBefore = file.path;
-  const srcAfter = file.path === w.from ? w.to : file.path;
-  const links = parseNote(file.text).links;
+  const text = rewriteForMove(file.text, file.path, w, file.path);
+  return fileEdit(file.path, file.text, text, file.bytes);
+}
+
+/**
+ * The links of one Markdown text (a note, or a canvas text card) living at `source`, rewritten
+ * for the move. `where` names the file in errors.
+ */
+function rewriteForMove(original: string, source: string, w: MoveWorld, where: string): string {
+  const srcAfter = source === w.from ? w.to : source;
+  const links = parseNote(original).links;
   const splices: Splice[] = [];
   for (const link of links) {
     if (link.linkpath === "") continue; // `[[#H]]` follows its note wherever it goes
-    const target = intendedTarget(link, srcBefore, w);
+    const target = intendedTarget(link, source, w);
     if (target === null) continue;
     const pointsAtMoved = target === w.to;
     // A link to another file that still lands there is left exactly as written.
     if (!pointsAtMoved && w.after.resolve(link.linkpath, srcAfter) === target) continue;
     const format: LinkFormat = !pointsAtMoved && /^\.\.?\//.test(link.linkpath) ? "relative" : w.format;
     const token = retargetedToken(link.raw, target, srcAfter, format, w.after, !pointsAtMoved && link.linkpath.startsWith("./"));
-    if (token !== link.raw) splices.push(spliceAt(file, link, token));
+    if (token !== link.raw) splices.push(spliceAt(original, where, link, token));
   }
-  const text = applySplices(file.text, splices);
-  verifyMove(file, text, links, srcAfter, w);
-  return fileEdit(file.path, file.text, text, file.bytes);
+  const text = applySplices(original, splices);
+  verifyMove(original, text, links, source, w, where);
+  return text;
 }
 
 /** Re-parses the planned text: every link that resolved before must land on its intended target. */
-function verifyMove(file: SourceFile, text: string, before: LinkRef[], srcAfter: string, w: MoveWorld): void {
-  if (text === file.text && srcAfter === file.path) return;
+function verifyMove(original: string, text: string, before: LinkRef[], source: string, w: MoveWorld, where: string): void {
+  const srcAfter = source === w.from ? w.to : source;
+  if (text === original && srcAfter === source) return;
   const after = parseNote(text).links;
-  if (after.length !== before.length) throw planBroken(file.path, before[0]?.line ?? 1);
+  if (after.length !== before.length) throw planBroken(where, before[0]?.line ?? 1);
   before.forEach((link, i) => {
     if (link.linkpath === "") return;
-    const target = intendedTarget(link, file.path, w);
-    if (target !== null && w.after.resolve(after[i]!.linkpath, srcAfter) !== target) throw planBroken(file.path, link.line);
+    const target = intendedTarget(link, source, w);
+    if (target !== null && w.after.resolve(after[i]!.linkpath, srcAfter) !== target) throw planBroken(where, link.line);
   });
 }
 
@@ -113,10 +123,10 @@ function planBroken(path: string, line: number): IndxError {
 }
 
 /** A splice replacing `link.raw` where the parser found it; refuses when the text there differs. */
-function spliceAt(file: SourceFile, link: LinkRef, token: string): Splice {
-  if (!file.text.startsWith(link.raw, link.offset))
-    throw new IndxError("parse_failed", `Cannot locate a link in ${file.path} to rewrite it (line ${link.line}).`, {
-      path: file.path,
+function spliceAt(text: string, where: string, link: LinkRef, token: string): Splice {
+  if (!text.startsWith(link.raw, link.offset))
+    throw new IndxError("parse_failed", `Cannot locate a link in ${where} to rewrite it (line ${link.line}).`, {
+      path: where,
       line: link.line,
     });
   return { start: link.offset, end: link.offset + link.raw.length, text: token };
@@ -157,19 +167,35 @@ function tokenForms(raw: string, parts: TokenParts, path: string): string[] {
   return [encoded, angled];
 }
 
-/** Canvas file nodes and group backgrounds that name `from`: only those string values change. */
-function planMoveInCanvas(file: SourceFile, from: string, to: string): FileEdit | null {
+/**
+ * Canvas references: file nodes' `file` and group nodes' `background` naming `from`, and links in
+ * text cards (Markdown, resolved from the canvas's own path). Only those string literals change.
+ */
+function planMoveInCanvas(file: SourceFile, w: MoveWorld): FileEdit | null {
   const splices: Splice[] = [];
-  for (const s of canvasSpans(file)) {
+  const spans = canvasSpans(file);
+  const types = nodeTypes(spans);
+  for (const s of spans) {
+    if (s.path.length !== 3 || s.path[0] !== "nodes") continue;
     const key = s.path[2];
-    if (s.path.length === 3 && s.path[0] === "nodes" && (key === "file" || key === "background") && s.value === from)
-      splices.push({ start: s.start, end: s.end, text: JSON.stringify(to) });
+    if ((key === "file" || key === "background") && s.value === w.from) splices.push({ start: s.start, end: s.end, text: JSON.stringify(w.to) });
+    if (key === "text" && types.get(s.path[1]) === "text" && s.value.includes("[")) {
+      const text = rewriteForMove(s.value, file.path, w, file.path);
+      if (text !== s.value) splices.push({ start: s.start, end: s.end, text: JSON.stringify(text) });
+    }
   }
   return fileEdit(file.path, file.text, applySplices(file.text, splices), file.bytes);
 }
 
+/** Node index → node type, from a canvas's string spans. */
+function nodeTypes(spans: JsonStringSpan[]): Map<unknown, string> {
+  const out = new Map<unknown, string>();
+  for (const s of spans) if (s.path.length === 3 && s.path[0] === "nodes" && s.path[2] === "type") out.set(s.path[1], s.value);
+  return out;
+}
+
 /** String values of a canvas; a file that is not JSON holds no references we could edit. */
-function canvasSpans(file: SourceFile) {
+function canvasSpans(file: SourceFile): JsonStringSpan[] {
   try {
     return jsonStringSpans(file.text);
   } catch {
@@ -259,16 +285,23 @@ function renameHeadingLinks(source: string, text: string, r: HeadingRename): str
   return applySplices(text, splices);
 }
 
-/** Canvas file nodes showing `path#Old…`: only their `subpath` string changes. */
+/** Canvas file nodes showing `path#Old…` (their `subpath`) and links in text cards. */
 function renameHeadingInCanvas(file: SourceFile, r: HeadingRename): FileEdit | null {
   const spans = canvasSpans(file);
   const fileOf = new Map<unknown, string>();
   for (const s of spans) if (s.path.length === 3 && s.path[0] === "nodes" && s.path[2] === "file") fileOf.set(s.path[1], s.value);
+  const types = nodeTypes(spans);
   const splices: Splice[] = [];
   for (const s of spans) {
-    if (s.path.length !== 3 || s.path[0] !== "nodes" || s.path[2] !== "subpath" || fileOf.get(s.path[1]) !== r.path) continue;
-    const sub = renamedSubpath(s.value, r, (x) => x);
-    if (sub !== null) splices.push({ start: s.start, end: s.end, text: JSON.stringify(sub) });
+    if (s.path.length !== 3 || s.path[0] !== "nodes") continue;
+    if (s.path[2] === "subpath" && fileOf.get(s.path[1]) === r.path) {
+      const sub = renamedSubpath(s.value, r, (x) => x);
+      if (sub !== null) splices.push({ start: s.start, end: s.end, text: JSON.stringify(sub) });
+    }
+    if (s.path[2] === "text" && types.get(s.path[1]) === "text" && s.value.includes("#")) {
+      const text = renameHeadingLinks(file.path, s.value, r);
+      if (text !== s.value) splices.push({ start: s.start, end: s.end, text: JSON.stringify(text) });
+    }
   }
   return fileEdit(file.path, file.text, applySplices(file.text, splices), file.bytes);
 }

@@ -26,7 +26,8 @@ const FILES = {
   ].join("\n"),
   "Elsewhere.md": "## Step 1 Setup\n",
   "board.canvas": '{"nodes":[{"id":"n","type":"file","file":"Guide.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1},' +
-    '{"id":"m","type":"file","file":"Elsewhere.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1}]}',
+    '{"id":"m","type":"file","file":"Elsewhere.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1},' +
+    '{"id":"t","type":"text","text":"see [[Guide#Step 1 Setup|setup]]","x":0,"y":0,"width":1,"height":1}]}',
 };
 
 function planned(selfText?: string) {
@@ -39,7 +40,7 @@ function planned(selfText?: string) {
 }
 
 describe("planHeadingRename", () => {
-  test("links in other notes, frontmatter, Markdown links (encoded or <…>) and canvas subpaths", () => {
+  test("links in other notes, frontmatter, Markdown links (encoded or <…>), canvas subpaths and text cards", () => {
     const edits = planned(RENAMED);
     const text = (p: string) => edits.find((e) => e.path === p)?.text;
     // stripHeadingForLink drops the ":" Obsidian cannot keep in a link.
@@ -54,7 +55,7 @@ describe("planHeadingRename", () => {
         "",
       ].join("\n"),
     );
-    expect(text("board.canvas")).toBe(FILES["board.canvas"].replace('"subpath":"#Step 1 Setup","x"', '"subpath":"#Getting started part 1","x"'));
+    expect(text("board.canvas")).toBe(FILES["board.canvas"].replace('"subpath":"#Step 1 Setup","x"', '"subpath":"#Getting started part 1","x"').replace("[[Guide#Step 1 Setup|setup]]", "[[Guide#Getting started part 1|setup]]"));
     expect(edits.find((e) => e.path === "a.md")!.etag).toBe(etagOf(FILES["a.md"]));
   });
 

@@ -129,13 +129,14 @@ describe("attachments and canvases", () => {
   const canvas =
     '{\n\t"nodes":[\n\t\t{"id":"a1","type":"file","file":"img.png","x":0,"y":0,"width":10,"height":10},\n' +
     '\t\t{"id":"g1","type":"group","background":"img.png","x":0,"y":0,"width":10,"height":10},\n' +
-    '\t\t{"id":"t1","type":"text","text":"img.png","x":0,"y":0,"width":10,"height":10}\n\t],\n\t"edges":[]\n}';
+    '\t\t{"id":"t1","type":"text","text":"img.png","x":0,"y":0,"width":10,"height":10},\n' +
+    '\t\t{"id":"t2","type":"text","text":"# Card\\n\\n![[img.png|200]] and [[n]]","x":0,"y":0,"width":10,"height":10}\n\t],\n\t"edges":[]\n}';
   const files = { "n.md": "![[img.png]] ![](img.png) [[img.png|pic]] [[img]]\n", "img.png": "PNG", "board.canvas": canvas };
 
-  test("embeds keep the extension; Markdown images are URL-encoded; canvas file nodes change surgically", () => {
+  test("embeds keep the extension; Markdown images are URL-encoded; canvas file nodes and text cards change surgically", () => {
     const p = plan(files, "img.png", "media/pic one.png");
     expect(p.text("n.md")).toBe("![[pic one.png]] ![](pic%20one.png) [[pic one.png|pic]] [[img]]\n");
-    expect(p.text("board.canvas")).toBe(canvas.replace('"file":"img.png"', '"file":"media/pic one.png"').replace('"background":"img.png"', '"background":"media/pic one.png"'));
+    expect(p.text("board.canvas")).toBe(canvas.replace('"file":"img.png"', '"file":"media/pic one.png"').replace('"background":"img.png"', '"background":"media/pic one.png"').replace("![[img.png|200]]", "![[pic one.png|200]]"));
     applyAndResolve(p.edits, "img.png", "media/pic one.png", files);
   });
 });
