@@ -17,27 +17,53 @@ const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
   print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
 
 export const vaultIndexCommand: CommandDef = {
-  meta: { description: "Bring the index up to date (only changed files are re-read); --rebuild starts from scratch." },
-  args: { rebuild: { type: "boolean", description: "Drop the index and build it again." }, ...GLOBAL_ARGS },
+  meta: {
+    description:
+      "Bring the index up to date (only changed files are re-read), then embed new and changed chunks when an embeddings provider is configured. --rebuild starts the index from scratch (stored embeddings are kept).",
+  },
+  args: {
+    rebuild: { type: "boolean", description: "Drop the index and build it again." },
+    reembed: { type: "boolean", description: "Drop every stored vector and embed the whole vault again (after changing the embedding model)." },
+    "require-embeddings": { type: "boolean", description: "Exit non-zero when embeddings cannot be made (the lexical index is updated either way)." },
+    "no-embeddings": { type: "boolean", description: "Only the lexical index; no embedding requests." },
+    ...GLOBAL_ARGS,
+  },
   async run({ args, rawArgs }) {
     rejectUnknownFlags(rawArgs, vaultIndexCommand.args as never);
-    const flags = args as GlobalFlags & { rebuild?: boolean };
+    const flags = args as GlobalFlags & { rebuild?: boolean; reembed?: boolean; "require-embeddings"?: boolean; "no-embeddings"?: boolean };
     const ctx = openContext(flags);
     const bar = progressBar("indexing");
+    const embedBar = progressBar("embedding");
     ctx.progress = bar.update;
-    try {
-      const r = (await invoke(vaultReindex, ctx, { rebuild: flags.rebuild === true })) as Static<typeof IndexReportSchema>;
+    const { embeddingService, closeEmbeddings } = await import("../embeddings/service.ts");
+    embeddingService(ctx).progress = (done, total) => {
       bar.done();
+      embedBar.update(done, total);
+    };
+    try {
+      const r = (await invoke(vaultReindex, ctx, {
+        rebuild: flags.rebuild === true,
+        reembed: flags.reembed === true,
+        require_embeddings: flags["require-embeddings"] === true,
+        embeddings: !(flags["no-embeddings"] === true || rawArgs.includes("--no-embeddings")),
+      })) as Static<typeof IndexReportSchema>;
+      bar.done();
+      embedBar.done();
       out(flags, r, () => {
         const lines = [vaultReindex.summary(r as never, {} as never)];
         if (r.rebuilt) lines.push(`(new index: ${r.rebuilt})`);
-        for (const w of r.warnings.slice(0, 20)) lines.push(`warning: ${w.path ?? ""} ${w.message}`);
+        for (const w of r.warnings.slice(0, 20)) lines.push(`warning: ${w.path ? `${w.path} ` : ""}${w.message}`);
         if (r.warnings.length > 20) lines.push(`… and ${r.warnings.length - 20} more (indx vault status)`);
         return lines.join("\n");
       });
+      // Piped JSON carries the warnings; a person at a terminal sees embedding trouble on stderr too.
+      if (process.stdout.isTTY !== true)
+        for (const w of r.warnings) if (w.code.startsWith("embeddings_")) printErr(`warning: ${w.message}`);
     } finally {
       bar.done();
+      embedBar.done();
       ctx.close();
+      closeEmbeddings(ctx);
     }
   },
 };

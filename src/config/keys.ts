@@ -116,6 +116,55 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     secret: true,
     description: "API key of the OpenAI-compatible endpoint.",
   },
+  {
+    key: "embeddings.batch_size",
+    env: "INDX_EMBEDDINGS_BATCH_SIZE",
+    type: "int",
+    default: 64,
+    description: "Chunks sent per embedding request (halved automatically when the server refuses a batch).",
+  },
+  {
+    key: "embeddings.concurrency",
+    env: "INDX_EMBEDDINGS_CONCURRENCY",
+    type: "int",
+    default: 2,
+    description: "Embedding requests in flight at once.",
+  },
+  {
+    key: "embeddings.timeout_ms",
+    env: "INDX_EMBEDDINGS_TIMEOUT_MS",
+    type: "int",
+    default: 60000,
+    description: "Timeout of one embedding request (a search query's embedding gets at most 10 s).",
+  },
+  {
+    key: "ai.provider",
+    env: "INDX_AI_PROVIDER",
+    type: "string",
+    default: null,
+    description: "Chat model provider (ollama | openai), used for reranking. Unset: the embeddings provider.",
+  },
+  { key: "ai.model", env: "INDX_AI_MODEL", type: "string", default: null, description: "Chat model name. Unset: no chat model (no reranking)." },
+  { key: "ai.timeout_ms", env: "INDX_AI_TIMEOUT_MS", type: "int", default: 30000, description: "Timeout of one chat model call." },
+  {
+    key: "search.rerank",
+    env: "INDX_SEARCH_RERANK",
+    type: "bool",
+    default: false,
+    description: "Rerank hybrid results with the chat model by default (a request can override it with rerank).",
+  },
+  {
+    key: "search.rerank_candidates",
+    type: "int",
+    default: 20,
+    description: "How many fused results the chat model reranks (at most 50).",
+  },
+  {
+    key: "search.rerank_timeout_ms",
+    type: "int",
+    default: 15000,
+    description: "Reranking gives up after this long and keeps the fused order, with a warning.",
+  },
 ];
 
 export const KEY_BY_NAME = new Map(CONFIG_KEYS.map((k) => [k.key, k]));

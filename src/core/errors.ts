@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   index_missing: { http: 503, exit: 6 },
   index_incompatible: { http: 503, exit: 6 },
   ai_unavailable: { http: 503, exit: 6 },
+  ai_provider_error: { http: 502, exit: 8 },
   internal: { http: 500, exit: 1 },
 } as const;
 

@@ -9,6 +9,7 @@ import type { OpContext } from "../ops/context.ts";
 import { createApp } from "./server.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { isLoopback } from "./guard.ts";
+import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 
 export interface ServeOptions {
   host: string;
@@ -80,6 +81,8 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
 
   const watcher = opts.watch === false ? null : new VaultWatcher(ctx, cfg.int("index.debounce_ms"));
   watcher?.start();
+  // Embeds what is pending now and after every index update, off the request path.
+  const stopEmbedding = embeddingService(ctx).startBackground(ctx);
   logEvent("server.started", { port, auth });
   notice(`indx is serving ${basename(ctx.vault.root)} at ${url}  (API docs: ${url}/docs)`);
   return {
@@ -89,9 +92,12 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     mcp,
     async stop() {
       watcher?.stop();
+      stopEmbedding();
+      await embeddingService(ctx).idle();
       await mcp.close();
       await app.stop();
       ctx.close();
+      closeEmbeddings(ctx);
     },
   };
 }

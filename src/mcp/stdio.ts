@@ -6,6 +6,7 @@ import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
+import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 
 export interface StdioOptions {
   scopes: ReadonlySet<Scope>;
@@ -42,6 +43,7 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
   hub.ready = new Promise<void>((resolve) => (markReady = resolve));
   const session = createSession(hub, { scopes: opts.scopes });
   let watcher: VaultWatcher | null = null;
+  let stopEmbedding = () => {};
 
   let prepared = false;
   const prepare = () => {
@@ -59,6 +61,8 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
       watcher = new VaultWatcher(ctx, ctx.vault.config.int("index.debounce_ms"));
       watcher.start();
     }
+    // Embeddings of new and changed chunks are made in the background, never on a tool call's path.
+    stopEmbedding = embeddingService(ctx).startBackground(ctx);
   };
   session.server.oninitialized = () => setTimeout(prepare, 0);
   const grace = setTimeout(prepare, opts.initializeGraceMs ?? 2000);
@@ -81,7 +85,9 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
 
   clearTimeout(grace);
   (watcher as VaultWatcher | null)?.stop();
+  stopEmbedding();
   await session.close().catch(() => {});
   hub.close();
   ctx.close();
+  closeEmbeddings(ctx);
 }

@@ -97,3 +97,57 @@ export function normalizeScore(bm25: number): number {
   const s = Math.abs(bm25);
   return Math.round((s / (1 + s)) * 10000) / 10000;
 }
+
+export interface ChunkRank {
+  chunkId: number;
+  fileId: number;
+}
+
+/**
+ * The lexical list of hybrid search: the best `limit` chunks by BM25 (not grouped to notes),
+ * then CJK substring hits. Chunk level, because fusion happens per chunk (seed 002).
+ */
+export function lexicalChunks(
+  db: Database,
+  q: string,
+  opts: { limit: number; allowed: Set<number> | null; excludeFileIds?: number[] },
+): { chunks: ChunkRank[]; match: string | null; cjk: string[] } {
+  const compiled = compileQuery(q);
+  if (compiled.empty || opts.allowed?.size === 0) return { chunks: [], match: compiled.match, cjk: compiled.cjk };
+  const allowedJson = opts.allowed ? JSON.stringify([...opts.allowed]) : null;
+  const excludedJson = JSON.stringify(opts.excludeFileIds ?? []);
+  const out: ChunkRank[] = [];
+  const seen = new Set<number>();
+  if (compiled.match) {
+    for (const r of db
+      .query<ChunkRank, [string, string | null, string, number]>(
+        `SELECT c.id AS chunkId, c.file_id AS fileId
+           FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid
+          WHERE chunks_fts MATCH ?1
+            AND (?2 IS NULL OR c.file_id IN (SELECT value FROM json_each(?2)))
+            AND c.file_id NOT IN (SELECT value FROM json_each(?3))
+          ORDER BY ${RANK}, c.id LIMIT ?4`,
+      )
+      .all(compiled.match, allowedJson, excludedJson, opts.limit)) {
+      seen.add(r.chunkId);
+      out.push(r);
+    }
+  }
+  for (const term of compiled.cjk) {
+    if (out.length >= opts.limit) break;
+    for (const r of db
+      .query<ChunkRank, [string, string | null, string, number]>(
+        `SELECT id AS chunkId, file_id AS fileId FROM chunks
+          WHERE instr(text, ?1) > 0
+            AND (?2 IS NULL OR file_id IN (SELECT value FROM json_each(?2)))
+            AND file_id NOT IN (SELECT value FROM json_each(?3))
+          LIMIT ?4`,
+      )
+      .all(term, allowedJson, excludedJson, opts.limit)) {
+      if (seen.has(r.chunkId) || out.length >= opts.limit) continue;
+      seen.add(r.chunkId);
+      out.push(r);
+    }
+  }
+  return { chunks: out, match: compiled.match, cjk: compiled.cjk };
+}

@@ -1,12 +1,23 @@
+import type { Database } from "bun:sqlite";
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
+import { chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
+import { createChatProvider } from "../ai/providers.ts";
+import { ProviderError } from "../ai/types.ts";
+import { embeddingService, type Availability } from "../embeddings/service.ts";
+import type { VectorStore } from "../embeddings/store.ts";
 import { filterNoteIds } from "../notes/filter.ts";
 import { defineOp } from "../ops/define.ts";
 import type { OpContext } from "../ops/context.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, Warning } from "../ops/schemas.ts";
-import { lexicalSearch } from "./lexical.ts";
-import { relatedQuery } from "./related.ts";
-import { buildResults, SearchResult } from "./results.ts";
+import { fuse, maxFused, toHits, type FusedNote } from "./hybrid.ts";
+import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
+import { compileQuery } from "./query.ts";
+import { parseChunkId, relatedQuery } from "./related.ts";
+import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
+import { buildResults, SearchResult, type RankedHit } from "./results.ts";
+import { centroid, semanticPage, vectorChunks } from "./semantic.ts";
 
 const Mode = Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")]);
 type ModeName = "lexical" | "semantic" | "hybrid";
@@ -25,31 +36,78 @@ interface Warn {
   message: string;
 }
 
-/**
- * Picks the mode actually used. Embeddings are not built yet in this version, so anything
- * vector-based falls back visibly (hybrid, auto with a provider configured) or fails with an
- * actionable error (semantic), as seed 004 asks.
- */
-function chooseMode(ctx: OpContext, requested: ModeName | "auto", warnings: Warn[]): "lexical" {
-  const configured = ctx.vault.config.str("embeddings.provider") !== null;
-  if (requested === "semantic")
-    throw new IndxError(
-      "ai_unavailable",
-      configured
-        ? "Semantic search needs embeddings, and none are available for this index yet. Use mode lexical."
-        : "Semantic search needs an embeddings provider: set INDX_EMBEDDINGS_PROVIDER and INDX_EMBEDDINGS_MODEL, then run `indx vault index`. Use mode lexical meanwhile.",
-      { mode: "semantic", fix: "set INDX_EMBEDDINGS_PROVIDER and run indx vault index" },
-    );
-  if (requested === "hybrid" || (requested === "auto" && configured))
-    warnings.push({ code: "embeddings_unavailable", message: "Embeddings are not available; results are lexical only." });
-  return "lexical";
+type Plan = { mode: "lexical" } | { mode: "semantic" | "hybrid"; store: VectorStore; settings: EmbeddingsSettings; vector: Float32Array };
+
+const NOT_CONFIGURED =
+  "Semantic search needs an embeddings provider: set INDX_EMBEDDINGS_PROVIDER (ollama | openai) and INDX_EMBEDDINGS_MODEL, then run `indx vault index`. Use mode lexical meanwhile.";
+
+/** Why vector search cannot run, as the error an explicit semantic request gets. */
+function unavailableError(a: Exclude<Availability, { state: "ready" | "not_configured" }>): IndxError {
+  if (a.state === "incompatible") return new IndxError("index_incompatible", a.message, { mode: "semantic", fix: a.fix });
+  return new IndxError("ai_unavailable", `Semantic search is unavailable: ${a.message} Use mode lexical meanwhile.`, { mode: "semantic", fix: a.fix });
 }
+
+function unavailableWarning(a: Exclude<Availability, { state: "ready" | "not_configured" }>): Warn {
+  return { code: a.state === "incompatible" ? "embeddings_incompatible" : "embeddings_unavailable", message: `${a.message} Results are lexical only.` };
+}
+
+function providerError(err: unknown): IndxError {
+  if (err instanceof IndxError) return err;
+  const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
+  return e.kind === "unreachable" || e.kind === "timeout" || e.kind === "model_missing"
+    ? new IndxError("ai_unavailable", `The embeddings provider could not embed the query (${e.kind.replace("_", " ")}). Use mode lexical, or check it with \`indx vault status\`.`, {
+        mode: "semantic",
+        reason: e.kind,
+      })
+    : new IndxError("ai_provider_error", `The embeddings provider failed (${e.kind.replace("_", " ")}${e.status ? `, HTTP ${e.status}` : ""}).`, { reason: e.kind });
+}
+
+/**
+ * Picks the mode actually used (seed 004): auto is hybrid when embeddings are configured and
+ * usable, else lexical (with a warning only when they are configured); hybrid without vectors
+ * degrades to lexical with a warning; semantic without vectors is an actionable error.
+ */
+async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warn[]): Promise<Plan> {
+  if (requested === "lexical") return { mode: "lexical" };
+  const svc = embeddingService(ctx);
+  const a = svc.availability(ctx);
+  if (a.state === "not_configured") {
+    if (requested === "semantic") throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic", fix: "set INDX_EMBEDDINGS_PROVIDER and run indx vault index" });
+    if (requested === "hybrid")
+      warnings.push({ code: "embeddings_unavailable", message: "No embeddings provider is configured (INDX_EMBEDDINGS_PROVIDER); results are lexical only." });
+    return { mode: "lexical" };
+  }
+  if (a.state !== "ready") {
+    if (requested === "semantic") throw unavailableError(a);
+    warnings.push(unavailableWarning(a));
+    return { mode: "lexical" };
+  }
+  let vector: Float32Array;
+  try {
+    vector = await svc.embedQuery(a.settings, q);
+  } catch (err) {
+    const e = providerError(err);
+    logEvent("search.embeddings_failed", { code: e.code });
+    if (requested === "semantic") throw e;
+    warnings.push({
+      code: e.code === "index_incompatible" ? "embeddings_incompatible" : "embeddings_unavailable",
+      message: `${e.message.replace(/ Use mode lexical.*$/, "")} Results are lexical only.`,
+    });
+    return { mode: "lexical" };
+  }
+  if (a.pending > 0)
+    warnings.push({ code: "embeddings_incomplete", message: `${a.pending} of ${a.chunks} chunks are not embedded yet; vector results may miss them.` });
+  return { mode: requested === "semantic" ? "semantic" : "hybrid", store: a.store, settings: a.settings, vector };
+}
+
+/** How many chunks each list contributes to fusion. */
+const depthFor = (want: number) => Math.min(1000, Math.max(100, want * 5));
 
 export const vaultSearch = defineOp({
   name: "vault_search",
   title: "Search the vault",
   description:
-    'Search notes and get compact hits (path, title, best heading, snippet, score), never whole notes: follow up with note_read or chunk_get on the hits you need. Query syntax: words (any may match; notes with more of them rank higher), "exact phrase", +required, -excluded, prefix*, OR. Filter with tag (nested tags included), path_glob and frontmatter. Page with cursor.',
+    'Search notes and get compact hits (path, title, best heading, snippet, score), never whole notes: follow up with note_read or chunk_get on the hits you need. Modes: lexical (words), semantic (meaning, needs embeddings), hybrid (both, fused; the default when embeddings are available). Query syntax: words (any may match; notes with more of them rank higher), "exact phrase", +required, -excluded, prefix*, OR. Filter with tag (nested tags included), path_glob and frontmatter. Page with cursor.',
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -61,29 +119,56 @@ export const vaultSearch = defineOp({
       frontmatter: Type.Optional(FrontmatterFilter),
       limit: Type.Optional(Limit(10, 100)),
       cursor: Type.Optional(Cursor),
+      rerank: Type.Optional(
+        Type.Boolean({ description: "Rerank the top hybrid results with the chat model (INDX_AI_MODEL). Default: config search.rerank." }),
+      ),
     },
     { additionalProperties: false },
   ),
   output: SearchOutput,
-  run(ctx, input) {
+  async run(ctx, input) {
     const warnings: Warn[] = [];
     const requested = input.mode ?? "auto";
-    const mode = chooseMode(ctx, requested, warnings);
     const db = ctx.index.db;
     const limit = input.limit ?? ctx.vault.config.int("search.default_limit");
     const offset = decodeCursor(input.cursor);
     const allowed = filterNoteIds(db, input);
-    const page = lexicalSearch(db, input.q, { offset, limit, allowed });
-    if (page.match === null && page.cjk.length === 0)
+    const compiled = compileQuery(input.q);
+    const searchable = !(compiled.match === null && compiled.cjk.length === 0);
+    const p: Plan = searchable || input.q.trim() ? await plan(ctx, requested, input.q, warnings) : { mode: "lexical" };
+    if (!searchable && p.mode === "lexical")
       warnings.push({ code: "query_empty", message: "The query has no searchable words (only punctuation, operators or exclusions)." });
-    return {
-      results: buildResults(db, page.hits, page.match, page.cjk),
+    const out = (results: SearchResult[], hasMore: boolean, mode: ModeName) => ({
+      results,
       mode_requested: requested,
       mode_used: mode,
       limit,
-      next_cursor: page.hasMore ? encodeCursor(offset + limit) : null,
+      next_cursor: hasMore ? encodeCursor(offset + limit) : null,
       warnings,
-    };
+    });
+
+    if (p.mode === "lexical") {
+      const page = lexicalSearch(db, input.q, { offset, limit, allowed });
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      return out(buildResults(db, hits, page.match, page.cjk), page.hasMore, "lexical");
+    }
+    const want = offset + limit + 1;
+    if (p.mode === "semantic") {
+      const chunks = vectorChunks(db, p.store, p.vector, { limit: Math.max(want * 3, 50), allowed, distinctNotes: want });
+      const page = semanticPage(chunks, offset, limit);
+      return out(buildResults(db, page.hits, compiled.match, compiled.cjk), page.hasMore, "semantic");
+    }
+
+    const depth = depthFor(want);
+    const lex = lexicalChunks(db, input.q, { limit: depth, allowed });
+    const vec = vectorChunks(db, p.store, p.vector, { limit: depth, allowed });
+    const fused = fuse([lex.chunks, vec]);
+    const top = maxFused(2);
+    const names = ["lexical", "semantic"];
+    let hits: RankedHit[] = toHits(fused, names, (n) => n.fused / top);
+    if ((input.rerank ?? ctx.vault.config.get<boolean>("search.rerank")) === true && fused.length > 1)
+      hits = await rerankHits(ctx, db, input.q, fused, hits, offset, warnings);
+    return out(buildResults(db, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
   },
   summary: (o) =>
     o.results.length
@@ -91,17 +176,71 @@ export const vaultSearch = defineOp({
       : `No results (${o.mode_used})`,
 });
 
+/**
+ * Optional reranking of the top fused notes by the chat model, blended with their fused
+ * scores by position (seed 002). Any failure keeps the fused order and says so.
+ */
+async function rerankHits(ctx: OpContext, db: Database, q: string, fused: FusedNote[], hits: RankedHit[], offset: number, warnings: Warn[]): Promise<RankedHit[]> {
+  const cfg = ctx.vault.config;
+  const n = Math.min(MAX_RERANK_CANDIDATES, Math.max(2, cfg.int("search.rerank_candidates")), hits.length);
+  if (offset >= n) return hits;
+  let chat;
+  try {
+    const s = chatSettings(cfg);
+    if (s === null) {
+      warnings.push({ code: "rerank_unavailable", message: "Reranking needs a chat model (INDX_AI_MODEL); results are in fused order." });
+      return hits;
+    }
+    chat = createChatProvider(s);
+  } catch (err) {
+    warnings.push({ code: "rerank_unavailable", message: `${(err as Error).message} Results are in fused order.` });
+    return hits;
+  }
+  const head = fused.slice(0, n);
+  const rows = db
+    .query<{ id: number; title: string; heading_path: string; text: string }, [string]>(
+      `SELECT c.id, n.title, c.heading_path, c.text FROM chunks c JOIN notes n ON n.file_id = c.file_id
+        WHERE c.id IN (SELECT value FROM json_each(?))`,
+    )
+    .all(JSON.stringify(head.map((h) => h.chunkId)));
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const started = performance.now();
+  try {
+    const relevance = await rerankScores(
+      chat,
+      q,
+      head.map((h) => {
+        const r = byId.get(h.chunkId);
+        const hp = r ? (JSON.parse(r.heading_path) as string[]) : [];
+        return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
+      }),
+      Math.max(100, cfg.int("search.rerank_timeout_ms")),
+    );
+    const retrieval = head.map((h) => h.fused / head[0]!.fused);
+    const blended = blend(retrieval, relevance);
+    const top = hits.slice(0, n).map((h, i) => ({ ...h, score: blended[i]!, reason: `${h.reason}, reranked` }));
+    top.sort((a, b) => b.score - a.score || a.fileId - b.fileId);
+    logEvent("search.reranked", { candidates: n, ms: Math.round(performance.now() - started) });
+    return [...top, ...hits.slice(n)];
+  } catch (err) {
+    const kind = err instanceof ProviderError ? err.kind : "internal";
+    logEvent("search.rerank_failed", { code: kind, ms: Math.round(performance.now() - started) });
+    warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replace("_", " ")}); results are in fused order.` });
+    return hits;
+  }
+}
+
 export const related = defineOp({
   name: "related",
   title: "Notes related to a note or chunk",
   description:
-    "Find notes related to a known note (its path) or chunk ('<path>#<index>'), as compact candidates like vault_search returns. The input itself is never in the results, and no note body is returned.",
+    "Find notes related to a known note (its path) or chunk ('<path>#<index>'), as compact candidates like vault_search returns. Uses the note's embeddings when available (semantic neighbours), else shared distinctive words. The input itself is never in the results, and no note body is returned.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
       id: Type.String({ minLength: 1, maxLength: 1100, description: "A note path or a chunk id '<path>#<index>'." }),
-      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto" })),
+      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic when embeddings are available, else lexical." })),
       limit: Type.Optional(Limit(10, 100)),
     },
     { additionalProperties: false },
@@ -110,19 +249,68 @@ export const related = defineOp({
   run(ctx, input) {
     const warnings: Warn[] = [];
     const requested = input.mode ?? "auto";
-    const mode = chooseMode(ctx, requested, warnings);
     const db = ctx.index.db;
     const limit = input.limit ?? 10;
     const { fileId, query } = relatedQuery(ctx, input.id);
-    const page = lexicalSearch(db, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
-    return {
-      results: buildResults(db, page.hits, page.match, page.cjk, "shares terms"),
+    const out = (hits: RankedHit[], match: string | null, cjk: string[], mode: ModeName, prefix?: string) => ({
+      results: buildResults(db, hits, match, cjk, prefix),
       mode_requested: requested,
       mode_used: mode,
       limit,
       next_cursor: null,
       warnings,
+    });
+    const lexical = () => {
+      const page = lexicalSearch(db, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      return out(hits, page.match, page.cjk, "lexical", "shares terms");
     };
+    if (requested === "lexical") return lexical();
+
+    // Neighbours come from stored vectors: no provider call, so a provider that is down does not matter.
+    const a = embeddingService(ctx).availability(ctx);
+    const usable = a.state === "ready" || a.state === "provider_down";
+    if (a.state === "not_configured") {
+      if (requested === "semantic") throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic" });
+      if (requested === "hybrid")
+        warnings.push({ code: "embeddings_unavailable", message: "No embeddings provider is configured; related notes are found by shared words only." });
+      return lexical();
+    }
+    if (!usable) {
+      if (requested === "semantic") throw unavailableError(a);
+      warnings.push(unavailableWarning(a));
+      return lexical();
+    }
+    const store = embeddingService(ctx).vectors(false)!;
+    const chunk = parseChunkId(input.id);
+    const hashes = db
+      .query<{ hash: string }, [number, number | null]>("SELECT hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)")
+      .values(fileId, chunk ? chunk.ord : null)
+      .map((r) => r[0] as string);
+    const own = store.vectorsOf(hashes);
+    const direction = centroid([...own.values()]);
+    if (!direction) {
+      const msg = "This note has no embeddings yet (it is new, empty or still being embedded).";
+      if (requested === "semantic") throw new IndxError("ai_unavailable", `${msg} Try again shortly, or use mode lexical.`, { mode: "semantic", fix: "indx vault index" });
+      warnings.push({ code: "embeddings_pending", message: `${msg} Related notes are found by shared words only.` });
+      return lexical();
+    }
+    if (own.size < hashes.length)
+      warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
+    const vec = vectorChunks(db, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
+    if (requested === "hybrid") {
+      const lex = lexicalChunks(db, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
+      const fused = fuse([lex.chunks, vec]);
+      const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused(2));
+      return out(hits, lex.match, lex.cjk, "hybrid");
+    }
+    const page = semanticPage(vec, 0, limit);
+    return out(
+      page.hits.map((h) => ({ ...h, reason: "semantic neighbour" })),
+      null,
+      [],
+      "semantic",
+    );
   },
   summary: (o) => `${o.results.length} related notes (${o.mode_used})`,
 });

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { Type, type Static } from "@sinclair/typebox";
 import { FTS_COLUMNS } from "../index/schema.ts";
 import { compactMeta, CompactMeta, Nullable } from "../ops/schemas.ts";
-import { normalizeScore, type LexicalHit } from "./lexical.ts";
+
 
 export const SearchResult = Type.Object({
   id: Type.String({ description: "Note id (its vault path). Pass to note_read." }),
@@ -39,8 +39,17 @@ interface Row {
   text: string;
 }
 
+/** A note found by any mode, pointing at its best chunk, with its score already in 0..1. */
+export interface RankedHit {
+  fileId: number;
+  chunkId: number;
+  score: number;
+  /** Overrides the reason prefix for this hit (e.g. "hybrid: lexical #1, semantic #3"). */
+  reason?: string;
+}
+
 /** Turns ranked hits into the compact result shape (DESIGN.md §5), one query for the whole page. */
-export function buildResults(db: Database, hits: LexicalHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
+export function buildResults(db: Database, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
   if (hits.length === 0) return [];
   const ids = JSON.stringify(hits.map((h) => h.chunkId));
   const rows = db
@@ -60,10 +69,12 @@ export function buildResults(db: Database, hits: LexicalHit[], match: string | n
     const m = marks.get(h.chunkId);
     let matched = m?.matched ?? [];
     let snippet = m?.snippet ?? "";
-    if (!matched.length && cjk.length) {
+    if (!matched.length && cjk.length && cjk.some((t) => r.text.includes(t))) {
       matched = ["body"];
       snippet = cjkSnippet(r.text, cjk);
     }
+    // A semantic hit may share no word with the query: show the start of its best chunk.
+    if (!snippet && h.reason !== undefined) snippet = leadSnippet(r.text);
     if (countWords(r.text) <= SNIPPET_TOKENS) snippet = "";
     return [
       {
@@ -76,8 +87,11 @@ export function buildResults(db: Database, hits: LexicalHit[], match: string | n
         chunk_id: `${r.path}#${r.ord}`,
         line: r.start_line,
         snippet,
-        score: normalizeScore(h.bm25),
-        reason: matched.length ? `${reasonPrefix} in ${matched.join(", ")}` : reasonPrefix,
+        score: Math.round(h.score * 10000) / 10000,
+        reason:
+          h.reason !== undefined
+            ? matched.length ? `${h.reason}; words in ${matched.join(", ")}` : h.reason
+            : matched.length ? `${reasonPrefix} in ${matched.join(", ")}` : reasonPrefix,
         matched_in: matched,
         tags: JSON.parse(r.tags) as string[],
         meta: compactMeta(r.frontmatter ? (JSON.parse(r.frontmatter) as Record<string, unknown>) : null, JSON.parse(r.aliases) as string[]),
@@ -112,6 +126,11 @@ function cjkSnippet(text: string, terms: string[]): string {
     return oneLine(`${start > 0 ? "…" : ""}${text.slice(start, at)}**${t}**${text.slice(at + t.length, end)}${end < text.length ? "…" : ""}`);
   }
   return "";
+}
+
+function leadSnippet(text: string): string {
+  const words = text.replace(/^#+\s.*$/gm, " ").split(/\s+/).filter(Boolean);
+  return words.length > SNIPPET_TOKENS ? `${words.slice(0, SNIPPET_TOKENS).join(" ")}…` : "";
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();

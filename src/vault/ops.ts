@@ -7,6 +7,11 @@ import { SCHEMA_VERSION } from "../index/schema.ts";
 import { defineOp } from "../ops/define.ts";
 import { Nullable, Warning } from "../ops/schemas.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
+import { ERROR_CODES, type ErrorCode } from "../core/errors.ts";
+import { describeIdentity } from "../ai/settings.ts";
+import { embeddingService } from "../embeddings/service.ts";
+import type { OpContext } from "../ops/context.ts";
+import { REEMBED_FIX } from "../embeddings/store.ts";
 
 const MAX_WARNINGS = 50;
 
@@ -23,6 +28,73 @@ const IndexCounts = Type.Object({
   tasks: Type.Integer(),
 });
 
+const EmbeddingsStatus = Type.Object({
+  configured: Type.Boolean(),
+  provider: Nullable(Type.String()),
+  model: Nullable(Type.String()),
+  state: Type.Union(
+    ["not_configured", "misconfigured", "ready", "partial", "empty", "incompatible", "unavailable"].map((s) => Type.Literal(s)),
+    { description: "ready: every chunk embedded; partial: some pending; empty: none yet; incompatible: stored vectors of another model; unavailable: the provider does not answer." },
+  ),
+  available: Type.Boolean({ description: "Semantic and hybrid search can run now." }),
+  dimension: Nullable(Type.Integer({ description: "Dimension of the stored vectors, else the probed one." })),
+  stored: Nullable(Type.Object({ provider: Type.String(), model: Type.String(), dim: Type.Integer() })),
+  counts: Type.Optional(Type.Object({ chunks: Type.Integer(), embedded: Type.Integer(), pending: Type.Integer() })),
+  probe: Type.Optional(
+    Type.Object({
+      ok: Type.Boolean(),
+      dimension: Nullable(Type.Integer()),
+      latency_ms: Type.Integer(),
+      error: Nullable(Type.Object({ kind: Type.String(), message: Type.String() })),
+    }),
+  ),
+  message: Type.Optional(Type.String()),
+  fix: Type.Optional(Type.String()),
+});
+
+/** The embeddings part of vault_status: configuration, stored identity, coverage, and a live probe. */
+async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: boolean) {
+  const svc = embeddingService(ctx);
+  const cfg = ctx.vault.config;
+  const base = { provider: cfg.str("embeddings.provider"), model: cfg.str("embeddings.model") };
+  let settings;
+  try {
+    settings = svc.settings();
+  } catch (err) {
+    return { configured: true, ...base, state: "misconfigured", available: false, dimension: null, stored: null, message: (err as Error).message };
+  }
+  if (settings === null) return { configured: false, ...base, state: "not_configured", available: false, dimension: null, stored: null };
+  const store = svc.vectors(false);
+  const stored = store?.identity() ?? null;
+  const mismatch = store?.mismatch(settings) ?? null;
+  const counts = indexReady ? svc.counts(ctx.index.db, mismatch ? null : store) : undefined;
+  const p = probe ? await svc.probe(settings) : undefined;
+  const dimMismatch = p?.ok && stored && !mismatch && p.dimension !== stored.dim ? store!.mismatch(settings, p.dimension!) : null;
+  const problem = mismatch ?? dimMismatch;
+  const out = {
+    configured: true,
+    provider: settings.provider,
+    model: settings.model,
+    dimension: stored?.dim ?? p?.dimension ?? null,
+    stored,
+    ...(counts ? { counts } : {}),
+    ...(p ? { probe: p } : {}),
+  };
+  if (problem) return { ...out, state: "incompatible", available: false, message: `${problem}.`, fix: REEMBED_FIX };
+  if (p && !p.ok)
+    return {
+      ...out,
+      state: "unavailable",
+      available: false,
+      message: `The embeddings provider ${describeIdentity(settings)} does not answer (${p.error?.kind}): search falls back to lexical.`,
+      fix: settings.provider === "ollama" ? `start Ollama and run \`ollama pull ${settings.model}\`` : "check INDX_OPENAI_BASE_URL and INDX_OPENAI_API_KEY",
+    };
+  if (!stored || (counts && counts.embedded === 0))
+    return { ...out, state: "empty", available: false, message: "No chunk is embedded yet.", fix: "indx vault index" };
+  if (counts && counts.pending > 0) return { ...out, state: "partial", available: true, fix: "indx vault index" };
+  return { ...out, state: "ready", available: true };
+}
+
 export const vaultStatus = defineOp({
   name: "vault_status",
   title: "Vault and index health",
@@ -30,7 +102,10 @@ export const vaultStatus = defineOp({
     "Health and counts of the vault and its index: notes, attachments, links, unresolved links, tags, when the index was last updated, whether embeddings are configured, and notes that need attention (malformed frontmatter, too large, binary). Call it first when connecting to an unfamiliar vault.",
   scope: "vault:read",
   safe: true,
-  input: Type.Object({}, { additionalProperties: false }),
+  input: Type.Object(
+    { probe: Type.Optional(Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency). false: no network call." })) },
+    { additionalProperties: false },
+  ),
   output: Type.Object({
     name: Type.String(),
     vault_id: Type.String(),
@@ -45,21 +120,16 @@ export const vaultStatus = defineOp({
       size_bytes: Type.Integer(),
       counts: Type.Optional(IndexCounts),
     }),
-    embeddings: Type.Object({ configured: Type.Boolean(), provider: Nullable(Type.String()), model: Nullable(Type.String()) }),
+    embeddings: EmbeddingsStatus,
     warnings: Type.Array(Warning),
     warnings_total: Type.Integer(),
   }),
-  run(ctx) {
+  async run(ctx, input) {
     const v = ctx.vault;
     const base = {
       name: basename(v.root),
       vault_id: v.id,
       version: VERSION,
-      embeddings: {
-        configured: v.config.str("embeddings.provider") !== null,
-        provider: v.config.str("embeddings.provider"),
-        model: v.config.str("embeddings.model"),
-      },
     };
     let db;
     try {
@@ -68,6 +138,7 @@ export const vaultStatus = defineOp({
       if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
       return {
         ...base,
+        embeddings: (await embeddingsStatus(ctx, input.probe !== false, false)) as never,
         index: {
           state: err.code === "index_missing" ? ("missing" as const) : ("incompatible" as const),
           fix: String(err.details?.fix ?? "indx vault index"),
@@ -107,6 +178,7 @@ export const vaultStatus = defineOp({
     }
     return {
       ...base,
+      embeddings: (await embeddingsStatus(ctx, input.probe !== false, true)) as never,
       index: {
         state: "ready" as const,
         schema_version: SCHEMA_VERSION,
@@ -146,6 +218,26 @@ export const IndexReportSchema = Type.Object({
   links_reresolved: Type.Integer(),
   warnings: Type.Array(Warning),
   duration_ms: Type.Integer(),
+  embeddings: Nullable(
+    Type.Object(
+      {
+        provider: Type.String(),
+        model: Type.String(),
+        dimension: Nullable(Type.Integer()),
+        chunks: Type.Integer({ description: "Distinct chunk contents in the index." }),
+        reused: Type.Integer({ description: "Already embedded (unchanged or renamed): not sent again." }),
+        embedded: Type.Integer(),
+        pending: Type.Integer({ description: "Still without a vector (a failure or interruption; the next run resumes)." }),
+        requests: Type.Integer(),
+        retries: Type.Integer(),
+        pruned: Type.Integer(),
+        batch_size: Type.Integer(),
+        duration_ms: Type.Integer(),
+        error: Nullable(Type.Object({ code: Type.String(), message: Type.String() })),
+      },
+      { description: "The embedding pass after indexing; null when no embeddings provider is configured or embeddings=false." },
+    ),
+  ),
 });
 
 export const vaultReindex = defineOp({
@@ -156,12 +248,23 @@ export const vaultReindex = defineOp({
   scope: "vault:admin",
   safe: false,
   input: Type.Object(
-    { rebuild: Type.Optional(Type.Boolean({ default: false, description: "Drop the index and build it again." })) },
+    {
+      rebuild: Type.Optional(Type.Boolean({ default: false, description: "Drop the index and build it again (stored embeddings are kept)." })),
+      embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks when an embeddings provider is configured." })),
+      reembed: Type.Optional(Type.Boolean({ default: false, description: "Drop every stored vector and embed the whole vault again (after changing the model)." })),
+      require_embeddings: Type.Optional(
+        Type.Boolean({ default: false, description: "Fail (instead of a warning) when embeddings cannot be made. The lexical index is updated either way." }),
+      ),
+    },
     { additionalProperties: false },
   ),
   output: IndexReportSchema,
-  run(ctx, input) {
+  async run(ctx, input) {
+    if (input.embeddings === false && (input.reembed || input.require_embeddings))
+      throw new IndxError("validation_failed", "reembed and require_embeddings need embeddings enabled.");
     const r = ctx.reindex({ rebuild: input.rebuild });
+    const warnings: { code: string; message: string; path?: string }[] = [...r.warnings];
+    const embeddings = input.embeddings === false ? null : await embedAfterIndex(ctx, input, warnings);
     return {
       rebuilt: r.rebuilt,
       scanned: r.scanned,
@@ -170,13 +273,58 @@ export const vaultReindex = defineOp({
       unchanged: r.unchanged,
       deleted: r.deleted,
       links_reresolved: r.linksReresolved,
-      warnings: r.warnings,
+      warnings,
       duration_ms: r.durationMs,
+      embeddings,
     };
   },
   summary: (o) =>
-    `indexed ${o.scanned} files in ${o.duration_ms} ms: ${o.added} added, ${o.updated} updated, ${o.deleted} deleted, ${o.warnings.length} warnings`,
+    `indexed ${o.scanned} files in ${o.duration_ms} ms: ${o.added} added, ${o.updated} updated, ${o.deleted} deleted, ${o.warnings.length} warnings` +
+    (o.embeddings ? `; embeddings: ${o.embeddings.embedded} embedded, ${o.embeddings.reused} reused, ${o.embeddings.pending} pending` : ""),
 });
+
+/**
+ * The embedding pass of `indx vault index` / vault_reindex. A failure never harms the lexical
+ * index, which is already written: it becomes a warning, or an error with require_embeddings.
+ */
+async function embedAfterIndex(
+  ctx: OpContext,
+  input: { reembed?: boolean; require_embeddings?: boolean },
+  warnings: { code: string; message: string }[],
+) {
+  const svc = embeddingService(ctx);
+  const settings = svc.settings();
+  if (settings === null) {
+    if (input.require_embeddings || input.reembed)
+      throw new IndxError("ai_unavailable", "No embeddings provider is configured: set INDX_EMBEDDINGS_PROVIDER and INDX_EMBEDDINGS_MODEL.", {
+        fix: "set INDX_EMBEDDINGS_PROVIDER",
+      });
+    return null;
+  }
+  let report;
+  try {
+    report = await svc.run(ctx.index, { reembed: input.reembed === true, prune: true, onProgress: svc.progress ?? ctx.progress });
+  } catch (err) {
+    if (!(err instanceof IndxError) || input.require_embeddings) throw err;
+    warnings.push({ code: err.code === "index_incompatible" ? "embeddings_incompatible" : "embeddings_failed", message: err.message });
+    return null;
+  }
+  if (report?.error) {
+    if (input.require_embeddings) {
+      const code = (report.error.code in ERROR_CODES ? report.error.code : "ai_provider_error") as ErrorCode;
+      throw new IndxError(code, `${report.error.message} The lexical index is up to date; ${report.pending} chunks still need embeddings.`, {
+        pending: report.pending,
+        embedded: report.embedded,
+        fix: "indx vault index --require-embeddings",
+      });
+    }
+    warnings.push({
+      code: "embeddings_failed",
+      message: `${report.error.message} The lexical index is up to date; ${report.pending} chunks still need embeddings (run \`indx vault index\` again to resume).`,
+    });
+  }
+  return report ?? null;
+}
 
 /** Keys whose values are local paths: shown as set/unset outside the local `indx config` commands. */
 const PATH_KEYS = new Set(["vault", "data_dir"]);

@@ -1,0 +1,95 @@
+/**
+ * Provider interfaces. The core sees only these; "not configured" is null at the call sites
+ * (see settings.ts), never a stub implementation.
+ */
+export interface EmbeddingProvider {
+  readonly provider: "ollama" | "openai";
+  readonly model: string;
+  /** One vector per input, in order. Throws ProviderError. */
+  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+}
+
+export interface ChatRequest {
+  system: string;
+  prompt: string;
+  /** JSON Schema of the wanted reply: structured output where the provider supports it. */
+  jsonSchema?: Record<string, unknown>;
+  maxOutputTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChatProvider {
+  readonly provider: "ollama" | "openai";
+  readonly model: string;
+  generate(req: ChatRequest): Promise<{ text: string }>;
+}
+
+export type ProviderErrorKind =
+  /** Connection refused, DNS, reset: the server is not there. */
+  | "unreachable"
+  | "timeout"
+  /** The server does not know the model (Ollama's 404, OpenAI's model_not_found). */
+  | "model_missing"
+  /** 401/403: credentials. */
+  | "auth"
+  /** The request was too large (batch or input): retry smaller. */
+  | "too_large"
+  | "rate_limited"
+  /** 5xx. */
+  | "server"
+  /** The reply did not have the expected shape (count, dimensions, numbers). */
+  | "bad_response"
+  /** Another 4xx. */
+  | "rejected";
+
+/** A provider failure. Its message never carries note text, queries or credentials. */
+export class ProviderError extends Error {
+  constructor(
+    readonly kind: ProviderErrorKind,
+    message: string,
+    readonly status?: number,
+  ) {
+    super(message);
+    this.name = "ProviderError";
+  }
+
+  get retryable(): boolean {
+    return this.kind === "unreachable" || this.kind === "timeout" || this.kind === "server" || this.kind === "rate_limited";
+  }
+}
+
+/** Classifies whatever a client library threw into a ProviderError (messages stay generic). */
+export function classifyError(err: unknown, what: string): ProviderError {
+  if (err instanceof ProviderError) return err;
+  const e = err as { name?: string; status?: number; status_code?: number; statusCode?: number; code?: string; message?: string; cause?: unknown };
+  const status = e?.status_code ?? e?.statusCode ?? e?.status;
+  const msg = String(e?.message ?? "");
+  if (e?.name === "TimeoutError" || /timed? ?out/i.test(msg)) return new ProviderError("timeout", `${what}: the request timed out`);
+  if (e?.name === "AbortError") return new ProviderError("timeout", `${what}: the request was cancelled`);
+  if (typeof status === "number") {
+    if (status === 404 && /model/i.test(msg)) return new ProviderError("model_missing", `${what}: the model is not available on the server (404)`, status);
+    if (status === 404) return new ProviderError("rejected", `${what}: the endpoint does not exist (404)`, status);
+    if (status === 401 || status === 403) return new ProviderError("auth", `${what}: the server refused the credentials (${status})`, status);
+    if (status === 413) return new ProviderError("too_large", `${what}: the request was too large (413)`, status);
+    if (status === 429) return new ProviderError("rate_limited", `${what}: rate limited (429)`, status);
+    if (status >= 500) return new ProviderError("server", `${what}: the server failed (${status})`, status);
+    if (/too (many|large|long)|batch|exceed/i.test(msg)) return new ProviderError("too_large", `${what}: the request was too large (${status})`, status);
+    return new ProviderError("rejected", `${what}: the server refused the request (${status})`, status);
+  }
+  const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
+  if (code === "ConnectionRefused" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "FailedToOpenSocket" || /connect|fetch failed|socket|Unable to connect/i.test(msg))
+    return new ProviderError("unreachable", `${what}: the server could not be reached`);
+  return new ProviderError("bad_response", `${what}: unexpected failure`);
+}
+
+/** Checks a batch of vectors: count, one dimension for all, finite numbers. */
+export function checkVectors(vectors: unknown, count: number, what: string): number[][] {
+  if (!Array.isArray(vectors) || vectors.length !== count)
+    throw new ProviderError("bad_response", `${what}: expected ${count} vectors, got ${Array.isArray(vectors) ? vectors.length : "none"}`);
+  const dim = (vectors[0] as unknown[] | undefined)?.length ?? 0;
+  for (const v of vectors as unknown[]) {
+    if (!Array.isArray(v) || v.length !== dim || dim === 0 || !v.every((x) => typeof x === "number" && Number.isFinite(x)))
+      throw new ProviderError("bad_response", `${what}: the vectors are malformed`);
+  }
+  return vectors as number[][];
+}

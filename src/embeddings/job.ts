@@ -1,0 +1,209 @@
+import type { Database } from "bun:sqlite";
+import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
+import type { ProgressFn } from "../index/indexer.ts";
+import type { EmbeddingsSettings } from "../ai/settings.ts";
+import { ProviderError, type EmbeddingProvider } from "../ai/types.ts";
+import { REEMBED_FIX, type VectorStore } from "./store.ts";
+
+/** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */
+const MAX_INPUT_CHARS = 8000;
+const MAX_ATTEMPTS = 4;
+
+export interface EmbedReport {
+  provider: string;
+  model: string;
+  dimension: number | null;
+  /** Distinct chunk contents in the index. */
+  chunks: number;
+  /** Already embedded before this run (unchanged or renamed chunks). */
+  reused: number;
+  embedded: number;
+  /** Still without a vector after this run (failures, interruption). */
+  pending: number;
+  requests: number;
+  retries: number;
+  /** Vectors of chunks that no longer exist, removed. */
+  pruned: number;
+  batch_size: number;
+  duration_ms: number;
+  error: { code: string; message: string } | null;
+}
+
+export interface EmbedOptions {
+  batchSize: number;
+  concurrency: number;
+  signal?: AbortSignal;
+  onProgress?: ProgressFn;
+  /** Remove vectors of chunks gone from the index (full passes only: a rename seen as
+   *  delete-then-add across two watcher passes must still find its vector). */
+  prune?: boolean;
+  /** First retry delay; doubles each attempt (tests shorten it). */
+  backoffMs?: number;
+}
+
+/** The text embedded for a chunk: its heading path, then its text. The hash covers both. */
+export function embeddingText(headingPath: string, text: string): string {
+  const headings = (JSON.parse(headingPath) as string[]).join(" > ");
+  const full = headings ? `${headings}\n\n${text}` : text;
+  return full.length > MAX_INPUT_CHARS ? full.slice(0, MAX_INPUT_CHARS) : full;
+}
+
+/** Distinct content hashes of the index's chunks. */
+export function liveHashes(index: Database): Set<string> {
+  return new Set(index.query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks").values().map((r) => r[0] as string));
+}
+
+/**
+ * Embeds every chunk whose content hash has no vector yet: batched, `concurrency` requests in
+ * flight, retries with exponential backoff on transient failures, a batch the server refuses as
+ * too large split in halves (and later batches made smaller). Each batch is committed as it
+ * arrives, so an interrupted run resumes where it stopped. Never throws for provider failures:
+ * they come back in `error` (the lexical index is never affected).
+ */
+export async function embedPending(
+  index: Database,
+  vectors: VectorStore,
+  provider: EmbeddingProvider,
+  settings: Pick<EmbeddingsSettings, "provider" | "model">,
+  opts: EmbedOptions,
+): Promise<EmbedReport> {
+  const started = performance.now();
+  const mismatch = vectors.mismatch(settings);
+  if (mismatch)
+    throw new IndxError("index_incompatible", `Embeddings cannot be added: ${mismatch}. Run \`${REEMBED_FIX}\` to embed the vault again.`, {
+      reason: mismatch,
+      fix: REEMBED_FIX,
+    });
+  const live = liveHashes(index);
+  const have = vectors.hashes();
+  const pruned = opts.prune ? vectors.prune(live) : 0;
+  const pending = [...live].filter((h) => !have.has(h));
+  const report: EmbedReport = {
+    provider: settings.provider,
+    model: settings.model,
+    dimension: vectors.identity()?.dim ?? null,
+    chunks: live.size,
+    reused: live.size - pending.length,
+    embedded: 0,
+    pending: pending.length,
+    requests: 0,
+    retries: 0,
+    pruned,
+    batch_size: Math.max(1, opts.batchSize),
+    duration_ms: 0,
+    error: null,
+  };
+  const total = pending.length;
+  opts.onProgress?.(0, total);
+  if (total === 0) {
+    report.duration_ms = Math.round(performance.now() - started);
+    return report;
+  }
+
+  const textOf = index.prepare<{ hash: string; heading_path: string; text: string }, [string]>(
+    "SELECT hash, heading_path, text FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) GROUP BY hash",
+  );
+  let cursor = 0;
+  const requeued: string[][] = [];
+  let stop = false;
+  let done = 0;
+
+  const take = (): string[] | null => {
+    if (stop) return null;
+    const again = requeued.shift();
+    if (again) return again;
+    if (cursor >= pending.length) return null;
+    const batch = pending.slice(cursor, cursor + report.batch_size);
+    cursor += batch.length;
+    return batch;
+  };
+
+  const fail = (err: unknown) => {
+    if (report.error) return;
+    stop = true;
+    const code =
+      err instanceof IndxError ? err.code : err instanceof ProviderError ? (err.kind === "unreachable" || err.kind === "timeout" ? "ai_unavailable" : "ai_provider_error") : "internal";
+    const message =
+      err instanceof IndxError
+        ? err.message
+        : err instanceof ProviderError
+          ? `The embeddings provider failed: ${err.message}.`
+          : "Embedding failed unexpectedly.";
+    report.error = { code, message };
+  };
+
+  const worker = async () => {
+    for (let batch = take(); batch; batch = take()) {
+      const rows = textOf.all(JSON.stringify(batch));
+      if (rows.length === 0) continue; // chunks changed meanwhile
+      const texts = rows.map((r) => embeddingText(r.heading_path, r.text));
+      let vecs: number[][] | null = null;
+      for (let attempt = 1; ; attempt++) {
+        if (opts.signal?.aborted) {
+          fail(new ProviderError("timeout", "embedding was cancelled"));
+          return;
+        }
+        try {
+          report.requests++;
+          vecs = await provider.embed(texts, opts.signal);
+          break;
+        } catch (err) {
+          const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
+          if (e.kind === "too_large" && rows.length > 1) {
+            // Split this batch in halves and make the following ones smaller too.
+            const half = Math.ceil(rows.length / 2);
+            report.batch_size = Math.max(1, Math.min(report.batch_size, half));
+            requeued.unshift(rows.slice(0, half).map((r) => r.hash), rows.slice(half).map((r) => r.hash));
+            logEvent("embeddings.batch_split", { size: rows.length, next: report.batch_size });
+            break;
+          }
+          if (!e.retryable || attempt >= MAX_ATTEMPTS || stop) {
+            fail(e);
+            return;
+          }
+          report.retries++;
+          const delay = (opts.backoffMs ?? 500) * 2 ** (attempt - 1) * (0.75 + Math.random() * 0.5);
+          await Bun.sleep(delay);
+        }
+      }
+      if (!vecs) continue;
+      const dim = vecs[0]!.length;
+      if (report.dimension === null) {
+        try {
+          vectors.initIdentity({ provider: settings.provider, model: settings.model, dim });
+        } catch (err) {
+          fail(err);
+          return;
+        }
+        report.dimension = dim;
+      } else if (dim !== report.dimension) {
+        fail(
+          new IndxError(
+            "index_incompatible",
+            `The model now returns ${dim}-dimensional vectors, but ${report.dimension} are stored. Run \`${REEMBED_FIX}\`.`,
+            { fix: REEMBED_FIX },
+          ),
+        );
+        return;
+      }
+      report.embedded += vectors.put(rows.map((r, i) => ({ hash: r.hash, vector: vecs![i]! })));
+      done += rows.length;
+      opts.onProgress?.(done, total);
+    }
+  };
+
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency) }, worker));
+  report.pending = Math.max(0, total - report.embedded);
+  report.duration_ms = Math.round(performance.now() - started);
+  logEvent("embeddings.run", {
+    embedded: report.embedded,
+    reused: report.reused,
+    pending: report.pending,
+    requests: report.requests,
+    retries: report.retries,
+    ms: report.duration_ms,
+    ...(report.error ? { code: report.error.code } : {}),
+  });
+  return report;
+}

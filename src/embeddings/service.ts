@@ -1,0 +1,280 @@
+import type { Database } from "bun:sqlite";
+import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
+import type { ProgressFn } from "../index/indexer.ts";
+import type { IndexStore } from "../index/store.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Vault } from "../vault/vault.ts";
+import { createEmbeddingProvider } from "../ai/providers.ts";
+import { describeIdentity, embeddingsSettings, type EmbeddingsSettings } from "../ai/settings.ts";
+import { ProviderError, type EmbeddingProvider } from "../ai/types.ts";
+import { probeEmbeddings, type ProbeResult } from "../ai/probe.ts";
+import { embedPending, liveHashes, type EmbedReport } from "./job.ts";
+import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
+
+/** How long a provider that just failed is left alone before a query tries it again. */
+const PROVIDER_COOLDOWN_MS = 30_000;
+const QUERY_TIMEOUT_MS = 10_000;
+const QUERY_CACHE = 256;
+
+export type Availability =
+  | { state: "ready"; settings: EmbeddingsSettings; store: VectorStore; chunks: number; pending: number }
+  | { state: "not_configured" }
+  | { state: "empty" | "incompatible" | "provider_down" | "misconfigured"; message: string; fix: string };
+
+/**
+ * Everything about embeddings for one vault in one process: the provider (null when not
+ * configured), the vector store, the embedding job (one at a time), query embeddings (cached,
+ * with a cool-down after a failure so a dead provider costs a search nothing), and the
+ * background embedder of `serve` and MCP stdio.
+ */
+export class EmbeddingService {
+  /** Progress of embedding runs (the CLI's second progress bar). */
+  progress: ProgressFn | undefined;
+  /** First retry delay of an embedding request (doubles per attempt). */
+  backoffMs = 500;
+  private store: VectorStore | null = null;
+  private providerKey = "";
+  private providerInst: EmbeddingProvider | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  private coverage: { chunks: number; pending: number } | null = null;
+  private downUntil = 0;
+  private readonly queryCache = new Map<string, Float32Array>();
+  private watched = new WeakSet<OpContext>();
+
+  constructor(private readonly vault: Vault) {}
+
+  /** The configured embeddings role, or null. Throws validation_failed on a half configuration. */
+  settings(): EmbeddingsSettings | null {
+    return embeddingsSettings(this.vault.config);
+  }
+
+  provider(s: EmbeddingsSettings): EmbeddingProvider {
+    const key = JSON.stringify([s.provider, s.baseUrl, s.model, s.timeoutMs, s.apiKey ? Bun.hash(s.apiKey).toString() : ""]);
+    if (key !== this.providerKey || !this.providerInst) {
+      this.providerInst = createEmbeddingProvider(s);
+      this.providerKey = key;
+    }
+    return this.providerInst;
+  }
+
+  /** The vector store; null when it does not exist and `create` is false. */
+  vectors(create = false): VectorStore | null {
+    if (this.store) return this.store;
+    if (!create && !VectorStore.exists(this.vault.dataDir)) return null;
+    this.vault.ensureDataDir();
+    this.store = VectorStore.open(this.vault.dataDir);
+    return this.store;
+  }
+
+  /** Index updates make coverage stale; subscribes once per context tree. */
+  watch(ctx: OpContext): void {
+    if (this.watched.has(ctx)) return;
+    this.watched.add(ctx);
+    ctx.onIndexUpdate(() => (this.coverage = null));
+  }
+
+  /** Distinct chunk contents, and how many of them have no vector yet. */
+  counts(index: Database, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
+    if (!this.coverage) {
+      const live = liveHashes(index);
+      const have = store ? store.hashes() : new Set<string>();
+      let pending = 0;
+      for (const h of live) if (!have.has(h)) pending++;
+      this.coverage = { chunks: live.size, pending };
+    }
+    return { chunks: this.coverage.chunks, embedded: this.coverage.chunks - this.coverage.pending, pending: this.coverage.pending };
+  }
+
+  /**
+   * Can vector search serve this index now? Never calls the provider: a recent failure shows as
+   * provider_down until the cool-down ends.
+   */
+  availability(ctx: OpContext): Availability {
+    this.watch(ctx);
+    let s: EmbeddingsSettings | null;
+    try {
+      s = this.settings();
+    } catch (err) {
+      return { state: "misconfigured", message: (err as Error).message, fix: "fix the embeddings configuration (indx config get)" };
+    }
+    if (s === null) return { state: "not_configured" };
+    const store = this.vectors(false);
+    const mismatch = store?.mismatch(s) ?? null;
+    if (mismatch) return { state: "incompatible", message: `Vector search is off: ${mismatch}. Run \`${REEMBED_FIX}\`.`, fix: REEMBED_FIX };
+    if (!store || !store.identity())
+      return { state: "empty", message: "No chunk has been embedded yet. Run `indx vault index` (or keep `indx serve` running).", fix: "indx vault index" };
+    if (Date.now() < this.downUntil)
+      return {
+        state: "provider_down",
+        message: `The embeddings provider (${describeIdentity(s)}) did not answer a moment ago.`,
+        fix: "check that the embeddings provider is running (indx vault status)",
+      };
+    const { chunks, pending } = this.counts(ctx.index.db, store);
+    return { state: "ready", settings: s, store, chunks, pending };
+  }
+
+  /** The (normalised) vector of a search query. Throws ProviderError; a failure starts the cool-down. */
+  async embedQuery(s: EmbeddingsSettings, q: string): Promise<Float32Array> {
+    const key = `${s.provider}\u0000${s.model}\u0000${q}`;
+    const hit = this.queryCache.get(key);
+    if (hit) {
+      this.queryCache.delete(key);
+      this.queryCache.set(key, hit);
+      return hit;
+    }
+    try {
+      const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)));
+      const out = normalize(v!);
+      const dim = this.store?.identity()?.dim;
+      if (dim && out.length !== dim)
+        throw new IndxError("index_incompatible", `The model now returns ${out.length}-dimensional vectors, but ${dim} are stored. Run \`${REEMBED_FIX}\`.`, {
+          fix: REEMBED_FIX,
+        });
+      this.queryCache.set(key, out);
+      if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+      this.downUntil = 0;
+      return out;
+    } catch (err) {
+      if (err instanceof ProviderError) this.downUntil = Date.now() + PROVIDER_COOLDOWN_MS;
+      throw err;
+    }
+  }
+
+  /**
+   * Embeds what is pending (one run at a time per process; a second caller waits for the first
+   * and then runs, so it sees every chunk indexed meanwhile). Null when not configured.
+   */
+  run(
+    index: IndexStore,
+    opts: { reembed?: boolean; prune?: boolean; signal?: AbortSignal; onProgress?: ProgressFn } = {},
+  ): Promise<EmbedReport | null> {
+    const next = this.queue.then(async () => {
+      const s = this.settings();
+      if (s === null) return null;
+      if (opts.reembed) {
+        this.store?.close();
+        this.store = null;
+        VectorStore.remove(this.vault.dataDir);
+        this.queryCache.clear();
+      }
+      const store = this.vectors(true)!;
+      try {
+        return await embedPending(index.db, store, this.provider(s), s, {
+          batchSize: s.batchSize,
+          concurrency: s.concurrency,
+          signal: opts.signal,
+          onProgress: opts.onProgress ?? this.progress,
+          prune: opts.prune,
+          backoffMs: this.backoffMs,
+        });
+      } finally {
+        this.coverage = null;
+      }
+    });
+    this.queue = next.catch(() => {});
+    return next;
+  }
+
+  /**
+   * `serve` and MCP stdio: embeds what is pending now and after every index update, in the
+   * background (bounded by embeddings.concurrency, never on a request's path). Failures are
+   * logged (codes only) and retried with a growing delay. Returns a stop function.
+   */
+  startBackground(ctx: OpContext): () => void {
+    let settings: EmbeddingsSettings | null;
+    try {
+      settings = this.settings();
+    } catch (err) {
+      logEvent("embeddings.misconfigured", { code: (err as IndxError).code ?? "validation_failed" });
+      return () => {};
+    }
+    if (settings === null) return () => {};
+    this.watch(ctx);
+    const abort = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    let running = false;
+    let dirty = false;
+    let stopped = false;
+    let backoff = 5_000;
+    const kick = (delay: number) => {
+      if (stopped) return;
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(go, delay);
+    };
+    const go = async () => {
+      timer = null;
+      if (running) {
+        dirty = true;
+        return;
+      }
+      running = true;
+      let retry = false;
+      try {
+        const r = await this.run(ctx.index, { signal: abort.signal });
+        if (r?.error && !stopped) {
+          retry = r.error.code !== "index_incompatible";
+          logEvent("embeddings.background_failed", { code: r.error.code, pending: r.pending, retry_ms: retry ? backoff : null });
+        } else backoff = 5_000;
+      } catch (err) {
+        logEvent("embeddings.background_failed", { code: err instanceof IndxError ? err.code : "internal" });
+      } finally {
+        running = false;
+      }
+      if (dirty) {
+        dirty = false;
+        kick(0);
+      } else if (retry) {
+        kick(backoff);
+        backoff = Math.min(backoff * 2, 300_000);
+      }
+    };
+    const off = ctx.onIndexUpdate((report) => {
+      if (report.changed.length > 0) kick(200);
+    });
+    kick(0);
+    return () => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      abort.abort();
+      off();
+    };
+  }
+
+  private probed: { key: string; at: number; result: ProbeResult } | null = null;
+
+  /** Asks the provider for one vector (cached 30 s): is it there, and what dimension. */
+  async probe(s: EmbeddingsSettings): Promise<ProbeResult> {
+    const key = this.providerKey + JSON.stringify([s.provider, s.baseUrl, s.model]);
+    if (this.probed && this.probed.key === key && Date.now() - this.probed.at < PROVIDER_COOLDOWN_MS) return this.probed.result;
+    const result = await probeEmbeddings(this.provider(s), Math.min(s.timeoutMs, 5000));
+    this.probed = { key, at: Date.now(), result };
+    if (result.ok) this.downUntil = 0;
+    return result;
+  }
+
+  /** Waits for the current embedding run, if any (tests, shutdown). */
+  async idle(): Promise<void> {
+    await this.queue;
+  }
+
+  close(): void {
+    this.store?.close();
+    this.store = null;
+  }
+}
+
+const services = new WeakMap<Vault, EmbeddingService>();
+
+/** The embedding service of a context's vault (one per vault per process). */
+export function embeddingService(ctx: OpContext): EmbeddingService {
+  let s = services.get(ctx.vault);
+  if (!s) services.set(ctx.vault, (s = new EmbeddingService(ctx.vault)));
+  return s;
+}
+
+/** Closes the vector store of a context's vault (after ctx.close()). */
+export function closeEmbeddings(ctx: OpContext): void {
+  services.get(ctx.vault)?.close();
+  services.delete(ctx.vault);
+}

@@ -1,0 +1,82 @@
+import type { Database } from "bun:sqlite";
+import type { VectorStore } from "../embeddings/store.ts";
+import type { ChunkRank } from "./lexical.ts";
+import type { RankedHit } from "./results.ts";
+
+/** Filters small enough to score every allowed chunk exactly instead of widening a KNN. */
+const EXACT_FILTER_CHUNKS = 20_000;
+const MAX_K = 4096;
+
+export interface VectorChunk extends ChunkRank {
+  distance: number;
+}
+
+/**
+ * The vector list: the chunks nearest to `query`, best first. Vectors are keyed by content
+ * hash, so one vector may stand for several chunks (copies): each gets the same distance.
+ * Filters (`allowed`) and exclusions apply here; a small filter is scored exactly, a large one
+ * widens the KNN until `limit` chunks pass or nothing more can be had.
+ */
+export function vectorChunks(
+  index: Database,
+  store: VectorStore,
+  query: ArrayLike<number>,
+  opts: { limit: number; allowed: Set<number> | null; excludeFileIds?: number[]; distinctNotes?: number },
+): VectorChunk[] {
+  if (opts.allowed?.size === 0 || opts.limit <= 0) return [];
+  const excluded = new Set(opts.excludeFileIds ?? []);
+  const chunksOf = index.prepare<{ id: number; file_id: number; hash: string }, [string]>(
+    "SELECT id, file_id, hash FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY id",
+  );
+  const expand = (hits: { hash: string; distance: number }[]): VectorChunk[] => {
+    const dist = new Map(hits.map((h) => [h.hash, h.distance]));
+    const rows = chunksOf.all(JSON.stringify(hits.map((h) => h.hash)));
+    return rows
+      .filter((r) => !excluded.has(r.file_id) && (!opts.allowed || opts.allowed.has(r.file_id)))
+      .map((r) => ({ chunkId: r.id, fileId: r.file_id, distance: dist.get(r.hash)! }))
+      .sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId);
+  };
+
+  if (opts.allowed) {
+    const hashes = index
+      .query<{ hash: string }, [string]>("SELECT DISTINCT hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))")
+      .values(JSON.stringify([...opts.allowed]))
+      .map((r) => r[0] as string);
+    if (hashes.length <= EXACT_FILTER_CHUNKS) return expand(store.nearest(query, Math.min(hashes.length, opts.limit * 2 + 50), hashes)).slice(0, opts.limit);
+  }
+  const wantNotes = opts.distinctNotes ?? 0;
+  let k = Math.min(MAX_K, Math.max(opts.limit, 10));
+  while (true) {
+    const hits = store.nearest(query, k);
+    const chunks = expand(hits);
+    const notes = new Set(chunks.map((c) => c.fileId)).size;
+    if ((chunks.length >= opts.limit && notes >= wantNotes) || hits.length < k || k >= MAX_K) return chunks.slice(0, opts.limit);
+    k = Math.min(MAX_K, k * 4);
+  }
+}
+
+/** Cosine distance (0…2) to a 0…1 score: the cosine similarity, floored at 0. */
+export const similarity = (distance: number) => Math.max(0, Math.min(1, 1 - distance));
+
+/** Groups the vector list to notes by their best chunk, and pages it. */
+export function semanticPage(chunks: VectorChunk[], offset: number, limit: number): { hits: RankedHit[]; hasMore: boolean } {
+  const best = new Map<number, VectorChunk>();
+  for (const c of chunks) if (!best.has(c.fileId)) best.set(c.fileId, c);
+  const ranked = [...best.values()];
+  return {
+    hits: ranked.slice(offset, offset + limit).map((c) => ({ fileId: c.fileId, chunkId: c.chunkId, score: similarity(c.distance), reason: "semantic match" })),
+    hasMore: ranked.length > offset + limit,
+  };
+}
+
+/** The mean of some vectors, normalised: a note's direction for `related`. */
+export function centroid(vectors: Float32Array[]): Float32Array | null {
+  if (vectors.length === 0) return null;
+  const out = new Float32Array(vectors[0]!.length);
+  for (const v of vectors) for (let i = 0; i < out.length; i++) out[i]! += v[i]!;
+  let n = 0;
+  for (let i = 0; i < out.length; i++) n += out[i]! * out[i]!;
+  n = Math.sqrt(n) || 1;
+  for (let i = 0; i < out.length; i++) out[i]! /= n;
+  return out;
+}
