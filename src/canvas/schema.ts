@@ -51,7 +51,29 @@ export const CanvasGroupNode = Type.Object(
   { ...open, title: "Group node" },
 );
 
-export const CanvasNodeSchema = Type.Union([CanvasTextNode, CanvasFileNode, CanvasLinkNode, CanvasGroupNode]);
+/** The four node types exactly as the spec defines them (documentation, strict checks). */
+export const CanvasNodeVariants = [CanvasTextNode, CanvasFileNode, CanvasLinkNode, CanvasGroupNode] as const;
+
+/**
+ * A node as ops take and return it: the generic fields required, each type's own fields optional.
+ * A union of the four variants would be exact, but TypeBox can only say "Expected union value"
+ * about a node that matches none, with no field named; validateCanvas enforces the per-type
+ * rules instead and points at the field (`/nodes/3/text is required`).
+ */
+export const CanvasNodeSchema = Type.Object(
+  {
+    ...nodeBase,
+    type: Type.Union([Type.Literal("text"), Type.Literal("file"), Type.Literal("link"), Type.Literal("group")]),
+    text: Type.Optional(Type.String({ description: "type text (required): Markdown." })),
+    file: Type.Optional(Type.String({ description: "type file (required): vault path of the file shown." })),
+    subpath: Type.Optional(Type.String({ pattern: "^#", description: "type file: #Heading or #^blockid." })),
+    url: Type.Optional(Type.String({ description: "type link (required)." })),
+    label: Type.Optional(Type.String({ description: "type group: the group's label." })),
+    background: Type.Optional(Type.String({ description: "type group: vault path of a background image." })),
+    backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "type group." })),
+  },
+  { ...open, title: "Node", description: "A text, file, link or group node; nodes are drawn in array order (first lowest)." },
+);
 
 export const CanvasEdgeSchema = Type.Object(
   {

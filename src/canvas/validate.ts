@@ -70,7 +70,7 @@ function checkNode(c: Checker, node: unknown, at: string): void {
 function checkEdge(c: Checker, edge: unknown, at: string, nodeIds: Set<string>): void {
   if (!isObj(edge)) return c.add(at, "must be an object");
   c.required(edge, "id", at, id);
-  const endpoint = (v: unknown) => id(v) ?? (nodeIds.has(v as string) ? null : "names no node of this canvas");
+  const endpoint = (v: unknown) => id(v) ?? (nodeIds.has(v as string) ? null : `names no node of this canvas: "${v as string}"`);
   c.required(edge, "fromNode", at, endpoint);
   c.required(edge, "toNode", at, endpoint);
   c.optional(edge, "fromSide", at, oneOf(SIDES));

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../../../src/core/errors.ts";
 import { applyCanvasPatches, CanvasPatchOpSchema } from "../../../src/canvas/patch.ts";
-import { CanvasSchema, type CanvasDoc, type CanvasPatchOp } from "../../../src/canvas/schema.ts";
+import { CanvasNodeVariants, CanvasSchema, type CanvasDoc, type CanvasPatchOp } from "../../../src/canvas/schema.ts";
 import { parseCanvas, serializeCanvas, validateCanvas } from "../../../src/canvas/validate.ts";
 import { jsonStringSpans } from "../../../src/canvas/json-spans.ts";
 
@@ -31,6 +31,15 @@ describe("validateCanvas", () => {
     expect(doc.nodes).toHaveLength(5);
     expect(doc.edges).toHaveLength(1);
     expect(Value.Check(CanvasSchema, doc)).toBe(true);
+    // Each node also matches its exact spec variant.
+    for (const n of doc.nodes!) expect(CanvasNodeVariants.filter((v) => Value.Check(v, n))).toHaveLength(1);
+  });
+
+  test("the op schema accepts a structurally plausible node so validateCanvas can name the missing field", () => {
+    const node = { id: "x", type: "text", x: 0, y: 0, width: 1, height: 1 };
+    expect(Value.Check(CanvasSchema, { nodes: [node] })).toBe(true);
+    expect(problems({ nodes: [node] })).toEqual([{ path: "/nodes/0/text", message: "is required" }]);
+    expect(Value.Check(CanvasSchema, { nodes: [{ ...node, type: "shape" }] })).toBe(false);
   });
 
   test("each violation is reported with its JSON pointer", () => {
@@ -59,7 +68,7 @@ describe("validateCanvas", () => {
       { path: "/nodes/5/id", message: "is required" },
       { path: "/nodes/5/height", message: "must be an integer" },
       { path: "/nodes/3/id", message: 'duplicate id "a"' },
-      { path: "/edges/0/toNode", message: "names no node of this canvas" },
+      { path: "/edges/0/toNode", message: 'names no node of this canvas: "zz"' },
       { path: "/edges/0/toEnd", message: "must be one of none, arrow" },
       { path: "/edges/1/fromSide", message: "must be one of top, right, bottom, left" },
       { path: "/edges/2/id", message: "is required" },
