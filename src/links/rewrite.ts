@@ -94,8 +94,8 @@ function rewriteForMove(original: string, source: string, w: MoveWorld, where: s
     const target = intendedTarget(link, source, w);
     if (target === null) continue;
     const pointsAtMoved = target === w.to;
-    // A link to another file that still lands there is left exactly as written.
-    if (!pointsAtMoved && w.after.resolve(link.linkpath, srcAfter) === target) continue;
+    // A link to another file is left exactly as written while it still lands there unambiguously.
+    if (!pointsAtMoved && w.after.resolve(link.linkpath, srcAfter) === target && !becomesAmbiguous(link, source, srcAfter, w)) continue;
     const format: LinkFormat = !pointsAtMoved && /^\.\.?\//.test(link.linkpath) ? "relative" : w.format;
     const token = retargetedToken(link.raw, target, srcAfter, format, w.after, !pointsAtMoved && link.linkpath.startsWith("./"));
     if (token !== link.raw) splices.push(spliceAt(original, where, link, token));
@@ -103,6 +103,15 @@ function rewriteForMove(original: string, source: string, w: MoveWorld, where: s
   const text = applySplices(original, splices);
   verifyMove(original, text, links, source, w, where);
   return text;
+}
+
+/**
+ * A link that named exactly one file and, with the moved file arriving, names several: it still
+ * resolves by Obsidian's proximity and length rules (and a tie by load order, which indx cannot
+ * know), so it gets the longer text Obsidian would write for it now.
+ */
+function becomesAmbiguous(link: LinkRef, source: string, srcAfter: string, w: MoveWorld): boolean {
+  return w.before.candidates(link.linkpath, source).length === 1 && w.after.candidates(link.linkpath, srcAfter).length > 1;
 }
 
 /** Re-parses the planned text: every link that resolved before must land on its intended target. */

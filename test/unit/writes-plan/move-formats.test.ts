@@ -156,6 +156,13 @@ describe("moves that would change what other links resolve to", () => {
     applyAndResolve(p.edits, "X/Other.md", "B/Sub/Deep.md", files);
   });
 
+  test("a bare name that the move makes ambiguous gets a path, though it would still resolve", () => {
+    const files = { "A/Note.md": "# A note\n", "B/src.md": "[[Note]] [[A/Note]] [a](Note.md)\n", "X/Foo.md": "foo\n" };
+    const p = plan(files, "X/Foo.md", "Zz/Long/Note.md");
+    expect(p.text("B/src.md")).toBe("[[A/Note]] [[A/Note]] [a](A/Note.md)\n");
+    applyAndResolve(p.edits, "X/Foo.md", "Zz/Long/Note.md", files);
+  });
+
   test("a link to the moved file that would resolve elsewhere from its old spelling is rewritten, others stay", () => {
     const files = { "B/src.md": "[[Deep]] [[C/Deep]]\n", "C/Deep.md": "far\n", "D/Deep.md": "other deep\n" };
     // [[Deep]] resolved to C/Deep.md (shortest path, then path order); moving it makes D/Deep.md first.
