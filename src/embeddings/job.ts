@@ -158,7 +158,9 @@ export async function embedPending(
             logEvent("embeddings.batch_split", { size: rows.length, next: report.batch_size });
             break;
           }
-          if (!e.retryable || attempt >= MAX_ATTEMPTS || stop) {
+          // A refused connection is retried once (a server starting up), not for seconds.
+          const attempts = e.kind === "unreachable" ? 2 : MAX_ATTEMPTS;
+          if (!e.retryable || attempt >= attempts || stop) {
             fail(e);
             return;
           }

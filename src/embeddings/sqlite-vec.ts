@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { copyFileSync, existsSync, mkdirSync, renameSync, statSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { IndxError } from "../core/errors.ts";
@@ -32,7 +32,8 @@ export function vec0Path(): string {
   if (!existsSync(target) || statSync(target).size !== size) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `vec0.so.${process.pid}.tmp`);
-    copyFileSync(embeddedVec0, tmp);
+    // copyFileSync cannot read /$bunfs/; readFileSync can.
+    writeFileSync(tmp, readFileSync(embeddedVec0), { mode: 0o600 });
     renameSync(tmp, target);
   }
   return (resolved = target);

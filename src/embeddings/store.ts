@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { debugLog } from "../core/log.ts";
 import { describeIdentity, type EmbeddingIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
 import { loadVec } from "./sqlite-vec.ts";
 
@@ -46,6 +47,17 @@ export class VectorStore {
     const db = new Database(path, { create: true, strict: true });
     try {
       loadVec(db);
+    } catch (err) {
+      db.close();
+      if (err instanceof IndxError) throw err;
+      debugLog("sqlite-vec failed to load", { error: err });
+      throw new IndxError(
+        "ai_unavailable",
+        "Vector search is unavailable: the sqlite-vec extension could not be loaded. Set INDX_SQLITE_VEC_PATH to a vec0 library for this platform.",
+        { fix: "set INDX_SQLITE_VEC_PATH" },
+      );
+    }
+    try {
       db.run("PRAGMA journal_mode = WAL");
       db.run("PRAGMA synchronous = NORMAL");
       db.run("PRAGMA busy_timeout = 10000");
