@@ -115,8 +115,10 @@ function ownBlockFirstLine(s: NoteStructure, last: number): number {
 
 /**
  * First line of the block that ends on line `last` and a detached id names: the run of non-blank
- * lines ending there, widened to a whole fenced code block and across the blank lines of a loose
- * list (list items and indented lines on both sides of the gap).
+ * lines ending there, widened to a whole fenced code block, and across the blank lines of a loose
+ * list: the run after the gap continues the list above when it starts indented (more of an item)
+ * or with a list item of the same kind (bullet character, or ordered delimiter) as the nearest
+ * item above at that indent. A tight run is taken whole even if its bullets change.
  */
 function detachedBlockFirstLine(s: NoteStructure, last: number): number {
   const joinable = (i: number) => i >= s.bodyFirstLineIndex && !s.headingLines.has(i);
@@ -131,12 +133,39 @@ function detachedBlockFirstLine(s: NoteStructure, last: number): number {
     }
     let m = above;
     while (m >= s.bodyFirstLineIndex && isBlankLineAt(s.text, s.lineStarts[m]!)) m--;
-    if (m < above && joinable(m) && isListLike(s, k) && isListLike(s, m)) {
+    if (m < above && joinable(m) && continuesListAbove(s, k, m)) {
       k = m;
       continue;
     }
     return k;
   }
+}
+
+/** Whether the run starting at line `k` continues the list whose last line before the gap is `m`. */
+function continuesListAbove(s: NoteStructure, k: number, m: number): boolean {
+  if (!isListLike(s, m) || !isListLike(s, k)) return false;
+  const first = firstNonSpace(s, k);
+  const indent = first.p - s.lineStarts[k]!;
+  if (indent > 0 && !isListItemLine(s, k)) return true;
+  const kind = listKind(s, k);
+  // The nearest item above at this indent or less decides; loose lists may have blank lines too.
+  for (let i = m; i >= s.bodyFirstLineIndex && !s.headingLines.has(i); i--) {
+    if (isBlankLineAt(s.text, s.lineStarts[i]!)) continue;
+    if (!isListLike(s, i)) return false;
+    const itemIndent = firstNonSpace(s, i).p - s.lineStarts[i]!;
+    if (itemIndent <= indent && isListItemLine(s, i)) return itemIndent === indent && listKind(s, i) === kind;
+  }
+  return false;
+}
+
+/** `-`, `*`, `+`, or the delimiter of an ordered item (`.` / `)`). */
+function listKind(s: NoteStructure, index: number): string {
+  const { p } = firstNonSpace(s, index);
+  const c = s.text[p]!;
+  if (c === "-" || c === "*" || c === "+") return c;
+  let d = p;
+  while (s.text.charCodeAt(d) >= 48 && s.text.charCodeAt(d) <= 57) d++;
+  return s.text[d]!;
 }
 
 /** A list item line or an indented (continuation) line. */

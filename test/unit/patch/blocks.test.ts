@@ -29,6 +29,12 @@ describe("replace_block", () => {
     const t = "# H\n- a\n\n- b\n  more\n\n^lst\n";
     expect(patch(t, op("lst", "- z"))).toBe("# H\n- z\n\n^lst\n");
   });
+  test("a list with another bullet is another list: the detached id names only the last one", () => {
+    const t = "- a\n\n* b\n* c\n\n^lst\n";
+    expect(patch(t, op("lst", "* z"))).toBe("- a\n\n* z\n\n^lst\n");
+    const ordered = "1. a\n\n2. b\n   more\n\n   c\n\n^o\n";
+    expect(patch(ordered, op("o", "1. z"))).toBe("1. z\n\n^o\n");
+  });
   test("a detached id after a fenced code block with blank lines inside", () => {
     const t = "p\n\n```\na\n\nb\n```\n\n^code\n";
     expect(patch(t, op("code", "```\nc\n```"))).toBe("p\n\n```\nc\n```\n\n^code\n");
