@@ -16,7 +16,7 @@ const root: CommandDef = {
   meta: {
     name: "indx",
     version: VERSION,
-    description: "Index an Obsidian-style Markdown vault and search, read and serve it (CLI, REST, MCP).",
+    description: "Index an Obsidian-style Markdown vault and search, read, edit and serve it (CLI, REST, MCP).",
   },
   subCommands: {
     search: async () => (await ops()).searchCommand,
@@ -26,6 +26,7 @@ const root: CommandDef = {
     tag: async () => (await ops()).tagCommand,
     chunk: async () => (await ops()).chunkCommand,
     attachment: async () => (await ops()).attachmentCommand,
+    canvas: async () => (await ops()).canvasCommand,
     vault: async () => (await ops()).vaultCommand,
     serve: async () => (await admin()).serveCommand,
     token: async () => (await admin()).tokenCommand,

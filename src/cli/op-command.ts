@@ -4,6 +4,8 @@ import { IndxError } from "../core/errors.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { GLOBAL_ARGS, openContext, type GlobalFlags } from "./context.ts";
+import type { OpContext } from "../ops/context.ts";
+import { readFileSync } from "node:fs";
 import { chooseFormat, humanRenderer, render } from "./output.ts";
 import { print } from "./io.ts";
 import { LONG_HELP } from "./help.ts";
@@ -15,6 +17,12 @@ export interface CliSpec {
   rest?: boolean;
   /** Extra transformation of the parsed input (e.g. exit code 3 when note_exists is false). */
   exitCode?: (output: any) => number;
+  /** This text field is read from standard input when it is not given and stdin is piped. */
+  stdin?: string;
+  /** Fields taken as JSON (`--ops '[…]'`, `--ops @ops.json`, `--ops -` for stdin). */
+  json?: string[];
+  /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
+  confirmReplace?: { path: string; exists: (ctx: OpContext, path: string) => boolean };
 }
 
 const kebab = (s: string) => s.replaceAll("_", "-");
@@ -60,7 +68,12 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
   for (const [name, schema] of Object.entries(props)) {
     if (spec.positionals?.includes(name)) continue;
     const desc = schema.description ?? "";
-    if (name === "frontmatter") {
+    if (spec.json?.includes(name)) {
+      args[kebab(name)] = { type: "string", description: `${desc} (JSON; @file reads a file, - reads stdin)`, valueHint: "json" };
+    } else if (spec.stdin === name) {
+      args[kebab(name)] = { type: "string", description: `${desc} (read from stdin when piped)` };
+      args[`${kebab(name)}-file`] = { type: "string", description: `Read ${name} from this file.`, valueHint: "file" };
+    } else if (name === "frontmatter") {
       args.fm = { type: "string", description: "Frontmatter condition key=value (repeatable).", valueHint: "key=value" };
     } else if (schema.type === "boolean") {
       args[kebab(name)] = { type: "boolean", description: desc };
@@ -72,6 +85,7 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       };
     }
   }
+  if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
   Object.assign(args, GLOBAL_ARGS);
 
   const cmd: CommandDef = {
@@ -89,6 +103,16 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       });
       for (const [name, schema] of Object.entries(props)) {
         if (spec.positionals?.includes(name)) continue;
+        const flag = kebab(name);
+        if (spec.json?.includes(name)) {
+          if (typeof parsed[flag] === "string" && parsed[flag] !== "") input[name] = parseJsonFlag(flag, parsed[flag] as string);
+          continue;
+        }
+        if (spec.stdin === name) {
+          const text = textFlag(parsed, flag);
+          if (text !== undefined) input[name] = text;
+          continue;
+        }
         if (name === "frontmatter") {
           const conds = allFlagValues(rawArgs, "fm");
           if (conds.length) {
@@ -102,7 +126,6 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
           }
           continue;
         }
-        const flag = kebab(name);
         if (schema.type === "array") {
           const values = allFlagValues(rawArgs, flag);
           if (values.length) input[name] = values;
@@ -112,6 +135,14 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       }
       const ctx = openContext(flags);
       try {
+        const guard = spec.confirmReplace;
+        if (guard && !parsed.yes && input.if_match === undefined && input.if_not_exists !== true) {
+          const target = input[guard.path];
+          if (typeof target === "string" && guard.exists(ctx, target))
+            throw new IndxError("already_exists", `${target} exists: pass --yes to replace it, or --if-match <etag> to replace only the version you read.`, {
+              path: target,
+            });
+        }
         const output = await invoke(op, ctx, input, { coerce: true });
         const format = chooseFormat(flags, process.stdout.isTTY === true);
         print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR)));
@@ -124,4 +155,33 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
   };
   LONG_HELP.set(cmd, op.description);
   return cmd;
+}
+
+/** A JSON flag: inline JSON, @file, or - for stdin. Errors name the flag, never the content. */
+function parseJsonFlag(flag: string, value: string): unknown {
+  let text = value;
+  try {
+    if (value === "-") text = readFileSync(0, "utf8");
+    else if (value.startsWith("@")) text = readFileSync(value.slice(1), "utf8");
+  } catch {
+    throw new IndxError("validation_failed", `--${flag}: the file could not be read.`, { option: `--${flag}` });
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new IndxError("validation_failed", `--${flag} must be valid JSON.`, { option: `--${flag}` });
+  }
+}
+
+/** A text field from --name, --name-file, or piped stdin. */
+function textFlag(parsed: Record<string, unknown>, flag: string): string | undefined {
+  if (typeof parsed[flag] === "string") return parsed[flag] as string;
+  const file = parsed[`${flag}-file`];
+  try {
+    if (typeof file === "string" && file !== "") return readFileSync(file === "-" ? 0 : file, "utf8");
+    if (process.stdin.isTTY !== true) return readFileSync(0, "utf8");
+  } catch {
+    throw new IndxError("validation_failed", `--${flag}-file: the file could not be read.`, { option: `--${flag}-file` });
+  }
+  return undefined;
 }

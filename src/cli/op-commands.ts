@@ -1,6 +1,12 @@
 import type { CommandDef } from "citty";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
+import { existsSync } from "node:fs";
+import type { OpContext } from "../ops/context.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
@@ -12,13 +18,33 @@ import { opCommand } from "./op-command.ts";
 export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true });
 export const relatedCommand = opCommand(related, { positionals: ["id"] });
 
+const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
+
 export const noteCommand: CommandDef = {
-  meta: { description: "Read notes: get, list, outline, exists." },
+  meta: { description: "Notes: get, list, outline, exists, update, patch, delete, move." },
   subCommands: {
     get: opCommand(noteRead, { positionals: ["path"] }),
     list: opCommand(noteList),
     outline: opCommand(noteOutline, { positionals: ["path"] }),
     exists: opCommand(noteExists, { positionals: ["path"], exitCode: (o: { exists: boolean }) => (o.exists ? 0 : 3) }),
+    update: opCommand(noteWrite, {
+      positionals: ["path"],
+      stdin: "body",
+      json: ["frontmatter"],
+      confirmReplace: { path: "path", exists: fileExists },
+    }),
+    patch: opCommand(notePatch, { positionals: ["path"], json: ["ops"] }),
+    delete: opCommand(noteDelete, { positionals: ["path"] }),
+    move: opCommand(noteMove, { positionals: ["from", "to"] }),
+  },
+};
+
+export const canvasCommand: CommandDef = {
+  meta: { description: "JSON Canvas files: get, create (or replace), patch." },
+  subCommands: {
+    get: opCommand(canvasRead, { positionals: ["path"] }),
+    create: opCommand(canvasWrite, { positionals: ["path"], json: ["canvas"], confirmReplace: { path: "path", exists: fileExists } }),
+    patch: opCommand(canvasPatch, { positionals: ["path"], json: ["ops"] }),
   },
 };
 
@@ -33,10 +59,11 @@ export const linkCommand: CommandDef = {
 };
 
 export const tagCommand: CommandDef = {
-  meta: { description: "Tags: list them, or the notes that carry one." },
+  meta: { description: "Tags: list them, the notes that carry one, rename one everywhere." },
   subCommands: {
     list: opCommand(tagList),
     notes: opCommand(tagNotes, { positionals: ["tag"] }),
+    rename: opCommand(tagRename, { positionals: ["from", "to"] }),
   },
 };
 

@@ -23,6 +23,26 @@ const ErrorEnvelope = {
   },
 };
 
+const EVENTS_OPERATION = {
+  operationId: "events_stream",
+  summary: "Stream vault events (Server-Sent Events)",
+  description:
+    "note.created / updated / deleted / moved, tag.renamed, index.updated — from writes through indx and from changes seen on disk. Events carry paths, counts and durations, never content. Scope `vault:read`.",
+  tags: ["events"],
+  parameters: [
+    {
+      name: "kinds",
+      in: "query",
+      description: "Comma-separated kinds or prefixes to receive (e.g. `note` or `note.moved,tag.renamed`); all when absent.",
+      schema: { type: "string" },
+    },
+  ],
+  responses: {
+    "200": { description: "An event stream: `event: <kind>`, `data: <event JSON>`.", content: { "text/event-stream": { schema: { type: "string" } } } },
+    "400": { description: "Unknown kind.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+  },
+};
+
 function parameters(r: Route): unknown[] {
   const params: unknown[] = [];
   if (r.wildParam === "id") {
@@ -39,6 +59,16 @@ function parameters(r: Route): unknown[] {
       schema: { type: "string" },
     });
   }
+  const inputProps = (r.op.input as { properties: Record<string, TSchema> }).properties;
+  if ("if_match" in inputProps)
+    params.push({ name: "If-Match", in: "header", description: "Etag from your last read; 412 etag_mismatch if the file changed since.", schema: { type: "string" } });
+  if ("idempotency_key" in inputProps)
+    params.push({
+      name: "Idempotency-Key",
+      in: "header",
+      description: "Same key + same request within 24 h replays the first result (X-Indx-Idempotent-Replay: true); another request is 409.",
+      schema: { type: "string" },
+    });
   if (r.input === "query") {
     const props = (r.op.input as { properties: Record<string, TSchema> }).properties;
     const required = new Set((r.op.input as { required?: string[] }).required ?? []);
@@ -74,7 +104,7 @@ function operation(r: Route): Record<string, unknown> {
       ? { description: "The file exists (404 when it does not)." }
       : {
           description: "Success envelope.",
-          ...(r.respond === "etag" ? { headers: { ETag: { description: "Quoted etag of the note's bytes.", schema: { type: "string" } } } } : {}),
+          ...(r.respond === "etag" || r.respond === "written" ? { headers: { ETag: { description: "Quoted etag of the note's bytes.", schema: { type: "string" } } } } : {}),
           content: {
             "application/json": {
               schema: { type: "object", required: ["ok", "data"], properties: { ok: { const: true }, data: plain(op.output) } },
@@ -113,6 +143,7 @@ export function buildOpenApi(): Record<string, unknown> {
     const p = (paths[templateOf(r)] ??= {});
     p[r.method.toLowerCase()] = operation(r);
   }
+  paths["/v1/events"] = { get: EVENTS_OPERATION };
   return {
     openapi: "3.1.0",
     info: {

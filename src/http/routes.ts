@@ -1,5 +1,9 @@
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
@@ -25,7 +29,7 @@ export interface Route {
   /** Where the rest of the input comes from. */
   input: "query" | "body";
   /** Special responses: the ETag header, HEAD existence, raw attachment bytes. */
-  respond?: "etag" | "exists" | "attachment";
+  respond?: "etag" | "exists" | "attachment" | "written";
 }
 
 export const ROUTES: readonly Route[] = [
@@ -35,6 +39,10 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
   { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
+  { method: "PUT", prefix: "/v1/notes/", wildParam: "path", op: noteWrite, input: "body", respond: "written" },
+  { method: "PATCH", prefix: "/v1/notes/", wildParam: "path", op: notePatch, input: "body", respond: "written" },
+  { method: "DELETE", prefix: "/v1/notes/", wildParam: "path", op: noteDelete, input: "query" },
+  { method: "POST", prefix: "/v1/notes/", suffix: "/move", wildParam: "from", op: noteMove, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/search", op: vaultSearch, input: "query" },
   { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
   { method: "GET", prefix: "/v1/related", op: related, input: "query" },
@@ -44,6 +52,7 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/links/", suffix: "/backlinks", wildParam: "path", op: linkBacklinks, input: "query" },
   { method: "GET", prefix: "/v1/links/", suffix: "/forward", wildParam: "path", op: linkForward, input: "query" },
   { method: "GET", prefix: "/v1/tags", op: tagList, input: "query" },
+  { method: "POST", prefix: "/v1/tags/rename", op: tagRename, input: "body" },
   { method: "GET", prefix: "/v1/tags/", suffix: "/notes", wildParam: "tag", op: tagNotes, input: "query" },
   {
     method: "GET",
@@ -53,6 +62,9 @@ export const ROUTES: readonly Route[] = [
     op: chunkGet,
     input: "query",
   },
+  { method: "GET", prefix: "/v1/canvas/", wildParam: "path", op: canvasRead, input: "query", respond: "etag" },
+  { method: "PUT", prefix: "/v1/canvas/", wildParam: "path", op: canvasWrite, input: "body", respond: "written" },
+  { method: "PATCH", prefix: "/v1/canvas/", wildParam: "path", op: canvasPatch, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
 ];
 

@@ -4,7 +4,8 @@ import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
-import { invoke } from "../ops/invoke.ts";
+import { hasScope, invokeOp } from "../ops/invoke.ts";
+import { eventStream } from "./events-sse.ts";
 import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions } from "./guard.ts";
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
@@ -76,10 +77,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     const { route, tail } = match;
     const input = route.input === "body" ? await inputFromBody(request) : inputFromQuery(url.searchParams, route.op.input);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
+    headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
-    const tag = { "x-indx-route": `${route.method} ${templateOf(route)}` };
-    const data = (await invoke(route.op, scoped, input, { coerce: route.input === "query" })) as Record<string, unknown>;
-    return respond(route, request, data, tag);
+    const tag: Record<string, string> = { "x-indx-route": `${route.method} ${templateOf(route)}` };
+    const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
+    if (replayed) tag["x-indx-idempotent-replay"] = "true";
+    return respond(route, request, result as Record<string, unknown>, tag);
   };
 
   return new Elysia({ name: "indx" })
@@ -99,6 +102,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     )
     .get("/metrics", ({ request }) =>
       guarded(request, true, () => new Response(metrics.render(gauges(ctx)), { headers: { "content-type": "text/plain; version=0.0.4" } })),
+    )
+    .get("/v1/events", ({ request }) =>
+      guarded(request, true, (scopes) => {
+        if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "The event stream needs the vault:read scope.");
+        return eventStream(ctx, request);
+      }),
     )
     .all("/v1/*", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
     .all("/v1", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
@@ -123,8 +132,22 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     });
 }
 
+/** If-Match and Idempotency-Key headers fill the op's inputs of the same meaning (a body value wins). */
+function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
+  const props = route.op.input.properties as Record<string, unknown>;
+  const ifMatch = request.headers.get("if-match");
+  if (ifMatch && "if_match" in props && input.if_match === undefined) input.if_match = ifMatch;
+  const key = request.headers.get("idempotency-key");
+  if (key && "idempotency_key" in props && input.idempotency_key === undefined) input.idempotency_key = key;
+}
+
 function respond(route: Route, request: Request, data: Record<string, unknown>, tag: Record<string, string>): Response {
   switch (route.respond) {
+    case "written": {
+      const headers = typeof data.etag === "string" ? { ...tag, etag: `"${data.etag}"` } : tag;
+      const res = ok(data, headers);
+      return data.created === true ? new Response(res.body, { status: 201, headers: res.headers }) : res;
+    }
     case "etag":
       return ok(data, { ...tag, etag: `"${String(data.etag)}"` });
     case "exists":

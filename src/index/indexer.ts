@@ -25,6 +25,9 @@ export interface IndexReport {
   linksReresolved: number;
   /** Vault paths whose content was added, changed or deleted by this pass (subscriptions, events). */
   changed: string[];
+  /** Of `changed`: the paths that are new, and the paths that are gone. */
+  addedPaths: string[];
+  deletedPaths: string[];
   warnings: IndexWarning[];
   durationMs: number;
 }
@@ -168,6 +171,8 @@ export function updateIndex(
     deleted: gone.length,
     linksReresolved,
     changed: [...changedPaths, ...gone],
+    addedPaths: changedPaths.filter((p) => !stored.has(p)),
+    deletedPaths: gone,
     warnings,
     durationMs: Math.round(performance.now() - started),
   };

@@ -1,7 +1,15 @@
 import { indexIdentity, runIndex, updateIndex, type IndexReport, type ProgressFn } from "../index/indexer.ts";
 import { IndexStore } from "../index/store.ts";
+import { EventHub } from "../events/hub.ts";
+import { EventLog } from "../events/log.ts";
 import type { Vault } from "../vault/vault.ts";
+import { IdempotencyStore } from "../writes/idempotency.ts";
+import { VaultWriter } from "../writes/pipeline.ts";
 import type { Scope } from "./define.ts";
+
+/** Who caused an index update: a write through indx (which emits its own events) or anything else. */
+export type UpdateOrigin = "write" | "watch" | "full";
+export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
 
 /**
  * What an operation runs against: one vault and its index. The CLI makes one per command;
@@ -11,7 +19,10 @@ import type { Scope } from "./define.ts";
 export class OpContext {
   private store: IndexStore | null = null;
   /** Listeners told after every index update (watcher, MCP subscriptions, metrics). */
-  private readonly indexListeners = new Set<(report: IndexReport, paths: string[] | null) => void>();
+  private readonly indexListeners = new Set<IndexListener>();
+  private eventHub: EventHub | null = null;
+  private vaultWriter: VaultWriter | null = null;
+  private idempotencyStore: IdempotencyStore | null = null;
 
   /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
   progress: ProgressFn | undefined;
@@ -47,7 +58,7 @@ export class OpContext {
     root.store?.close();
     root.store = null;
     const report = runIndex(root.vault, { ...opts, onProgress: opts.onProgress ?? this.progress });
-    root.notify(report, null);
+    root.notify(report, null, "full");
     return report;
   }
 
@@ -55,30 +66,70 @@ export class OpContext {
   reindexIncremental(): IndexReport {
     const root = this.root;
     const report = updateIndex(root.vault, root.index);
-    root.notify(report, null);
+    root.notify(report, null, "watch");
     return report;
   }
 
   /** Re-indexes only these vault-relative paths (changed or deleted). */
-  reindexPaths(paths: string[]): IndexReport {
+  reindexPaths(paths: string[], origin: UpdateOrigin = "watch"): IndexReport {
     const root = this.root;
     const report = updateIndex(root.vault, root.index, { only: paths });
-    root.notify(report, paths);
+    root.notify(report, paths, origin);
     return report;
   }
 
-  onIndexUpdate(fn: (report: IndexReport, paths: string[] | null) => void): () => void {
+  /** Events of this vault: every write, and every change seen on disk (DESIGN.md §5). */
+  get events(): EventHub {
+    const root = this.root;
+    return (root.eventHub ??= new EventHub(new EventLog(root.vault.ensureDataDir())));
+  }
+
+  /** The write pipeline; one per vault per process, so its locks see every writer here. */
+  get writer(): VaultWriter {
+    const root = this.root;
+    return (root.vaultWriter ??= new VaultWriter(root));
+  }
+
+  get idempotency(): IdempotencyStore {
+    const root = this.root;
+    return (root.idempotencyStore ??= new IdempotencyStore(root.vault.ensureDataDir()));
+  }
+
+  onIndexUpdate(fn: IndexListener): () => void {
     const root = this.root;
     root.indexListeners.add(fn);
     return () => root.indexListeners.delete(fn);
   }
 
-  private notify(report: IndexReport, paths: string[] | null): void {
-    for (const fn of this.indexListeners) fn(report, paths);
+  private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    if (report.changed.length > 0) this.emitIndexEvents(report, origin);
+    for (const fn of this.indexListeners) fn(report, paths, origin);
+  }
+
+  /** Changes indx did not make itself (an editor, sync, git) become events too. */
+  private emitIndexEvents(report: IndexReport, origin: UpdateOrigin): void {
+    // A build from scratch is not a change on disk: it gets the summary event only.
+    if (origin !== "write" && report.rebuilt === null) {
+      const added = new Set(report.addedPaths);
+      const deleted = new Set(report.deletedPaths);
+      for (const path of report.changed) {
+        const kind = added.has(path) ? "note.created" : deleted.has(path) ? "note.deleted" : "note.updated";
+        this.events.emit({ kind, source: "external", path });
+      }
+    }
+    this.events.emit({
+      kind: "index.updated",
+      source: origin === "write" ? "indx" : "external",
+      count: report.changed.length,
+      duration_ms: report.durationMs,
+    });
   }
 
   close(): void {
-    this.root.store?.close();
-    this.root.store = null;
+    const root = this.root;
+    root.store?.close();
+    root.store = null;
+    root.idempotencyStore?.close();
+    root.idempotencyStore = null;
   }
 }

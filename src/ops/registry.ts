@@ -1,5 +1,9 @@
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
@@ -10,6 +14,10 @@ import type { AnyOperation } from "./define.ts";
 export const OPERATIONS: readonly AnyOperation[] = [
   vaultStatus,
   noteRead,
+  noteWrite,
+  notePatch,
+  noteDelete,
+  noteMove,
   noteList,
   noteOutline,
   noteExists,
@@ -20,6 +28,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   linkOrphans,
   tagList,
   tagNotes,
+  tagRename,
+  canvasRead,
+  canvasWrite,
+  canvasPatch,
   vaultReindex,
   vaultConfigGet,
   related,

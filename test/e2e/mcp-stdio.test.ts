@@ -50,6 +50,15 @@ const VALID: Record<string, Record<string, unknown>> = {
   related: { id: "Projects/Apollo Launch.md", limit: 3 },
   chunk_get: { id: "Reference/Runbook.md#1" },
   attachment_get: { path: "Attachments/diagram.png" },
+  // Writes, in registry order: create, patch, then delete the same scratch note.
+  note_write: { path: "Inbox/MCP note.md", body: "# MCP note\n\n## Log\n\nfirst\n" },
+  note_patch: { path: "Inbox/MCP note.md", ops: [{ op: "append_to_section", heading: "Log", markdown: "second" }] },
+  note_delete: { path: "Inbox/MCP note.md" },
+  note_move: { from: "Daily/2026-01-06.md", to: "Daily/Archive/2026-01-06.md", dry_run: true },
+  tag_rename: { from: "person", to: "people", dry_run: true },
+  canvas_read: { path: "Demo.canvas" },
+  canvas_write: { path: "MCP.canvas", canvas: { nodes: [], edges: [] } },
+  canvas_patch: { path: "MCP.canvas", ops: [{ op: "add_node", node: { id: "n1", type: "text", text: "hi", x: 0, y: 0, width: 200, height: 80 } }] },
 };
 
 let sb: Sandbox;

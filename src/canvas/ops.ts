@@ -1,0 +1,145 @@
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { defineOp } from "../ops/define.ts";
+import type { OpContext } from "../ops/context.ts";
+import { VaultPath } from "../ops/schemas.ts";
+import type { Expect, FileState } from "../writes/pipeline.ts";
+import { IdempotencyKey, IfMatch, normalizeEtag, WriteWarning } from "../writes/schemas.ts";
+import { applyCanvasPatches, CanvasPatchOpSchema } from "./patch.ts";
+import { CanvasSchema } from "./schema.ts";
+import { parseCanvas, serializeCanvas, validateCanvas } from "./validate.ts";
+import { readFileSync } from "node:fs";
+import { etagOf } from "../core/hash.ts";
+
+function canvasPath(ctx: OpContext, input: unknown): string {
+  const path = ctx.vault.safePath(input);
+  if (!path.toLowerCase().endsWith(".canvas"))
+    throw new IndxError("path_invalid", `${path} is not a canvas (canvas files end in .canvas)`, { reason: "wrong_kind" });
+  return path;
+}
+
+function existingCanvas(state: FileState, ifMatch: string | undefined) {
+  if (!state.exists || state.text === null) throw new IndxError("not_found", `No canvas at ${state.path}`, { path: state.path });
+  if (ifMatch !== undefined && state.etag !== ifMatch)
+    throw new IndxError("etag_mismatch", `${state.path} changed since it was read`, { path: state.path, expected: ifMatch, actual: state.etag });
+  return parseCanvas(state.text);
+}
+
+const WrittenCanvas = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "Pass this as if_match on your next write." }),
+  created: Type.Boolean(),
+  changed: Type.Boolean({ description: "False when the canvas was already exactly this." }),
+  nodes: Type.Integer(),
+  edges: Type.Integer(),
+  warnings: Type.Array(WriteWarning),
+});
+
+export const canvasRead = defineOp({
+  name: "canvas_read",
+  title: "Read a canvas",
+  description: "Read a JSON Canvas file (.canvas): its nodes (text, file, link, group) and edges, with the etag to pass to canvas_write or canvas_patch.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  output: Type.Object({ path: Type.String(), etag: Type.String(), canvas: CanvasSchema }),
+  run(ctx, input) {
+    const path = canvasPath(ctx, input.path);
+    let bytes: Buffer;
+    try {
+      bytes = readFileSync(ctx.vault.abs(path));
+    } catch {
+      throw new IndxError("not_found", `No canvas at ${path}`, { path });
+    }
+    return { path, etag: etagOf(bytes), canvas: parseCanvas(new TextDecoder().decode(bytes)) };
+  },
+  summary: (o) => `${o.path}: ${o.canvas.nodes?.length ?? 0} nodes, ${o.canvas.edges?.length ?? 0} edges (etag ${o.etag})`,
+});
+
+export const canvasWrite = defineOp({
+  name: "canvas_write",
+  title: "Create or replace a canvas",
+  description:
+    "Create or replace a JSON Canvas file, validated against JSON Canvas 1.0 (an invalid canvas is refused with the list of problems). To change a few nodes or edges use canvas_patch. Pass if_match with the etag from canvas_read when replacing.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    {
+      path: VaultPath,
+      canvas: CanvasSchema,
+      if_match: Type.Optional(IfMatch),
+      if_not_exists: Type.Optional(Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." })),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: WrittenCanvas,
+  async run(ctx, input) {
+    const path = canvasPath(ctx, input.path);
+    const doc = validateCanvas(input.canvas);
+    const ifMatch = normalizeEtag(input.if_match);
+    const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
+    const done = await ctx.writer.transact("canvas_write", [path], (io) => {
+      const before = io.read(path);
+      const text = serializeCanvas(doc, before.text ?? undefined);
+      const changed = !(before.exists && before.text === text) || input.if_not_exists === true;
+      if (!changed && ifMatch !== undefined && before.etag !== ifMatch)
+        throw new IndxError("etag_mismatch", `${path} changed since it was read`, { path, expected: ifMatch, actual: before.etag });
+      return { changes: changed ? [{ type: "write" as const, path, text, expect }] : [], value: { created: !before.exists, changed, etag: before.etag } };
+    });
+    return {
+      path,
+      etag: done.etags[path] ?? done.value.etag!,
+      created: done.value.created,
+      changed: done.value.changed,
+      nodes: doc.nodes?.length ?? 0,
+      edges: doc.edges?.length ?? 0,
+      warnings: done.warnings,
+    };
+  },
+  summary: (o) => `${o.created ? "created" : o.changed ? "replaced" : "unchanged"} ${o.path}: ${o.nodes} nodes, ${o.edges} edges (etag ${o.etag})`,
+});
+
+export const canvasPatch = defineOp({
+  name: "canvas_patch",
+  title: "Edit a canvas with structured ops",
+  description:
+    "Add, update or remove nodes and edges of a JSON Canvas file; removing a node removes its edges. Ops apply in order; if one fails nothing is written. Every other byte of the file is kept. Pass if_match with the etag from canvas_read.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    {
+      path: VaultPath,
+      ops: Type.Array(CanvasPatchOpSchema, { minItems: 1, maxItems: 500, description: "Edits, applied in order." }),
+      if_match: Type.Optional(IfMatch),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: WrittenCanvas,
+  async run(ctx, input) {
+    const path = canvasPath(ctx, input.path);
+    const ifMatch = normalizeEtag(input.if_match);
+    const done = await ctx.writer.transact("canvas_patch", [path], (io) => {
+      const before = io.read(path);
+      const doc = validateCanvas(applyCanvasPatches(existingCanvas(before, ifMatch), input.ops));
+      const text = serializeCanvas(doc, before.text!);
+      const changed = text !== before.text;
+      return {
+        changes: changed ? [{ type: "write" as const, path, text, expect: { etag: before.etag! } }] : [],
+        value: { doc, changed, etag: before.etag! },
+      };
+    });
+    const doc = done.value.doc;
+    return {
+      path,
+      etag: done.etags[path] ?? done.value.etag,
+      created: false,
+      changed: done.value.changed,
+      nodes: doc.nodes?.length ?? 0,
+      edges: doc.edges?.length ?? 0,
+      warnings: done.warnings,
+    };
+  },
+  summary: (o, i) => `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"}: ${o.nodes} nodes, ${o.edges} edges`,
+});

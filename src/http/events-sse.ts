@@ -1,0 +1,61 @@
+import { IndxError } from "../core/errors.ts";
+import { EVENT_KINDS, type EventKind } from "../events/types.ts";
+import type { OpContext } from "../ops/context.ts";
+
+const HEARTBEAT_MS = 15_000;
+
+/**
+ * GET /v1/events: the vault's events as Server-Sent Events, optionally filtered by
+ * `kinds=note.updated,note.moved` (a kind prefix such as `note` selects all note events).
+ */
+export function eventStream(ctx: OpContext, request: Request): Response {
+  const filter = parseKinds(new URL(request.url).searchParams.getAll("kinds"));
+  const encoder = new TextEncoder();
+  let cleanup = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      const send = (text: string) => {
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          cleanup();
+        }
+      };
+      send(": indx events\nretry: 2000\n\n");
+      const unsubscribe = ctx.events.subscribe((event) => {
+        if (filter && !filter.has(event.kind)) return;
+        send(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(event)}\n\n`);
+      });
+      const heartbeat = setInterval(() => send(": keep-alive\n\n"), HEARTBEAT_MS);
+      cleanup = () => {
+        clearInterval(heartbeat);
+        unsubscribe();
+      };
+      request.signal.addEventListener("abort", () => {
+        cleanup();
+        try {
+          controller.close();
+        } catch {}
+      });
+    },
+    cancel() {
+      cleanup();
+    },
+  });
+  return new Response(body, {
+    headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
+  });
+}
+
+function parseKinds(values: string[]): Set<EventKind> | null {
+  const asked = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  if (asked.length === 0) return null;
+  const kinds = new Set<EventKind>();
+  for (const a of asked) {
+    const matched = EVENT_KINDS.filter((k) => k === a || k.startsWith(`${a}.`));
+    if (matched.length === 0)
+      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { field: "kinds" });
+    for (const k of matched) kinds.add(k);
+  }
+  return kinds;
+}

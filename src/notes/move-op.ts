@@ -1,0 +1,83 @@
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { planMove } from "../links/rewrite.ts";
+import { defineOp } from "../ops/define.ts";
+import { VaultPath } from "../ops/schemas.ts";
+import { fileKind } from "../vault/scan.ts";
+import type { Change } from "../writes/pipeline.ts";
+import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, WriteWarning } from "../writes/schemas.ts";
+import type { FileEdit } from "../writes/edit.ts";
+
+const planned = (edits: FileEdit[]) => edits.map((e) => ({ path: e.path, etag: e.etag, changes: e.changes }));
+const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes.length, 0);
+
+export const noteMove = defineOp({
+  name: "note_move",
+  title: "Move or rename a note and update its links",
+  description:
+    "Rename or move a note (or attachment) and rewrite every reference to it across the vault — [[wikilinks]] with their aliases, headings and blocks, ![[embeds]], Markdown links, frontmatter links and canvas file nodes — in the vault's configured link format. No other byte changes. Use dry_run=true first to see every planned edit.",
+  scope: "vault:write",
+  dryRunNeedsRead: true,
+  safe: false,
+  input: Type.Object(
+    {
+      from: VaultPath,
+      to: Type.String({ minLength: 1, maxLength: 1024, description: "The new vault-relative path, e.g. 'Archive/Foo.md'." }),
+      update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite references to the file (default true)." })),
+      dry_run: Type.Optional(DryRun),
+      if_match: Type.Optional(IfMatch),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    from: Type.String(),
+    to: Type.String(),
+    dry_run: Type.Boolean(),
+    etag: Type.Union([Type.String(), Type.Null()], { description: "Etag of the moved file (null on a dry run)." }),
+    links_updated: Type.Integer({ description: "References rewritten (or to be rewritten)." }),
+    files: Type.Array(PlannedFile, { description: "Every other file whose references change, with each line before and after." }),
+    warnings: Type.Array(WriteWarning),
+  }),
+  async run(ctx, input) {
+    const from = ctx.vault.safePath(input.from, "from");
+    const to = ctx.vault.safePath(input.to, "to");
+    if (from === to) throw new IndxError("validation_failed", "from and to are the same path.", { field: "to" });
+    if (fileKind(from) !== fileKind(to))
+      throw new IndxError("validation_failed", `A move keeps the kind of file: ${from} is a ${fileKind(from)}, ${to} would be a ${fileKind(to)}.`, {
+        field: "to",
+      });
+    const ifMatch = normalizeEtag(input.if_match);
+    const plan = () => (input.update_links === false ? [] : planMove(ctx.vault, ctx.index, from, to).edits);
+
+    if (input.dry_run) {
+      const edits = plan();
+      return { from, to, dry_run: true, etag: null, links_updated: countChanges(edits), files: planned(edits), warnings: [] };
+    }
+
+    const done = await ctx.writer.transact("note_move", [from, to], (io) => {
+      const source = io.read(from);
+      if (!source.exists) throw new IndxError("not_found", `No file at ${from}`, { path: from });
+      if (ifMatch !== undefined && source.etag !== ifMatch)
+        throw new IndxError("etag_mismatch", `${from} changed since it was read`, { path: from, expected: ifMatch, actual: source.etag });
+      if (io.read(to).exists && to.toLowerCase() !== from.toLowerCase())
+        throw new IndxError("already_exists", `${to} already exists`, { path: to });
+      const edits = plan();
+      const changes: Change[] = edits.map((e) => ({ type: "write", path: e.path, text: e.text, expect: { etag: e.etag } }));
+      changes.push({ type: "move", from, to, expect: ifMatch ? { etag: ifMatch } : { present: true } });
+      return { changes, value: edits };
+    });
+    const edits = done.value;
+    return {
+      from,
+      to,
+      dry_run: false,
+      etag: done.etags[to] ?? null,
+      links_updated: countChanges(edits),
+      files: planned(edits.filter((e) => e.path !== from)),
+      warnings: done.warnings,
+    };
+  },
+  summary: (o) =>
+    `${o.dry_run ? "would move" : "moved"} ${o.from} → ${o.to}; ${o.links_updated} reference${o.links_updated === 1 ? "" : "s"} in ${o.files.length} file${o.files.length === 1 ? "" : "s"}`,
+});

@@ -1,0 +1,178 @@
+import { Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { defineOp } from "../ops/define.ts";
+import type { OpContext } from "../ops/context.ts";
+import { VaultPath } from "../ops/schemas.ts";
+import { applyPatches } from "../patch/engine.ts";
+import { PatchOpSchema, type PatchOp } from "../patch/schema.ts";
+import { planHeadingRename } from "../links/rewrite.ts";
+import { fileKind } from "../vault/scan.ts";
+import type { Change, Expect, FileState } from "../writes/pipeline.ts";
+import { IdempotencyKey, IfMatch, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
+
+/** A note path the write may create: safe, inside the vault, and a Markdown file. */
+function notePath(ctx: OpContext, input: unknown): string {
+  const path = ctx.vault.safePath(input);
+  if (fileKind(path) !== "note")
+    throw new IndxError("path_invalid", `${path} is not a Markdown note path (notes end in .md)`, { reason: "wrong_kind" });
+  return path;
+}
+
+function assertWritableText(ctx: OpContext, path: string, text: string): void {
+  if (text.includes("\u0000")) throw new IndxError("validation_failed", "Note text cannot contain NUL bytes.", { path, reason: "binary" });
+  const limit = ctx.vault.config.int("index.max_note_bytes");
+  const size = Buffer.byteLength(text);
+  if (size > limit)
+    throw new IndxError("payload_too_large", `The note would be ${size} bytes, over the ${limit}-byte limit (index.max_note_bytes).`, {
+      path,
+      size,
+      limit,
+    });
+}
+
+function requireText(state: FileState): string {
+  if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
+  if (state.text === null) throw new IndxError("parse_failed", `${state.path} holds binary data, not Markdown text`, { path: state.path, reason: "binary" });
+  return state.text;
+}
+
+function checkIfMatch(state: FileState, ifMatch: string | undefined): void {
+  if (ifMatch === undefined) return;
+  if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
+  if (state.etag !== ifMatch)
+    throw new IndxError("etag_mismatch", `${state.path} changed since it was read; read it again and retry with the new etag`, {
+      path: state.path,
+      expected: ifMatch,
+      actual: state.etag,
+    });
+}
+
+export const noteWrite = defineOp({
+  name: "note_write",
+  title: "Create or replace a note",
+  description:
+    "Create a note, or replace a whole note. To change part of an existing note use note_patch instead. Pass if_not_exists=true to create only (already_exists if the path is taken), or if_match=<etag from note_read> to replace only the version you read. Returns the note as written with its new etag.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    {
+      path: VaultPath,
+      body: Type.String({ description: "Markdown text of the note (after the frontmatter, if `frontmatter` is given)." }),
+      frontmatter: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), { description: "Properties written as a YAML frontmatter block at the top." }),
+      ),
+      if_match: Type.Optional(IfMatch),
+      if_not_exists: Type.Optional(Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." })),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: WrittenNote,
+  async run(ctx, input) {
+    const path = notePath(ctx, input.path);
+    const ifMatch = normalizeEtag(input.if_match);
+    if (ifMatch && input.if_not_exists)
+      throw new IndxError("validation_failed", "Use if_match (replace a version) or if_not_exists (create), not both.");
+    let text = input.body;
+    if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
+      if (/^---\r?\n/.test(text))
+        throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
+      const ops: PatchOp[] = Object.entries(input.frontmatter).map(([key, value]) => ({ op: "set_frontmatter", key, value }));
+      text = applyPatches(text, ops).text;
+    }
+    assertWritableText(ctx, path, text);
+    const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
+    const done = await ctx.writer.transact("note_write", [path], (io) => {
+      const before = io.read(path);
+      if (before.exists && before.text === null && !ifMatch)
+        throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
+      const unchanged = before.exists && before.text === text && !input.if_not_exists;
+      const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];
+      if (unchanged) checkIfMatch(before, ifMatch);
+      return { changes, value: { created: !before.exists, changed: !unchanged, etag: before.etag } };
+    });
+    const etag = done.etags[path] ?? done.value.etag!;
+    return writtenNote(path, text, etag, { created: done.value.created, changed: done.value.changed, warnings: done.warnings });
+  },
+  summary: (o) => `${o.created ? "created" : o.changed ? "replaced" : "unchanged"} ${o.path} (etag ${o.etag})`,
+});
+
+export const notePatch = defineOp({
+  name: "note_patch",
+  title: "Edit a note with structured ops",
+  description:
+    "Apply one or more structural edits to a Markdown note: set or delete frontmatter keys, append/prepend to the body, insert before/after a heading, replace or append to a section, replace a block by its ^id, rename a heading (links to it are updated across the vault). Prefer this over note_write when you change part of a note: bytes outside the edit stay identical. Ops apply in order; if one fails nothing is written. Headings are matched by text ('Tasks'), with the level ('## Tasks') or by path ('Project > Tasks'). Pass if_match with the etag from note_read. Returns the note as written with its new etag.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    {
+      path: VaultPath,
+      ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order." }),
+      if_match: Type.Optional(IfMatch),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: WrittenNote,
+  async run(ctx, input) {
+    const path = notePath(ctx, input.path);
+    const ifMatch = normalizeEtag(input.if_match);
+    if (input.ops.filter((op) => op.op === "rename_heading").length > 1)
+      throw new IndxError("validation_failed", "Rename one heading per note_patch call: each rename rewrites links across the vault.", {
+        reason: "multiple_renames",
+      });
+    const done = await ctx.writer.transact("note_patch", [path], (io) => {
+      const before = io.read(path);
+      checkIfMatch(before, ifMatch);
+      const original = requireText(before);
+      const result = applyPatches(original, input.ops);
+      if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
+      assertWritableText(ctx, path, result.text);
+      // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
+      let text = result.text;
+      const others: Change[] = [];
+      for (const r of result.renamedHeadings) {
+        for (const edit of planHeadingRename(ctx.vault, ctx.index, path, r.from, r.to, text).edits) {
+          if (edit.path === path) text = edit.text;
+          else others.push({ type: "write", path: edit.path, text: edit.text, expect: { etag: edit.etag } });
+        }
+      }
+      const changes: Change[] = [{ type: "write", path, text, expect: { etag: before.etag! } }, ...others];
+      return { changes, value: { text, etag: before.etag!, changed: true } };
+    });
+    const etag = done.etags[path] ?? done.value.etag;
+    return writtenNote(path, done.value.text, etag, { created: false, changed: done.value.changed, warnings: done.warnings });
+  },
+  summary: (o, i) => `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"} (etag ${o.etag})`,
+});
+
+export const noteDelete = defineOp({
+  name: "note_delete",
+  title: "Delete a note",
+  description:
+    "Delete a note (or another vault file). It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered. Pass if_match with the etag from note_read to delete only the version you read.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    { path: VaultPath, if_match: Type.Optional(IfMatch), idempotency_key: Type.Optional(IdempotencyKey) },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    path: Type.String(),
+    deleted: Type.Boolean(),
+    trashed: Type.Boolean({ description: "True when the file went to the vault's trash rather than being removed." }),
+    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+  }),
+  async run(ctx, input) {
+    const path = ctx.vault.safePath(input.path);
+    const ifMatch = normalizeEtag(input.if_match);
+    const done = await ctx.writer.transact("note_delete", [path], (io) => {
+      const before = io.read(path);
+      checkIfMatch(before, ifMatch);
+      if (!before.exists) throw new IndxError("not_found", `No file at ${path}`, { path });
+      return { changes: [{ type: "delete", path, expect: ifMatch ? { etag: ifMatch } : { present: true } }], value: null };
+    });
+    return { path, deleted: true, trashed: done.trashed, warnings: done.warnings };
+  },
+  summary: (o) => `deleted ${o.path}${o.trashed ? " (moved to the trash)" : ""}`,
+});

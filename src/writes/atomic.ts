@@ -1,0 +1,85 @@
+import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { dirname, join, basename } from "node:path";
+import { randomBytes } from "node:crypto";
+
+/** Temp files are hidden, so the scanner and the watcher never take them for notes. */
+export const TEMP_PREFIX = ".indx-tmp-";
+
+/**
+ * Replaces a file's bytes so that a reader (or a crash at any instant) sees either the old
+ * file or the new one, never a torn mix: write a temp file in the same folder, fsync it,
+ * rename it over the target, fsync the folder. The target's file mode is kept.
+ */
+export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: { mode?: number } = {}): void {
+  const dir = dirname(abs);
+  const mode = opts.mode ?? existingMode(abs) ?? 0o644;
+  const temp = join(dir, `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+  const fd = openSync(temp, "wx", mode);
+  try {
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } catch (err) {
+    closeSync(fd);
+    unlinkQuietly(temp);
+    throw err;
+  }
+  closeSync(fd);
+  try {
+    renameSync(temp, abs);
+  } catch (err) {
+    unlinkQuietly(temp);
+    throw err;
+  }
+  fsyncDir(dir);
+}
+
+/** Renames within one file system and makes the rename durable in both folders. */
+export function renameDurable(fromAbs: string, toAbs: string): void {
+  renameSync(fromAbs, toAbs);
+  fsyncDir(dirname(toAbs));
+  if (dirname(fromAbs) !== dirname(toAbs)) fsyncDir(dirname(fromAbs));
+}
+
+export function unlinkDurable(abs: string): void {
+  unlinkSync(abs);
+  fsyncDir(dirname(abs));
+}
+
+/**
+ * A note that is a symlink to another vault file is edited where it really lives, so the link
+ * survives; the caller has already checked that the real path is inside the vault.
+ */
+export function writeTarget(abs: string): string {
+  try {
+    return lstatSync(abs).isSymbolicLink() ? realpathSync(abs) : abs;
+  } catch {
+    return abs;
+  }
+}
+
+function existingMode(abs: string): number | null {
+  try {
+    return statSync(abs).mode & 0o7777;
+  } catch {
+    return null;
+  }
+}
+
+function fsyncDir(dir: string): void {
+  // Directory fsync makes the rename itself durable; some file systems refuse it, which is fine.
+  try {
+    const fd = openSync(dir, "r");
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {}
+}
+
+function unlinkQuietly(abs: string): void {
+  try {
+    unlinkSync(abs);
+  } catch {}
+}

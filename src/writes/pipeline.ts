@@ -1,0 +1,197 @@
+import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import { etagOf } from "../core/hash.ts";
+import type { NewEvent } from "../events/types.ts";
+import { looksBinary } from "../index/indexer.ts";
+import type { OpContext } from "../ops/context.ts";
+import { renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { PathLocks, VaultWriteLock } from "./lock.ts";
+import { trashDestination } from "./trash.ts";
+
+const BOM = "\uFEFF";
+
+/** A file as the write sees it, read inside the write lock. Text is without a BOM (kept aside). */
+export interface FileState {
+  path: string;
+  exists: boolean;
+  text: string | null;
+  etag: string | null;
+  bom: boolean;
+}
+
+/** What a write expects of a file before it touches it. */
+export type Expect = { etag: string } | { absent: true } | { present: true } | { anything: true };
+
+export type Change =
+  | { type: "write"; path: string; text: string; expect: Expect }
+  | { type: "delete"; path: string; expect: Expect }
+  | { type: "move"; from: string; to: string; expect: Expect };
+
+export interface Plan<T> {
+  changes: Change[];
+  value: T;
+  /** Events beyond the per-file ones (tag.renamed). */
+  events?: NewEvent[];
+}
+
+export interface Committed<T> {
+  value: T;
+  /** New etag of every file written or moved, by its path after the write. */
+  etags: Record<string, string>;
+  /** Paths that changed on disk (sources and destinations). */
+  touched: string[];
+  /** A deleted file went to the vault's trash (rather than being removed). */
+  trashed: boolean;
+  warnings: { code: string; message: string }[];
+}
+
+export interface WriteIO {
+  read(path: string): FileState;
+}
+
+/**
+ * The one path every write takes (DESIGN.md §3): locks (per path in this process, one writer
+ * across processes) → the plan, computed from files read inside the lock → every precondition
+ * checked before any byte is written → atomic replace per file → reindex of what changed →
+ * events. Planning and applying run synchronously inside the locks, so nothing can change a
+ * file between the moment it is read and the moment it is replaced.
+ */
+export class VaultWriter {
+  private readonly pathLocks = new PathLocks();
+  private readonly vaultLock: VaultWriteLock;
+
+  constructor(private readonly ctx: OpContext) {
+    this.vaultLock = new VaultWriteLock(ctx.vault.ensureDataDir());
+  }
+
+  async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
+    return this.pathLocks.run(lockPaths, () => this.vaultLock.run(() => this.applyPlan(op, plan)));
+  }
+
+  private applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Committed<T> {
+    const cache = new Map<string, FileState>();
+    const io: WriteIO = { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
+    const { changes, value, events = [] } = plan(io);
+    for (const c of changes) this.check(c, io);
+
+    const started = performance.now();
+    const etags: Record<string, string> = {};
+    const touched: string[] = [];
+    const fileEvents: NewEvent[] = [];
+    const done: string[] = [];
+    let trashed = false;
+    try {
+      for (const c of changes) {
+        if (c.type === "write") {
+          const before = io.read(c.path);
+          const bytes = new TextEncoder().encode(before.bom ? BOM + c.text : c.text);
+          const abs = this.ctx.vault.abs(c.path);
+          if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
+          writeFileAtomic(writeTarget(abs), bytes);
+          etags[c.path] = etagOf(bytes);
+          touched.push(c.path);
+          fileEvents.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag: etags[c.path] });
+        } else if (c.type === "delete") {
+          const trash = trashDestination(this.ctx.vault, c.path);
+          const abs = this.ctx.vault.abs(c.path);
+          if (trash) {
+            mkdirSync(dirname(trash), { recursive: true });
+            renameDurable(abs, trash);
+            trashed = true;
+          } else unlinkDurable(abs);
+          touched.push(c.path);
+          fileEvents.push({ kind: "note.deleted", source: "indx", op, path: c.path });
+        } else {
+          const toAbs = this.ctx.vault.abs(c.to);
+          mkdirSync(dirname(toAbs), { recursive: true });
+          renameDurable(this.ctx.vault.abs(c.from), toAbs);
+          // A file edited earlier in this plan (its own relative links) moves with its new etag.
+          const etag = etags[c.from] ?? io.read(c.from).etag;
+          delete etags[c.from];
+          if (etag) etags[c.to] = etag;
+          touched.push(c.from, c.to);
+          fileEvents.push({ kind: "note.moved", source: "indx", op, from: c.from, to: c.to });
+        }
+        done.push(c.type === "move" ? c.from : c.path);
+      }
+    } catch (err) {
+      // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
+      // the index is brought in line with the disk either way.
+      this.reindex(touched);
+      throw fsError(err, done.length, changes.length);
+    }
+
+    const warnings = this.reindex(touched);
+    const duration = Math.round(performance.now() - started);
+    for (const e of [...fileEvents, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
+    return { value, etags, touched, trashed, warnings };
+  }
+
+  private readState(path: string): FileState {
+    const abs = this.ctx.vault.abs(path);
+    let isFile = false;
+    try {
+      const st = lstatSync(abs);
+      if (st.isSymbolicLink()) {
+        // safePath has verified a resolvable link stays inside; a dangling one could point anywhere.
+        if (!existsSync(abs)) throw new IndxError("path_invalid", `${path} is a dangling symbolic link`, { reason: "symlink_escape" });
+        isFile = statSync(abs).isFile();
+      } else isFile = st.isFile();
+      if (!isFile) throw new IndxError("path_invalid", `${path} is not a file`, { reason: "wrong_kind" });
+    } catch (err) {
+      if (err instanceof IndxError) throw err;
+      return { path, exists: false, text: null, etag: null, bom: false };
+    }
+    const bytes = readFileSync(abs);
+    const etag = etagOf(bytes);
+    if (looksBinary(bytes)) return { path, exists: true, text: null, etag, bom: false };
+    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    const bom = text.startsWith(BOM);
+    if (bom) text = text.slice(1);
+    return { path, exists: true, text, etag, bom };
+  }
+
+  private check(c: Change, io: WriteIO): void {
+    const path = c.type === "move" ? c.from : c.path;
+    const state = io.read(path);
+    const e = c.expect;
+    if ("etag" in e) {
+      if (!state.exists) throw new IndxError("not_found", `No file at ${path}`, { path });
+      if (state.etag !== e.etag)
+        throw new IndxError("etag_mismatch", `${path} changed since it was read; read it again and retry with the new etag`, {
+          path,
+          expected: e.etag,
+          actual: state.etag,
+        });
+    } else if ("absent" in e) {
+      if (state.exists) throw new IndxError("already_exists", `${path} already exists`, { path, etag: state.etag });
+    } else if ("present" in e) {
+      if (!state.exists) throw new IndxError("not_found", `No file at ${path}`, { path });
+    }
+    if (c.type === "move" && io.read(c.to).exists && c.to.toLowerCase() !== c.from.toLowerCase())
+      throw new IndxError("already_exists", `${c.to} already exists`, { path: c.to });
+  }
+
+  private reindex(paths: string[]): { code: string; message: string }[] {
+    if (paths.length === 0) return [];
+    try {
+      this.ctx.reindexPaths([...new Set(paths)], "write");
+      return [];
+    } catch (err) {
+      if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))
+        return [{ code: "index_not_updated", message: `The file was written but the index was not updated: ${err.message}` }];
+      throw err;
+    }
+  }
+}
+
+function fsError(err: unknown, done: number, total: number): IndxError {
+  if (err instanceof IndxError) return err;
+  const code = (err as NodeJS.ErrnoException).code ?? "";
+  const details = { files_written: done, files_planned: total, reason: code || "io" };
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
+    return new IndxError("forbidden", "The file system refused the write (permissions or a read-only disk).", details);
+  if (code === "ENOSPC") return new IndxError("internal", "The disk is full; nothing more was written.", details);
+  return new IndxError("internal", "The write failed part-way; every file is either old or new, never torn.", details);
+}

@@ -1,0 +1,71 @@
+import { Type } from "@sinclair/typebox";
+import { baseTitle } from "../index/indexer.ts";
+import { parseNote } from "../markdown/parse.ts";
+import { Nullable, OutlineItem, TagList } from "../ops/schemas.ts";
+
+export const IfMatch = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: "The etag from your last read of this file. The write fails with etag_mismatch (412) if the file changed since.",
+});
+
+export const IdempotencyKey = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  description: "Retry-safe key: the same key with the same request within 24 h replays the first result instead of writing again.",
+});
+
+export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });
+
+export const WriteWarning = Type.Object({ code: Type.String(), message: Type.String() });
+
+/** Read-after-write: what a note looks like once written (seed 001 §3.4 outputSchema). */
+export const WrittenNote = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "Pass this as if_match on your next write." }),
+  created: Type.Boolean(),
+  changed: Type.Boolean({ description: "False when the write left the bytes as they were." }),
+  title: Type.String(),
+  frontmatter: Nullable(Type.Record(Type.String(), Type.Unknown())),
+  frontmatter_error: Type.Optional(Type.String()),
+  outline: Type.Array(OutlineItem),
+  tags: TagList,
+  body: Type.String(),
+  warnings: Type.Array(WriteWarning),
+});
+
+export function writtenNote(
+  path: string,
+  text: string,
+  etag: string,
+  flags: { created: boolean; changed: boolean; warnings?: { code: string; message: string }[] },
+) {
+  const parsed = parseNote(text);
+  const fmTitle = parsed.frontmatter?.title;
+  return {
+    path,
+    etag,
+    created: flags.created,
+    changed: flags.changed,
+    title: typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(path),
+    frontmatter: parsed.frontmatter,
+    ...(parsed.frontmatterError ? { frontmatter_error: parsed.frontmatterError } : {}),
+    outline: parsed.headings.map((h) => ({ level: h.level, text: h.text, line: h.line })),
+    tags: parsed.tags,
+    body: text.slice(parsed.bodyOffset),
+    warnings: flags.warnings ?? [],
+  };
+}
+
+/** Accepts an etag as sent in an HTTP header too: `"abc"` or `W/"abc"`. */
+export function normalizeEtag(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return value.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+}
+
+/** Planned edits of one file, as a dry run shows them. */
+export const PlannedFile = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "Etag of the file the plan was made from." }),
+  changes: Type.Array(Type.Object({ line: Type.Integer(), before: Type.String(), after: Type.String() })),
+});

@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sandbox, type Sandbox } from "../support/vault.ts";
+
+/** End-to-end writes through the compiled binary. Build first: `bun run build`. */
+const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
+
+let sb: Sandbox;
+
+function run(args: string[], stdin?: string) {
+  const p = Bun.spawnSync([BIN, ...args], {
+    env: sb.env,
+    stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = p.stdout.toString();
+  const stderr = p.stderr.toString();
+  expect(stdout + stderr).not.toContain(sb.dir);
+  return { code: p.exitCode, stdout, stderr, json: () => JSON.parse(stdout) };
+}
+
+beforeAll(() => {
+  if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
+  sb = sandbox({}, { fromDemo: true });
+  expect(run(["vault", "index"]).code).toBe(0);
+});
+afterAll(() => sb?.cleanup());
+
+describe("CLI writes", () => {
+  test("note update creates from stdin; replacing needs --yes or --if-match", () => {
+    const created = run(["note", "update", "Inbox/From stdin.md"], "# From stdin\n\nhello #inbox\n");
+    expect(created.code).toBe(0);
+    expect(created.json()).toMatchObject({ created: true, tags: ["inbox"] });
+    const refused = run(["note", "update", "Inbox/From stdin.md", "--body", "# replaced\n"]);
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toContain("--yes");
+    const stale = run(["note", "update", "Inbox/From stdin.md", "--body", "x", "--if-match", "0000000000000000"]);
+    expect(stale.code).toBe(4);
+    expect(stale.stderr).toContain("etag_mismatch");
+    const yes = run(["note", "update", "Inbox/From stdin.md", "--body", "# replaced\n", "--yes"]);
+    expect(yes.code).toBe(0);
+    expect(readFileSync(join(sb.vault, "Inbox/From stdin.md"), "utf8")).toBe("# replaced\n");
+  });
+
+  test("note patch with --ops JSON, typed failures with exit 2", () => {
+    const path = "Inbox/Patched.md";
+    run(["note", "update", path, "--body", "# Patched\n\n## Tasks\n\n- [ ] one\n\n## Notes\n\ntext\n"]);
+    const etag = run(["note", "get", path]).json().etag;
+    const ok = run(["note", "patch", path, "--if-match", etag, "--ops", JSON.stringify([{ op: "append_to_section", heading: "Tasks", markdown: "- [ ] two" }])]);
+    expect(ok.code).toBe(0);
+    expect(readFileSync(join(sb.vault, path), "utf8")).toBe("# Patched\n\n## Tasks\n\n- [ ] one\n- [ ] two\n\n## Notes\n\ntext\n");
+    const missing = run(["note", "patch", path, "--ops", JSON.stringify([{ op: "replace_section", heading: "Nope", markdown: "x" }])]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("patch_target_not_found");
+    const badJson = run(["note", "patch", path, "--ops", "[{oops"]);
+    expect(badJson.code).toBe(2);
+    expect(badJson.stderr).toContain("--ops");
+  });
+
+  test("note move rewrites links; --dry-run plans only", () => {
+    const dry = run(["note", "move", "Inbox/Patched.md", "Archive/Patched.md", "--dry-run"]);
+    expect(dry.code).toBe(0);
+    expect(dry.json().dry_run).toBe(true);
+    expect(existsSync(join(sb.vault, "Inbox/Patched.md"))).toBe(true);
+    const moved = run(["note", "move", "Inbox/Patched.md", "Archive/Patched.md"]);
+    expect(moved.code).toBe(0);
+    expect(existsSync(join(sb.vault, "Archive/Patched.md"))).toBe(true);
+    expect(run(["note", "exists", "Archive/Patched.md"]).code).toBe(0);
+  });
+
+  test("note delete goes to .trash/; traversal is refused with exit 2", () => {
+    expect(run(["note", "delete", "Archive/Patched.md"]).code).toBe(0);
+    expect(existsSync(join(sb.vault, ".trash/Patched.md"))).toBe(true);
+    const evil = run(["note", "update", "../evil.md", "--body", "x"]);
+    expect(evil.code).toBe(2);
+    expect(existsSync(join(sb.dir, "evil.md"))).toBe(false);
+  });
+
+  test("writes leave events in events.log", () => {
+    const log = readFileSync(join(sb.dataDir, "events.log"), "utf8");
+    expect(log).toContain('"kind":"note.created"');
+    expect(log).toContain('"kind":"note.moved"');
+    expect(log).toContain('"kind":"note.deleted"');
+  });
+});

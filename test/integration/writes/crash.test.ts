@@ -1,0 +1,51 @@
+import { afterAll, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { etagOf } from "../../../src/core/hash.ts";
+import { sandbox } from "../../support/vault.ts";
+
+const sb = sandbox();
+afterAll(() => sb.cleanup());
+
+// Big enough that a kill often lands inside a write, small enough to loop quickly.
+const VERSION_A = `# Target\n\n${"alpha line with some words\n".repeat(40_000)}`;
+const VERSION_B = `# Target\n\n${"bravo line, other words here\n".repeat(30_000)}`;
+const ORIGINAL = "# Target\n\noriginal\n";
+
+test("a writer killed with SIGKILL leaves the old or the new note, and the index agrees after restart", async () => {
+  sb.write("Target.md", ORIGINAL);
+  const setupCtx = sb.context();
+  setupCtx.reindex();
+  setupCtx.close();
+  // Too big for environment variables (E2BIG): the writer reads them from files.
+  sb.write("../version-a.txt", VERSION_A);
+  sb.write("../version-b.txt", VERSION_B);
+  const allowed = new Set([ORIGINAL, VERSION_A, VERSION_B].map((t) => etagOf(Buffer.from(t))));
+
+  for (let round = 0; round < 12; round++) {
+    const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/write-loop.ts")], {
+      env: { ...sb.env, VERSIONS_DIR: sb.dir },
+      stdout: "pipe",
+      stderr: "ignore",
+    });
+    const reader = child.stdout.getReader();
+    await reader.read(); // "ready"
+    await Bun.sleep(20 + Math.floor(Math.random() * 120));
+    child.kill("SIGKILL");
+    await child.exited;
+
+    const onDisk = readFileSync(join(sb.vault, "Target.md"));
+    expect(allowed.has(etagOf(onDisk))).toBe(true);
+
+    // Restart: the next process brings the index in line with the disk.
+    const ctx = sb.context();
+    ctx.reindexIncremental();
+    const row = ctx.index.db.query<{ etag: string }, [string]>("SELECT etag FROM files WHERE path = ?").get("Target.md");
+    expect(row?.etag).toBe(etagOf(onDisk));
+    ctx.close();
+  }
+  const db = new Database(join(sb.dataDir, "index.db"), { readonly: true });
+  expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
+  db.close();
+}, 60_000);
