@@ -39,7 +39,7 @@ export function setFrontmatter(text: string, key: string, value: unknown): strin
   let yaml: string;
   if (entry !== null) {
     const lines = entryLines(entry.keyText, normalized).join(eol) + eol;
-    // The entry's own trailing line break is kept as it was (an entry is always followed by one).
+    // An entry always ends with a line break (the closing `---` follows it), so its replacement does too.
     yaml = fm.yaml.slice(0, entry.start) + lines + fm.yaml.slice(entry.end);
   } else {
     yaml = fm.yaml + entryLines(`${emitKey(key)}:`, normalized).join(eol) + eol;
