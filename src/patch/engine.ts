@@ -47,15 +47,26 @@ export function applyPatches(text: string, ops: readonly PatchOp[]): PatchResult
   return { text: current, renamedHeadings, changed: current !== text };
 }
 
-/** Ops may come from JSON: check them even though the type says they are valid. */
+/**
+ * Ops may come from JSON: check them even though the type says they are valid. Errors are
+ * reported against the variant the `op` field names, which says far more than "no union member
+ * matched".
+ */
 function assertOp(op: unknown): asserts op is PatchOp {
   if (Value.Check(PatchOpSchema, op)) return;
+  const name = typeof op === "object" && op !== null ? (op as { op?: unknown }).op : undefined;
+  const variant = PatchOpSchema.anyOf.find((v) => v.properties.op.const === name);
+  if (variant === undefined) {
+    const names = PatchOpSchema.anyOf.map((v) => v.properties.op.const);
+    throw new IndxError("validation_failed", `Not a patch op: "op" must be one of ${names.join(", ")}.`, { field: "op", allowed: names });
+  }
   const errors: { path: string; message: string }[] = [];
-  for (const e of Value.Errors(PatchOpSchema, op)) {
+  for (const e of Value.Errors(variant, op)) {
     errors.push({ path: e.path || "/", message: e.message });
     if (errors.length >= 5) break;
   }
-  throw new IndxError("validation_failed", "Not a valid patch op (see details.errors).", { errors });
+  const first = errors[0];
+  throw new IndxError("validation_failed", `Invalid ${variant.properties.op.const} op${first ? `: ${first.path} ${first.message}` : ""}.`, { errors });
 }
 
 function applyOne(text: string, op: PatchOp): { text: string; renamed?: RenamedHeading | null } {

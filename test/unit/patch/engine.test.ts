@@ -59,6 +59,10 @@ describe("applyPatches", () => {
       expect(e.details?.op_index).toBe(0);
     }
     expect(() => applyPatches(NOTE, "x" as unknown as PatchOp[])).toThrow("ops must be an array");
+    // Errors name the variant's own problem, not "no union member matched".
+    expect(patchError(NOTE, { op: "nope" } as unknown as PatchOp).details?.allowed).toContain("replace_block");
+    const missing = patchError(NOTE, { op: "set_frontmatter", key: "k" } as unknown as PatchOp);
+    expect(missing.message).toBe("Patch op 0: Invalid set_frontmatter op: /value Expected required property.");
   });
   test("error messages and details never carry note text", () => {
     const e = patchError("# Secret plans\n# Secret plans\n", { op: "append_to_section", heading: "x", markdown: "y" });
