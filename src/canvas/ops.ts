@@ -62,6 +62,7 @@ export const canvasWrite = defineOp({
   description:
     "Create or replace a JSON Canvas file, validated against JSON Canvas 1.0 (an invalid canvas is refused with the list of problems). To change a few nodes or edges use canvas_patch. Pass if_match with the etag from canvas_read when replacing.",
   scope: "vault:write",
+  destructive: true,
   safe: false,
   input: Type.Object(
     {
@@ -106,6 +107,7 @@ export const canvasPatch = defineOp({
   description:
     "Add, update or remove nodes and edges of a JSON Canvas file; removing a node removes its edges. Ops apply in order; if one fails nothing is written. Every other byte of the file is kept. Pass if_match with the etag from canvas_read.",
   scope: "vault:write",
+  destructive: true,
   safe: false,
   input: Type.Object(
     {

@@ -22,6 +22,7 @@ export function toolOf(op: AnyOperation): Tool {
         title: op.title,
         readOnlyHint: op.safe,
         idempotentHint: op.safe,
+        destructiveHint: op.destructive === true,
         openWorldHint: false,
       },
       _meta: { "indx/scope": op.scope },

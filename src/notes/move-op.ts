@@ -17,6 +17,7 @@ export const noteMove = defineOp({
   description:
     "Rename or move a note (or attachment) and rewrite every reference to it across the vault — [[wikilinks]] with their aliases, headings and blocks, ![[embeds]], Markdown links, frontmatter links and canvas file nodes — in the vault's configured link format. No other byte changes. Use dry_run=true first to see every planned edit.",
   scope: "vault:write",
+  destructive: true,
   dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(

@@ -53,6 +53,7 @@ export const noteWrite = defineOp({
   description:
     "Create a note, or replace a whole note. To change part of an existing note use note_patch instead. Pass if_not_exists=true to create only (already_exists if the path is taken), or if_match=<etag from note_read> to replace only the version you read. Returns the note as written with its new etag.",
   scope: "vault:write",
+  destructive: true,
   safe: false,
   input: Type.Object(
     {
@@ -103,6 +104,7 @@ export const notePatch = defineOp({
   description:
     "Apply one or more structural edits to a Markdown note: set or delete frontmatter keys, append/prepend to the body, insert before/after a heading, replace or append to a section, replace a block by its ^id, rename a heading (links to it are updated across the vault). Prefer this over note_write when you change part of a note: bytes outside the edit stay identical. Ops apply in order; if one fails nothing is written. Headings are matched by text ('Tasks'), with the level ('## Tasks') or by path ('Project > Tasks'). Pass if_match with the etag from note_read. Returns the note as written with its new etag.",
   scope: "vault:write",
+  destructive: true,
   safe: false,
   input: Type.Object(
     {
@@ -152,6 +154,7 @@ export const noteDelete = defineOp({
   description:
     "Delete a note (or another vault file). It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered. Pass if_match with the etag from note_read to delete only the version you read.",
   scope: "vault:write",
+  destructive: true,
   safe: false,
   input: Type.Object(
     { path: VaultPath, if_match: Type.Optional(IfMatch), idempotency_key: Type.Optional(IdempotencyKey) },

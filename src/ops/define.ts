@@ -13,6 +13,8 @@ export interface Operation<I extends TObject = TObject, O extends TSchema = TSch
   /** Teaches a caller (often an agent) when to use this operation. */
   description: string;
   scope: Scope;
+  /** May overwrite or remove what a user wrote (MCP destructiveHint): every write to notes. */
+  destructive?: boolean;
   /** A write whose `dry_run: true` only plans: then it needs vault:read alone. */
   dryRunNeedsRead?: boolean;
   /** No side effects: safe to retry, to cache briefly and to serve over GET. */

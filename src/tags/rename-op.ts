@@ -19,6 +19,7 @@ export const tagRename = defineOp({
   description:
     "Rename a tag everywhere: frontmatter tags and inline #tags, with nested tags rebased (#old/x → #new/x), never inside code. Run with dry_run=true first: it lists every edit and a plan_etag; pass that plan_etag when applying so the rename is refused (etag_mismatch) if any planned note changed in between.",
   scope: "vault:write",
+  destructive: true,
   dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(

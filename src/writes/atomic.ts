@@ -1,4 +1,4 @@
-import { closeSync, fsyncSync, lstatSync, openSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join, basename } from "node:path";
 import { randomBytes } from "node:crypto";
 
@@ -82,4 +82,31 @@ function unlinkQuietly(abs: string): void {
   try {
     unlinkSync(abs);
   } catch {}
+}
+
+const STALE_TEMP_MS = 60_000;
+
+/**
+ * A writer killed mid-write (SIGKILL, power loss) leaves its hidden temp file behind. No write
+ * takes a minute, so older temp files in a folder are leftovers and are removed.
+ */
+export function removeStaleTemps(dir: string, now = Date.now()): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!name.startsWith(TEMP_PREFIX)) continue;
+    const abs = join(dir, name);
+    try {
+      if (now - statSync(abs).mtimeMs > STALE_TEMP_MS) {
+        unlinkSync(abs);
+        removed++;
+      }
+    } catch {}
+  }
+  return removed;
 }

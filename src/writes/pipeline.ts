@@ -5,7 +5,7 @@ import { etagOf } from "../core/hash.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
-import { renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
 
@@ -60,6 +60,8 @@ export interface WriteIO {
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
   private readonly vaultLock: VaultWriteLock;
+  /** Folders already swept for leftover temp files by this process. */
+  private readonly swept = new Set<string>();
 
   constructor(private readonly ctx: OpContext) {
     this.vaultLock = new VaultWriteLock(ctx.vault.ensureDataDir());
@@ -88,7 +90,9 @@ export class VaultWriter {
           const bytes = new TextEncoder().encode(before.bom ? BOM + c.text : c.text);
           const abs = this.ctx.vault.abs(c.path);
           if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
-          writeFileAtomic(writeTarget(abs), bytes);
+          const target = writeTarget(abs);
+          this.sweep(dirname(target));
+          writeFileAtomic(target, bytes);
           etags[c.path] = etagOf(bytes);
           touched.push(c.path);
           fileEvents.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag: etags[c.path] });
@@ -126,6 +130,12 @@ export class VaultWriter {
     const duration = Math.round(performance.now() - started);
     for (const e of [...fileEvents, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
     return { value, etags, touched, trashed, warnings };
+  }
+
+  private sweep(dir: string): void {
+    if (this.swept.has(dir)) return;
+    this.swept.add(dir);
+    removeStaleTemps(dir);
   }
 
   private readState(path: string): FileState {

@@ -49,3 +49,21 @@ test("a writer killed with SIGKILL leaves the old or the new note, and the index
   expect(db.query<{ integrity_check: string }, []>("PRAGMA integrity_check").get()?.integrity_check).toBe("ok");
   db.close();
 }, 60_000);
+
+test("a later writer sweeps temp files a crashed writer left behind", async () => {
+  const { utimesSync, readdirSync, writeFileSync } = await import("node:fs");
+  const stale = join(sb.vault, ".indx-tmp-Target.md-deadbeef0000");
+  const fresh = join(sb.vault, ".indx-tmp-Other.md-0123456789ab");
+  writeFileSync(stale, "torn");
+  writeFileSync(fresh, "in flight");
+  const old = new Date(Date.now() - 5 * 60_000);
+  utimesSync(stale, old, old);
+  const ctx = sb.context();
+  const { noteWrite } = await import("../../../src/notes/write-ops.ts");
+  const { invoke } = await import("../../../src/ops/invoke.ts");
+  await invoke(noteWrite, ctx, { path: "Swept.md", body: "# Swept\n" });
+  ctx.close();
+  const names = readdirSync(sb.vault);
+  expect(names).not.toContain(".indx-tmp-Target.md-deadbeef0000");
+  expect(names).toContain(".indx-tmp-Other.md-0123456789ab");
+});
