@@ -2,8 +2,12 @@
 /**
  * Retrieval quality on BEIR SciFact (read from ../shared/bench/scifact, never copied): every
  * abstract becomes a note (title in frontmatter and as its H1, then the text), the 300 test claims
- * are searched lexically (limit 100), and nDCG@10 (linear gain, as pytrec_eval) and Recall@100 are
- * printed.
+ * are searched (limit 100) in each mode — lexical, semantic, hybrid (and hybrid reranked when
+ * INDX_BENCH_RERANK=1 and a chat model is configured) — and nDCG@10 (linear gain, as
+ * pytrec_eval) and Recall@100 are printed, one JSON line per mode. The embeddings provider comes
+ * from the environment (a real Ollama where one is reachable), else the fake server of the tests,
+ * whose semantic figures are only a smoke test. Embedding throughput (chunks/s, requests per
+ * chunk) is printed too.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -13,6 +17,9 @@ import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, outDir, requireShared, round, SHARED } from "./common.ts";
+import { benchProvider } from "./embed-provider.ts";
+import { embeddingService } from "../../src/embeddings/service.ts";
+import { vaultReindex } from "../../src/vault/ops.ts";
 
 if (!requireShared("scifact")) process.exit(0);
 const dir = join(SHARED, "bench", "scifact");
@@ -47,34 +54,74 @@ const queries = readFileSync(join(dir, "queries.jsonl"), "utf8")
   .map((l) => JSON.parse(l) as { _id: string; text: string })
   .filter((q) => qrels.has(q._id));
 
-const env = isolatedEnv("scifact", vaultDir);
+const provider = await benchProvider();
+const env = { ...isolatedEnv("scifact", vaultDir), ...provider.env };
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
 const t = performance.now();
 ctx.reindex();
 const buildMs = performance.now() - t;
 
-let ndcgSum = 0;
-let recallSum = 0;
-const started = performance.now();
-for (const q of queries) {
-  const rel = qrels.get(q._id)!;
-  const out = (await invoke(vaultSearch, ctx, { q: q.text, mode: "lexical", limit: 100 })) as { results: { path: string }[] };
-  const ranked = out.results.map((r) => r.path.replace(/\.md$/, ""));
-  let dcg = 0;
-  ranked.slice(0, 10).forEach((id, i) => (dcg += (rel.get(id) ?? 0) / Math.log2(i + 2)));
-  const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
-  const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
-  ndcgSum += idcg ? dcg / idcg : 0;
-  const relevant = [...rel.entries()].filter(([, g]) => g > 0).map(([id]) => id);
-  recallSum += relevant.filter((id) => ranked.includes(id)).length / relevant.length;
-}
+// Embedding: the whole corpus, timed apart from the lexical index.
+const te = performance.now();
+const report = (await invoke(vaultReindex, ctx, {})) as { embeddings: { embedded: number; requests: number; chunks: number; error: unknown } | null };
+const embedMs = performance.now() - te;
+const emb = report.embeddings;
 emit({
-  bench: "scifact.lexical",
-  queries: queries.length,
-  ndcg_at_10: round(ndcgSum / queries.length, 4),
-  recall_at_100: round(recallSum / queries.length, 4),
-  index_ms: round(buildMs, 0),
-  query_ms_avg: round((performance.now() - started) / queries.length, 2),
+  bench: "embeddings.throughput",
+  provider: provider.label,
+  chunks: emb?.chunks ?? 0,
+  embedded: emb?.embedded ?? 0,
+  requests: emb?.requests ?? 0,
+  requests_per_chunk: emb && emb.embedded ? round(emb.requests / emb.embedded, 4) : null,
+  chunks_per_s: emb && emb.embedded ? round(emb.embedded / (embedMs / 1000), 0) : null,
+  embed_ms: round(embedMs, 0),
+  error: emb?.error ?? null,
 });
+
+async function evaluate(mode: string, extra: Record<string, unknown> = {}) {
+  let ndcgSum = 0;
+  let recallSum = 0;
+  let used = "";
+  const warnings = new Set<string>();
+  const started = performance.now();
+  for (const q of queries) {
+    const rel = qrels.get(q._id)!;
+    const out = (await invoke(vaultSearch, ctx, { q: q.text, mode, limit: 100, ...extra })) as {
+      results: { path: string }[];
+      mode_used: string;
+      warnings: { code: string }[];
+    };
+    used = out.mode_used;
+    for (const w of out.warnings) warnings.add(w.code);
+    const ranked = out.results.map((r) => r.path.replace(/\.md$/, ""));
+    let dcg = 0;
+    ranked.slice(0, 10).forEach((id, i) => (dcg += (rel.get(id) ?? 0) / Math.log2(i + 2)));
+    const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
+    const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
+    ndcgSum += idcg ? dcg / idcg : 0;
+    const relevant = [...rel.entries()].filter(([, g]) => g > 0).map(([id]) => id);
+    recallSum += relevant.filter((id) => ranked.includes(id)).length / relevant.length;
+  }
+  emit({
+    bench: `scifact.${mode}${extra.rerank ? "+rerank" : ""}`,
+    provider: mode === "lexical" ? null : provider.label,
+    mode_used: used,
+    queries: queries.length,
+    ndcg_at_10: round(ndcgSum / queries.length, 4),
+    recall_at_100: round(recallSum / queries.length, 4),
+    ...(mode === "lexical" ? { index_ms: round(buildMs, 0) } : {}),
+    query_ms_avg: round((performance.now() - started) / queries.length, 2),
+    ...(warnings.size ? { warnings: [...warnings] } : {}),
+  });
+}
+
+await evaluate("lexical");
+if (emb && emb.embedded > 0) {
+  await evaluate("semantic");
+  await evaluate("hybrid");
+  if (process.env.INDX_BENCH_RERANK === "1") await evaluate("hybrid", { rerank: true });
+}
 ctx.close();
+embeddingService(ctx).close();
+provider.stop();

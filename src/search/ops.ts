@@ -154,14 +154,15 @@ export const vaultSearch = defineOp({
     }
     const want = offset + limit + 1;
     if (p.mode === "semantic") {
-      const chunks = vectorChunks(db, p.store, p.vector, { limit: Math.max(want * 3, 50), allowed, distinctNotes: want });
+      const chunks = vectorChunks(db, p.store, p.vector, { limit: Math.max(want * 4, 40), allowed, distinctNotes: want });
       const page = semanticPage(chunks, offset, limit);
       return out(buildResults(db, page.hits, compiled.match, compiled.cjk), page.hasMore, "semantic");
     }
 
     const depth = depthFor(want);
     const lex = lexicalChunks(db, input.q, { limit: depth, allowed });
-    const vec = vectorChunks(db, p.store, p.vector, { limit: depth, allowed });
+    // The vector list is shallower: past a few dozen, RRF adds little and the KNN costs more.
+    const vec = vectorChunks(db, p.store, p.vector, { limit: Math.min(depth, Math.max(40, want * 3)), allowed });
     const fused = fuse([lex.chunks, vec]);
     const top = maxFused(2);
     const names = ["lexical", "semantic"];

@@ -4,7 +4,7 @@ import type { ChunkRank } from "./lexical.ts";
 import type { RankedHit } from "./results.ts";
 
 /** Filters small enough to score every allowed chunk exactly instead of widening a KNN. */
-const EXACT_FILTER_CHUNKS = 20_000;
+const EXACT_FILTER_CHUNKS = 4000;
 const MAX_K = 4096;
 
 export interface VectorChunk extends ChunkRank {

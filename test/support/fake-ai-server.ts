@@ -1,8 +1,8 @@
 /**
  * A fake Ollama + OpenAI-compatible server for tests and benchmarks (DESIGN.md §7): the real
  * provider code (the `ollama` client, the AI SDK) talks to it over HTTP. Embeddings are
- * deterministic and similarity-preserving: a hashed bag of words (lowercased, crude stemming,
- * stopwords dropped), signed, L2-normalised, so texts sharing words are near. Chat replies are
+ * deterministic, dense and similarity-preserving: random indexing over the words (lowercased,
+ * crude stemming, stopwords dropped), L2-normalised, so texts sharing words are near. Chat replies are
  * JSON shaped by the requested schema; a rerank request ("Query: …" + "[n] …" passages) is graded
  * by word overlap. Every request is logged for assertions, and knobs make it fail, slow down,
  * refuse big batches or act like an Ollama older than /api/embed.
@@ -73,19 +73,45 @@ export function fakeTokens(text: string): string[] {
     .map((w) => (w.length > 4 && w.endsWith("s") ? w.slice(0, -1) : w));
 }
 
-/** The fake's embedding: hashed, signed bag of words, L2-normalised. */
-export function fakeEmbedding(text: string, dim: number): number[] {
-  const v = new Array<number>(dim).fill(0);
-  for (const t of fakeTokens(text)) {
-    const h = Number(Bun.hash.xxHash32(t));
-    v[h % dim]! += h & 0x10000 ? 1 : -1;
+const tokenVectors = new Map<string, Int8Array>();
+
+/** A token's dense ±1 vector, seeded by its hash (random indexing). */
+function tokenVector(token: string, dim: number): Int8Array {
+  const key = `${dim}\u0000${token}`;
+  let v = tokenVectors.get(key);
+  if (!v) {
+    v = new Int8Array(dim);
+    let s = Number(Bun.hash.xxHash32(token)) || 1;
+    for (let i = 0; i < dim; i++) {
+      s ^= s << 13;
+      s ^= s >>> 17;
+      s ^= s << 5;
+      v[i] = s & 1 ? 1 : -1;
+    }
+    tokenVectors.set(key, v);
   }
-  let n = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
+  return v;
+}
+
+/**
+ * The fake's embedding: random indexing (the sum of each word's dense ±1 vector), L2-normalised.
+ * Dense like a real model's vectors, and texts sharing words are near.
+ */
+export function fakeEmbedding(text: string, dim: number): number[] {
+  const v = new Float64Array(dim);
+  const tokens = fakeTokens(text);
+  for (const t of tokens) {
+    const tv = tokenVector(t, dim);
+    for (let i = 0; i < dim; i++) v[i]! += tv[i]!;
+  }
+  let n = 0;
+  for (let i = 0; i < dim; i++) n += v[i]! * v[i]!;
   if (n === 0) {
     v[0] = 1;
     n = 1;
   }
-  return v.map((x) => Math.round((x / n) * 1e6) / 1e6);
+  n = Math.sqrt(n);
+  return Array.from(v, (x) => Math.round((x / n) * 1e6) / 1e6);
 }
 
 function overlap(a: string, b: string): number {
