@@ -36,8 +36,12 @@ export const vaultIndexCommand: CommandDef = {
     const embedBar = progressBar("embedding");
     ctx.progress = bar.update;
     const { embeddingService, closeEmbeddings } = await import("../embeddings/service.ts");
+    let indexBarCleared = false;
     embeddingService(ctx).progress = (done, total) => {
-      bar.done();
+      if (!indexBarCleared) {
+        bar.done();
+        indexBarCleared = true;
+      }
       embedBar.update(done, total);
     };
     try {

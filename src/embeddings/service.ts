@@ -41,6 +41,7 @@ export class EmbeddingService {
   private downUntil = 0;
   private readonly queryCache = new Map<string, Float32Array>();
   private watched = new WeakSet<OpContext>();
+  private readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly vault: Vault) {}
 
@@ -159,8 +160,9 @@ export class EmbeddingService {
         this.queryCache.clear();
       }
       const store = this.vectors(true)!;
+      let changed = opts.reembed === true;
       try {
-        return await embedPending(index.db, store, this.provider(s), s, {
+        const report = await embedPending(index.db, store, this.provider(s), s, {
           batchSize: s.batchSize,
           concurrency: s.concurrency,
           signal: opts.signal,
@@ -168,8 +170,11 @@ export class EmbeddingService {
           prune: opts.prune,
           backoffMs: this.backoffMs,
         });
+        changed ||= report.embedded > 0 || report.pruned > 0;
+        return report;
       } finally {
         this.coverage = null;
+        if (changed) for (const fn of this.changeListeners) fn();
       }
     });
     this.queue = next.catch(() => {});
@@ -251,6 +256,15 @@ export class EmbeddingService {
     this.probed = { key, at: Date.now(), result };
     if (result.ok) this.downUntil = 0;
     return result;
+  }
+
+  /**
+   * Told whenever vectors were added or removed (an embedding run that did something): what
+   * search returns may differ although the index did not change (MCP replays, caches).
+   */
+  onVectorsChanged(fn: () => void): () => void {
+    this.changeListeners.add(fn);
+    return () => this.changeListeners.delete(fn);
   }
 
   /** Waits for the current embedding run, if any (tests, shutdown). */

@@ -66,6 +66,9 @@ export class VectorStore {
       db.run("PRAGMA journal_mode = WAL");
       db.run("PRAGMA synchronous = NORMAL");
       db.run("PRAGMA busy_timeout = 10000");
+      // The KNN reads every quantised vector: mapping the file saves a copy per page.
+      db.run("PRAGMA mmap_size = 1073741824");
+      db.run("PRAGMA cache_size = -32000");
       db.run("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
       db.run("CREATE TABLE IF NOT EXISTS embeddings (id INTEGER PRIMARY KEY, hash TEXT NOT NULL UNIQUE, vector BLOB NOT NULL)");
       const version = db.query<{ value: string }, []>("SELECT value FROM meta WHERE key = 'schema_version'").get()?.value;

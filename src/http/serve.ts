@@ -82,7 +82,13 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
   const watcher = opts.watch === false ? null : new VaultWatcher(ctx, cfg.int("index.debounce_ms"));
   watcher?.start();
   // Embeds what is pending now and after every index update, off the request path.
-  const stopEmbedding = embeddingService(ctx).startBackground(ctx);
+  const stopBackground = embeddingService(ctx).startBackground(ctx);
+  // New vectors change what search answers: forget MCP replays.
+  const unlisten = embeddingService(ctx).onVectorsChanged(() => mcp.hub.invalidate());
+  const stopEmbedding = () => {
+    stopBackground();
+    unlisten();
+  };
   logEvent("server.started", { port, auth });
   notice(`indx is serving ${basename(ctx.vault.root)} at ${url}  (API docs: ${url}/docs)`);
   return {

@@ -62,7 +62,13 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
       watcher.start();
     }
     // Embeddings of new and changed chunks are made in the background, never on a tool call's path.
-    stopEmbedding = embeddingService(ctx).startBackground(ctx);
+    const stopBackground = embeddingService(ctx).startBackground(ctx);
+    // New vectors change what search answers: forget replayed results.
+    const unlisten = embeddingService(ctx).onVectorsChanged(() => hub.invalidate());
+    stopEmbedding = () => {
+      stopBackground();
+      unlisten();
+    };
   };
   session.server.oninitialized = () => setTimeout(prepare, 0);
   const grace = setTimeout(prepare, opts.initializeGraceMs ?? 2000);

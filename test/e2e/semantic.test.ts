@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { fakeEnv, startFakeAiServer, type FakeAiServer } from "../support/fake-ai-server.ts";
@@ -111,4 +113,35 @@ describe("semantic search in the compiled binary", () => {
     expect(re.json().embeddings).toMatchObject({ model: "fake-embed-32", dimension: 32, pending: 0 });
     expect((await run(["search", "launch", "--mode", "semantic"], env)).code).toBe(0);
   });
+
+  test("MCP stdio: background embedding of a new note, then semantic search; stdout stays protocol-only", async () => {
+    const other = sandbox({}, { fromDemo: true });
+    const transport = new StdioClientTransport({
+      command: BIN,
+      args: ["mcp"],
+      env: { ...other.env, ...fakeEnv(fake, "ollama", "fake-embed-128") },
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "e2e", version: "1.0.0" });
+    const errors: Error[] = [];
+    client.onerror = (e) => void errors.push(e);
+    try {
+      await client.connect(transport);
+      // The index is built after the handshake and embedded in the background: poll vault_status.
+      let state = "";
+      for (let i = 0; i < 100 && state !== "ready"; i++) {
+        const st: any = await client.callTool({ name: "vault_status", arguments: { probe: false } });
+        state = st.structuredContent?.embeddings?.state ?? "";
+        if (state !== "ready") await Bun.sleep(50);
+      }
+      expect(state).toBe("ready");
+      const res: any = await client.callTool({ name: "vault_search", arguments: { q: "rollback runbook", mode: "semantic" } });
+      expect(res.isError).toBeFalsy();
+      expect(res.structuredContent.mode_used).toBe("semantic");
+      expect(errors).toEqual([]);
+    } finally {
+      await client.close();
+      other.cleanup();
+    }
+  }, 30_000);
 });
