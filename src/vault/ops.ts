@@ -203,9 +203,12 @@ export const vaultStatus = defineOp({
     };
   },
   summary: (o) =>
-    o.index.counts
+    (o.index.counts
       ? `${o.name}: ${o.index.counts.notes} notes, ${o.index.counts.links} links (${o.index.counts.unresolved_links} unresolved), ${o.index.counts.tags} tags`
-      : `${o.name}: index ${o.index.state}; run ${o.index.fix}`,
+      : `${o.name}: index ${o.index.state}; run ${o.index.fix}`) +
+    (o.embeddings.configured
+      ? `; embeddings ${o.embeddings.state} (${o.embeddings.provider}/${o.embeddings.model}${o.embeddings.dimension ? `, ${o.embeddings.dimension}d` : ""}${o.embeddings.counts ? `, ${o.embeddings.counts.embedded}/${o.embeddings.counts.chunks} chunks` : ""})`
+      : ""),
 });
 
 export const IndexReportSchema = Type.Object({

@@ -337,6 +337,17 @@ describe("reranking with the chat model", () => {
     expect(fake.requests.filter((r) => r.path === "/api/chat")).toHaveLength(1);
   });
 
+  test("an OpenAI-compatible chat model reranks through the AI SDK (structured output)", async () => {
+    const { ctx } = setup({ ...fakeEnv(fake, "openai", "fake-embed-128"), INDX_AI_MODEL: "fake-chat" });
+    await reindex(ctx());
+    fake.reset();
+    const s = await search(ctx(), { q: "sourdough starter flour", mode: "hybrid", rerank: true });
+    expect(s.warnings).toEqual([]);
+    expect(s.results[0].path).toBe("Cooking/Bread.md");
+    expect(s.results[0].reason).toContain("reranked");
+    expect(fake.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
+  });
+
   test("a failing or missing chat model keeps the fused order, with a warning", async () => {
     const { ctx } = setup({ INDX_AI_MODEL: "fake-chat" });
     await reindex(ctx());
