@@ -20,7 +20,7 @@ const QUERY_CACHE = 256;
 export type Availability =
   | { state: "ready"; settings: EmbeddingsSettings; store: VectorStore; chunks: number; pending: number }
   | { state: "not_configured" }
-  | { state: "empty" | "incompatible" | "provider_down" | "misconfigured"; message: string; fix: string };
+  | { state: "empty" | "incompatible" | "provider_down" | "misconfigured" | "unusable"; message: string; fix: string };
 
 /**
  * Everything about embeddings for one vault in one process: the provider (null when not
@@ -100,7 +100,18 @@ export class EmbeddingService {
       return { state: "misconfigured", message: (err as Error).message, fix: "fix the embeddings configuration (indx config get)" };
     }
     if (s === null) return { state: "not_configured" };
-    const store = this.vectors(false);
+    let store: VectorStore | null;
+    try {
+      store = this.vectors(false);
+    } catch (err) {
+      // An unreadable vectors.db or a missing sqlite-vec never takes lexical search down.
+      const e = err instanceof IndxError ? err : new IndxError("ai_unavailable", "The vector store cannot be used.");
+      return {
+        state: e.code === "index_incompatible" ? "incompatible" : "unusable",
+        message: e.message,
+        fix: String(e.details?.fix ?? REEMBED_FIX),
+      };
+    }
     const mismatch = store?.mismatch(s) ?? null;
     if (mismatch) return { state: "incompatible", message: `Vector search is off: ${mismatch}. Run \`${REEMBED_FIX}\`.`, fix: REEMBED_FIX };
     if (!store || !store.identity())

@@ -64,7 +64,23 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
     return { configured: true, ...base, state: "misconfigured", available: false, dimension: null, stored: null, message: (err as Error).message };
   }
   if (settings === null) return { configured: false, ...base, state: "not_configured", available: false, dimension: null, stored: null };
-  const store = svc.vectors(false);
+  let store;
+  try {
+    store = svc.vectors(false);
+  } catch (err) {
+    const e = err as IndxError;
+    return {
+      configured: true,
+      provider: settings.provider,
+      model: settings.model,
+      state: e.code === "index_incompatible" ? "incompatible" : "unavailable",
+      available: false,
+      dimension: null,
+      stored: null,
+      message: e.message,
+      fix: String(e.details?.fix ?? REEMBED_FIX),
+    };
+  }
   const stored = store?.identity() ?? null;
   const mismatch = store?.mismatch(settings) ?? null;
   const counts = indexReady ? svc.counts(ctx.index.db, mismatch ? null : store) : undefined;

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { renameSync } from "node:fs";
+import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { IndxError } from "../../src/core/errors.ts";
@@ -292,6 +292,24 @@ describe("semantic and hybrid search", () => {
     const re = await reindex(ctx(other), { reembed: true });
     expect(re.embeddings).toMatchObject({ model: "fake-embed-32", dimension: 32, embedded: CHUNKS });
     expect((await search(ctx(other), { q: "tomato", mode: "semantic" })).results[0].path).toBe("Gardening/Tomatoes.md");
+  });
+
+  test("a corrupt vectors.db never takes lexical search down; --reembed repairs it", async () => {
+    const { sb, ctx } = setup();
+    await reindex(ctx());
+    for (const suffix of ["-wal", "-shm"]) rmSync(join(sb.dataDir, `vectors.db${suffix}`), { force: true });
+    writeFileSync(join(sb.dataDir, "vectors.db"), "this is not a database ".repeat(200));
+    const auto = await search(ctx(), { q: "sourdough" });
+    expect(auto.mode_used).toBe("lexical");
+    expect(auto.results[0].path).toBe("Cooking/Bread.md");
+    expect(auto.warnings[0].code).toBe("embeddings_incompatible");
+    const st: any = await invoke(vaultStatus, ctx(), { probe: false });
+    expect(st.embeddings).toMatchObject({ state: "incompatible", fix: "indx vault index --reembed" });
+    const r = await reindex(ctx());
+    expect(r.warnings.map((w: any) => w.code)).toContain("embeddings_incompatible");
+    const re = await reindex(ctx(), { reembed: true });
+    expect(re.embeddings).toMatchObject({ embedded: CHUNKS, pending: 0 });
+    expect((await search(ctx(), { q: "sourdough", mode: "semantic" })).results[0].path).toBe("Cooking/Bread.md");
   });
 
   test("explicit semantic without any provider is an actionable ai_unavailable", async () => {
