@@ -13,7 +13,7 @@ import type { OpContext } from "../ops/context.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, Warning } from "../ops/schemas.ts";
 import { fuse, maxFused, toHits, type FusedNote } from "./hybrid.ts";
 import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
-import { compileQuery } from "./query.ts";
+import { compileQuery, queryParts } from "./query.ts";
 import { parseChunkId, relatedQuery } from "./related.ts";
 import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
 import { buildResults, SearchResult, type RankedHit } from "./results.ts";
@@ -84,7 +84,7 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
   }
   let vector: Float32Array;
   try {
-    vector = await svc.embedQuery(a.settings, q);
+    vector = await svc.embedQuery(a.settings, queryParts(q).text || q);
   } catch (err) {
     const e = providerError(err);
     logEvent("search.embeddings_failed", { code: e.code });
@@ -98,6 +98,29 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
   if (a.pending > 0)
     warnings.push({ code: "embeddings_incomplete", message: `${a.pending} of ${a.chunks} chunks are not embedded yet; vector results may miss them.` });
   return { mode: requested === "semantic" ? "semantic" : "hybrid", store: a.store, settings: a.settings, vector };
+}
+
+/**
+ * The query's +required and -excluded items applied to the vector list: notes must contain
+ * every required item (in any section) and no excluded one. Returns the narrowed allowed set
+ * (null: no restriction) and the files to exclude.
+ */
+function syntaxFilter(db: Database, q: string, allowed: Set<number> | null): { allowed: Set<number> | null; exclude: number[] } {
+  const parts = queryParts(q);
+  const filesMatching = (expr: string) =>
+    new Set(
+      db
+        .query<{ f: number }, [string]>("SELECT DISTINCT c.file_id AS f FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?")
+        .values(expr)
+        .map((r) => r[0] as number),
+    );
+  let narrowed = allowed;
+  for (const req of parts.required) {
+    const files = filesMatching(req);
+    narrowed = new Set([...(narrowed ?? files)].filter((f) => files.has(f)));
+  }
+  const exclude = parts.excluded.length ? [...filesMatching(parts.excluded.join(" OR "))] : [];
+  return { allowed: narrowed, exclude };
 }
 
 /** How many chunks each list contributes to fusion. */
@@ -153,8 +176,14 @@ export const vaultSearch = defineOp({
       return out(buildResults(db, hits, page.match, page.cjk), page.hasMore, "lexical");
     }
     const want = offset + limit + 1;
+    const syntax = syntaxFilter(db, input.q, allowed);
     if (p.mode === "semantic") {
-      const chunks = vectorChunks(db, p.store, p.vector, { limit: Math.max(want * 4, 40), allowed, distinctNotes: want });
+      const chunks = vectorChunks(db, p.store, p.vector, {
+        limit: Math.max(want * 4, 40),
+        allowed: syntax.allowed,
+        excludeFileIds: syntax.exclude,
+        distinctNotes: want,
+      });
       const page = semanticPage(chunks, offset, limit);
       return out(buildResults(db, page.hits, compiled.match, compiled.cjk), page.hasMore, "semantic");
     }
@@ -162,7 +191,11 @@ export const vaultSearch = defineOp({
     const depth = depthFor(want);
     const lex = lexicalChunks(db, input.q, { limit: depth, allowed });
     // The vector list is shallower: past a few dozen, RRF adds little and the KNN costs more.
-    const vec = vectorChunks(db, p.store, p.vector, { limit: Math.min(depth, Math.max(40, want * 3)), allowed });
+    const vec = vectorChunks(db, p.store, p.vector, {
+      limit: Math.min(depth, Math.max(40, want * 3)),
+      allowed: syntax.allowed,
+      excludeFileIds: syntax.exclude,
+    });
     const fused = fuse([lex.chunks, vec]);
     const top = maxFused(2);
     const names = ["lexical", "semantic"];

@@ -178,3 +178,27 @@ function uniqueFolded(values: string[]): string[] {
   const seen = new Set<string>();
   return values.filter((v) => !seen.has(v.toLowerCase()) && !!seen.add(v.toLowerCase()));
 }
+
+export interface QueryParts {
+  /** What a vector search embeds: the positive items' text, without operators or stopword removal. */
+  text: string;
+  /** FTS5 expressions of single items: a note must match each required one, and none excluded. */
+  required: string[];
+  excluded: string[];
+}
+
+/**
+ * The query split for semantic and hybrid search: the syntax (+required, -excluded, phrases,
+ * AND/OR) applies to the vector list too, so `-tomato` never brings tomato notes back by meaning.
+ */
+export function queryParts(input: string): QueryParts {
+  const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  return {
+    text: items
+      .filter((i) => i.mode !== "excluded")
+      .map((i) => i.text)
+      .join(" "),
+    required: items.filter((i) => i.mode === "required").map(toLiteral),
+    excluded: items.filter((i) => i.mode === "excluded").map(toLiteral),
+  };
+}

@@ -227,6 +227,18 @@ describe("semantic and hybrid search", () => {
     expect(new Set(paths).size).toBe(paths.length);
   });
 
+  test("query syntax holds in every mode: -excluded and +required filter the vector list too", async () => {
+    const { ctx } = setup();
+    await reindex(ctx());
+    const c = ctx();
+    for (const mode of ["semantic", "hybrid"]) {
+      const without = await search(c, { q: "oven bread dough -sourdough", mode });
+      expect(without.results.map((r: any) => r.path)).not.toContain("Cooking/Bread.md");
+      const must = await search(c, { q: "+sqlite oven dough", mode });
+      expect(must.results.map((r: any) => r.path)).toEqual(["Tech/Databases.md"]);
+    }
+  });
+
   test("pending chunks are a visible warning", async () => {
     const { sb, ctx } = setup();
     await reindex(ctx());
