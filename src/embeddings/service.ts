@@ -34,6 +34,8 @@ export class EmbeddingService {
   /** First retry delay of an embedding request (doubles per attempt). */
   backoffMs = 500;
   private store: VectorStore | null = null;
+  /** serve and MCP keep the vectors in memory for exact SIMD scans (VectorStore.keepWarm). */
+  private keepWarm = false;
   private providerKey = "";
   private providerInst: EmbeddingProvider | null = null;
   private queue: Promise<unknown> = Promise.resolve();
@@ -65,6 +67,7 @@ export class EmbeddingService {
     if (!create && !VectorStore.exists(this.vault.dataDir)) return null;
     this.vault.ensureDataDir();
     this.store = VectorStore.open(this.vault.dataDir);
+    this.store.keepWarm = this.keepWarm;
     return this.store;
   }
 
@@ -198,6 +201,8 @@ export class EmbeddingService {
    * logged (codes only) and retried with a growing delay. Returns a stop function.
    */
   startBackground(ctx: OpContext): () => void {
+    this.keepWarm = true;
+    if (this.store) this.store.keepWarm = true;
     let settings: EmbeddingsSettings | null;
     try {
       settings = this.settings();
