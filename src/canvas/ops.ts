@@ -3,8 +3,8 @@ import { IndxError } from "../core/errors.ts";
 import { defineOp } from "../ops/define.ts";
 import type { OpContext } from "../ops/context.ts";
 import { VaultPath } from "../ops/schemas.ts";
-import type { Expect, FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, normalizeEtag, WriteWarning } from "../writes/schemas.ts";
+import { assertVersion, type Expect, type FileState } from "../writes/pipeline.ts";
+import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning } from "../writes/schemas.ts";
 import { applyCanvasPatches, CanvasPatchOpSchema } from "./patch.ts";
 import { CanvasSchema } from "./schema.ts";
 import { parseCanvas, serializeCanvas, validateCanvas } from "./validate.ts";
@@ -20,8 +20,7 @@ function canvasPath(ctx: OpContext, input: unknown): string {
 
 function existingCanvas(state: FileState, ifMatch: string | undefined) {
   if (!state.exists || state.text === null) throw new IndxError("not_found", `No canvas at ${state.path}`, { path: state.path });
-  if (ifMatch !== undefined && state.etag !== ifMatch)
-    throw new IndxError("etag_mismatch", `${state.path} changed since it was read`, { path: state.path, expected: ifMatch, actual: state.etag });
+  assertVersion(state, ifMatch);
   return parseCanvas(state.text);
 }
 
@@ -69,7 +68,7 @@ export const canvasWrite = defineOp({
       path: VaultPath,
       canvas: CanvasSchema,
       if_match: Type.Optional(IfMatch),
-      if_not_exists: Type.Optional(Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." })),
+      if_not_exists: Type.Optional(IfNotExists),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -84,8 +83,7 @@ export const canvasWrite = defineOp({
       const before = io.read(path);
       const text = serializeCanvas(doc, before.text ?? undefined);
       const changed = !(before.exists && before.text === text) || input.if_not_exists === true;
-      if (!changed && ifMatch !== undefined && before.etag !== ifMatch)
-        throw new IndxError("etag_mismatch", `${path} changed since it was read`, { path, expected: ifMatch, actual: before.etag });
+      if (!changed) assertVersion(before, ifMatch);
       return { changes: changed ? [{ type: "write" as const, path, text, expect }] : [], value: { created: !before.exists, changed, etag: before.etag } };
     });
     return {

@@ -4,7 +4,7 @@ import { planMove } from "../links/rewrite.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
-import type { Change } from "../writes/pipeline.ts";
+import { assertVersion, type Change } from "../writes/pipeline.ts";
 import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, WriteWarning } from "../writes/schemas.ts";
 import type { FileEdit } from "../writes/edit.ts";
 
@@ -59,8 +59,7 @@ export const noteMove = defineOp({
     const done = await ctx.writer.transact("note_move", [from, to], (io) => {
       const source = io.read(from);
       if (!source.exists) throw new IndxError("not_found", `No file at ${from}`, { path: from });
-      if (ifMatch !== undefined && source.etag !== ifMatch)
-        throw new IndxError("etag_mismatch", `${from} changed since it was read`, { path: from, expected: ifMatch, actual: source.etag });
+      assertVersion(source, ifMatch);
       if (io.read(to).exists && to.toLowerCase() !== from.toLowerCase())
         throw new IndxError("already_exists", `${to} already exists`, { path: to });
       const edits = plan();

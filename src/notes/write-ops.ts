@@ -7,8 +7,8 @@ import { applyPatches } from "../patch/engine.ts";
 import { PatchOpSchema, type PatchOp } from "../patch/schema.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import { fileKind } from "../vault/scan.ts";
-import type { Change, Expect, FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
+import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
+import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
@@ -36,17 +36,6 @@ function requireText(state: FileState): string {
   return state.text;
 }
 
-function checkIfMatch(state: FileState, ifMatch: string | undefined): void {
-  if (ifMatch === undefined) return;
-  if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
-  if (state.etag !== ifMatch)
-    throw new IndxError("etag_mismatch", `${state.path} changed since it was read; read it again and retry with the new etag`, {
-      path: state.path,
-      expected: ifMatch,
-      actual: state.etag,
-    });
-}
-
 export const noteWrite = defineOp({
   name: "note_write",
   title: "Create or replace a note",
@@ -63,7 +52,7 @@ export const noteWrite = defineOp({
         Type.Record(Type.String(), Type.Unknown(), { description: "Properties written as a YAML frontmatter block at the top." }),
       ),
       if_match: Type.Optional(IfMatch),
-      if_not_exists: Type.Optional(Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." })),
+      if_not_exists: Type.Optional(IfNotExists),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -89,7 +78,7 @@ export const noteWrite = defineOp({
         throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
       const unchanged = before.exists && before.text === text && !input.if_not_exists;
       const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];
-      if (unchanged) checkIfMatch(before, ifMatch);
+      if (unchanged) assertVersion(before, ifMatch);
       return { changes, value: { created: !before.exists, changed: !unchanged, etag: before.etag } };
     });
     const etag = done.etags[path] ?? done.value.etag!;
@@ -125,7 +114,7 @@ export const notePatch = defineOp({
       });
     const done = await ctx.writer.transact("note_patch", [path], (io) => {
       const before = io.read(path);
-      checkIfMatch(before, ifMatch);
+      assertVersion(before, ifMatch);
       const original = requireText(before);
       const result = applyPatches(original, input.ops);
       if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
@@ -171,7 +160,7 @@ export const noteDelete = defineOp({
     const ifMatch = normalizeEtag(input.if_match);
     const done = await ctx.writer.transact("note_delete", [path], (io) => {
       const before = io.read(path);
-      checkIfMatch(before, ifMatch);
+      assertVersion(before, ifMatch);
       if (!before.exists) throw new IndxError("not_found", `No file at ${path}`, { path });
       return { changes: [{ type: "delete", path, expect: ifMatch ? { etag: ifMatch } : { present: true } }], value: null };
     });

@@ -46,6 +46,21 @@ export interface Committed<T> {
   warnings: { code: string; message: string }[];
 }
 
+/**
+ * The If-Match check every write shares: a missing file is not_found, another version is
+ * etag_mismatch with the current etag, so the caller can read again and retry.
+ */
+export function assertVersion(state: FileState, ifMatch: string | undefined): void {
+  if (ifMatch === undefined) return;
+  if (!state.exists) throw new IndxError("not_found", `No file at ${state.path}`, { path: state.path });
+  if (state.etag !== ifMatch)
+    throw new IndxError("etag_mismatch", `${state.path} changed since it was read; read it again and retry with the new etag`, {
+      path: state.path,
+      expected: ifMatch,
+      actual: state.etag,
+    });
+}
+
 export interface WriteIO {
   read(path: string): FileState;
 }
@@ -166,15 +181,8 @@ export class VaultWriter {
     const path = c.type === "move" ? c.from : c.path;
     const state = io.read(path);
     const e = c.expect;
-    if ("etag" in e) {
-      if (!state.exists) throw new IndxError("not_found", `No file at ${path}`, { path });
-      if (state.etag !== e.etag)
-        throw new IndxError("etag_mismatch", `${path} changed since it was read; read it again and retry with the new etag`, {
-          path,
-          expected: e.etag,
-          actual: state.etag,
-        });
-    } else if ("absent" in e) {
+    if ("etag" in e) assertVersion(state, e.etag);
+    else if ("absent" in e) {
       if (state.exists) throw new IndxError("already_exists", `${path} already exists`, { path, etag: state.etag });
     } else if ("present" in e) {
       if (!state.exists) throw new IndxError("not_found", `No file at ${path}`, { path });

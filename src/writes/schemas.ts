@@ -9,6 +9,8 @@ export const IfMatch = Type.String({
   description: "The etag from your last read of this file. The write fails with etag_mismatch (412) if the file changed since.",
 });
 
+export const IfNotExists = Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." });
+
 export const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: 200,
