@@ -1,5 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
@@ -42,18 +42,28 @@ export function parseScopes(raw: string | string[] | undefined): Scope[] {
 export class TokenStore {
   readonly file: string;
   private tokens: StoredToken[];
-  private loadedAt = 0;
+  /** mtime and size of tokens.json when it was read: a change means another process wrote it. */
+  private loadedStamp = "";
 
   constructor(dataDir: string) {
     this.file = join(dataDir, "tokens.json");
     this.tokens = this.read();
   }
 
+  private stamp(): string {
+    try {
+      const st = statSync(this.file);
+      return `${st.mtimeMs}:${st.size}:${st.ino}`;
+    } catch {
+      return "";
+    }
+  }
+
   private read(): StoredToken[] {
+    this.loadedStamp = this.stamp();
     if (!existsSync(this.file)) return [];
     try {
       const data = JSON.parse(readFileSync(this.file, "utf8")) as { tokens?: StoredToken[] };
-      this.loadedAt = Date.now();
       return Array.isArray(data.tokens) ? data.tokens : [];
     } catch {
       throw new IndxError("internal", "tokens.json in the data directory is unreadable; fix or delete it.");
@@ -66,11 +76,15 @@ export class TokenStore {
     writeFileSync(tmp, JSON.stringify({ tokens: this.tokens }, null, 2) + "\n", { mode: 0o600 });
     chmodSync(tmp, 0o600);
     renameSync(tmp, this.file);
+    this.loadedStamp = this.stamp();
   }
 
-  /** Re-reads the file when another process (`indx token create`) changed it. */
+  /**
+   * Re-reads the file when another process (`indx token create` / `revoke`) changed it, so a new
+   * token works and a revoked one stops working on the very next request.
+   */
   refresh(): void {
-    if (Date.now() - this.loadedAt > 1000) this.tokens = this.read();
+    if (this.stamp() !== this.loadedStamp) this.tokens = this.read();
   }
 
   create(name: string, scopes: Scope[]): { token: string; record: StoredToken } {

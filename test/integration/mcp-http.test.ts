@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -11,6 +11,8 @@ import { McpHttpHandler } from "../../src/mcp/http.ts";
 import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
 import { VERSION } from "../../src/core/version.ts";
 import { sandbox, type Sandbox } from "../support/vault.ts";
+import { OPERATIONS } from "../../src/ops/registry.ts";
+import { etagOf } from "../../src/core/hash.ts";
 
 /** Resource contents are text or blob; tests read whichever they expect. */
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
@@ -149,17 +151,39 @@ describe("auth", () => {
     expect(host.status).toBe(403);
   });
 
-  test("a vault:read token sees no admin tools and is refused if it calls one", async () => {
+  test("a vault:read token lists no write or admin tool and is refused if it calls one", async () => {
     const { client } = await connect(reader, "reader");
     const names = (await client.listTools()).tools.map((t) => t.name);
     expect(names).toContain("vault_search");
-    expect(names).not.toContain("vault_reindex");
-    expect(names).not.toContain("vault_config_get");
-    for (const name of ["vault_reindex", "vault_config_get"]) {
-      const r = await client.callTool({ name, arguments: {} });
+    const writes = OPERATIONS.filter((o) => o.scope !== "vault:read").map((o) => o.name);
+    expect(writes).toContain("note_write");
+    for (const name of writes) expect(names).not.toContain(name);
+    const calls: [string, Record<string, unknown>][] = [
+      ["vault_reindex", {}],
+      ["vault_config_get", {}],
+      ["note_write", { path: "Sneaky.md", body: "x" }],
+      ["note_delete", { path: "Welcome.md" }],
+      ["note_patch", { path: "Welcome.md", ops: [{ op: "append_body", markdown: "x" }] }],
+    ];
+    for (const [name, args] of calls) {
+      const r = await client.callTool({ name, arguments: args });
       expect(r.isError).toBe(true);
       expect(JSON.parse((r.content as any)[0].text).code).toBe("forbidden");
     }
+    expect(existsSync(join(sb.vault, "Sneaky.md"))).toBe(false);
+    expect(existsSync(join(sb.vault, "Welcome.md"))).toBe(true);
+  });
+
+  test("a vault:write token lists the write tools and writes", async () => {
+    const writer = new TokenStore(sb.dataDir).create("writer", ["vault:write"]).token;
+    const { client } = await connect(writer, "writer");
+    const tools = (await client.listTools()).tools;
+    const write = tools.find((t) => t.name === "note_write")!;
+    expect(write.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(tools.map((t) => t.name)).not.toContain("vault_reindex");
+    const r = await client.callTool({ name: "note_write", arguments: { path: "Inbox/From MCP.md", body: "# From MCP\n" } });
+    expect(r.isError).toBeFalsy();
+    expect((r.structuredContent as any).etag).toBe(etagOf(readFileSync(join(sb.vault, "Inbox/From MCP.md"))));
   });
 
   test("a session opened with a read token gains nothing from an admin token later", async () => {
