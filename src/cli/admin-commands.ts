@@ -73,7 +73,7 @@ export const vaultIndexCommand: CommandDef = {
 };
 
 export const serveCommand: CommandDef = {
-  meta: { description: "Serve the vault over REST (/v1, /docs, /openapi.json, /health, /metrics), watching it and keeping the index current." },
+  meta: { description: "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current." },
   args: {
     host: { type: "string", description: "Bind address (default 127.0.0.1; config server.host, INDX_HOST)." },
     port: { type: "string", description: "Port (default 8787; 0 picks a free one; config server.port, INDX_PORT)." },

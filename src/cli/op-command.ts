@@ -21,6 +21,8 @@ export interface CliSpec {
   stdin?: string;
   /** Fields taken as JSON (`--ops '[…]'`, `--ops @ops.json`, `--ops -` for stdin). */
   json?: string[];
+  /** Worked examples shown at the end of --help. */
+  examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
   confirmReplace?: { path: string; exists: (ctx: OpContext, path: string) => boolean };
 }
@@ -153,7 +155,7 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       }
     },
   };
-  LONG_HELP.set(cmd, op.description);
+  LONG_HELP.set(cmd, spec.examples?.length ? `${op.description}\n\nExamples:\n${spec.examples.map((e) => `  ${e}`).join("\n")}` : op.description);
   return cmd;
 }
 

@@ -32,10 +32,25 @@ export const noteCommand: CommandDef = {
       stdin: "body",
       json: ["frontmatter"],
       confirmReplace: { path: "path", exists: fileExists },
+      examples: [
+        `echo '# Idea' | indx note update "Inbox/Idea.md" --if-not-exists`,
+        `indx note update Projects/Alpha.md --body-file alpha.md --frontmatter '{"status":"active"}' --if-match <etag>`,
+      ],
     }),
-    patch: opCommand(notePatch, { positionals: ["path"], json: ["ops"] }),
+    patch: opCommand(notePatch, {
+      positionals: ["path"],
+      json: ["ops"],
+      examples: [
+        `indx note patch Projects/Alpha.md --if-match <etag> --ops '[{"op":"append_to_section","heading":"Tasks","markdown":"- [ ] ship it"}]'`,
+        `indx note patch Projects/Alpha.md --ops '[{"op":"set_frontmatter","key":"status","value":"done"},{"op":"rename_heading","from":"Todo","to":"Done"}]'`,
+        `indx note patch Projects/Alpha.md --ops @edits.json`,
+      ],
+    }),
     delete: opCommand(noteDelete, { positionals: ["path"] }),
-    move: opCommand(noteMove, { positionals: ["from", "to"] }),
+    move: opCommand(noteMove, {
+      positionals: ["from", "to"],
+      examples: [`indx note move "Inbox/Idea.md" "Projects/Idea.md" --dry-run`, `indx note move "Inbox/Idea.md" "Projects/Idea.md"`],
+    }),
   },
 };
 
@@ -63,7 +78,10 @@ export const tagCommand: CommandDef = {
   subCommands: {
     list: opCommand(tagList),
     notes: opCommand(tagNotes, { positionals: ["tag"] }),
-    rename: opCommand(tagRename, { positionals: ["from", "to"] }),
+    rename: opCommand(tagRename, {
+      positionals: ["from", "to"],
+      examples: [`indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`, `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`],
+    }),
   },
 };
 
