@@ -147,7 +147,8 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
         }
         const output = await invoke(op, ctx, input, { coerce: true });
         const format = chooseFormat(flags, process.stdout.isTTY === true);
-        print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR)));
+        const summary = op.safe ? undefined : (o: unknown) => op.summary(o as never, input as never);
+        print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR, summary)));
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {

@@ -61,9 +61,10 @@ const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
 const bold = (s: string, color: boolean) => (color ? `\x1b[1m${s}\x1b[0m` : s);
 
 /** Human renderers for the outputs people read most; everything else falls back to key: value lines. */
-export function humanRenderer(opName: string, color: boolean): (d: unknown) => string {
+export function humanRenderer(opName: string, color: boolean, writeSummary?: (d: unknown) => string): (d: unknown) => string {
   return (d: unknown) => {
     const o = d as Record<string, any>;
+    if (writeSummary) return renderWrite(o, writeSummary(d), color);
     switch (opName) {
       case "vault_search":
       case "related": {
@@ -101,6 +102,23 @@ export function humanRenderer(opName: string, color: boolean): (d: unknown) => s
         return generic(o);
     }
   };
+}
+
+/** A write on a terminal: its one-line summary, then every planned or made line change as a diff. */
+function renderWrite(o: Record<string, any>, summary: string, color: boolean): string {
+  const red = (t: string) => (color ? `\x1b[31m${t}\x1b[0m` : t);
+  const green = (t: string) => (color ? `\x1b[32m${t}\x1b[0m` : t);
+  const lines = [summary];
+  for (const w of o.warnings ?? []) lines.push(dim(`warning: ${w.message}`, color));
+  for (const f of o.files ?? []) {
+    lines.push(bold(f.path, color));
+    for (const c of f.changes ?? []) {
+      lines.push(dim(`  L${c.line}`, color));
+      lines.push(red(`  - ${c.before}`), green(`  + ${c.after}`));
+    }
+  }
+  if (o.plan_etag && o.dry_run) lines.push(dim(`apply with: --plan-etag ${o.plan_etag}`, color));
+  return lines.join("\n");
 }
 
 function generic(o: unknown, indent = ""): string {
