@@ -1,3 +1,5 @@
+import { randomBytes } from "node:crypto";
+import { followLog } from "./follow.ts";
 import { EventLog } from "./log.ts";
 import type { NewEvent, VaultEvent } from "./types.ts";
 
@@ -10,18 +12,41 @@ export type EventListener = (event: VaultEvent) => void;
 export class EventHub {
   private readonly listeners = new Set<EventListener>();
   private seq = 0;
+  /** Tells this process's events from other processes' in the shared log. */
+  private readonly tag = randomBytes(4).toString("hex");
+  private stopFollowing: (() => void) | null = null;
 
   constructor(private readonly log: EventLog | null) {}
 
   emit(event: NewEvent): VaultEvent {
-    const full: VaultEvent = { id: `${Date.now()}-${++this.seq}`, time: new Date().toISOString(), ...event };
+    const full: VaultEvent = { id: `${Date.now()}-${this.tag}-${++this.seq}`, time: new Date().toISOString(), ...event };
     this.log?.append(full);
+    this.deliver(full);
+    return full;
+  }
+
+  /**
+   * Also delivers the events other indx processes append to the log (serve and MCP call this:
+   * a CLI write next to them must reach their SSE streams and subscriptions).
+   */
+  followOthers(): () => void {
+    if (!this.log || this.stopFollowing) return () => {};
+    const stop = followLog(this.log.file, (event) => {
+      if (typeof event.id === "string" && !event.id.includes(`-${this.tag}-`)) this.deliver(event);
+    });
+    this.stopFollowing = stop;
+    return () => {
+      stop();
+      this.stopFollowing = null;
+    };
+  }
+
+  private deliver(event: VaultEvent): void {
     for (const fn of this.listeners) {
       try {
-        fn(full);
+        fn(event);
       } catch {}
     }
-    return full;
   }
 
   subscribe(fn: EventListener): () => void {

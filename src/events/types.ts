@@ -14,7 +14,7 @@ export type EventKind = (typeof EVENT_KINDS)[number];
 
 /** Events carry paths, counts and durations, never content (DESIGN.md §5). */
 export const VaultEventSchema = Type.Object({
-  id: Type.String({ description: "Increasing within one process: <unix ms>-<sequence>." }),
+  id: Type.String({ description: "<unix ms>-<process tag>-<sequence>: increasing within one process." }),
   time: Type.String(),
   kind: Type.Union(EVENT_KINDS.map((k) => Type.Literal(k))),
   source: Type.Union([Type.Literal("indx"), Type.Literal("external")], {

@@ -81,6 +81,8 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
 
   const watcher = opts.watch === false ? null : new VaultWatcher(ctx, cfg.int("index.debounce_ms"));
   watcher?.start();
+  // Writes by other indx processes (a CLI next to this server) reach /v1/events and MCP subscriptions.
+  const stopFollowing = ctx.events.followOthers();
   // Embeds what is pending now and after every index update, off the request path.
   const stopBackground = embeddingService(ctx).startBackground(ctx);
   // New vectors change what search answers: forget MCP replays.
@@ -98,6 +100,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     mcp,
     async stop() {
       watcher?.stop();
+      stopFollowing();
       stopEmbedding();
       await embeddingService(ctx).idle();
       await mcp.close();

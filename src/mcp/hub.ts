@@ -1,4 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { VaultEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 import { ReplayCache } from "./replay.ts";
 
@@ -23,10 +24,17 @@ export class McpHub {
   /** Resolves when the index has been brought up to date (stdio starts before that). */
   ready: Promise<void> = Promise.resolve();
   private readonly sessions = new Set<HubSession>();
-  private readonly unlisten: () => void;
+  private readonly unlisten: (() => void)[];
+  private readonly pending = new Set<string>();
+  private pendingListChange = false;
+  private flushQueued = false;
 
+  /**
+   * Caches follow index updates; subscriptions follow events — a write through indx (here or in
+   * another indx process, via events.log) or a change the watcher found on disk.
+   */
   constructor(readonly ctx: OpContext) {
-    this.unlisten = ctx.onIndexUpdate((report) => this.indexUpdated(report.changed ?? [], report.added + report.deleted > 0));
+    this.unlisten = [ctx.onIndexUpdate(() => this.invalidate()), ctx.events.subscribe((e) => this.vaultEvent(e))];
   }
 
   attach(session: HubSession): () => void {
@@ -45,14 +53,30 @@ export class McpHub {
     this.derived.clear();
   }
 
-  private indexUpdated(changed: readonly string[], listChanged: boolean): void {
+  private vaultEvent(e: VaultEvent): void {
+    if (!e.kind.startsWith("note.")) return;
     this.invalidate();
+    for (const p of [e.path, e.from, e.to]) if (typeof p === "string") this.pending.add(p);
+    if (e.kind !== "note.updated") this.pendingListChange = true;
+    // One index pass emits an event per file: sessions hear about them together.
+    if (!this.flushQueued) {
+      this.flushQueued = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  private flush(): void {
+    const changed = [...this.pending];
+    const listChanged = this.pendingListChange;
+    this.pending.clear();
+    this.pendingListChange = false;
+    this.flushQueued = false;
     if (changed.length === 0) return;
     for (const s of this.sessions) s.indexChanged(changed, listChanged);
   }
 
   close(): void {
-    this.unlisten();
+    for (const stop of this.unlisten) stop();
     this.sessions.clear();
   }
 }

@@ -65,9 +65,12 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
     const stopBackground = embeddingService(ctx).startBackground(ctx);
     // New vectors change what search answers: forget replayed results.
     const unlisten = embeddingService(ctx).onVectorsChanged(() => hub.invalidate());
+    // Writes by other indx processes (a CLI next to this server) reach the subscriptions too.
+    const stopFollowing = ctx.events.followOthers();
     stopEmbedding = () => {
       stopBackground();
       unlisten();
+      stopFollowing();
     };
   };
   session.server.oninitialized = () => setTimeout(prepare, 0);

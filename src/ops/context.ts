@@ -102,8 +102,9 @@ export class OpContext {
   }
 
   private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    if (report.changed.length > 0) this.emitIndexEvents(report, origin);
+    // Listeners first (caches are dropped), then events: whoever reacts to an event reads fresh data.
     for (const fn of this.indexListeners) fn(report, paths, origin);
+    if (report.changed.length > 0) this.emitIndexEvents(report, origin);
   }
 
   /** Changes indx did not make itself (an editor, sync, git) become events too. */

@@ -5,6 +5,8 @@ import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { startServer, type RunningServer } from "../../../src/http/serve.ts";
+import { noteWrite } from "../../../src/notes/write-ops.ts";
+import { invoke } from "../../../src/ops/invoke.ts";
 import { sandbox, type Sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
@@ -155,6 +157,36 @@ describe("GET /v1/events", () => {
     expect(seen.find((e) => e.path === "Streamed.md")).toMatchObject({ kind: "note.created", source: "indx" });
     expect(seen.find((e) => e.path === "Welcome.md")).toMatchObject({ kind: "note.updated", source: "external" });
     expect(seen.every((e) => e.kind.startsWith("note."))).toBe(true);
+  });
+
+  test("a write by another indx process (a CLI next to the server) reaches the stream via events.log", async () => {
+    const controller = new AbortController();
+    const res = await fetch(server.url + "/v1/events?kinds=note.created", { headers: { authorization: `Bearer ${reader}` }, signal: controller.signal });
+    const stream = res.body!.getReader();
+    let text = "";
+    const pump = (async () => {
+      try {
+        while (true) {
+          const { value, done } = await stream.read();
+          if (done) break;
+          text += new TextDecoder().decode(value);
+        }
+      } catch {}
+    })();
+    // Another OpContext is what another process has: its own event hub, the same events.log.
+    const other = sb.context({ watch: false });
+    await invoke(noteWrite, other, { path: "From the CLI.md", body: "# From the CLI\n" });
+    other.close();
+    const deadline = Date.now() + 5000;
+    while (Date.now() < deadline && !text.includes("From the CLI.md")) await Bun.sleep(25);
+    // Past the watcher's debounce: the server also saw the file appear, and must not repeat it.
+    await Bun.sleep(600);
+    controller.abort();
+    await pump;
+    const frame = text.split("\n\n").find((f) => f.includes("From the CLI.md"))!;
+    const event = JSON.parse(frame.split("\n").find((l) => l.startsWith("data: "))!.slice(6));
+    expect(event).toMatchObject({ kind: "note.created", source: "indx", path: "From the CLI.md" });
+    expect(text.split("From the CLI.md").length - 1).toBe(1);
   });
 
   test("an unknown kind is a 400", async () => {
