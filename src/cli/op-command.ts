@@ -98,6 +98,11 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       const flags = parsed as unknown as GlobalFlags & Record<string, unknown>;
       const input: Record<string, unknown> = {};
       const positionals = (parsed._ ?? []).map(String);
+      const expected = spec.positionals?.length ?? 0;
+      if (!spec.rest && positionals.length > expected)
+        throw new IndxError("validation_failed", `Unexpected argument #${expected + 1}: this command takes ${expected === 0 ? "no arguments" : `${expected} (${spec.positionals!.join(", ")})`}. Quote paths with spaces; see --help.`, {
+          argument: expected + 1,
+        });
       (spec.positionals ?? []).forEach((name, i) => {
         const last = i === spec.positionals!.length - 1;
         const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];

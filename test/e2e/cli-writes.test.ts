@@ -78,6 +78,13 @@ describe("CLI writes", () => {
     expect(existsSync(join(sb.dir, "evil.md"))).toBe(false);
   });
 
+  test("a stray extra argument (an unquoted path with a space) is refused, not ignored", () => {
+    const r = run(["note", "delete", "Inbox/From", "stdin.md"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("Unexpected argument");
+    expect(existsSync(join(sb.vault, "Inbox/From stdin.md"))).toBe(true);
+  });
+
   test("writes leave events in events.log", () => {
     const log = readFileSync(join(sb.dataDir, "events.log"), "utf8");
     expect(log).toContain('"kind":"note.created"');
