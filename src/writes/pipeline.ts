@@ -61,6 +61,15 @@ export function assertVersion(state: FileState, ifMatch: string | undefined): vo
     });
 }
 
+/** What has been applied so far in one plan. */
+interface Applied {
+  etags: Record<string, string>;
+  touched: string[];
+  events: NewEvent[];
+  trashed: boolean;
+  files: number;
+}
+
 export interface WriteIO {
   read(path: string): FileState;
 }
@@ -93,58 +102,63 @@ export class VaultWriter {
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
-    const etags: Record<string, string> = {};
-    const touched: string[] = [];
-    const fileEvents: NewEvent[] = [];
-    const done: string[] = [];
-    let trashed = false;
+    const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0 };
     try {
       for (const c of changes) {
-        if (c.type === "write") {
-          const before = io.read(c.path);
-          const bytes = new TextEncoder().encode(before.bom ? BOM + c.text : c.text);
-          const abs = this.ctx.vault.abs(c.path);
-          if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
-          const target = writeTarget(abs);
-          this.sweep(dirname(target));
-          writeFileAtomic(target, bytes);
-          etags[c.path] = etagOf(bytes);
-          touched.push(c.path);
-          fileEvents.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag: etags[c.path] });
-        } else if (c.type === "delete") {
-          const trash = trashDestination(this.ctx.vault, c.path);
-          const abs = this.ctx.vault.abs(c.path);
-          if (trash) {
-            mkdirSync(dirname(trash), { recursive: true });
-            renameDurable(abs, trash);
-            trashed = true;
-          } else unlinkDurable(abs);
-          touched.push(c.path);
-          fileEvents.push({ kind: "note.deleted", source: "indx", op, path: c.path });
-        } else {
-          const toAbs = this.ctx.vault.abs(c.to);
-          mkdirSync(dirname(toAbs), { recursive: true });
-          renameDurable(this.ctx.vault.abs(c.from), toAbs);
-          // A file edited earlier in this plan (its own relative links) moves with its new etag.
-          const etag = etags[c.from] ?? io.read(c.from).etag;
-          delete etags[c.from];
-          if (etag) etags[c.to] = etag;
-          touched.push(c.from, c.to);
-          fileEvents.push({ kind: "note.moved", source: "indx", op, from: c.from, to: c.to });
-        }
-        done.push(c.type === "move" ? c.from : c.path);
+        if (c.type === "write") this.applyWrite(op, c, io, applied);
+        else if (c.type === "delete") this.applyDelete(op, c, applied);
+        else this.applyMove(op, c, io, applied);
+        applied.files++;
       }
     } catch (err) {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
       // the index is brought in line with the disk either way.
-      this.reindex(touched);
-      throw fsError(err, done.length, changes.length);
+      this.reindex(applied.touched);
+      throw fsError(err, applied.files, changes.length);
     }
 
-    const warnings = this.reindex(touched);
+    const warnings = this.reindex(applied.touched);
     const duration = Math.round(performance.now() - started);
-    for (const e of [...fileEvents, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
-    return { value, etags, touched, trashed, warnings };
+    for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
+    return { value, etags: applied.etags, touched: applied.touched, trashed: applied.trashed, warnings };
+  }
+
+  private applyWrite(op: string, c: Extract<Change, { type: "write" }>, io: WriteIO, applied: Applied): void {
+    const before = io.read(c.path);
+    const bytes = new TextEncoder().encode(before.bom ? BOM + c.text : c.text);
+    const abs = this.ctx.vault.abs(c.path);
+    if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
+    const target = writeTarget(abs);
+    this.sweep(dirname(target));
+    writeFileAtomic(target, bytes);
+    const etag = etagOf(bytes);
+    applied.etags[c.path] = etag;
+    applied.touched.push(c.path);
+    applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag });
+  }
+
+  private applyDelete(op: string, c: Extract<Change, { type: "delete" }>, applied: Applied): void {
+    const trash = trashDestination(this.ctx.vault, c.path);
+    const abs = this.ctx.vault.abs(c.path);
+    if (trash) {
+      mkdirSync(dirname(trash), { recursive: true });
+      renameDurable(abs, trash);
+      applied.trashed = true;
+    } else unlinkDurable(abs);
+    applied.touched.push(c.path);
+    applied.events.push({ kind: "note.deleted", source: "indx", op, path: c.path });
+  }
+
+  private applyMove(op: string, c: Extract<Change, { type: "move" }>, io: WriteIO, applied: Applied): void {
+    const toAbs = this.ctx.vault.abs(c.to);
+    mkdirSync(dirname(toAbs), { recursive: true });
+    renameDurable(this.ctx.vault.abs(c.from), toAbs);
+    // A file edited earlier in this plan (its own relative links) moves with its new etag.
+    const etag = applied.etags[c.from] ?? io.read(c.from).etag;
+    delete applied.etags[c.from];
+    if (etag) applied.etags[c.to] = etag;
+    applied.touched.push(c.from, c.to);
+    applied.events.push({ kind: "note.moved", source: "indx", op, from: c.from, to: c.to });
   }
 
   private sweep(dir: string): void {
