@@ -2,11 +2,11 @@
 /**
  * Checks dist/indx with the MCP Inspector's CLI mode (npm @modelcontextprotocol/inspector, a dev
  * dependency: runs offline from node_modules) against a temporary copy of fixtures/demo-vault:
- * tools/list (with the Inspector's --strict schema checks), tools/call vault_search,
+ * tools/list (with the Inspector's --strict schema checks), tools/call vault_search and note_write,
  * resources/read and prompts/list. Prints PASS/FAIL per step and exits non-zero on failure.
  * Build first: `bun run build`. Run: `bun run mcp:inspect`.
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 
@@ -72,6 +72,15 @@ try {
   const read = inspector(["--method", "resources/read", "--uri", "vault://Projects/Apollo%20Launch.md"]);
   const text: string = read.json?.result?.contents?.[0]?.text ?? "";
   report(read.code === 0 && text.includes("Apollo Launch"), "resources/read vault://Projects/Apollo%20Launch.md", read.code === 0 ? `${text.length} chars` : read.stderr.trim().split("\n").slice(-3).join(" | "));
+
+  const write = inspector(["--method", "tools/call", "--tool-name", "note_write", "--tool-arg", "path=Inbox/From the Inspector.md", "--tool-arg", "body=# From the Inspector", "--tool-arg", "if_not_exists=true"]);
+  const written = write.json?.result;
+  const onDisk = existsSync(join(vault, "Inbox/From the Inspector.md")) ? readFileSync(join(vault, "Inbox/From the Inspector.md"), "utf8") : "";
+  report(
+    write.code === 0 && written?.isError !== true && onDisk.startsWith("# From the Inspector"),
+    "tools/call note_write (stdio defaults to read + write)",
+    write.code === 0 ? `etag ${written?.structuredContent?.etag}` : write.stderr.trim().split("\n").slice(-3).join(" | "),
+  );
 
   const prompts = inspector(["--method", "prompts/list"]);
   const promptNames: string[] = prompts.json?.result?.prompts?.map((p: { name: string }) => p.name) ?? [];
