@@ -32,6 +32,7 @@ const root: CommandDef = {
     token: async () => (await admin()).tokenCommand,
     config: async () => (await admin()).configCommand,
     mcp: async () => (await import("../mcp/command.ts")).mcpCommand,
+    events: async () => (await import("./events-command.ts")).eventsCommand,
   },
 };
 

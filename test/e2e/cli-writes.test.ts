@@ -85,6 +85,28 @@ describe("CLI writes", () => {
     expect(existsSync(join(sb.vault, "Inbox/From stdin.md"))).toBe(true);
   });
 
+  test("indx events shows past events and --follow streams a write made by another process", async () => {
+    const past = run(["events", "--last", "5", "--kinds", "note"]);
+    expect(past.code).toBe(0);
+    const lines = past.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.length).toBe(5);
+    expect(lines.every((e) => e.kind.startsWith("note."))).toBe(true);
+
+    const follower = Bun.spawn([BIN, "events", "--follow", "--last", "0", "--kinds", "note.created"], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    await Bun.sleep(300);
+    expect(run(["note", "update", "Inbox/Followed.md", "--body", "# Followed\n"]).code).toBe(0);
+    const reader = follower.stdout.getReader();
+    let text = "";
+    const deadline = Date.now() + 5000;
+    while (!text.includes("Followed.md") && Date.now() < deadline) {
+      const chunk = await Promise.race([reader.read(), Bun.sleep(200).then(() => null)]);
+      if (chunk?.value) text += new TextDecoder().decode(chunk.value);
+    }
+    follower.kill("SIGINT");
+    await follower.exited;
+    expect(JSON.parse(text.trim().split("\n")[0]!)).toMatchObject({ kind: "note.created", path: "Inbox/Followed.md", source: "indx" });
+  });
+
   test("writes leave events in events.log", () => {
     const log = readFileSync(join(sb.dataDir, "events.log"), "utf8");
     expect(log).toContain('"kind":"note.created"');

@@ -1,0 +1,72 @@
+import type { CommandDef } from "citty";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import { followLog } from "../events/follow.ts";
+import { EVENT_KINDS, type VaultEvent } from "../events/types.ts";
+import { Vault } from "../vault/vault.ts";
+import { configFromFlags, GLOBAL_ARGS, type GlobalFlags } from "./context.ts";
+import { print } from "./io.ts";
+import { rejectUnknownFlags } from "./op-command.ts";
+
+/** `indx events`: the vault's recent events from events.log, and with --follow the new ones as they come. */
+export const eventsCommand: CommandDef = {
+  meta: { description: "Show the vault's events (writes, changes seen on disk, index updates); --follow streams new ones." },
+  args: {
+    follow: { type: "boolean", alias: "f", description: "Keep printing events as they happen (Ctrl-C to stop)." },
+    last: { type: "string", description: "How many past events to show first (default 20; 0 for none).", valueHint: "n" },
+    kinds: { type: "string", description: `Only these kinds or prefixes, comma-separated (${EVENT_KINDS.join(", ")}).`, valueHint: "list" },
+    ...GLOBAL_ARGS,
+  },
+  async run({ args, rawArgs }) {
+    rejectUnknownFlags(rawArgs, eventsCommand.args as never);
+    const flags = args as GlobalFlags & { follow?: boolean; last?: string; kinds?: string };
+    const vault = Vault.open(configFromFlags(flags));
+    const file = join(vault.dataDir, "events.log");
+    const last = flags.last === undefined ? 20 : Number(flags.last);
+    if (!Number.isInteger(last) || last < 0) throw new IndxError("validation_failed", "--last takes a whole number.", { option: "--last" });
+    const wanted = kindFilter(flags.kinds);
+    const json = flags.json === true || process.stdout.isTTY !== true;
+    const show = (e: VaultEvent) => {
+      if (wanted && !wanted(e.kind)) return;
+      print(json ? JSON.stringify(e) : human(e));
+    };
+
+    if (last > 0 && existsSync(file)) {
+      const lines = readFileSync(file, "utf8").trim().split("\n").filter(Boolean);
+      const events = lines.flatMap((l) => {
+        try {
+          return [JSON.parse(l) as VaultEvent];
+        } catch {
+          return [];
+        }
+      });
+      for (const e of events.filter((e) => !wanted || wanted(e.kind)).slice(-last)) show(e);
+    }
+    if (!flags.follow) return;
+    vault.ensureDataDir();
+    const stop = followLog(file, show);
+    await new Promise<void>((resolve) => {
+      process.once("SIGINT", resolve);
+      process.once("SIGTERM", resolve);
+      // Followed from a pipe that closes (`| head`): stop instead of writing into the void.
+      process.stdout.once("error", resolve);
+    });
+    stop();
+  },
+};
+
+function kindFilter(raw: string | undefined): ((kind: string) => boolean) | null {
+  const asked = (raw ?? "").split(",").map((k) => k.trim()).filter(Boolean);
+  if (asked.length === 0) return null;
+  for (const a of asked)
+    if (!EVENT_KINDS.some((k) => k === a || k.startsWith(`${a}.`)))
+      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { option: "--kinds" });
+  return (kind) => asked.some((a) => kind === a || kind.startsWith(`${a}.`));
+}
+
+function human(e: VaultEvent): string {
+  const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : "");
+  const extra = [e.op, e.duration_ms !== undefined ? `${e.duration_ms} ms` : ""].filter(Boolean).join(", ");
+  return `${e.time}  ${e.kind.padEnd(14)} ${e.source.padEnd(8)} ${what}${extra ? `  (${extra})` : ""}`;
+}
