@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { followLog } from "../events/follow.ts";
-import { EVENT_KINDS, type VaultEvent } from "../events/types.ts";
+import { EVENT_KINDS, parseKinds, type EventKind, type VaultEvent } from "../events/types.ts";
 import { Vault } from "../vault/vault.ts";
 import { configFromFlags, GLOBAL_ARGS, type GlobalFlags } from "./context.ts";
 import { print } from "./io.ts";
@@ -25,7 +25,8 @@ export const eventsCommand: CommandDef = {
     const file = join(vault.dataDir, "events.log");
     const last = flags.last === undefined ? 20 : Number(flags.last);
     if (!Number.isInteger(last) || last < 0) throw new IndxError("validation_failed", "--last takes a whole number.", { option: "--last" });
-    const wanted = kindFilter(flags.kinds);
+    const kinds = parseKinds(flags.kinds ? [flags.kinds] : []);
+    const wanted = kinds && ((kind: string) => kinds.has(kind as EventKind));
     const json = flags.json === true || process.stdout.isTTY !== true;
     const show = (e: VaultEvent) => {
       if (wanted && !wanted(e.kind)) return;
@@ -55,15 +56,6 @@ export const eventsCommand: CommandDef = {
     stop();
   },
 };
-
-function kindFilter(raw: string | undefined): ((kind: string) => boolean) | null {
-  const asked = (raw ?? "").split(",").map((k) => k.trim()).filter(Boolean);
-  if (asked.length === 0) return null;
-  for (const a of asked)
-    if (!EVENT_KINDS.some((k) => k === a || k.startsWith(`${a}.`)))
-      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { option: "--kinds" });
-  return (kind) => asked.some((a) => kind === a || kind.startsWith(`${a}.`));
-}
 
 function human(e: VaultEvent): string {
   const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : "");

@@ -1,4 +1,5 @@
 import { Type, type Static } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
 
 export const EVENT_KINDS = [
   "note.created",
@@ -31,3 +32,20 @@ export const VaultEventSchema = Type.Object({
 
 export type VaultEvent = Static<typeof VaultEventSchema>;
 export type NewEvent = Omit<VaultEvent, "id" | "time">;
+
+/**
+ * The kinds a caller asked for (`note`, `note.moved,tag.renamed`: a prefix selects its family),
+ * or null for all. An unknown kind is a typed error rather than a silent empty stream.
+ */
+export function parseKinds(values: readonly string[]): Set<EventKind> | null {
+  const asked = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  if (asked.length === 0) return null;
+  const kinds = new Set<EventKind>();
+  for (const a of asked) {
+    const matched = EVENT_KINDS.filter((k) => k === a || k.startsWith(`${a}.`));
+    if (matched.length === 0)
+      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { field: "kinds" });
+    for (const k of matched) kinds.add(k);
+  }
+  return kinds;
+}

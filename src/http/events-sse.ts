@@ -1,5 +1,4 @@
-import { IndxError } from "../core/errors.ts";
-import { EVENT_KINDS, type EventKind } from "../events/types.ts";
+import { parseKinds } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 
 const HEARTBEAT_MS = 15_000;
@@ -45,17 +44,4 @@ export function eventStream(ctx: OpContext, request: Request): Response {
   return new Response(body, {
     headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-accel-buffering": "no" },
   });
-}
-
-function parseKinds(values: string[]): Set<EventKind> | null {
-  const asked = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
-  if (asked.length === 0) return null;
-  const kinds = new Set<EventKind>();
-  for (const a of asked) {
-    const matched = EVENT_KINDS.filter((k) => k === a || k.startsWith(`${a}.`));
-    if (matched.length === 0)
-      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { field: "kinds" });
-    for (const k of matched) kinds.add(k);
-  }
-  return kinds;
 }
