@@ -51,6 +51,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     notice("Created an admin token in your indx config. Print it with: indx config reveal-api-key");
   }
 
+  await ctx.writer.recover();
   try {
     ctx.index;
     ctx.reindexIncremental();

@@ -281,6 +281,8 @@ export const vaultReindex = defineOp({
   async run(ctx, input) {
     if (input.embeddings === false && (input.reembed || input.require_embeddings))
       throw new IndxError("validation_failed", "reembed and require_embeddings need embeddings enabled.");
+    // A multi-file write a crashed process left half done is finished before the vault is read.
+    await ctx.writer.recover();
     const r = ctx.reindex({ rebuild: input.rebuild });
     const warnings: { code: string; message: string; path?: string }[] = [...r.warnings];
     const embeddings = input.embeddings === false ? null : await embedAfterIndex(ctx, input, warnings);

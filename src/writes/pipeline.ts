@@ -1,11 +1,13 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { logEvent } from "../core/log.ts";
 import { etagOf } from "../core/hash.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { WriteJournal, type JournalStep } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
 
@@ -84,15 +86,41 @@ export interface WriteIO {
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
   private readonly vaultLock: VaultWriteLock;
+  private readonly journal: WriteJournal;
   /** Folders already swept for leftover temp files by this process. */
   private readonly swept = new Set<string>();
 
   constructor(private readonly ctx: OpContext) {
-    this.vaultLock = new VaultWriteLock(ctx.vault.ensureDataDir());
+    const dataDir = ctx.vault.ensureDataDir();
+    this.vaultLock = new VaultWriteLock(dataDir);
+    this.journal = new WriteJournal(dataDir);
   }
 
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
-    return this.pathLocks.run(lockPaths, () => this.vaultLock.run(() => this.applyPlan(op, plan)));
+    return this.pathLocks.run(lockPaths, () =>
+      this.vaultLock.run(() => {
+        this.finishInterrupted();
+        return this.applyPlan(op, plan);
+      }),
+    );
+  }
+
+  hasInterruptedWrite(): boolean {
+    return this.journal.pending();
+  }
+
+  /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
+  async recover(): Promise<void> {
+    if (!this.journal.pending()) return;
+    await this.vaultLock.run(() => this.finishInterrupted());
+  }
+
+  private finishInterrupted(): void {
+    const recovered = this.journal.recover(this.ctx.vault);
+    if (!recovered) return;
+    this.reindex(recovered.touched);
+    for (const e of recovered.events) this.ctx.events.emit(e);
+    logEvent("write.recovered", { op: recovered.op, files: recovered.touched.length, skipped: recovered.skipped.length });
   }
 
   private applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Committed<T> {
@@ -103,6 +131,8 @@ export class VaultWriter {
 
     const started = performance.now();
     const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0 };
+    // Several files: write down every step first, so a crash part-way is finished by the next writer.
+    if (changes.length > 1) this.journal.begin(op, changes.map((c) => journalStep(c, io)));
     try {
       for (const c of changes) {
         if (c.type === "write") this.applyWrite(op, c, io, applied);
@@ -112,11 +142,14 @@ export class VaultWriter {
       }
     } catch (err) {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
-      // the index is brought in line with the disk either way.
+      // the index is brought in line with the disk either way. The journal is for crashes: a
+      // failure reported to the caller (permissions, a full disk) is not retried behind its back.
+      this.journal.finish();
       this.reindex(applied.touched);
       throw fsError(err, applied.files, changes.length);
     }
 
+    this.journal.finish();
     const warnings = this.reindex(applied.touched);
     const duration = Math.round(performance.now() - started);
     for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
@@ -125,7 +158,7 @@ export class VaultWriter {
 
   private applyWrite(op: string, c: Extract<Change, { type: "write" }>, io: WriteIO, applied: Applied): void {
     const before = io.read(c.path);
-    const bytes = new TextEncoder().encode(before.bom ? BOM + c.text : c.text);
+    const bytes = new TextEncoder().encode(fileText(c, before));
     const abs = this.ctx.vault.abs(c.path);
     if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
     const target = writeTarget(abs);
@@ -216,6 +249,19 @@ export class VaultWriter {
       throw err;
     }
   }
+}
+
+/** The text a write puts on disk: a BOM the file had is kept. */
+function fileText(c: Extract<Change, { type: "write" }>, before: FileState): string {
+  return before.bom ? BOM + c.text : c.text;
+}
+
+function journalStep(c: Change, io: WriteIO): JournalStep {
+  if (c.type === "move") return { type: "move", from: c.from, to: c.to };
+  const before = io.read(c.path);
+  if (c.type === "delete") return { type: "delete", path: c.path, before: before.etag };
+  const text = fileText(c, before);
+  return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
 }
 
 function fsError(err: unknown, done: number, total: number): IndxError {

@@ -67,3 +67,52 @@ test("a later writer sweeps temp files a crashed writer left behind", async () =
   expect(names).not.toContain(".indx-tmp-Target.md-deadbeef0000");
   expect(names).toContain(".indx-tmp-Other.md-0123456789ab");
 });
+
+test("a multi-file write killed part-way is finished by the next writer: all notes renamed, or none", async () => {
+  const multi = sandbox();
+  try {
+    const NOTES = 60;
+    for (let i = 0; i < NOTES; i++) multi.write(`n${i}.md`, `# Note ${i}\n\n${"filler text\n".repeat(2000)}#alpha here\n`);
+    const setup = multi.context();
+    setup.reindex();
+    setup.close();
+
+    const tagsOnDisk = () => {
+      const seen = new Set<string>();
+      for (let i = 0; i < NOTES; i++) seen.add(/#(alpha|beta) here/.exec(readFileSync(join(multi.vault, `n${i}.md`), "utf8"))![1]!);
+      return seen;
+    };
+    let interrupted = 0;
+    for (let round = 0; round < 8; round++) {
+      const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/rename-loop.ts")], { env: multi.env, stdout: "pipe", stderr: "ignore" });
+      await child.stdout.getReader().read(); // "ready"
+      const { existsSync } = await import("node:fs");
+      const journal = join(multi.dataDir, "write-journal.json");
+      if (round % 2 === 0) {
+        // Aim inside the apply phase: the journal exists exactly while files are being replaced.
+        const deadline = Date.now() + 10_000;
+        while (!existsSync(journal) && Date.now() < deadline) await Bun.sleep(1);
+        await Bun.sleep(Math.floor(Math.random() * 30));
+      } else {
+        // Anywhere: planning, applying, between renames.
+        await Bun.sleep(150 + Math.floor(Math.random() * 900));
+      }
+      child.kill("SIGKILL");
+      await child.exited;
+      if (existsSync(journal)) interrupted++;
+
+      // The next process finishes the interrupted rename before doing anything else.
+      const ctx = multi.context();
+      await ctx.writer.recover();
+      expect(tagsOnDisk().size).toBe(1);
+      ctx.reindexIncremental();
+      const tags = ctx.index.db.query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags").all().map((r) => r.tag);
+      expect(tags).toEqual([...tagsOnDisk()]);
+      ctx.close();
+    }
+    // The kills must actually land inside renames for this test to mean anything.
+    expect(interrupted).toBeGreaterThan(0);
+  } finally {
+    multi.cleanup();
+  }
+}, 90_000);

@@ -1,0 +1,125 @@
+import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { etagOf } from "../core/hash.ts";
+import type { NewEvent } from "../events/types.ts";
+import type { Vault } from "../vault/vault.ts";
+import { renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { trashDestination } from "./trash.ts";
+
+/**
+ * One file-level step of a multi-file write, with everything needed to finish it after a crash.
+ * Etags tell a step that already happened from one still to do, and from a file someone else
+ * changed meanwhile (which recovery leaves alone).
+ */
+export type JournalStep =
+  | { type: "write"; path: string; text: string; before: string | null; after: string }
+  | { type: "delete"; path: string; before: string | null }
+  | { type: "move"; from: string; to: string };
+
+interface Journal {
+  op: string;
+  started_at: string;
+  steps: JournalStep[];
+}
+
+const FILE = "write-journal.json";
+
+/**
+ * A multi-file write (note_move, tag_rename, rename_heading) is made crash-atomic by rolling
+ * forward: its steps are written to the data directory first; if the process dies part-way,
+ * the next writer (or serve / indx mcp / vault index at start) finishes them.
+ */
+export class WriteJournal {
+  private readonly file: string;
+
+  constructor(dataDir: string) {
+    this.file = join(dataDir, FILE);
+  }
+
+  begin(op: string, steps: JournalStep[]): void {
+    const journal: Journal = { op, started_at: new Date().toISOString(), steps };
+    mkdirSync(dirname(this.file), { recursive: true });
+    writeFileAtomic(this.file, new TextEncoder().encode(JSON.stringify(journal)), { mode: 0o600 });
+  }
+
+  finish(): void {
+    try {
+      unlinkSync(this.file);
+    } catch {}
+  }
+
+  pending(): boolean {
+    return existsSync(this.file);
+  }
+
+  /**
+   * Finishes an interrupted write. Returns the paths it touched and the events it owes; an
+   * unreadable journal is dropped (it can only be one written half-way, before any file was).
+   */
+  recover(vault: Vault): { op: string; touched: string[]; events: NewEvent[]; skipped: string[] } | null {
+    if (!this.pending()) return null;
+    let journal: Journal;
+    try {
+      journal = JSON.parse(readFileSync(this.file, "utf8")) as Journal;
+    } catch {
+      this.finish();
+      return null;
+    }
+    const touched: string[] = [];
+    const events: NewEvent[] = [];
+    const skipped: string[] = [];
+    const op = `${journal.op} (recovered)`;
+    for (const step of journal.steps ?? []) {
+      let done: ReturnType<typeof replay>;
+      try {
+        done = replay(vault, step);
+      } catch {
+        done = "skipped"; // an unwritable file must not block every later write
+      }
+      if (done === "skipped") skipped.push(step.type === "move" ? step.from : step.path);
+      if (done !== "applied") continue;
+      if (step.type === "write") {
+        touched.push(step.path);
+        events.push({ kind: step.before === null ? "note.created" : "note.updated", source: "indx", op, path: step.path, etag: step.after });
+      } else if (step.type === "delete") {
+        touched.push(step.path);
+        events.push({ kind: "note.deleted", source: "indx", op, path: step.path });
+      } else {
+        touched.push(step.from, step.to);
+        events.push({ kind: "note.moved", source: "indx", op, from: step.from, to: step.to });
+      }
+    }
+    this.finish();
+    return { op: journal.op, touched, events, skipped };
+  }
+}
+
+/** applied: done now; done: it had happened before the crash; skipped: someone else changed the file. */
+function replay(vault: Vault, step: JournalStep): "applied" | "done" | "skipped" {
+  if (step.type === "move") {
+    const from = vault.abs(step.from);
+    const to = vault.abs(step.to);
+    if (!existsSync(from)) return existsSync(to) ? "done" : "skipped";
+    if (existsSync(to)) return "skipped";
+    mkdirSync(dirname(to), { recursive: true });
+    renameDurable(from, to);
+    return "applied";
+  }
+  const abs = vault.abs(step.path);
+  const current = existsSync(abs) ? etagOf(readFileSync(abs)) : null;
+  if (step.type === "write") {
+    if (current === step.after) return "done";
+    if (current !== step.before) return "skipped";
+    if (current === null) mkdirSync(dirname(abs), { recursive: true });
+    writeFileAtomic(writeTarget(abs), new TextEncoder().encode(step.text));
+    return "applied";
+  }
+  if (current === null) return "done";
+  if (current !== step.before) return "skipped";
+  const trash = trashDestination(vault, step.path);
+  if (trash) {
+    mkdirSync(dirname(trash), { recursive: true });
+    renameDurable(abs, trash);
+  } else unlinkDurable(abs);
+  return "applied";
+}
