@@ -14,6 +14,8 @@ interface Step {
 
 const LEVEL_PREFIX = /^(#{1,6})[ \t]+(.*)$/s;
 const PATH_SEPARATOR = /::|>/;
+/** A trailing occurrence number: "Log[2]", "Daily > Log [3]". */
+const NTH = /^(.*?)\s*\[(\d{1,4})\]\s*$/s;
 
 function parseStep(raw: string): Step | null {
   const t = raw.trim();
@@ -76,15 +78,24 @@ export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
       heading: spec,
     });
   }
-  const hits = findHeadings(s, spec);
+  let hits = findHeadings(s, spec);
+  // "Log[2]": the second of several headings the rest of the spec matches (peer study P6: a
+  // printable way to address duplicates). A heading literally written "Log[2]" matches first.
+  const nth = NTH.exec(spec);
+  if (hits.length === 0 && nth) {
+    const all = findHeadings(s, nth[1]!);
+    const n = Number(nth[2]);
+    if (n >= 1 && n <= all.length) return all[n - 1]!;
+    hits = [];
+  }
   if (hits.length === 0) {
     throw new IndxError("patch_target_not_found", "No heading in the note matches the target.", { heading: spec });
   }
   if (hits.length > 1) {
     throw new IndxError(
       "patch_target_ambiguous",
-      `${hits.length} headings match the target; address one by its path ("Parent > Child") or level ("## Heading").`,
-      { heading: spec, candidates: hits.map((h) => ({ path: headingPath(s, h), line: h.line })) },
+      `${hits.length} headings match the target; address one by its path ("Parent > Child"), its level ("## Heading") or its place ("${spec}[2]").`,
+      { heading: spec, candidates: hits.map((h, i) => ({ path: headingPath(s, h), line: h.line, address: `${spec}[${i + 1}]` })) },
     );
   }
   return hits[0]!;

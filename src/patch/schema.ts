@@ -10,7 +10,8 @@ const Heading = Type.String({
     'The target heading: its text ("Tasks"), its text with leading #s to fix the level ("## Tasks"), ' +
     'or a path of headings, each inside the previous one\'s section ("Projects > Tasks"; "Projects::Tasks" also works). ' +
     "Matching ignores case and punctuation like Obsidian links do. It must match exactly one heading: " +
-    "none is patch_target_not_found, several is patch_target_ambiguous (with every candidate's path and line).",
+    "none is patch_target_not_found, several is patch_target_ambiguous (with every candidate's path, line and address). " +
+    'Several headings with the same text and path are told apart by their place: "Log[2]" is the second.',
 });
 
 const Markdown = (what: string) =>

@@ -108,10 +108,17 @@ describe("heading resolution", () => {
       heading: "Tasks",
       op_index: 0,
       candidates: [
-        { path: "Projects > Tasks", line: 8 },
-        { path: "Setext Title > Tasks", line: 18 },
+        { path: "Projects > Tasks", line: 8, address: "Tasks[1]" },
+        { path: "Setext Title > Tasks", line: 18, address: "Tasks[2]" },
       ],
     });
+  });
+  test("duplicates are addressed by their place: Tasks[2]; a literal heading text wins", () => {
+    expect(resolveHeading(s, "Tasks[2]").line).toBe(18);
+    expect(resolveHeading(s, "Tasks [1]").line).toBe(8);
+    expect(patchError(NOTE, { op: "append_to_section", heading: "Tasks[3]", markdown: "x" }).code).toBe("patch_target_not_found");
+    const literal = analyze("# Log[2]\n\n# Log\n\n# Log\n");
+    expect(resolveHeading(literal, "Log[2]").line).toBe(1);
   });
   test("missing: patch_target_not_found with the heading and op index", () => {
     const e = patchError(NOTE, { op: "append_body", markdown: "x" }, { op: "insert_after_heading", heading: "Nope", markdown: "x" });

@@ -21,7 +21,7 @@ const CASES = 1500;
 type Expectation =
   | { kind: "text"; text: string; renamed?: { from: string; to: string; level: number }[] }
   | { kind: "frontmatter"; prefix: string; suffix: string; key: string; value: unknown; before: Record<string, unknown> }
-  | { kind: "error"; code: string; candidates?: { path: string; line: number }[] };
+  | { kind: "error"; code: string; candidates?: { path: string; line: number; address: string }[] };
 
 interface Case {
   op: PatchOp;
@@ -175,15 +175,22 @@ function headingCase(r: Rand, n: GeneratedNote): Case | null {
   if (n.headings.length === 0) return null;
   const hi = r.int(0, n.headings.length - 1);
   const h = n.headings[hi]!;
-  const spec = uniqueSpec(r, n, h);
+  let spec = uniqueSpec(r, n, h);
   if (spec === null) {
-    // No unique spec: then the plain text is ambiguous, and must fail with every candidate.
+    // No unique spec: the plain text is ambiguous and must fail with every candidate, or the
+    // heading is addressed by its place among them ("Text[2]").
     const hits = matches(n, [{ text: h.text, level: null }]);
     if (hits.length < 2) return null;
-    return {
-      op: { op: "append_to_section", heading: h.text, markdown: "x" },
-      expect: { kind: "error", code: "patch_target_ambiguous", candidates: hits.map((x) => ({ path: pathOf(n, x), line: x.firstLine + 1 })) },
-    };
+    if (r.bool(0.5))
+      return {
+        op: { op: "append_to_section", heading: h.text, markdown: "x" },
+        expect: {
+          kind: "error",
+          code: "patch_target_ambiguous",
+          candidates: hits.map((x, i) => ({ path: pathOf(n, x), line: x.firstLine + 1, address: `${h.text}[${i + 1}]` })),
+        },
+      };
+    spec = `${h.text}[${hits.indexOf(h) + 1}]`;
   }
   const md = randomMarkdown(r);
   const start = lineStart(n, h.firstLine);
