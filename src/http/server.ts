@@ -148,8 +148,13 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
       const res = ok(data, headers);
       return data.created === true ? new Response(res.body, { status: 201, headers: res.headers }) : res;
     }
-    case "etag":
-      return ok(data, { ...tag, etag: `"${String(data.etag)}"` });
+    case "etag": {
+      const etag = `"${String(data.etag)}"`;
+      // A client that has this version already gets 304 and no body (cheap polling for changes).
+      const known = request.headers.get("if-none-match")?.split(",").map((t) => t.trim().replace(/^W\//, ""));
+      if (known?.includes(etag) || known?.includes("*")) return new Response(null, { status: 304, headers: { ...tag, etag } });
+      return ok(data, { ...tag, etag });
+    }
     case "exists":
       return new Response(null, { status: data.exists ? 200 : 404, headers: tag });
     case "attachment":

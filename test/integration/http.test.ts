@@ -113,6 +113,11 @@ describe("read operations over REST", () => {
     expect(r.body.data.frontmatter.status).toBe("active");
     expect(r.body.data.outline.map((h: any) => h.text)).toContain("Risks");
     expect(r.body.data.backlinks.map((b: any) => b.source)).toContain("People/Ada Lovelace.md");
+    const again = await fetch(server.url + "/v1/notes/Projects/Apollo%20Launch.md", { headers: { ...auth(admin), "if-none-match": r.headers.get("etag")! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe("");
+    const stale = await fetch(server.url + "/v1/notes/Projects/Apollo%20Launch.md", { headers: { ...auth(admin), "if-none-match": '"0000000000000000"' } });
+    expect(stale.status).toBe(200);
   });
 
   test("HEAD tells whether a note exists", async () => {
