@@ -69,6 +69,8 @@ function parameters(r: Route): unknown[] {
       description: "Same key + same request within 24 h replays the first result (X-Indx-Idempotent-Replay: true); another request is 409.",
       schema: { type: "string" },
     });
+  if (r.respond === "etag")
+    params.push({ name: "If-None-Match", in: "header", description: "An etag you hold: 304 with no body when it is still current.", schema: { type: "string" } });
   if (r.input === "query") {
     const props = (r.op.input as { properties: Record<string, TSchema> }).properties;
     const required = new Set((r.op.input as { required?: string[] }).required ?? []);
@@ -129,6 +131,7 @@ function operation(r: Route): Record<string, unknown> {
       : {}),
     responses: {
       "200": success,
+      ...(r.respond === "etag" ? { "304": { description: "Not modified: the If-None-Match etag is current." } } : {}),
       ...Object.fromEntries(
         errorStatuses.map((s) => [s, { description: "Error envelope.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
       ),
