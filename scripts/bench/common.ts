@@ -62,3 +62,27 @@ export function isolatedEnv(name: string, vault: string): Record<string, string>
     INDX_LOG: "off",
   };
 }
+
+/** Starts `dist/indx serve` on a free port (no watcher) and returns its URL and admin token. */
+export async function startServe(env: Record<string, string>): Promise<{ url: string; key: string; stop(): Promise<void> }> {
+  const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env, stdout: "ignore", stderr: "pipe" });
+  let url = "";
+  let seen = "";
+  const reader = server.stderr.getReader();
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += new TextDecoder().decode(value);
+    url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
+  }
+  if (!url) throw new Error("indx serve did not start");
+  const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env }).stdout.toString().trim();
+  return {
+    url,
+    key,
+    async stop() {
+      server.kill();
+      await server.exited;
+    },
+  };
+}

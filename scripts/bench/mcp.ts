@@ -15,7 +15,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShared, round } from "./common.ts";
+import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShared, round, startServe } from "./common.ts";
 
 if (!requireShared("mcp")) process.exit(0);
 if (!existsSync(BIN)) {
@@ -47,18 +47,7 @@ function check(r: unknown) {
 }
 
 // --- Streamable HTTP -------------------------------------------------------------------------
-const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env, stdout: "ignore", stderr: "pipe" });
-let url = "";
-const reader = server.stderr.getReader();
-let seen = "";
-while (!url) {
-  const { value, done } = await reader.read();
-  if (done) break;
-  seen += new TextDecoder().decode(value);
-  url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
-}
-if (!url) throw new Error("indx serve did not start");
-const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env }).stdout.toString().trim();
+const { url, key, stop: stopServer } = await startServe(env);
 const client = new Client({ name: "bench", version: "0" });
 const transport = new StreamableHTTPClientTransport(new URL(url + "/mcp"), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
 await client.connect(transport);
@@ -73,8 +62,7 @@ await measure("mcp.http.vault_search", async (q, run) =>
 await measure("mcp.http.vault_search_replayed", async (q) => check(await client.callTool({ name: "vault_search", arguments: { q, limit: 10 } })));
 await transport.terminateSession();
 await client.close();
-server.kill();
-await server.exited;
+await stopServer();
 
 // --- stdio ----------------------------------------------------------------------------------
 const init: number[] = [];

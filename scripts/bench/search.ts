@@ -12,7 +12,7 @@ import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
-import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShared, round } from "./common.ts";
+import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShared, round, startServe } from "./common.ts";
 
 if (!requireShared("search")) process.exit(0);
 const vaultDir = generatedVault(Number(process.env.BENCH_N ?? 5000), 42);
@@ -45,25 +45,14 @@ if (!existsSync(BIN)) {
   process.exit(0);
 }
 
-const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env, stdout: "ignore", stderr: "pipe" });
-let url = "";
-const reader = server.stderr.getReader();
-let seen = "";
-while (!url) {
-  const { value, done } = await reader.read();
-  if (done) break;
-  seen += new TextDecoder().decode(value);
-  url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
-}
-const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env }).stdout.toString().trim();
+const { url, key, stop: stopServer } = await startServe(env);
 const headers = { authorization: `Bearer ${key}` };
 await measure("search.http", 20, async (q) => {
   const r = await fetch(`${url}/v1/search?q=${encodeURIComponent(q)}&limit=10`, { headers });
   await r.arrayBuffer();
   if (r.status !== 200) throw new Error(`HTTP ${r.status}`);
 });
-server.kill();
-await server.exited;
+await stopServer();
 
 await measure("search.cli_subprocess", 5, (q) => {
   const p = Bun.spawnSync([BIN, "search", q, "--limit", "10", "--json"], { env, stdout: "pipe" });
