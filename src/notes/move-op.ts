@@ -4,11 +4,10 @@ import { planMove } from "../links/rewrite.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
-import { assertVersion, type Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, WriteWarning } from "../writes/schemas.ts";
+import type { Change } from "../writes/pipeline.ts";
+import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, plannedFiles, WriteWarning } from "../writes/schemas.ts";
 import type { FileEdit } from "../writes/edit.ts";
 
-const planned = (edits: FileEdit[]) => edits.map((e) => ({ path: e.path, etag: e.etag, changes: e.changes }));
 const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes.length, 0);
 
 export const noteMove = defineOp({
@@ -37,7 +36,9 @@ export const noteMove = defineOp({
     dry_run: Type.Boolean(),
     etag: Type.Union([Type.String(), Type.Null()], { description: "Etag of the moved file (null on a dry run)." }),
     links_updated: Type.Integer({ description: "References rewritten (or to be rewritten)." }),
-    files: Type.Array(PlannedFile, { description: "Every other file whose references change, with each line before and after." }),
+    files: Type.Array(PlannedFile, {
+      description: "Every file whose references change, with each line before and after (the moved file under its old path, when its own relative links change).",
+    }),
     warnings: Type.Array(WriteWarning),
   }),
   async run(ctx, input) {
@@ -53,15 +54,11 @@ export const noteMove = defineOp({
 
     if (input.dry_run) {
       const edits = plan();
-      return { from, to, dry_run: true, etag: null, links_updated: countChanges(edits), files: planned(edits), warnings: [] };
+      return { from, to, dry_run: true, etag: null, links_updated: countChanges(edits), files: plannedFiles(edits), warnings: [] };
     }
 
-    const done = await ctx.writer.transact("note_move", [from, to], (io) => {
-      const source = io.read(from);
-      if (!source.exists) throw new IndxError("not_found", `No file at ${from}`, { path: from });
-      assertVersion(source, ifMatch);
-      if (io.read(to).exists && to.toLowerCase() !== from.toLowerCase())
-        throw new IndxError("already_exists", `${to} already exists`, { path: to });
+    // The pipeline checks the move itself (from present at if_match, to free) before any write.
+    const done = await ctx.writer.transact("note_move", [from, to], () => {
       const edits = plan();
       const changes: Change[] = edits.map((e) => ({ type: "write", path: e.path, text: e.text, expect: { etag: e.etag } }));
       changes.push({ type: "move", from, to, expect: ifMatch ? { etag: ifMatch } : { present: true } });
@@ -74,7 +71,7 @@ export const noteMove = defineOp({
       dry_run: false,
       etag: done.etags[to] ?? null,
       links_updated: countChanges(edits),
-      files: planned(edits.filter((e) => e.path !== from)),
+      files: plannedFiles(edits),
       warnings: done.warnings,
     };
   },

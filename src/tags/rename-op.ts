@@ -4,7 +4,7 @@ import { defineOp } from "../ops/define.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import { fingerprintOf } from "../writes/idempotency.ts";
 import type { Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, PlannedFile, WriteWarning } from "../writes/schemas.ts";
+import { DryRun, IdempotencyKey, PlannedFile, plannedFiles, WriteWarning } from "../writes/schemas.ts";
 import { planTagRename } from "./rename.ts";
 
 /** Identifies a plan by the exact versions of the notes it was made from. */
@@ -50,7 +50,7 @@ export const tagRename = defineOp({
       notes: plan.notes,
       occurrences: plan.occurrences,
       plan_etag: planEtag(plan.edits),
-      files: plan.edits.map((e) => ({ path: e.path, etag: e.etag, changes: e.changes })),
+      files: plannedFiles(plan.edits),
       warnings,
     });
     const preview = planTagRename(ctx.vault, ctx.index, input.from, input.to);

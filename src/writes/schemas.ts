@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { baseTitle } from "../index/indexer.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { Nullable, OutlineItem, TagList } from "../ops/schemas.ts";
+import type { FileEdit } from "./edit.ts";
 
 export const IfMatch = Type.String({
   minLength: 1,
@@ -71,3 +72,8 @@ export const PlannedFile = Type.Object({
   etag: Type.String({ description: "Etag of the file the plan was made from." }),
   changes: Type.Array(Type.Object({ line: Type.Integer(), before: Type.String(), after: Type.String() })),
 });
+
+/** Planned edits as a dry run (and the applied result) shows them: no file text, only line changes. */
+export function plannedFiles(edits: readonly FileEdit[]) {
+  return edits.map((e) => ({ path: e.path, etag: e.etag, changes: e.changes }));
+}
