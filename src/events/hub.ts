@@ -54,7 +54,4 @@ export class EventHub {
     return () => this.listeners.delete(fn);
   }
 
-  get listenerCount(): number {
-    return this.listeners.size;
-  }
 }

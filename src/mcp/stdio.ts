@@ -51,7 +51,7 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
     prepared = true;
     try {
       // Finishing a crashed multi-file write is a few renames: it runs before the index catches up.
-      if (ctx.writer.hasInterruptedWrite()) void ctx.writer.recover().catch(() => {});
+      void ctx.writer.recover().catch(() => {});
       bringIndexUpToDate(ctx);
     } catch (err) {
       // The operations report the problem (index_missing, …) to the agent on each call.

@@ -8,7 +8,7 @@ import { PatchOpSchema, type PatchOp } from "../patch/schema.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import { fileKind } from "../vault/scan.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
+import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
@@ -153,7 +153,7 @@ export const noteDelete = defineOp({
     path: Type.String(),
     deleted: Type.Boolean(),
     trashed: Type.Boolean({ description: "True when the file went to the vault's trash rather than being removed." }),
-    warnings: Type.Array(Type.Object({ code: Type.String(), message: Type.String() })),
+    warnings: Type.Array(WriteWarning),
   }),
   async run(ctx, input) {
     const path = ctx.vault.safePath(input.path);

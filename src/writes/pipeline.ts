@@ -41,8 +41,6 @@ export interface Committed<T> {
   value: T;
   /** New etag of every file written or moved, by its path after the write. */
   etags: Record<string, string>;
-  /** Paths that changed on disk (sources and destinations). */
-  touched: string[];
   /** A deleted file went to the vault's trash (rather than being removed). */
   trashed: boolean;
   warnings: { code: string; message: string }[];
@@ -105,10 +103,6 @@ export class VaultWriter {
     );
   }
 
-  hasInterruptedWrite(): boolean {
-    return this.journal.pending();
-  }
-
   /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
   async recover(): Promise<void> {
     if (!this.journal.pending()) return;
@@ -153,7 +147,7 @@ export class VaultWriter {
     const warnings = this.reindex(applied.touched);
     const duration = Math.round(performance.now() - started);
     for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
-    return { value, etags: applied.etags, touched: applied.touched, trashed: applied.trashed, warnings };
+    return { value, etags: applied.etags, trashed: applied.trashed, warnings };
   }
 
   private applyWrite(op: string, c: Extract<Change, { type: "write" }>, io: WriteIO, applied: Applied): void {
