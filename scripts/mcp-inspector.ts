@@ -58,22 +58,49 @@ function inspector(args: string[]): { code: number; json: any; stderr: string } 
 
 try {
   const index = Bun.spawnSync([BIN, "vault", "index", "--json"], { env, stdout: "pipe", stderr: "pipe" });
-  report(index.exitCode === 0, "index the demo vault copy", index.exitCode === 0 ? `${JSON.parse(index.stdout.toString()).added} files` : index.stderr.toString().trim());
+  report(
+    index.exitCode === 0,
+    "index the demo vault copy",
+    index.exitCode === 0 ? `${JSON.parse(index.stdout.toString()).added} files` : index.stderr.toString().trim(),
+  );
 
   const list = inspector(["--method", "tools/list", "--strict"]);
   const names: string[] = list.json?.result?.tools?.map((t: { name: string }) => t.name) ?? [];
-  report(list.code === 0 && names.includes("vault_search") && names.includes("note_read"), "tools/list (Inspector --strict schema checks)", list.code === 0 ? `${names.length} tools` : list.stderr.trim().split("\n").slice(-3).join(" | "));
+  report(
+    list.code === 0 && names.includes("vault_search") && names.includes("note_read"),
+    "tools/list (Inspector --strict schema checks)",
+    list.code === 0 ? `${names.length} tools` : list.stderr.trim().split("\n").slice(-3).join(" | "),
+  );
 
   const call = inspector(["--method", "tools/call", "--tool-name", "vault_search", "--tool-arg", "q=rollback runbook", "--tool-arg", "limit=5"]);
   const result = call.json?.result;
   const top = result?.structuredContent?.results?.[0]?.path;
-  report(call.code === 0 && result?.isError !== true && top === "Reference/Runbook.md", "tools/call vault_search", call.code === 0 ? `top hit ${top}; "${result?.content?.[0]?.text ?? ""}"` : call.stderr.trim().split("\n").slice(-3).join(" | "));
+  report(
+    call.code === 0 && result?.isError !== true && top === "Reference/Runbook.md",
+    "tools/call vault_search",
+    call.code === 0 ? `top hit ${top}; "${result?.content?.[0]?.text ?? ""}"` : call.stderr.trim().split("\n").slice(-3).join(" | "),
+  );
 
   const read = inspector(["--method", "resources/read", "--uri", "vault://Projects/Apollo%20Launch.md"]);
   const text: string = read.json?.result?.contents?.[0]?.text ?? "";
-  report(read.code === 0 && text.includes("Apollo Launch"), "resources/read vault://Projects/Apollo%20Launch.md", read.code === 0 ? `${text.length} chars` : read.stderr.trim().split("\n").slice(-3).join(" | "));
+  report(
+    read.code === 0 && text.includes("Apollo Launch"),
+    "resources/read vault://Projects/Apollo%20Launch.md",
+    read.code === 0 ? `${text.length} chars` : read.stderr.trim().split("\n").slice(-3).join(" | "),
+  );
 
-  const write = inspector(["--method", "tools/call", "--tool-name", "note_write", "--tool-arg", "path=Inbox/From the Inspector.md", "--tool-arg", "body=# From the Inspector", "--tool-arg", "if_not_exists=true"]);
+  const write = inspector([
+    "--method",
+    "tools/call",
+    "--tool-name",
+    "note_write",
+    "--tool-arg",
+    "path=Inbox/From the Inspector.md",
+    "--tool-arg",
+    "body=# From the Inspector",
+    "--tool-arg",
+    "if_not_exists=true",
+  ]);
   const written = write.json?.result;
   const onDisk = existsSync(join(vault, "Inbox/From the Inspector.md")) ? readFileSync(join(vault, "Inbox/From the Inspector.md"), "utf8") : "";
   report(

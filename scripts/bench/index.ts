@@ -7,8 +7,8 @@
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { IndexStore } from "../../src/index/store.ts";
 import { indexIdentity, runIndex, updateIndex } from "../../src/index/indexer.ts";
+import { IndexStore } from "../../src/index/store.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, outDir, requireShared, round, SHARED } from "./common.ts";
 
@@ -29,7 +29,13 @@ for (let i = 0; i < 3; i++) {
   builds.push(performance.now() - t);
   if (i === 0) emit({ bench: "index.files", notes: r.added, warnings: r.warnings.length });
 }
-emit({ bench: "index.full_build", notes: n, median_ms: round(median(builds)), runs: builds.map((x) => round(x)), notes_per_s: round(n / (median(builds) / 1000), 0) });
+emit({
+  bench: "index.full_build",
+  notes: n,
+  median_ms: round(median(builds)),
+  runs: builds.map((x) => round(x)),
+  notes_per_s: round(n / (median(builds) / 1000), 0),
+});
 
 const store = IndexStore.openExisting(vault.indexPath, indexIdentity(vault));
 const noChange: number[] = [];
@@ -40,10 +46,13 @@ for (let i = 0; i < 7; i++) {
 }
 emit({ bench: "index.no_change", median_ms: round(median(noChange)), runs: noChange.map((x) => round(x)) });
 
-const mutate = Bun.spawnSync(["bun", join(SHARED, "tools", "corpus-gen.ts"), "--mutate", vaultDir, "--seed", "7", "--change", "50", "--add", "0", "--delete", "0"], {
-  stdout: "ignore",
-  stderr: "inherit",
-});
+const mutate = Bun.spawnSync(
+  ["bun", join(SHARED, "tools", "corpus-gen.ts"), "--mutate", vaultDir, "--seed", "7", "--change", "50", "--add", "0", "--delete", "0"],
+  {
+    stdout: "ignore",
+    stderr: "inherit",
+  },
+);
 if (mutate.exitCode === 0) {
   const t = performance.now();
   const r = updateIndex(vault, store);

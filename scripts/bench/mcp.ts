@@ -23,7 +23,9 @@ if (!existsSync(BIN)) {
   process.exit(0);
 }
 const vaultDir = generatedVault(Number(process.env.BENCH_N ?? 5000), 42);
-const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8").split("\n").filter(Boolean);
+const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8")
+  .split("\n")
+  .filter(Boolean);
 const env = isolatedEnv("mcp", vaultDir);
 const RUNS = 20;
 
@@ -49,7 +51,7 @@ function check(r: unknown) {
 // --- Streamable HTTP -------------------------------------------------------------------------
 const { url, key, stop: stopServer } = await startServe(env);
 const client = new Client({ name: "bench", version: "0" });
-const transport = new StreamableHTTPClientTransport(new URL(url + "/mcp"), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
+const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } });
 await client.connect(transport);
 await client.listTools();
 // A distinct input per call with identical work, so nothing is replayed: a first-page cursor

@@ -12,14 +12,14 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
+import { embeddingService } from "../../src/embeddings/service.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
+import { vaultReindex } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, outDir, requireShared, round, SHARED } from "./common.ts";
 import { benchProvider } from "./embed-provider.ts";
-import { embeddingService } from "../../src/embeddings/service.ts";
-import { vaultReindex } from "../../src/vault/ops.ts";
 
 if (!requireShared("scifact")) process.exit(0);
 const dir = join(SHARED, "bench", "scifact");
@@ -42,7 +42,9 @@ if (!existsSync(join(vaultDir, ".done"))) {
 }
 
 const qrels = new Map<string, Map<string, number>>();
-for (const line of readFileSync(join(dir, "qrels", "test.tsv"), "utf8").split("\n").slice(1)) {
+for (const line of readFileSync(join(dir, "qrels", "test.tsv"), "utf8")
+  .split("\n")
+  .slice(1)) {
   const [q, d, s] = line.split("\t");
   if (!q || !d) continue;
   if (!qrels.has(q)) qrels.set(q, new Map());
@@ -73,8 +75,8 @@ emit({
   chunks: emb?.chunks ?? 0,
   embedded: emb?.embedded ?? 0,
   requests: emb?.requests ?? 0,
-  requests_per_chunk: emb && emb.embedded ? round(emb.requests / emb.embedded, 4) : null,
-  chunks_per_s: emb && emb.embedded ? round(emb.embedded / (embedMs / 1000), 0) : null,
+  requests_per_chunk: emb?.embedded ? round(emb.requests / emb.embedded, 4) : null,
+  chunks_per_s: emb?.embedded ? round(emb.embedded / (embedMs / 1000), 0) : null,
   embed_ms: round(embedMs, 0),
   error: emb?.error ?? null,
 });
@@ -96,7 +98,7 @@ async function evaluate(mode: string, extra: Record<string, unknown> = {}) {
     for (const w of out.warnings) warnings.add(w.code);
     const ranked = out.results.map((r) => r.path.replace(/\.md$/, ""));
     let dcg = 0;
-    ranked.slice(0, 10).forEach((id, i) => (dcg += (rel.get(id) ?? 0) / Math.log2(i + 2)));
+    for (const [i, id] of ranked.slice(0, 10).entries()) dcg += (rel.get(id) ?? 0) / Math.log2(i + 2);
     const ideal = [...rel.values()].sort((a, b) => b - a).slice(0, 10);
     const idcg = ideal.reduce((s, g, i) => s + g / Math.log2(i + 2), 0);
     ndcgSum += idcg ? dcg / idcg : 0;

@@ -16,7 +16,9 @@ import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShar
 
 if (!requireShared("search")) process.exit(0);
 const vaultDir = generatedVault(Number(process.env.BENCH_N ?? 5000), 42);
-const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8").split("\n").filter(Boolean);
+const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8")
+  .split("\n")
+  .filter(Boolean);
 const env = isolatedEnv("search", vaultDir);
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));

@@ -36,9 +36,12 @@ const rand = () => {
   return ((seed >>> 0) % 1_000_000) / 1_000_000;
 };
 const syllables = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "ze", "po", "an", "el", "or", "us", "ith", "ban", "cor", "dul", "fen", "gar"];
-const vocab = Array.from({ length: 6000 }, () => Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(""));
+const vocab = Array.from({ length: 6000 }, () =>
+  Array.from({ length: 2 + Math.floor(rand() * 3) }, () => syllables[Math.floor(rand() * syllables.length)]).join(""),
+);
 // Zipf-ish: topic words are frequent within a note, background words everywhere.
-const word = (topic: number) => (rand() < 0.35 ? vocab[(topic * 37 + Math.floor(rand() * 40)) % vocab.length]! : vocab[Math.floor(rand() ** 2 * vocab.length)]!);
+const word = (topic: number) =>
+  rand() < 0.35 ? vocab[(topic * 37 + Math.floor(rand() * 40)) % vocab.length]! : vocab[Math.floor(rand() ** 2 * vocab.length)]!;
 const sentence = (topic: number, n: number) => Array.from({ length: n }, () => word(topic)).join(" ");
 
 const vaultDir = join(outDir("vectors"), "vault");
@@ -76,7 +79,9 @@ const db = ctx.index.db;
 
 // 1. The KNN alone, the query vector given (fake vectors of the right size; a real provider's
 //    query vectors are made once, outside the timing).
-const qvecs = provider.fake ? queries.map((q) => fakeEmbedding(q, dim)) : await Promise.all(queries.map((q) => svc.embedQuery(svc.settings()!, q).then((v) => Array.from(v))));
+const qvecs = provider.fake
+  ? queries.map((q) => fakeEmbedding(q, dim))
+  : await Promise.all(queries.map((q) => svc.embedQuery(svc.settings()!, q).then((v) => Array.from(v))));
 const knnTimes = () => {
   const times: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
@@ -106,8 +111,27 @@ for (let i = 0; i < 50; i++) {
   found += exact.filter((h) => got.has(h)).length;
 }
 const recall = round(found / 500, 3);
-emit({ bench: "vectors.knn_cold", path: "sqlite-vec int8 KNN + exact rescoring (one-shot CLI)", chunks, dimension: dim, k_notes: 10, p50_ms: round(median(coldTimes)), p95_ms: round(percentile(coldTimes, 95)) });
-emit({ bench: "vectors.knn", path: "in-memory exact SIMD scan (serve, MCP)", load_ms: round(loadMs, 0), recall_at_10_vs_exact: recall, chunks, dimension: dim, k_notes: 10, p50_ms: round(median(vecTimes)), p95_ms: round(percentile(vecTimes, 95)), target_p50_ms: 20 });
+emit({
+  bench: "vectors.knn_cold",
+  path: "sqlite-vec int8 KNN + exact rescoring (one-shot CLI)",
+  chunks,
+  dimension: dim,
+  k_notes: 10,
+  p50_ms: round(median(coldTimes)),
+  p95_ms: round(percentile(coldTimes, 95)),
+});
+emit({
+  bench: "vectors.knn",
+  path: "in-memory exact SIMD scan (serve, MCP)",
+  load_ms: round(loadMs, 0),
+  recall_at_10_vs_exact: recall,
+  chunks,
+  dimension: dim,
+  k_notes: 10,
+  p50_ms: round(median(vecTimes)),
+  p95_ms: round(percentile(vecTimes, 95)),
+  target_p50_ms: 20,
+});
 
 // 2. The operations, in process (query embedding included; warm-up first).
 for (const mode of ["semantic", "hybrid"] as const) {
@@ -119,7 +143,15 @@ for (const mode of ["semantic", "hybrid"] as const) {
     times.push(performance.now() - t);
     if (out.mode_used !== mode) throw new Error(`expected ${mode}, got ${out.mode_used}`);
   }
-  emit({ bench: `vectors.search_${mode}`, provider: provider.label, chunks, dimension: dim, limit: 10, p50_ms: round(median(times)), p95_ms: round(percentile(times, 95)) });
+  emit({
+    bench: `vectors.search_${mode}`,
+    provider: provider.label,
+    chunks,
+    dimension: dim,
+    limit: 10,
+    p50_ms: round(median(times)),
+    p95_ms: round(percentile(times, 95)),
+  });
 }
 ctx.close();
 svc.close();

@@ -26,11 +26,16 @@ const ctx = new OpContext(Vault.open(loadConfig({ env })));
 ctx.reindex();
 const db = ctx.index.db;
 
-const notes = db.query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'note' ORDER BY path LIMIT 200").all().map((r) => r.path);
+const notes = db
+  .query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'note' ORDER BY path LIMIT 200")
+  .all()
+  .map((r) => r.path);
 const headed = notes
   .map((path) => {
     const row = db
-      .query<{ hp: string }, [string]>("SELECT c.heading_path AS hp FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.heading_path <> '[]' LIMIT 1")
+      .query<{ hp: string }, [string]>(
+        "SELECT c.heading_path AS hp FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.heading_path <> '[]' LIMIT 1",
+      )
       .get(path);
     return { path, heading: row ? (JSON.parse(row.hp) as string[]).at(-1) : undefined };
   })
@@ -53,7 +58,9 @@ await timed("writes.note_patch", 100, (i) => {
 await timed("writes.note_write_replace", 100, (i) => invoke(noteWrite, ctx, { path: `Bench/n${i % 20}.md`, body: `# Bench ${i}\n\ntext ${i}\n` }));
 
 const [top] = db
-  .query<{ path: string; n: number }, []>("SELECT dst_path AS path, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC LIMIT 1")
+  .query<{ path: string; n: number }, []>(
+    "SELECT dst_path AS path, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC LIMIT 1",
+  )
   .all();
 if (top) {
   let at = top.path;

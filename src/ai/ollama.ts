@@ -1,7 +1,7 @@
 import { Ollama } from "ollama";
 import { providerFetch } from "./http.ts";
 import type { ChatSettings, EmbeddingsSettings } from "./settings.ts";
-import { checkVectors, classifyError, ProviderError, type ChatProvider, type ChatRequest, type EmbeddingProvider } from "./types.ts";
+import { type ChatProvider, type ChatRequest, checkVectors, classifyError, type EmbeddingProvider, ProviderError } from "./types.ts";
 
 /**
  * Ollama through the official `ollama` client: batched /api/embed, falling back to one

@@ -2,7 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { embedMany, generateText, jsonSchema, Output } from "ai";
 import { providerFetch } from "./http.ts";
 import type { ChatSettings, EmbeddingsSettings, Endpoint } from "./settings.ts";
-import { checkVectors, classifyError, type ChatProvider, type ChatRequest, type EmbeddingProvider } from "./types.ts";
+import { type ChatProvider, type ChatRequest, checkVectors, classifyError, type EmbeddingProvider } from "./types.ts";
 
 /** Any OpenAI-compatible endpoint (OpenAI, LM Studio, vLLM, llama.cpp, Ollama's /v1) through the AI SDK. */
 function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal) {

@@ -21,8 +21,7 @@ export function createEmbeddingProvider(s: EmbeddingsSettings): EmbeddingProvide
 
 export function createChatProvider(s: ChatSettings): ChatProvider {
   let inner: Promise<ChatProvider> | null = null;
-  const client = () =>
-    (inner ??= s.provider === "ollama" ? loadOllama().then((m) => new m.OllamaChat(s)) : loadOpenAI().then((m) => new m.OpenAIChat(s)));
+  const client = () => (inner ??= s.provider === "ollama" ? loadOllama().then((m) => new m.OllamaChat(s)) : loadOpenAI().then((m) => new m.OpenAIChat(s)));
   return {
     provider: s.provider,
     model: s.model,

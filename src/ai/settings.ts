@@ -41,8 +41,7 @@ function parseProvider(raw: string, key: string, env: string): ProviderName {
 }
 
 function endpoint(config: Config, provider: ProviderName, role: string): Endpoint {
-  if (provider === "ollama")
-    return { provider, baseUrl: trimSlash(config.str("embeddings.ollama_url") ?? "http://127.0.0.1:11434"), apiKey: null };
+  if (provider === "ollama") return { provider, baseUrl: trimSlash(config.str("embeddings.ollama_url") ?? "http://127.0.0.1:11434"), apiKey: null };
   const baseUrl = config.str("embeddings.openai_base_url");
   if (!baseUrl)
     throw new IndxError(
@@ -60,11 +59,10 @@ export function embeddingsSettings(config: Config): EmbeddingsSettings | null {
   const provider = parseProvider(raw, "embeddings.provider", "INDX_EMBEDDINGS_PROVIDER");
   const model = config.str("embeddings.model");
   if (!model)
-    throw new IndxError(
-      "validation_failed",
-      "An embeddings provider is set but no model: set INDX_EMBEDDINGS_MODEL (e.g. nomic-embed-text for Ollama).",
-      { key: "embeddings.model", fix: "set INDX_EMBEDDINGS_MODEL" },
-    );
+    throw new IndxError("validation_failed", "An embeddings provider is set but no model: set INDX_EMBEDDINGS_MODEL (e.g. nomic-embed-text for Ollama).", {
+      key: "embeddings.model",
+      fix: "set INDX_EMBEDDINGS_MODEL",
+    });
   return {
     ...endpoint(config, provider, "embeddings"),
     model,

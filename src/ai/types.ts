@@ -77,7 +77,13 @@ export function classifyError(err: unknown, what: string): ProviderError {
     return new ProviderError("rejected", `${what}: the server refused the request (${status})`, status);
   }
   const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
-  if (code === "ConnectionRefused" || code === "ECONNREFUSED" || code === "ECONNRESET" || code === "FailedToOpenSocket" || /connect|fetch failed|socket|Unable to connect/i.test(msg))
+  if (
+    code === "ConnectionRefused" ||
+    code === "ECONNREFUSED" ||
+    code === "ECONNRESET" ||
+    code === "FailedToOpenSocket" ||
+    /connect|fetch failed|socket|Unable to connect/i.test(msg)
+  )
     return new ProviderError("unreachable", `${what}: the server could not be reached`);
   return new ProviderError("bad_response", `${what}: unexpected failure`);
 }

@@ -73,7 +73,7 @@ export class TokenStore {
   private write(): void {
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ tokens: this.tokens }, null, 2) + "\n", { mode: 0o600 });
+    writeFileSync(tmp, `${JSON.stringify({ tokens: this.tokens }, null, 2)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);
     renameSync(tmp, this.file);
     this.loadedStamp = this.stamp();

@@ -1,15 +1,15 @@
+import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { defineOp } from "../ops/define.ts";
+import { etagOf } from "../core/hash.ts";
 import type { OpContext } from "../ops/context.ts";
+import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
 import { assertVersion, type Expect, type FileState } from "../writes/pipeline.ts";
 import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning } from "../writes/schemas.ts";
 import { applyCanvasPatches, CanvasPatchOpSchema } from "./patch.ts";
 import { CanvasSchema } from "./schema.ts";
 import { parseCanvas, serializeCanvas, validateCanvas } from "./validate.ts";
-import { readFileSync } from "node:fs";
-import { etagOf } from "../core/hash.ts";
 
 function canvasPath(ctx: OpContext, input: unknown): string {
   const path = ctx.vault.safePath(input);
@@ -141,5 +141,6 @@ export const canvasPatch = defineOp({
       warnings: done.warnings,
     };
   },
-  summary: (o, i) => `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"}: ${o.nodes} nodes, ${o.edges} edges`,
+  summary: (o, i) =>
+    `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"}: ${o.nodes} nodes, ${o.edges} edges`,
 });

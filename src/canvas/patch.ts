@@ -4,10 +4,10 @@
  * so no sequence of ops can leave an edge dangling or an id duplicated.
  */
 import { IndxError } from "../core/errors.ts";
-import { CanvasPatchOpSchema, type CanvasDoc, type CanvasPatchOp } from "./schema.ts";
+import { type CanvasDoc, type CanvasPatchOp, CanvasPatchOpSchema } from "./schema.ts";
 import { canvasProblems, validateCanvas } from "./validate.ts";
 
-export { CanvasPatchOpSchema, type CanvasPatchOp };
+export { type CanvasPatchOp, CanvasPatchOpSchema };
 
 type Item = Record<string, unknown> & { id: string };
 
@@ -66,29 +66,32 @@ export function applyCanvasPatches(doc: CanvasDoc, ops: readonly CanvasPatchOp[]
   const out = structuredClone(doc) as Record<string, unknown>;
   const nodes = (Array.isArray(out.nodes) ? out.nodes : []) as Item[];
   const edges = (Array.isArray(out.edges) ? out.edges : []) as Item[];
-  ops.forEach((op, index) => {
-    switch (op.op) {
-      case "add_node":
-        return add(nodes, "node", op.node, index);
-      case "update_node":
-        return update(nodes, "node", op.id, op.set, index);
-      case "remove_node": {
-        nodes.splice(indexOf(nodes, "node", op.id, index), 1);
-        // An edge cannot outlive either of its ends.
-        for (let i = edges.length - 1; i >= 0; i--) if (edges[i]!.fromNode === op.id || edges[i]!.toNode === op.id) edges.splice(i, 1);
-        return;
-      }
-      case "add_edge":
-        return add(edges, "edge", op.edge, index);
-      case "update_edge":
-        return update(edges, "edge", op.id, op.set, index);
-      case "remove_edge":
-        edges.splice(indexOf(edges, "edge", op.id, index), 1);
-        return;
-    }
-  });
+  for (const [index, op] of ops.entries()) applyOp(nodes, edges, op, index);
   // Keep absent arrays absent unless an op put something in them (a no-op patch changes nothing).
   if (out.nodes !== undefined || nodes.length > 0) out.nodes = nodes;
   if (out.edges !== undefined || edges.length > 0) out.edges = edges;
   return validateCanvas(out);
+}
+
+/** One patch op, in place; `index` names the op in errors. */
+function applyOp(nodes: Item[], edges: Item[], op: CanvasPatchOp, index: number): void {
+  switch (op.op) {
+    case "add_node":
+      return add(nodes, "node", op.node, index);
+    case "update_node":
+      return update(nodes, "node", op.id, op.set, index);
+    case "remove_node": {
+      nodes.splice(indexOf(nodes, "node", op.id, index), 1);
+      // An edge cannot outlive either of its ends.
+      for (let i = edges.length - 1; i >= 0; i--) if (edges[i]!.fromNode === op.id || edges[i]!.toNode === op.id) edges.splice(i, 1);
+      return;
+    }
+    case "add_edge":
+      return add(edges, "edge", op.edge, index);
+    case "update_edge":
+      return update(edges, "edge", op.id, op.set, index);
+    case "remove_edge":
+      edges.splice(indexOf(edges, "edge", op.id, index), 1);
+      return;
+  }
 }

@@ -4,7 +4,7 @@
  * `[key: string]: any` "for forward compatibility" and round-trips them. No `default`s: a default
  * filled in by input handling would change the file on a no-op write.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 export const CANVAS_COLOR_PATTERN = "^(?:[1-6]|#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?)$";
 

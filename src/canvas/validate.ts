@@ -42,8 +42,7 @@ const str = (v: unknown) => (typeof v === "string" ? null : "must be a string");
 const id = (v: unknown) => (typeof v !== "string" ? "must be a string" : v === "" ? "must not be empty" : null);
 const int = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? null : "must be an integer");
 const oneOf = (allowed: string[]) => (v: unknown) => (typeof v === "string" && allowed.includes(v) ? null : `must be one of ${allowed.join(", ")}`);
-const color = (v: unknown) =>
-  typeof v === "string" && COLOR.test(v) ? null : 'must be a preset "1".."6" or a hex colour like "#FF0000"';
+const color = (v: unknown) => (typeof v === "string" && COLOR.test(v) ? null : 'must be a preset "1".."6" or a hex colour like "#FF0000"');
 const subpath = (v: unknown) => (typeof v !== "string" ? "must be a string" : v.startsWith("#") ? null : 'must start with "#"');
 
 function checkNode(c: Checker, node: unknown, at: string): void {
@@ -104,14 +103,14 @@ export function canvasProblems(value: unknown): CanvasProblem[] {
   if (value.nodes !== undefined) {
     if (!Array.isArray(value.nodes)) c.add("/nodes", "must be an array");
     else {
-      value.nodes.forEach((n, i) => checkNode(c, n, `/nodes/${i}`));
+      for (const [i, n] of value.nodes.entries()) checkNode(c, n, `/nodes/${i}`);
       nodeIds = checkUniqueIds(c, value.nodes, "/nodes");
     }
   }
   if (value.edges !== undefined) {
     if (!Array.isArray(value.edges)) c.add("/edges", "must be an array");
     else {
-      value.edges.forEach((e, i) => checkEdge(c, e, `/edges/${i}`, nodeIds));
+      for (const [i, e] of value.edges.entries()) checkEdge(c, e, `/edges/${i}`, nodeIds);
       checkUniqueIds(c, value.edges, "/edges");
     }
   }
@@ -189,10 +188,10 @@ function render(doc: CanvasDoc, l: Layout): string {
     const v = (doc as Obj)[k];
     const head = `${l.indent}${JSON.stringify(k)}:`;
     if (!Array.isArray(v) || v.length === 0 || (k !== "nodes" && k !== "edges")) return head + JSON.stringify(v);
-    const items = v.map((item) => `${l.indent}${l.indent}${JSON.stringify(item)}`).join("," + l.eol);
+    const items = v.map((item) => `${l.indent}${l.indent}${JSON.stringify(item)}`).join(`,${l.eol}`);
     return `${head}[${l.eol}${items}${l.eol}${l.indent}]`;
   });
-  return `{${l.eol}${lines.join("," + l.eol)}${l.eol}}`;
+  return `{${l.eol}${lines.join(`,${l.eol}`)}${l.eol}}`;
 }
 
 /**

@@ -1,20 +1,19 @@
+import type { Static } from "@sinclair/typebox";
 import type { CommandDef } from "citty";
 import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { invoke } from "../ops/invoke.ts";
-import type { Static } from "@sinclair/typebox";
-import { IndexReportSchema, vaultReindex } from "../vault/ops.ts";
+import { type IndexReportSchema, vaultReindex } from "../vault/ops.ts";
 import { Vault } from "../vault/vault.ts";
-import { configFromFlags, GLOBAL_ARGS, openContext, type GlobalFlags } from "./context.ts";
+import { configFromFlags, GLOBAL_ARGS, type GlobalFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
 import { rejectUnknownFlags } from "./op-command.ts";
 import { chooseFormat, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
 
-const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
-  print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
+const out = (flags: GlobalFlags, data: unknown, human: () => string) => print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
 
 export const vaultIndexCommand: CommandDef = {
   meta: {
@@ -61,8 +60,7 @@ export const vaultIndexCommand: CommandDef = {
         return lines.join("\n");
       });
       // Piped JSON carries the warnings; a person at a terminal sees embedding trouble on stderr too.
-      if (process.stdout.isTTY !== true)
-        for (const w of r.warnings) if (w.code.startsWith("embeddings_")) printErr(`warning: ${w.message}`);
+      if (process.stdout.isTTY !== true) for (const w of r.warnings) if (w.code.startsWith("embeddings_")) printErr(`warning: ${w.message}`);
     } finally {
       bar.done();
       embedBar.done();
@@ -73,7 +71,10 @@ export const vaultIndexCommand: CommandDef = {
 };
 
 export const serveCommand: CommandDef = {
-  meta: { description: "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current." },
+  meta: {
+    description:
+      "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current.",
+  },
   args: {
     host: { type: "string", description: "Bind address (default 127.0.0.1; config server.host, INDX_HOST)." },
     port: { type: "string", description: "Port (default 8787; 0 picks a free one; config server.port, INDX_PORT)." },
@@ -133,7 +134,8 @@ const configSet: CommandDef = {
     const flags = args as unknown as GlobalFlags & { key: string; value: string };
     const cfg = configFromFlags(flags);
     const k = KEY_BY_NAME.get(flags.key);
-    if (k?.secret) throw new IndxError("validation_failed", `${flags.key} is a secret: set it with its environment variable ${k.env ?? ""} or edit the config file.`);
+    if (k?.secret)
+      throw new IndxError("validation_failed", `${flags.key} is a secret: set it with its environment variable ${k.env ?? ""} or edit the config file.`);
     writeConfigValue(cfg.path, flags.key, flags.value);
     printErr(`set ${flags.key} (see \`indx config path\` for the file)`);
   },
@@ -153,7 +155,12 @@ const configPath: CommandDef = {
       vault = null;
     }
     const data = { config: cfg.path, config_exists: cfg.fileExists, vault: vault?.root ?? null, data_dir: vault?.dataDir ?? null };
-    out(flags, data, () => `config:   ${data.config}${data.config_exists ? "" : " (not created yet)"}\nvault:    ${data.vault ?? "(none)"}\ndata dir: ${data.data_dir ?? "(none)"}`);
+    out(
+      flags,
+      data,
+      () =>
+        `config:   ${data.config}${data.config_exists ? "" : " (not created yet)"}\nvault:    ${data.vault ?? "(none)"}\ndata dir: ${data.data_dir ?? "(none)"}`,
+    );
   },
 };
 

@@ -1,9 +1,9 @@
-import type { CommandDef } from "citty";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { CommandDef } from "citty";
 import { IndxError } from "../core/errors.ts";
 import { followLog } from "../events/follow.ts";
-import { EVENT_KINDS, parseKinds, type EventKind, type VaultEvent } from "../events/types.ts";
+import { EVENT_KINDS, type EventKind, parseKinds, type VaultEvent } from "../events/types.ts";
 import { Vault } from "../vault/vault.ts";
 import { configFromFlags, GLOBAL_ARGS, type GlobalFlags } from "./context.ts";
 import { print } from "./io.ts";

@@ -1,9 +1,9 @@
-import { renderUsage, runCommand, type CommandDef } from "citty";
+import { type CommandDef, renderUsage, runCommand } from "citty";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
 import { LONG_HELP } from "./help.ts";
-import { printErr, print } from "./io.ts";
+import { print, printErr } from "./io.ts";
 
 /**
  * The command tree. Leaves load lazily so `indx --help` and `indx search` only parse what they use.
@@ -91,6 +91,7 @@ export async function main(argv: string[]): Promise<number> {
 
 /** citty colours its usage text even when piped; keep colours for terminals only. */
 function plain(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes removed here
   return process.stdout.isTTY && !process.env.NO_COLOR ? text : text.replace(/\x1b\[[0-9;]*m/g, "");
 }
 

@@ -1,14 +1,14 @@
-import type { ArgsDef, CommandDef } from "citty";
+import { readFileSync } from "node:fs";
 import type { TSchema } from "@sinclair/typebox";
+import type { ArgsDef, CommandDef } from "citty";
 import { IndxError } from "../core/errors.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
-import { GLOBAL_ARGS, openContext, type GlobalFlags } from "./context.ts";
-import type { OpContext } from "../ops/context.ts";
-import { readFileSync } from "node:fs";
-import { chooseFormat, humanRenderer, render } from "./output.ts";
-import { print } from "./io.ts";
+import { GLOBAL_ARGS, type GlobalFlags, openContext } from "./context.ts";
 import { LONG_HELP } from "./help.ts";
+import { print } from "./io.ts";
+import { chooseFormat, humanRenderer, render } from "./output.ts";
 
 export interface CliSpec {
   /** Input fields taken from positional arguments, in order. */
@@ -37,7 +37,10 @@ export function allFlagValues(rawArgs: string[], name: string): string[] {
     if (a === `--${name}` && i + 1 < rawArgs.length) out.push(rawArgs[++i]!);
     else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
   }
-  return out.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  return out
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
 }
 
 /** citty accepts unknown flags silently; a misspelt option must fail instead of doing nothing. */
@@ -53,8 +56,7 @@ export function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
     if (a === "--") break;
     const m = /^--?([^=]+)/.exec(a);
     if (!m || /^-\d/.test(a) || a === "-") continue;
-    if (!known.has(m[1]!))
-      throw new IndxError("validation_failed", `Unknown option ${a.split("=")[0]}. See --help.`, { option: a.split("=")[0] });
+    if (!known.has(m[1]!)) throw new IndxError("validation_failed", `Unknown option ${a.split("=")[0]}. See --help.`, { option: a.split("=")[0] });
   }
 }
 
@@ -100,9 +102,13 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       const positionals = (parsed._ ?? []).map(String);
       const expected = spec.positionals?.length ?? 0;
       if (!spec.rest && positionals.length > expected)
-        throw new IndxError("validation_failed", `Unexpected argument #${expected + 1}: this command takes ${expected === 0 ? "no arguments" : `${expected} (${spec.positionals!.join(", ")})`}. Quote paths with spaces; see --help.`, {
-          argument: expected + 1,
-        });
+        throw new IndxError(
+          "validation_failed",
+          `Unexpected argument #${expected + 1}: this command takes ${expected === 0 ? "no arguments" : `${expected} (${spec.positionals!.join(", ")})`}. Quote paths with spaces; see --help.`,
+          {
+            argument: expected + 1,
+          },
+        );
       (spec.positionals ?? []).forEach((name, i) => {
         const last = i === spec.positionals!.length - 1;
         const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];

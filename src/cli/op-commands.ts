@@ -1,15 +1,15 @@
-import type { CommandDef } from "citty";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
-import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
-import { noteMove } from "../notes/move-op.ts";
-import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
-import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { tagRename } from "../tags/rename-op.ts";
 import { existsSync } from "node:fs";
-import type { OpContext } from "../ops/context.ts";
+import type { CommandDef } from "citty";
+import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import type { OpContext } from "../ops/context.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { opCommand } from "./op-command.ts";
@@ -80,7 +80,10 @@ export const tagCommand: CommandDef = {
     notes: opCommand(tagNotes, { positionals: ["tag"] }),
     rename: opCommand(tagRename, {
       positionals: ["from", "to"],
-      examples: [`indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`, `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`],
+      examples: [
+        `indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`,
+        `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`,
+      ],
     }),
   },
 };

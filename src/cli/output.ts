@@ -50,11 +50,9 @@ export function render(data: unknown, format: Format, human: (d: unknown) => str
   const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (format === "csv") return [cols.join(","), ...rows.map((r) => cols.map((c) => csvEscape(cell(r[c]))).join(","))].join("\n");
   const md = (s: string) => s.replaceAll("|", "\\|").replace(/\s+/g, " ");
-  return [
-    `| ${cols.join(" | ")} |`,
-    `| ${cols.map(() => "---").join(" | ")} |`,
-    ...rows.map((r) => `| ${cols.map((c) => md(cell(r[c]))).join(" | ")} |`),
-  ].join("\n");
+  return [`| ${cols.join(" | ")} |`, `| ${cols.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${cols.map((c) => md(cell(r[c]))).join(" | ")} |`)].join(
+    "\n",
+  );
 }
 
 const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
@@ -93,7 +91,9 @@ export function humanRenderer(opName: string, color: boolean, writeSummary?: (d:
       case "link_backlinks":
         return o.backlinks.map((b: any) => `${b.source}:${b.line}  ${dim(b.raw, color)}`).join("\n") || "No backlinks.";
       case "link_forward":
-        return o.links.map((l: any) => `${l.target ?? dim(`(unresolved) ${l.linkpath}`, color)}  ${dim(`L${l.line} ${l.raw}`, color)}`).join("\n") || "No links.";
+        return (
+          o.links.map((l: any) => `${l.target ?? dim(`(unresolved) ${l.linkpath}`, color)}  ${dim(`L${l.line} ${l.raw}`, color)}`).join("\n") || "No links."
+        );
       case "link_unresolved":
         return o.unresolved.map((u: any) => `${u.linkpath}  ${dim(`${u.count}× in ${u.sources.join(", ")}`, color)}`).join("\n") || "No unresolved links.";
       case "link_orphans":
@@ -126,7 +126,7 @@ function generic(o: unknown, indent = ""): string {
   return Object.entries(o as Record<string, unknown>)
     .map(([k, v]) =>
       v && typeof v === "object" && !Array.isArray(v)
-        ? `${indent}${k}:\n${generic(v, indent + "  ")}`
+        ? `${indent}${k}:\n${generic(v, `${indent}  `)}`
         : `${indent}${k}: ${Array.isArray(v) ? v.map(cell).join(", ") : cell(v)}`,
     )
     .join("\n");

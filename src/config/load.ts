@@ -3,7 +3,7 @@ import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { IndxError } from "../core/errors.ts";
-import { CONFIG_KEYS, KEY_BY_NAME, type ConfigKey } from "./keys.ts";
+import { CONFIG_KEYS, type ConfigKey, KEY_BY_NAME } from "./keys.ts";
 
 export type ConfigSource = "flag" | "env" | "file" | "default";
 
@@ -114,8 +114,7 @@ function setDotted(obj: Record<string, unknown>, key: string, value: unknown): v
 
 /** Turns a raw value (a flag string, an env string, a TOML value) into the key's type. */
 export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input"): unknown {
-  const bad = () =>
-    new IndxError("validation_failed", `Config key ${k.key} expects ${k.type} (from ${from}).`, { key: k.key, expected: k.type });
+  const bad = () => new IndxError("validation_failed", `Config key ${k.key} expects ${k.type} (from ${from}).`, { key: k.key, expected: k.type });
   switch (k.type) {
     case "string":
       if (typeof raw !== "string") throw bad();
@@ -132,7 +131,11 @@ export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input")
       throw bad();
     case "list":
       if (Array.isArray(raw)) return raw.map(String);
-      if (typeof raw === "string") return raw.split(",").map((s) => s.trim()).filter(Boolean);
+      if (typeof raw === "string")
+        return raw
+          .split(",")
+          .map((s) => s.trim())
+          .filter(Boolean);
       throw bad();
   }
 }
@@ -149,7 +152,7 @@ export function writeConfigValue(path: string, key: string, raw: unknown): void 
   setDotted(data, key, value);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, stringifyToml(data) + "\n", { mode: 0o600 });
+  writeFileSync(tmp, `${stringifyToml(data)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameSync(tmp, path);
 }

@@ -47,9 +47,7 @@ export class IndxError extends Error {
   }
 
   toJSON(): { code: ErrorCode; message: string; details?: Record<string, unknown> } {
-    return this.details === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, details: this.details };
+    return this.details === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, details: this.details };
   }
 }
 
@@ -62,5 +60,4 @@ export function toIndxError(err: unknown): IndxError {
   return new IndxError("internal", "An internal error occurred. Re-run with INDX_DEBUG=1 for details.");
 }
 
-export const notFound = (what: string, id: string) =>
-  new IndxError("not_found", `${what} not found: ${id}`, { id });
+export const notFound = (what: string, id: string) => new IndxError("not_found", `${what} not found: ${id}`, { id });

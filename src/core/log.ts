@@ -5,14 +5,12 @@
  */
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   if (process.env.INDX_LOG === "off") return;
-  process.stderr.write(JSON.stringify({ ts: new Date().toISOString(), event, ...fields }) + "\n");
+  process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`);
 }
 
 /** Details of unexpected failures, only when INDX_DEBUG=1: they may hold paths, so never by default. */
 export function debugLog(message: string, fields: Record<string, unknown> = {}): void {
   if (process.env.INDX_DEBUG !== "1") return;
-  const safe = Object.fromEntries(
-    Object.entries(fields).map(([k, v]) => [k, v instanceof Error ? (v.stack ?? v.message) : v]),
-  );
+  const safe = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k, v instanceof Error ? (v.stack ?? v.message) : v]));
   process.stderr.write(`[indx debug] ${message} ${JSON.stringify(safe)}\n`);
 }

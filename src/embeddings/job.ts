@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
+import type { EmbeddingsSettings } from "../ai/settings.ts";
+import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../index/indexer.ts";
-import type { EmbeddingsSettings } from "../ai/settings.ts";
-import { ProviderError, type EmbeddingProvider } from "../ai/types.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
 /** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */
@@ -51,7 +51,12 @@ export function embeddingText(headingPath: string, text: string): string {
 
 /** Distinct content hashes of the index's chunks. */
 export function liveHashes(index: Database): Set<string> {
-  return new Set(index.query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks").values().map((r) => r[0] as string));
+  return new Set(
+    index
+      .query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks")
+      .values()
+      .map((r) => r[0] as string),
+  );
 }
 
 /**
@@ -123,7 +128,13 @@ export async function embedPending(
     if (report.error) return;
     stop = true;
     const code =
-      err instanceof IndxError ? err.code : err instanceof ProviderError ? (err.kind === "unreachable" || err.kind === "timeout" ? "ai_unavailable" : "ai_provider_error") : "internal";
+      err instanceof IndxError
+        ? err.code
+        : err instanceof ProviderError
+          ? err.kind === "unreachable" || err.kind === "timeout"
+            ? "ai_unavailable"
+            : "ai_provider_error"
+          : "internal";
     const message =
       err instanceof IndxError
         ? err.message
@@ -154,7 +165,10 @@ export async function embedPending(
             // Split this batch in halves and make the following ones smaller too.
             const half = Math.ceil(rows.length / 2);
             report.batch_size = Math.max(1, Math.min(report.batch_size, half));
-            requeued.unshift(rows.slice(0, half).map((r) => r.hash), rows.slice(half).map((r) => r.hash));
+            requeued.unshift(
+              rows.slice(0, half).map((r) => r.hash),
+              rows.slice(half).map((r) => r.hash),
+            );
             logEvent("embeddings.batch_split", { size: rows.length, next: report.batch_size });
             break;
           }
@@ -181,11 +195,9 @@ export async function embedPending(
         report.dimension = dim;
       } else if (dim !== report.dimension) {
         fail(
-          new IndxError(
-            "index_incompatible",
-            `The model now returns ${dim}-dimensional vectors, but ${report.dimension} are stored. Run \`${REEMBED_FIX}\`.`,
-            { fix: REEMBED_FIX },
-          ),
+          new IndxError("index_incompatible", `The model now returns ${dim}-dimensional vectors, but ${report.dimension} are stored. Run \`${REEMBED_FIX}\`.`, {
+            fix: REEMBED_FIX,
+          }),
         );
         return;
       }

@@ -1,15 +1,15 @@
 import type { Database } from "bun:sqlite";
+import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
+import { createEmbeddingProvider } from "../ai/providers.ts";
+import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
+import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../index/indexer.ts";
 import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Vault } from "../vault/vault.ts";
-import { createEmbeddingProvider } from "../ai/providers.ts";
-import { describeIdentity, embeddingsSettings, type EmbeddingsSettings } from "../ai/settings.ts";
-import { ProviderError, type EmbeddingProvider } from "../ai/types.ts";
-import { probeEmbeddings, type ProbeResult } from "../ai/probe.ts";
-import { embedPending, liveHashes, type EmbedReport } from "./job.ts";
+import { type EmbedReport, embedPending, liveHashes } from "./job.ts";
 import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
 
 /** How long a provider that just failed is left alone before a query tries it again. */
@@ -117,7 +117,7 @@ export class EmbeddingService {
     }
     const mismatch = store?.mismatch(s) ?? null;
     if (mismatch) return { state: "incompatible", message: `Vector search is off: ${mismatch}. Run \`${REEMBED_FIX}\`.`, fix: REEMBED_FIX };
-    if (!store || !store.identity())
+    if (!store?.identity())
       return { state: "empty", message: "No chunk has been embedded yet. Run `indx vault index` (or keep `indx serve` running).", fix: "indx vault index" };
     if (Date.now() < this.downUntil)
       return {
@@ -160,10 +160,7 @@ export class EmbeddingService {
    * Embeds what is pending (one run at a time per process; a second caller waits for the first
    * and then runs, so it sees every chunk indexed meanwhile). Null when not configured.
    */
-  run(
-    index: IndexStore,
-    opts: { reembed?: boolean; prune?: boolean; signal?: AbortSignal; onProgress?: ProgressFn } = {},
-  ): Promise<EmbedReport | null> {
+  run(index: IndexStore, opts: { reembed?: boolean; prune?: boolean; signal?: AbortSignal; onProgress?: ProgressFn } = {}): Promise<EmbedReport | null> {
     const next = this.queue.then(async () => {
       const s = this.settings();
       if (s === null) return null;

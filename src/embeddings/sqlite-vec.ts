@@ -2,9 +2,9 @@ import type { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { IndxError } from "../core/errors.ts";
 // Embedded into the compiled binary as a file; under `bun run` this is the path in node_modules.
 import embeddedVec0 from "sqlite-vec-linux-x64/vec0.so" with { type: "file" };
+import { IndxError } from "../core/errors.ts";
 
 const VERSION = "0.1.9";
 let resolved: string | null = null;

@@ -1,11 +1,11 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { describeIdentity, type EmbeddingIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
 import { IndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
-import { describeIdentity, type EmbeddingIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
-import { loadVec } from "./sqlite-vec.ts";
 import { VectorMatrix } from "./matrix.ts";
+import { loadVec } from "./sqlite-vec.ts";
 
 /** Above this, a process does not keep the vectors in memory and stays on sqlite-vec's KNN. */
 const MATRIX_MAX_BYTES = 1024 * 1024 * 1024;
@@ -138,8 +138,7 @@ export class VectorStore {
     if (!id) return null;
     if (id.provider !== s.provider || id.model !== s.model)
       return `the stored vectors were made by ${describeIdentity(id)}, but ${describeIdentity({ provider: s.provider, model: s.model })} is configured`;
-    if (dim !== undefined && dim !== id.dim)
-      return `the stored vectors have ${id.dim} dimensions, but ${describeIdentity(id)} now returns ${dim}`;
+    if (dim !== undefined && dim !== id.dim) return `the stored vectors have ${id.dim} dimensions, but ${describeIdentity(id)} now returns ${dim}`;
     return null;
   }
 
@@ -168,7 +167,12 @@ export class VectorStore {
 
   /** Every hash that has a vector. */
   hashes(): Set<string> {
-    return new Set(this.db.query<{ hash: string }, []>("SELECT hash FROM embeddings").values().map((r) => r[0] as string));
+    return new Set(
+      this.db
+        .query<{ hash: string }, []>("SELECT hash FROM embeddings")
+        .values()
+        .map((r) => r[0] as string),
+    );
   }
 
   /** Stores vectors (normalised here) in one transaction; hashes already present are kept as they are. */

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { followLog } from "./follow.ts";
-import { EventLog } from "./log.ts";
+import type { EventLog } from "./log.ts";
 import type { NewEvent, VaultEvent } from "./types.ts";
 
 export type EventListener = (event: VaultEvent) => void;
@@ -53,5 +53,4 @@ export class EventHub {
     this.listeners.add(fn);
     return () => this.listeners.delete(fn);
   }
-
 }

@@ -1,15 +1,7 @@
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 
-export const EVENT_KINDS = [
-  "note.created",
-  "note.updated",
-  "note.deleted",
-  "note.moved",
-  "tag.renamed",
-  "index.updated",
-  "ai.invocation",
-] as const;
+export const EVENT_KINDS = ["note.created", "note.updated", "note.deleted", "note.moved", "tag.renamed", "index.updated", "ai.invocation"] as const;
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -38,13 +30,15 @@ export type NewEvent = Omit<VaultEvent, "id" | "time">;
  * or null for all. An unknown kind is a typed error rather than a silent empty stream.
  */
 export function parseKinds(values: readonly string[]): Set<EventKind> | null {
-  const asked = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+  const asked = values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter(Boolean);
   if (asked.length === 0) return null;
   const kinds = new Set<EventKind>();
   for (const a of asked) {
     const matched = EVENT_KINDS.filter((k) => k === a || k.startsWith(`${a}.`));
-    if (matched.length === 0)
-      throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { field: "kinds" });
+    if (matched.length === 0) throw new IndxError("validation_failed", `Unknown event kind ${a}; known kinds: ${EVENT_KINDS.join(", ")}.`, { field: "kinds" });
     for (const k of matched) kinds.add(k);
   }
   return kinds;

@@ -1,6 +1,7 @@
 // Swagger UI is embedded in the binary so /docs works offline (no CDN), as users may be.
-import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
+
 import css from "swagger-ui-dist/swagger-ui.css" with { type: "text" };
+import bundle from "swagger-ui-dist/swagger-ui-bundle.js" with { type: "text" };
 
 export const DOCS_ASSETS: Record<string, { body: string; type: string }> = {
   "/docs/swagger-ui-bundle.js": { body: bundle, type: "text/javascript; charset=utf-8" },

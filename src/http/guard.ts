@@ -1,5 +1,5 @@
-import { IndxError } from "../core/errors.ts";
 import type { TokenStore } from "../auth/tokens.ts";
+import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 
 export interface GuardOptions {

@@ -35,15 +35,13 @@ export class Metrics {
     lines.push("# HELP indx_http_request_duration_seconds Request latency by route template.");
     lines.push("# TYPE indx_http_request_duration_seconds histogram");
     for (const [route, s] of this.latency) {
-      BUCKETS_MS.forEach((b, i) =>
-        lines.push(`indx_http_request_duration_seconds_bucket{route="${route}",le="${b / 1000}"} ${s.buckets[i]}`),
-      );
+      for (const [i, b] of BUCKETS_MS.entries()) lines.push(`indx_http_request_duration_seconds_bucket{route="${route}",le="${b / 1000}"} ${s.buckets[i]}`);
       lines.push(`indx_http_request_duration_seconds_bucket{route="${route}",le="+Inf"} ${s.count}`);
       lines.push(`indx_http_request_duration_seconds_sum{route="${route}"} ${s.sumMs / 1000}`);
       lines.push(`indx_http_request_duration_seconds_count{route="${route}"} ${s.count}`);
     }
     lines.push("# TYPE indx_uptime_seconds gauge", `indx_uptime_seconds ${Math.round((Date.now() - this.started) / 1000)}`);
     for (const [name, value] of Object.entries(gauges)) lines.push(`# TYPE ${name} gauge`, `${name} ${value}`);
-    return lines.join("\n") + "\n";
+    return `${lines.join("\n")}\n`;
   }
 }

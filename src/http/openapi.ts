@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import { ROUTES, templateOf, type Route } from "./routes.ts";
+import { ROUTES, type Route, templateOf } from "./routes.ts";
 
 /** TypeBox schemas are JSON Schema; JSON round-tripping drops TypeBox's symbol keys. */
 const plain = (s: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(s));
@@ -61,7 +61,12 @@ function parameters(r: Route): unknown[] {
   }
   const inputProps = (r.op.input as { properties: Record<string, TSchema> }).properties;
   if ("if_match" in inputProps)
-    params.push({ name: "If-Match", in: "header", description: "Etag from your last read; 412 etag_mismatch if the file changed since.", schema: { type: "string" } });
+    params.push({
+      name: "If-Match",
+      in: "header",
+      description: "Etag from your last read; 412 etag_mismatch if the file changed since.",
+      schema: { type: "string" },
+    });
   if ("idempotency_key" in inputProps)
     params.push({
       name: "Idempotency-Key",
@@ -70,7 +75,12 @@ function parameters(r: Route): unknown[] {
       schema: { type: "string" },
     });
   if (r.respond === "etag")
-    params.push({ name: "If-None-Match", in: "header", description: "An etag you hold: 304 with no body when it is still current.", schema: { type: "string" } });
+    params.push({
+      name: "If-None-Match",
+      in: "header",
+      description: "An etag you hold: 304 with no body when it is still current.",
+      schema: { type: "string" },
+    });
   if (r.input === "query") {
     const props = (r.op.input as { properties: Record<string, TSchema> }).properties;
     const required = new Set((r.op.input as { required?: string[] }).required ?? []);
@@ -106,7 +116,9 @@ function operation(r: Route): Record<string, unknown> {
       ? { description: "The file exists (404 when it does not)." }
       : {
           description: "Success envelope.",
-          ...(r.respond === "etag" || r.respond === "written" ? { headers: { ETag: { description: "Quoted etag of the note's bytes.", schema: { type: "string" } } } } : {}),
+          ...(r.respond === "etag" || r.respond === "written"
+            ? { headers: { ETag: { description: "Quoted etag of the note's bytes.", schema: { type: "string" } } } }
+            : {}),
           content: {
             "application/json": {
               schema: { type: "object", required: ["ok", "data"], properties: { ok: { const: true }, data: plain(op.output) } },

@@ -18,7 +18,11 @@ export function inputFromQuery(params: URLSearchParams, schema: TObject): Record
       continue;
     }
     const prop = schema.properties[key] as { type?: string } | undefined;
-    if (prop?.type === "array") out[key] = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter(Boolean);
+    if (prop?.type === "array")
+      out[key] = values
+        .flatMap((v) => v.split(","))
+        .map((v) => v.trim())
+        .filter(Boolean);
     else out[key] = values[values.length - 1];
   }
   return out;
@@ -32,21 +36,18 @@ export async function inputFromBody(request: Request): Promise<Record<string, un
   const text = await request.text();
   if (text.length > MAX_BODY_BYTES) throw tooLarge();
   if (text.trim() === "") return {};
-  if (type && !type.includes("json"))
-    throw new IndxError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
+  if (type && !type.includes("json")) throw new IndxError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
     throw new IndxError("validation_failed", "The request body is not valid JSON.");
   }
-  if (body === null || typeof body !== "object" || Array.isArray(body))
-    throw new IndxError("validation_failed", "The request body must be a JSON object.");
+  if (body === null || typeof body !== "object" || Array.isArray(body)) throw new IndxError("validation_failed", "The request body must be a JSON object.");
   return body as Record<string, unknown>;
 }
 
-const tooLarge = () =>
-  new IndxError("payload_too_large", `The request body is over ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
+const tooLarge = () => new IndxError("payload_too_large", `The request body is over ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
 
 /** Decodes a URL path segment by segment; a bad escape is a typed error, not a crash. */
 export function decodePath(rawPath: string): string {

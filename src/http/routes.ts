@@ -1,13 +1,13 @@
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
-import { noteExists, noteList, noteRead } from "../notes/ops.ts";
-import { noteMove } from "../notes/move-op.ts";
-import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { tagRename } from "../tags/rename-op.ts";
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
@@ -82,7 +82,7 @@ export function matchRoute(method: string, path: string): { route: Route; tail: 
     for (const r of ROUTES) {
       if (r.method !== want) continue;
       if (!r.wildParam) {
-        if (path === r.prefix || path === r.prefix + "/") return { route: r, tail: null };
+        if (path === r.prefix || path === `${r.prefix}/`) return { route: r, tail: null };
         continue;
       }
       if (!path.startsWith(r.prefix) || path.length <= r.prefix.length) continue;

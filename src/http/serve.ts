@@ -1,15 +1,15 @@
 import { basename } from "node:path";
-import { TokenStore, newToken } from "../auth/tokens.ts";
+import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
+import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 import type { ProgressFn } from "../index/indexer.ts";
 import { VaultWatcher } from "../index/watcher.ts";
-import type { OpContext } from "../ops/context.ts";
-import { createApp } from "./server.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
+import type { OpContext } from "../ops/context.ts";
 import { isLoopback } from "./guard.ts";
-import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
+import { createApp } from "./server.ts";
 
 export interface ServeOptions {
   host: string;
@@ -35,11 +35,10 @@ export interface RunningServer {
  * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
  */
 export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
-  const notice = opts.notice ?? ((l: string) => process.stderr.write(l + "\n"));
+  const notice = opts.notice ?? ((l: string) => process.stderr.write(`${l}\n`));
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;
-  if (!auth && !isLoopback(opts.host))
-    throw new IndxError("validation_failed", "Authentication can only be turned off when binding to a loopback address.");
+  if (!auth && !isLoopback(opts.host)) throw new IndxError("validation_failed", "Authentication can only be turned off when binding to a loopback address.");
   if (!isLoopback(opts.host)) notice(`warning: binding to ${opts.host}: indx is reachable from other machines (bearer tokens required).`);
 
   ctx.vault.ensureDataDir();

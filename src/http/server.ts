@@ -5,13 +5,13 @@ import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
+import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { eventStream } from "./events-sse.ts";
 import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions } from "./guard.ts";
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
-import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { decodePath, inputFromBody, inputFromQuery } from "./request.ts";
-import { matchRoute, templateOf, type Route } from "./routes.ts";
+import { matchRoute, type Route, templateOf } from "./routes.ts";
 
 export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
@@ -87,12 +87,8 @@ export function createApp(ctx: OpContext, o: AppOptions) {
 
   return new Elysia({ name: "indx" })
     .get("/health", ({ request }) => guarded(request, false, () => ok({ status: "ok", version: VERSION })))
-    .get("/openapi.json", ({ request }) =>
-      guarded(request, false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })),
-    )
-    .get("/docs", ({ request }) =>
-      guarded(request, false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })),
-    )
+    .get("/openapi.json", ({ request }) => guarded(request, false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })))
+    .get("/docs", ({ request }) => guarded(request, false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
     .get("/docs/*", ({ request }) =>
       guarded(request, false, () => {
         const asset = DOCS_ASSETS[new URL(request.url).pathname];
@@ -151,7 +147,10 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
     case "etag": {
       const etag = `"${String(data.etag)}"`;
       // A client that has this version already gets 304 and no body (cheap polling for changes).
-      const known = request.headers.get("if-none-match")?.split(",").map((t) => t.trim().replace(/^W\//, ""));
+      const known = request.headers
+        .get("if-none-match")
+        ?.split(",")
+        .map((t) => t.trim().replace(/^W\//, ""));
       if (known?.includes(etag) || known?.includes("*")) return new Response(null, { status: 304, headers: { ...tag, etag } });
       return ok(data, { ...tag, etag });
     }

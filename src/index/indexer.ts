@@ -1,13 +1,13 @@
 import { readFileSync, statSync } from "node:fs";
 import { etagOf } from "../core/hash.ts";
 import { LinkResolver } from "../links/resolve.ts";
-import { parseNote } from "../markdown/parse.ts";
-import { fileKind, scanVault, type ScannedFile } from "../vault/scan.ts";
-import type { Vault } from "../vault/vault.ts";
-import { IndexStore, type IndexIdentity } from "./store.ts";
-import { IndexWriter, type NoteRecord } from "./writer.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
+import { parseNote } from "../markdown/parse.ts";
+import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
+import type { Vault } from "../vault/vault.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
+import { type IndexIdentity, IndexStore } from "./store.ts";
+import { IndexWriter, type NoteRecord } from "./writer.ts";
 
 export interface IndexWarning {
   code: "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable";
@@ -60,17 +60,11 @@ interface StoredFile {
  * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
  * seeing the last good index. `only` limits the pass to some paths (watcher, writes).
  */
-export function updateIndex(
-  vault: Vault,
-  store: IndexStore,
-  opts: { only?: string[]; onProgress?: ProgressFn; rebuilt?: string | null } = {},
-): IndexReport {
+export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: string[]; onProgress?: ProgressFn; rebuilt?: string | null } = {}): IndexReport {
   const started = performance.now();
   const warnings: IndexWarning[] = [];
   const stored = new Map<string, StoredFile>();
-  for (const row of store.db
-    .query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files")
-    .all()) stored.set(row.path, row);
+  for (const row of store.db.query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files").all()) stored.set(row.path, row);
 
   let present: ScannedFile[];
   let gone: string[];
@@ -99,10 +93,11 @@ export function updateIndex(
   const resolver = new LinkResolver(opts.only ? [...stored.keys()] : present.map((f) => f.path));
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
-  for (const f of changed) if (!stored.has(f.path)) {
-    resolver.add(f.path);
-    addedPaths.push(f.path);
-  }
+  for (const f of changed)
+    if (!stored.has(f.path)) {
+      resolver.add(f.path);
+      addedPaths.push(f.path);
+    }
 
   const writer = new IndexWriter(store.db);
   const maxBytes = vault.config.int("index.max_note_bytes");
@@ -234,9 +229,7 @@ function readAndParse(vault: Vault, f: ScannedFile, maxBytes: number): ReadResul
     return {
       etag,
       note: { title, status: "ok", parsed },
-      warning: parsed.frontmatterError
-        ? { code: "frontmatter_invalid", path: f.path, message: parsed.frontmatterError }
-        : undefined,
+      warning: parsed.frontmatterError ? { code: "frontmatter_invalid", path: f.path, message: parsed.frontmatterError } : undefined,
     };
   } catch {
     return null;

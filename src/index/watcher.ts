@@ -1,4 +1,4 @@
-import { watch, type FSWatcher } from "node:fs";
+import { type FSWatcher, watch } from "node:fs";
 import { logEvent } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
 
@@ -57,8 +57,7 @@ export class VaultWatcher {
     this.running = true;
     try {
       const r = full ? this.ctx.reindexIncremental() : this.ctx.reindexPaths(paths);
-      if (r.added + r.updated + r.deleted > 0)
-        logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full });
+      if (r.added + r.updated + r.deleted > 0) logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full });
     } catch (err) {
       logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal" });
     } finally {

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
-import { keysForFile, linkKey, type LinkResolver } from "../links/resolve.ts";
-import type { ParsedNote } from "../markdown/types.ts";
 import { etagOf } from "../core/hash.ts";
+import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
+import type { ParsedNote } from "../markdown/types.ts";
 import type { FileKind } from "../vault/scan.ts";
 
 export type NoteStatus = "ok" | "too_large" | "binary";
@@ -27,7 +27,7 @@ export interface NoteRecord {
 export class IndexWriter {
   private readonly s: Record<string, Statement>;
 
-  constructor(private readonly db: Database) {
+  constructor(db: Database) {
     const q = (sql: string) => db.prepare(sql);
     this.s = {
       fileId: q("SELECT id FROM files WHERE path = ?"),
@@ -42,20 +42,18 @@ export class IndexWriter {
       deleteBlocks: q("DELETE FROM blocks WHERE file_id = ?"),
       deleteTasks: q("DELETE FROM tasks WHERE file_id = ?"),
       deleteFile: q("DELETE FROM files WHERE id = ?"),
-      insertNote: q(
-        "INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, word_count, outline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      ),
+      insertNote: q("INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, word_count, outline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertLink: q(
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertTask: q("INSERT INTO tasks(file_id, line, status, text) VALUES (?, ?, ?, ?)"),
-      insertChunk: q(
-        "INSERT INTO chunks(file_id, ord, heading_path, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)",
-      ),
+      insertChunk: q("INSERT INTO chunks(file_id, ord, heading_path, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
       insertFts: q("INSERT INTO chunks_fts(rowid, title, aliases, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)"),
-      linksByKey: q("SELECT l.src_id AS srcId, l.ord AS ord, l.linkpath AS linkpath, f.path AS src FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ?"),
+      linksByKey: q(
+        "SELECT l.src_id AS srcId, l.ord AS ord, l.linkpath AS linkpath, f.path AS src FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ?",
+      ),
       setDst: q("UPDATE links SET dst_path = ? WHERE src_id = ? AND ord = ?"),
     };
   }
@@ -134,7 +132,18 @@ export class IndexWriter {
     p.links.forEach((l, ord) => {
       const key = linkKey(l.linkpath);
       this.s.insertLink!.run(
-        id, ord, l.embed ? 1 : 0, l.syntax, l.linkpath, l.subpath, l.display, l.raw, l.line, l.offset, l.key ?? null, key,
+        id,
+        ord,
+        l.embed ? 1 : 0,
+        l.syntax,
+        l.linkpath,
+        l.subpath,
+        l.display,
+        l.raw,
+        l.line,
+        l.offset,
+        l.key ?? null,
+        key,
         resolver.resolve(l.linkpath, path),
       );
     });
@@ -145,10 +154,9 @@ export class IndexWriter {
     const tags = p.tags.map((t) => t.replaceAll("/", " ")).join(" ");
     for (const c of p.chunks) {
       const headingPath = JSON.stringify(c.headingPath);
-      const hash = etagOf(headingPath + "\n" + c.text);
+      const hash = etagOf(`${headingPath}\n${c.text}`);
       const chunkId = Number(this.s.insertChunk!.run(id, c.index, headingPath, c.startLine, c.endLine, c.text, hash).lastInsertRowid);
       this.s.insertFts!.run(chunkId, note.title, aliases, tags, c.headingPath.join(" "), c.text);
     }
   }
 }
-

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { Nullable } from "../ops/schemas.ts";
 
 /** Link-graph queries over the index. Links include embeds and frontmatter links, as in Obsidian. */
@@ -43,7 +43,17 @@ export function backlinks(db: Database, path: string): Backlink[] {
 export function forwardLinks(db: Database, path: string): ForwardLink[] {
   return db
     .query<
-      { linkpath: string; subpath: string; display: string | null; raw: string; target: string | null; embed: number; syntax: string; line: number; prop: string | null },
+      {
+        linkpath: string;
+        subpath: string;
+        display: string | null;
+        raw: string;
+        target: string | null;
+        embed: number;
+        syntax: string;
+        line: number;
+        prop: string | null;
+      },
       [string]
     >(
       `SELECT l.linkpath, l.subpath, l.display, l.raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop

@@ -48,16 +48,10 @@ export function fileToLinktext(target: string, source: string, format: LinkForma
  * A plain relative path resolves by suffix (an exact vault path of the same spelling wins), so
  * `./` makes it explicit; the full vault path, and the same with its extension, come last.
  */
-export function linktextCandidates(
-  target: string,
-  source: string,
-  format: LinkFormat,
-  resolver: LinkResolver,
-  omitMd: boolean,
-): string[] {
+export function linktextCandidates(target: string, source: string, format: LinkFormat, resolver: LinkResolver, omitMd: boolean): string[] {
   const preferred = fileToLinktext(target, source, format, resolver, omitMd);
   const out = [preferred];
-  if (format === "relative" && !preferred.startsWith("../")) out.push("./" + preferred);
-  out.push(omitMd ? withoutMd(target) : target, target, "/" + target);
+  if (format === "relative" && !preferred.startsWith("../")) out.push(`./${preferred}`);
+  out.push(omitMd ? withoutMd(target) : target, target, `/${target}`);
   return [...new Set(out)];
 }

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
+import { statVaultFile } from "../notes/read.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
-import { statVaultFile } from "../notes/read.ts";
 import { Backlink, backlinks, ForwardLink, forwardLinks, orphanNotes, unresolvedLinks } from "./graph.ts";
 
 export const linkBacklinks = defineOp({
@@ -25,7 +25,8 @@ export const linkBacklinks = defineOp({
 export const linkForward = defineOp({
   name: "link_forward",
   title: "Links out of a note",
-  description: "List the outgoing links of a note (wikilinks, embeds, Markdown links, frontmatter links) with their resolved targets; unresolved ones have target null.",
+  description:
+    "List the outgoing links of a note (wikilinks, embeds, Markdown links, frontmatter links) with their resolved targets; unresolved ones have target null.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -41,7 +42,8 @@ export const linkForward = defineOp({
 export const linkUnresolved = defineOp({
   name: "link_unresolved",
   title: "Broken links",
-  description: "List link targets that match no file in the vault, most referenced first, with the notes that contain them. A missing heading or block does not make a link unresolved (as in Obsidian).",
+  description:
+    "List link targets that match no file in the vault, most referenced first, with the notes that contain them. A missing heading or block does not make a link unresolved (as in Obsidian).",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),

@@ -48,7 +48,7 @@ export class LinkResolver {
     if (linkpath === "") return sourcePath ? [sourcePath] : [];
     const first = this.destinations(linkpath, sourcePath);
     // A bare name that matches nothing is retried as a note: `[[Note]]` finds `Note.md`.
-    return first.length ? first : this.destinations(linkpath + ".md", sourcePath);
+    return first.length ? first : this.destinations(`${linkpath}.md`, sourcePath);
   }
 
   private destinations(linkpath: string, sourcePath: string): string[] {

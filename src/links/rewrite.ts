@@ -4,6 +4,8 @@
  * points at the renamed heading). Pure planning: files are read, nothing is written; the caller's
  * write pipeline checks each FileEdit's etag and writes.
  */
+
+import { type JsonStringSpan, jsonStringSpans } from "../canvas/json-spans.ts";
 import { IndxError } from "../core/errors.ts";
 import type { IndexStore } from "../index/store.ts";
 import { headingKey, stripHeadingForLink } from "../markdown/headings.ts";
@@ -12,12 +14,11 @@ import { parseNote } from "../markdown/parse.ts";
 import type { LinkRef } from "../markdown/types.ts";
 import { readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";
-import { applySplices, fileEdit, type FileEdit, type Splice } from "../writes/edit.ts";
-import { jsonStringSpans, type JsonStringSpan } from "../canvas/json-spans.ts";
-import { linktextCandidates, type LinkFormat } from "./link-text.ts";
-import { encodeMarkdownPath, fitsWikilink, tokenParts, withPath, withSubpath, type TokenParts } from "./link-token.ts";
+import { applySplices, type FileEdit, fileEdit, type Splice } from "../writes/edit.ts";
+import { type LinkFormat, linktextCandidates } from "./link-text.ts";
+import { encodeMarkdownPath, fitsWikilink, type TokenParts, tokenParts, withPath, withSubpath } from "./link-token.ts";
 import { keysForFile, LinkResolver } from "./resolve.ts";
-import { indexedCanvases, indexedPaths, linkingSources, readSource, sourcesByTargetKey, type SourceFile } from "./sources.ts";
+import { indexedCanvases, indexedPaths, linkingSources, readSource, type SourceFile, sourcesByTargetKey } from "./sources.ts";
 
 export interface LinkPlan {
   edits: FileEdit[];
@@ -146,18 +147,11 @@ function spliceAt(text: string, where: string, link: LinkRef, token: string): Sp
  * target, else in the first form that does (see linktextCandidates). Subpath, alias, link text
  * and embed marker are kept.
  */
-function retargetedToken(
-  raw: string,
-  target: string,
-  source: string,
-  format: LinkFormat,
-  resolver: LinkResolver,
-  keepDotSlash: boolean,
-): string {
+function retargetedToken(raw: string, target: string, source: string, format: LinkFormat, resolver: LinkResolver, keepDotSlash: boolean): string {
   const parts = tokenParts(raw);
   if (!parts) throw new IndxError("parse_failed", "Unrecognised link syntax.", { path: source });
   let texts = linktextCandidates(target, source, format, resolver, parts.wiki);
-  if (keepDotSlash && !texts[0]!.startsWith("../")) texts = ["./" + texts[0], ...texts];
+  if (keepDotSlash && !texts[0]!.startsWith("../")) texts = [`./${texts[0]}`, ...texts];
   for (const text of texts) {
     for (const token of tokenForms(raw, parts, text)) {
       const parsed = linksInString(token);
@@ -172,7 +166,7 @@ function tokenForms(raw: string, parts: TokenParts, path: string): string[] {
   if (parts.wiki) return fitsWikilink(path) ? [withPath(raw, parts, path)] : [];
   const encoded = withPath(raw, parts, encodeMarkdownPath(path, parts.angle));
   if (parts.angle) return [encoded];
-  const angled = raw.slice(0, parts.pathStart) + "<" + path + raw.slice(parts.pathEnd, parts.subEnd) + ">" + raw.slice(parts.subEnd);
+  const angled = `${raw.slice(0, parts.pathStart)}<${path}${raw.slice(parts.pathEnd, parts.subEnd)}>${raw.slice(parts.subEnd)}`;
   return [encoded, angled];
 }
 
@@ -221,14 +215,7 @@ function canvasSpans(file: SourceFile): JsonStringSpan[] {
  * headingKey) gets the new heading (as stripHeadingForLink writes it). `selfText` is the note's new
  * text (heading already renamed); the note's own edit is based on it and covers `[[#Old]]` links.
  */
-export function planHeadingRename(
-  vault: Vault,
-  index: IndexStore,
-  path: string,
-  fromHeading: string,
-  toHeading: string,
-  selfText?: string,
-): LinkPlan {
+export function planHeadingRename(vault: Vault, index: IndexStore, path: string, fromHeading: string, toHeading: string, selfText?: string): LinkPlan {
   const paths = indexedPaths(index);
   if (!paths.includes(path)) throw new IndxError("not_found", `Note not found: ${path}`, { path });
   const oldKey = headingKey(fromHeading);

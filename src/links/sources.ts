@@ -21,19 +21,23 @@ export function readSource(vault: Vault, path: string): SourceFile | null {
 }
 
 export function indexedPaths(index: IndexStore): string[] {
-  return index.db.query<{ path: string }, []>("SELECT path FROM files").all().map((r) => r.path);
+  return index.db
+    .query<{ path: string }, []>("SELECT path FROM files")
+    .all()
+    .map((r) => r.path);
 }
 
 export function indexedCanvases(index: IndexStore): string[] {
-  return index.db.query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'canvas' ORDER BY path").all().map((r) => r.path);
+  return index.db
+    .query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'canvas' ORDER BY path")
+    .all()
+    .map((r) => r.path);
 }
 
 /** Notes with at least one link the index resolved to `path` (including `path` itself for `[[#H]]`). */
 export function linkingSources(index: IndexStore, path: string): string[] {
   return index.db
-    .query<{ path: string }, [string]>(
-      "SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.dst_path = ? ORDER BY f.path",
-    )
+    .query<{ path: string }, [string]>("SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.dst_path = ? ORDER BY f.path")
     .all(path)
     .map((r) => r.path);
 }

@@ -13,15 +13,7 @@ export function isSpaceOrTab(c: number): boolean {
 export function isJsSpace(c: number): boolean {
   if (c < 128) return c === SPACE || (c >= TAB && c <= CR);
   return (
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
   );
 }
 

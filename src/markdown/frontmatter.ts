@@ -163,11 +163,7 @@ export function keyIndexInYaml(yaml: string, key: string): number {
  * internal Markdown links. `key` is `prop` or `prop.N`; offsets point at the raw link in the YAML
  * when it can be found there (quoted/escaped values may fall back to the key's line).
  */
-export function frontmatterLinks(
-  data: Record<string, unknown> | null,
-  block: FrontmatterBlock,
-  text: string,
-): LinkRef[] {
+export function frontmatterLinks(data: Record<string, unknown> | null, block: FrontmatterBlock, text: string): LinkRef[] {
   if (!data) return [];
   const out: LinkRef[] = [];
   let cursor = 0;
@@ -200,11 +196,7 @@ export function frontmatterLinks(
 }
 
 /** Frontmatter tags with the (best-effort) YAML line each one is written on. */
-export function frontmatterTagLines(
-  data: Record<string, unknown> | null,
-  block: FrontmatterBlock,
-  text: string,
-): { tag: string; line: number }[] {
+export function frontmatterTagLines(data: Record<string, unknown> | null, block: FrontmatterBlock, text: string): { tag: string; line: number }[] {
   const tags = frontmatterTags(data);
   if (tags.length === 0 || !data) return [];
   const key = firstKey(data, /^tags$/i)!;

@@ -59,7 +59,10 @@ export function isThematicBreakAt(text: string, p: number, end: number): boolean
 
 /** Obsidian's `stripHeading` (§5): used for heading matching. */
 export function stripHeading(h: string): string {
-  return h.replace(/[!"#$%&()*+,.:;<=>?@^`{|}~\/\[\]\\\r\n]/g, " ").replace(/\s+/g, " ").trim();
+  return h
+    .replace(/[!"#$%&()*+,.:;<=>?@^`{|}~/[\]\\\r\n]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }
 
 /** Case-insensitive heading identity: `stripHeading(h).toLowerCase()`. */
@@ -69,5 +72,8 @@ export function headingKey(h: string): string {
 
 /** Obsidian's `stripHeadingForLink` (§1.7): what to write after `#` when generating a link. */
 export function stripHeadingForLink(h: string): string {
-  return h.replace(/([:#|^\\\r\n]|%%|\[\[|]])/g, " ").replace(/\s+/g, " ").trim();
+  return h
+    .replace(/([:#|^\\\r\n]|%%|\[\[|]])/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
 }

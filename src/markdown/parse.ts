@@ -1,12 +1,6 @@
 /** `parseNote`: everything indx extracts from one Markdown note, in a single pass over the body. */
 import { buildChunks, type ChunkOptions } from "./chunks.ts";
-import {
-  frontmatterAliases,
-  frontmatterLinks,
-  frontmatterTagLines,
-  parseFrontmatterYaml,
-  splitFrontmatter,
-} from "./frontmatter.ts";
+import { frontmatterAliases, frontmatterLinks, frontmatterTagLines, parseFrontmatterYaml, splitFrontmatter } from "./frontmatter.ts";
 import { scanBody } from "./scanner.ts";
 import { tagKey } from "./tags.ts";
 import type { LinkRef, ParsedNote } from "./types.ts";
@@ -60,10 +54,7 @@ export function parseNote(text: string, opts: ParseOptions = {}): ParsedNote {
     links,
     blocks: scan.blocks,
     tasks: scan.tasks,
-    chunks: buildChunks(
-      { text, lineStarts: scan.lineStarts, firstLine: scan.firstLine, fences: scan.fences, headings: scan.headings },
-      opts,
-    ),
+    chunks: buildChunks({ text, lineStarts: scan.lineStarts, firstLine: scan.firstLine, fences: scan.fences, headings: scan.headings }, opts),
     wordCount: countWords(text, bodyOffset, text.length),
   };
 }

@@ -4,11 +4,11 @@
  * and handing each line's inline content to the InlineScanner.
  */
 import { blockIdAtLineEnd } from "./blocks.ts";
-import { CR, SPACE, TAB, isSpaceOrTab } from "./chars.ts";
-import { fenceOpenAt, isFenceCloseAt, type FenceOpen } from "./fences.ts";
+import { CR, isSpaceOrTab, SPACE, TAB } from "./chars.ts";
+import { type FenceOpen, fenceOpenAt, isFenceCloseAt } from "./fences.ts";
 import { atxHeadingAt, isThematicBreakAt, setextLevelAt } from "./headings.ts";
 import { InlineScanner, type TagHit } from "./inline.ts";
-import { listItemAt, type ListItemMatch } from "./tasks.ts";
+import { type ListItemMatch, listItemAt } from "./tasks.ts";
 import type { BlockId, Heading, LinkRef, Task } from "./types.ts";
 
 export interface BodyScan {

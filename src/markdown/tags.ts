@@ -6,7 +6,7 @@
 import { isAsciiDigit, isJsSpace } from "./chars.ts";
 
 /** The regex from the spec, for reference and tests. */
-export const TAG_RE = /#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)/u;
+export const TAG_RE = /#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~[\]\\\s]+)/u;
 
 const ASCII_OK = new Uint8Array(128);
 {
@@ -31,8 +31,9 @@ export function isTagChar(c: number): boolean {
  * `==#tag==`, `| #tag |`). `(#tag)` and `word#tag` are not tags.
  */
 export function canStartTag(prev: number): boolean {
-  return isJsSpace(prev) || prev === 42 /* * */ || prev === 95 /* _ */ || prev === 91 /* [ */ ||
-    prev === 126 /* ~ */ || prev === 61 /* = */ || prev === 124 /* | */;
+  return (
+    isJsSpace(prev) || prev === 42 /* * */ || prev === 95 /* _ */ || prev === 91 /* [ */ || prev === 126 /* ~ */ || prev === 61 /* = */ || prev === 124 /* | */
+  );
 }
 
 /** End index (exclusive) of the tag body after the `#` at `hash`, or -1 when there is no tag. */

@@ -3,12 +3,7 @@ import { isJsSpace } from "./chars.ts";
 
 /** Hiragana, katakana and CJK ideographs (Hangul is space-separated, so it counts per word). */
 function isCjkChar(c: number): boolean {
-  return (
-    (c >= 0x3040 && c <= 0x30ff) ||
-    (c >= 0x3400 && c <= 0x4dbf) ||
-    (c >= 0x4e00 && c <= 0x9fff) ||
-    (c >= 0xf900 && c <= 0xfaff)
-  );
+  return (c >= 0x3040 && c <= 0x30ff) || (c >= 0x3400 && c <= 0x4dbf) || (c >= 0x4e00 && c <= 0x9fff) || (c >= 0xf900 && c <= 0xfaff);
 }
 
 /** Tokens in text[from, to): runs of non-whitespace, plus one per CJK character. */

@@ -1,5 +1,5 @@
 import type { CommandDef } from "citty";
-import { GLOBAL_ARGS, openContext, type GlobalFlags } from "../cli/context.ts";
+import { GLOBAL_ARGS, type GlobalFlags, openContext } from "../cli/context.ts";
 import { rejectUnknownFlags } from "../cli/op-command.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";

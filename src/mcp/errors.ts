@@ -1,5 +1,5 @@
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import { toIndxError, type ErrorCode as IndxCode } from "../core/errors.ts";
+import { type ErrorCode as IndxCode, toIndxError } from "../core/errors.ts";
 
 /** MCP's "resource not found" (spec, resources §error handling). */
 export const RESOURCE_NOT_FOUND = -32002;

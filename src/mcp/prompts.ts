@@ -83,7 +83,7 @@ const PROMPTS: PromptDef[] = [
       [
         "Summarize the state of this indx vault for me.",
         "1. Call vault_status: report the counts (notes, attachments, links, unresolved links, tags) and any notes that need attention (its warnings).",
-        "2. Call note_list with sort=\"mtime\" and limit=10: these are the most recently changed notes; list them with their titles and dates.",
+        '2. Call note_list with sort="mtime" and limit=10: these are the most recently changed notes; list them with their titles and dates.',
         "3. Call tag_list: name the ten most used tags and what they suggest the vault is about.",
         "4. Call link_unresolved with limit=10 and link_orphans with limit=10: mention the broken links and unconnected notes worth attention.",
         "End with a short paragraph: what the vault holds, what changed lately, and one or two suggested clean-ups. Do not read whole notes for this summary.",
@@ -122,7 +122,7 @@ const PROMPTS: PromptDef[] = [
       return [
         `Find orphan notes and connect them (at most ${limit}).`,
         `1. Call link_orphans with limit=${limit}.`,
-        "2. For each orphan: call note_read (include [\"frontmatter\",\"body\",\"tags\"]) to learn what it is about, then related with its path (or vault_search with its key terms) to find two or three notes it belongs with.",
+        '2. For each orphan: call note_read (include ["frontmatter","body","tags"]) to learn what it is about, then related with its path (or vault_search with its key terms) to find two or three notes it belongs with.',
         "3. For each proposal give: the orphan, the target note, the [[wikilink]] to add, where (which heading), and one sentence of why.",
         `4. ${writeOr(
           canWrite,
@@ -169,7 +169,7 @@ const PROMPTS: PromptDef[] = [
         `Write the weekly review for ${week.label} (${week.start} to ${week.end}).`,
         `1. Call note_list with sort="mtime" and limit=100; keep the notes whose mtime falls between ${week.start} and ${week.end} (the list is newest first: page with cursor until you pass ${week.start}).`,
         `2. Call note_list with path_glob "Daily/**" and read the daily notes of that week with note_read (include ["body","tasks"]).`,
-        "3. For the other changed notes, call note_read with include [\"frontmatter\",\"outline\",\"tasks\"] (not the whole body unless needed).",
+        '3. For the other changed notes, call note_read with include ["frontmatter","outline","tasks"] (not the whole body unless needed).',
         "4. Write the review: highlights, decisions, open tasks (with their notes as [[links]]), and themes (tags) of the week.",
         `5. ${writeOr(
           canWrite,
@@ -205,8 +205,7 @@ export function getPrompt(name: string, args: Record<string, string> | undefined
   const def = BY_NAME.get(name);
   if (!def) throw new IndxError("not_found", `No prompt named ${name}. Call prompts/list.`, { prompt: name });
   const known = new Set(def.arguments.map((a) => a.name));
-  for (const k of Object.keys(args ?? {}))
-    if (!known.has(k)) throw new IndxError("validation_failed", `${name} has no argument ${k}`, { field: k });
+  for (const k of Object.keys(args ?? {})) if (!known.has(k)) throw new IndxError("validation_failed", `${name} has no argument ${k}`, { field: k });
   const tools = allowedTools(def, scopes);
   const canWrite = WRITE_TOOLS.some((t) => tools.includes(t));
   const text = `${def.text(args ?? {}, canWrite)}\n\nUse only these tools: ${tools.join(", ")}.`;

@@ -1,5 +1,5 @@
-import type { Static } from "@sinclair/typebox";
 import type { ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import type { Static } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";

@@ -8,10 +8,10 @@ import {
   ListResourceTemplatesRequestSchema,
   ListToolsRequestSchema,
   ReadResourceRequestSchema,
-  SubscribeRequestSchema,
-  UnsubscribeRequestSchema,
   type ServerNotification,
   type ServerRequest,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
@@ -21,7 +21,7 @@ import { protocolError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./identity.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
-import { listResources, readResource, RESOURCE_TEMPLATES } from "./resources.ts";
+import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
 import { intersectScopes, parseScopeList } from "./scopes.ts";
 import { Subscriptions } from "./subscriptions.ts";
 import { callTool } from "./tool-call.ts";
@@ -48,8 +48,7 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   const subscriptions = new Subscriptions();
 
-  const scopesOf = (extra: Extra): Set<Scope> =>
-    extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes);
+  const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
   const contextOf = (extra: Extra) => hub.ctx.withScopes(scopesOf(extra));
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });

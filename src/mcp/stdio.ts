@@ -1,12 +1,12 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
+import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
-import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 
 export interface StdioOptions {
   scopes: ReadonlySet<Scope>;

@@ -23,9 +23,7 @@ export function filterNoteIds(db: Database, f: NoteFilterInput): Set<number> | n
     const tag = normalizeTag(raw);
     if (!tag) continue;
     const rows = db
-      .query<{ id: number }, [string]>(
-        "SELECT DISTINCT file_id AS id FROM tags WHERE tag_lower = ?1 OR substr(tag_lower, 1, length(?1) + 1) = ?1 || '/'",
-      )
+      .query<{ id: number }, [string]>("SELECT DISTINCT file_id AS id FROM tags WHERE tag_lower = ?1 OR substr(tag_lower, 1, length(?1) + 1) = ?1 || '/'")
       .all(tag);
     sets.push(new Set(rows.map((r) => r.id)));
   }

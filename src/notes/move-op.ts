@@ -4,9 +4,9 @@ import { planMove } from "../links/rewrite.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
+import type { FileEdit } from "../writes/edit.ts";
 import type { Change } from "../writes/pipeline.ts";
 import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, plannedFiles, WriteWarning } from "../writes/schemas.ts";
-import type { FileEdit } from "../writes/edit.ts";
 
 const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes.length, 0);
 
@@ -37,7 +37,8 @@ export const noteMove = defineOp({
     etag: Type.Union([Type.String(), Type.Null()], { description: "Etag of the moved file (null on a dry run)." }),
     links_updated: Type.Integer({ description: "References rewritten (or to be rewritten)." }),
     files: Type.Array(PlannedFile, {
-      description: "Every file whose references change, with each line before and after (the moved file under its old path, when its own relative links change).",
+      description:
+        "Every file whose references change, with each line before and after (the moved file under its old path, when its own relative links change).",
     }),
     warnings: Type.Array(WriteWarning),
   }),

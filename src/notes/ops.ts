@@ -1,13 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { backlinks, Backlink, ForwardLink } from "../links/graph.ts";
+import { baseTitle } from "../index/indexer.ts";
+import { Backlink, backlinks, ForwardLink } from "../links/graph.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { defineOp } from "../ops/define.ts";
 import {
-  compactMeta,
   CompactMeta,
   Cursor,
+  compactMeta,
   decodeCursor,
   FrontmatterFilter,
   Limit,
@@ -20,7 +21,6 @@ import {
 } from "../ops/schemas.ts";
 import { filterNoteIds } from "./filter.ts";
 import { readNote, statVaultFile } from "./read.ts";
-import { baseTitle } from "../index/indexer.ts";
 
 const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
 const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];
@@ -89,7 +89,10 @@ export const noteRead = defineOp({
     if (include.has("tags")) out.tags = parsed.tags;
     if (include.has("tasks")) out.tasks = parsed.tasks;
     if (include.has("links")) {
-      const paths = ctx.index.db.query<{ path: string }, []>("SELECT path FROM files").all().map((r) => r.path);
+      const paths = ctx.index.db
+        .query<{ path: string }, []>("SELECT path FROM files")
+        .all()
+        .map((r) => r.path);
       const resolver = new LinkResolver(paths);
       out.links = parsed.links.map((l) => {
         const target = resolver.resolve(l.linkpath, note.path);
@@ -116,7 +119,8 @@ export const noteRead = defineOp({
 export const noteOutline = defineOp({
   name: "note_outline",
   title: "Headings of a note",
-  description: "List the headings of a note with their levels and line numbers. Cheaper than note_read when you only need the structure, e.g. to choose a heading for note_patch.",
+  description:
+    "List the headings of a note with their levels and line numbers. Cheaper than note_read when you only need the structure, e.g. to choose a heading for note_patch.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),

@@ -1,8 +1,8 @@
-import { readFileSync, statSync } from "node:fs";
+import { readFileSync, type Stats, statSync } from "node:fs";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { looksBinary } from "../index/indexer.ts";
-import { fileKind, type FileKind } from "../vault/scan.ts";
+import { type FileKind, fileKind } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
 
 export interface FileOnDisk {
@@ -15,7 +15,7 @@ export interface FileOnDisk {
 /** Stats a vault file after the path checks; not_found when it is missing or not a file. */
 export function statVaultFile(vault: Vault, input: unknown, what = "path"): FileOnDisk {
   const path = vault.safePath(input, what);
-  let st;
+  let st: Stats;
   try {
     st = statSync(vault.abs(path));
   } catch {
@@ -49,7 +49,6 @@ export function readNote(vault: Vault, input: unknown, opts: { allowLarge?: bool
       limit,
     });
   const bytes = readFileSync(vault.abs(file.path));
-  if (looksBinary(bytes))
-    throw new IndxError("parse_failed", `${file.path} holds binary data, not Markdown text`, { path: file.path, reason: "binary" });
+  if (looksBinary(bytes)) throw new IndxError("parse_failed", `${file.path} holds binary data, not Markdown text`, { path: file.path, reason: "binary" });
   return { ...file, size: bytes.length, text: new TextDecoder().decode(bytes), etag: etagOf(bytes) };
 }

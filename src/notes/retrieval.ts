@@ -3,10 +3,10 @@ import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { defineOp } from "../ops/define.ts";
-import { compactMeta, CompactMeta, Nullable } from "../ops/schemas.ts";
+import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { parseChunkId } from "../search/related.ts";
-import { statVaultFile } from "./read.ts";
 import { mimeType } from "./mime.ts";
+import { statVaultFile } from "./read.ts";
 
 export const chunkGet = defineOp({
   name: "chunk_get",
@@ -91,17 +91,20 @@ export const attachmentGet = defineOp({
   }),
   run(ctx, input) {
     const file = statVaultFile(ctx.vault, input.path);
-    if (file.kind === "note")
-      throw new IndxError("path_invalid", `${file.path} is a Markdown note; use note_read`, { reason: "wrong_kind", kind: file.kind });
+    if (file.kind === "note") throw new IndxError("path_invalid", `${file.path} is a Markdown note; use note_read`, { reason: "wrong_kind", kind: file.kind });
     const meta = { path: file.path, size: file.size, mime: mimeType(file.path), mtime: file.mtime };
     if (!input.download) return meta;
     const limit = ctx.vault.config.int("retrieval.max_attachment_bytes");
     if (file.size > limit && !input.allow_large)
-      throw new IndxError("payload_too_large", `${file.path} is ${file.size} bytes, over the ${limit}-byte download limit; pass allow_large to download it anyway`, {
-        path: file.path,
-        size: file.size,
-        limit,
-      });
+      throw new IndxError(
+        "payload_too_large",
+        `${file.path} is ${file.size} bytes, over the ${limit}-byte download limit; pass allow_large to download it anyway`,
+        {
+          path: file.path,
+          size: file.size,
+          limit,
+        },
+      );
     const bytes = readFileSync(ctx.vault.abs(file.path));
     return { ...meta, size: bytes.length, etag: etagOf(bytes), data_base64: bytes.toString("base64") };
   },

@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { defineOp } from "../ops/define.ts";
+import { planHeadingRename } from "../links/rewrite.ts";
 import type { OpContext } from "../ops/context.ts";
+import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
-import { PatchOpSchema, type PatchOp } from "../patch/schema.ts";
-import { planHeadingRename } from "../links/rewrite.ts";
+import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { fileKind } from "../vault/scan.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
 import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning, WrittenNote, writtenNote } from "../writes/schemas.ts";
@@ -13,8 +13,7 @@ import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning, Writ
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
   const path = ctx.vault.safePath(input);
-  if (fileKind(path) !== "note")
-    throw new IndxError("path_invalid", `${path} is not a Markdown note path (notes end in .md)`, { reason: "wrong_kind" });
+  if (fileKind(path) !== "note") throw new IndxError("path_invalid", `${path} is not a Markdown note path (notes end in .md)`, { reason: "wrong_kind" });
   return path;
 }
 
@@ -48,9 +47,7 @@ export const noteWrite = defineOp({
     {
       path: VaultPath,
       body: Type.String({ description: "Markdown text of the note (after the frontmatter, if `frontmatter` is given)." }),
-      frontmatter: Type.Optional(
-        Type.Record(Type.String(), Type.Unknown(), { description: "Properties written as a YAML frontmatter block at the top." }),
-      ),
+      frontmatter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Properties written as a YAML frontmatter block at the top." })),
       if_match: Type.Optional(IfMatch),
       if_not_exists: Type.Optional(IfNotExists),
       idempotency_key: Type.Optional(IdempotencyKey),
@@ -61,12 +58,10 @@ export const noteWrite = defineOp({
   async run(ctx, input) {
     const path = notePath(ctx, input.path);
     const ifMatch = normalizeEtag(input.if_match);
-    if (ifMatch && input.if_not_exists)
-      throw new IndxError("validation_failed", "Use if_match (replace a version) or if_not_exists (create), not both.");
+    if (ifMatch && input.if_not_exists) throw new IndxError("validation_failed", "Use if_match (replace a version) or if_not_exists (create), not both.");
     let text = input.body;
     if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
-      if (/^---\r?\n/.test(text))
-        throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
+      if (/^---\r?\n/.test(text)) throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
       const ops: PatchOp[] = Object.entries(input.frontmatter).map(([key, value]) => ({ op: "set_frontmatter", key, value }));
       text = applyPatches(text, ops).text;
     }
@@ -145,10 +140,7 @@ export const noteDelete = defineOp({
   scope: "vault:write",
   destructive: true,
   safe: false,
-  input: Type.Object(
-    { path: VaultPath, if_match: Type.Optional(IfMatch), idempotency_key: Type.Optional(IdempotencyKey) },
-    { additionalProperties: false },
-  ),
+  input: Type.Object({ path: VaultPath, if_match: Type.Optional(IfMatch), idempotency_key: Type.Optional(IdempotencyKey) }, { additionalProperties: false }),
   output: Type.Object({
     path: Type.String(),
     deleted: Type.Boolean(),

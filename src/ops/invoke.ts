@@ -40,6 +40,5 @@ export async function invoke(op: AnyOperation, ctx: OpContext, raw: unknown, opt
 }
 
 function requireScope(op: AnyOperation, ctx: OpContext, needed: Scope): void {
-  if (!hasScope(ctx.scopes, needed))
-    throw new IndxError("forbidden", `${op.name} needs the ${needed} scope`, { operation: op.name, needed });
+  if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope`, { operation: op.name, needed });
 }

@@ -1,12 +1,12 @@
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
-import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
-import { noteMove } from "../notes/move-op.ts";
-import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { tagRename } from "../tags/rename-op.ts";
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { noteMove } from "../notes/move-op.ts";
+import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
+import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 import type { AnyOperation } from "./define.ts";
 

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from "@sinclair/typebox";
+import { type TSchema, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 
 /** Schema pieces shared by several operations. */
@@ -9,17 +9,20 @@ export const VaultPath = Type.String({
   description: "Vault-relative POSIX path, e.g. 'Projects/Foo.md'.",
 });
 
-export const Limit = (def: number, max = 500) =>
-  Type.Integer({ minimum: 1, maximum: max, default: def, description: `Maximum items to return (1–${max}).` });
+export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: `Maximum items to return (1–${max}).` });
 
 export const Cursor = Type.String({ maxLength: 200, description: "Opaque cursor from a previous page's next_cursor." });
 
 export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: "Pass as cursor to get the next page; null on the last page." });
 
-export const FrontmatterFilter = Type.Record(Type.String({ minLength: 1, maxLength: 200 }), Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]), {
-  description:
-    "Frontmatter conditions, all of which must hold: {key: value} matches when the property equals the value, or contains it when the property is a list; null matches a missing or empty property.",
-});
+export const FrontmatterFilter = Type.Record(
+  Type.String({ minLength: 1, maxLength: 200 }),
+  Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+  {
+    description:
+      "Frontmatter conditions, all of which must hold: {key: value} matches when the property equals the value, or contains it when the property is a list; null matches a missing or empty property.",
+  },
+);
 
 export const TagList = Type.Array(Type.String(), { description: "Tags without '#'." });
 

@@ -12,8 +12,7 @@ const MAX_ERRORS = 10;
  */
 export function parseInput(op: AnyOperation, raw: unknown, opts: { coerce?: boolean } = {}): unknown {
   const base = raw === undefined || raw === null ? {} : raw;
-  if (typeof base !== "object" || Array.isArray(base))
-    throw new IndxError("validation_failed", `${op.name} expects a JSON object`, { operation: op.name });
+  if (typeof base !== "object" || Array.isArray(base)) throw new IndxError("validation_failed", `${op.name} expects a JSON object`, { operation: op.name });
   let value: unknown = Value.Default(op.input, structuredClone(base));
   if (opts.coerce) value = Value.Convert(op.input, value);
   assertValid(op.input, value, op.name);
@@ -28,9 +27,5 @@ export function assertValid(schema: TSchema, value: unknown, name: string): void
     if (errors.length >= MAX_ERRORS) break;
   }
   const first = errors[0];
-  throw new IndxError(
-    "validation_failed",
-    first ? `Invalid input for ${name}: ${first.path} ${first.message}` : `Invalid input for ${name}`,
-    { errors },
-  );
+  throw new IndxError("validation_failed", first ? `Invalid input for ${name}: ${first.path} ${first.message}` : `Invalid input for ${name}`, { errors });
 }

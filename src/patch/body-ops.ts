@@ -8,7 +8,7 @@ import { isBlankRange, skipSpaces, trimEndIndex } from "../markdown/chars.ts";
 import { atxHeadingAt } from "../markdown/headings.ts";
 import { resolveBlock } from "./block-target.ts";
 import { resolveHeading } from "./resolve-heading.ts";
-import { analyze, sectionContentEnd, type NoteStructure } from "./structure.ts";
+import { analyze, type NoteStructure, sectionContentEnd } from "./structure.ts";
 import { endsWithContentLine, lineContentEnd, spliceLines, toLines } from "./text.ts";
 
 export interface RenamedHeading {
@@ -102,9 +102,7 @@ export function replaceBlock(text: string, blockId: string, markdown: string): s
   const written = blockIdAtLineEnd(lastLine, 0, lastLine.length);
   const carriesId = written !== null && blockKey(written) === blockKey(target.id);
   if (target.idLine !== null) {
-    return carriesId
-      ? putLines(s, target.start, target.idLine.end, markdown)
-      : putLines(s, target.start, target.end, markdown);
+    return carriesId ? putLines(s, target.start, target.idLine.end, markdown) : putLines(s, target.start, target.end, markdown);
   }
   if (!carriesId) lines[last] = `${lastLine.replace(/[ \t]+$/, "")} ^${target.id}`;
   return putLines(s, target.start, target.end, lines.join("\n"));

@@ -11,13 +11,13 @@ import {
   insertAfterHeading,
   insertBeforeHeading,
   prependBody,
+  type RenamedHeading,
   renameHeading,
   replaceBlock,
   replaceSection,
-  type RenamedHeading,
 } from "./body-ops.ts";
 import { deleteFrontmatter, setFrontmatter } from "./frontmatter-edit.ts";
-import { PatchOpSchema, type PatchOp } from "./schema.ts";
+import { type PatchOp, PatchOpSchema } from "./schema.ts";
 
 export type { RenamedHeading } from "./body-ops.ts";
 

@@ -10,7 +10,7 @@
  * being written wrong.
  */
 import { IndxError } from "../core/errors.ts";
-import { parseFrontmatterYaml, splitFrontmatter, type FrontmatterBlock } from "../markdown/frontmatter.ts";
+import { type FrontmatterBlock, parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import { noteEol } from "./text.ts";
 import { emitKey, entryLines, normalizeValue, type YamlValue } from "./yaml-value.ts";
 
@@ -88,10 +88,7 @@ function findEntry(fm: FrontmatterBlock, key: string, data: Record<string, unkno
 }
 
 function unsafe(): IndxError {
-  return new IndxError(
-    "parse_failed",
-    "This frontmatter's layout cannot be edited line by line safely (e.g. JSON or multi-line flow style).",
-  );
+  return new IndxError("parse_failed", "This frontmatter's layout cannot be edited line by line safely (e.g. JSON or multi-line flow style).");
 }
 
 /** Checks the written block reads back as intended: `key` → `expected` (absent when undefined), the rest as before. */
@@ -99,8 +96,12 @@ function verify(out: string, key: string, expected: YamlValue | undefined, befor
   const fm = splitFrontmatter(out);
   const after = fm === null ? null : parseFrontmatterYaml(fm.yaml, fm.yamlLine).data;
   if (after === null) throw unsafe();
-  const keysBefore = Object.keys(before).filter((k) => k !== key).sort();
-  const keysAfter = Object.keys(after).filter((k) => k !== key).sort();
+  const keysBefore = Object.keys(before)
+    .filter((k) => k !== key)
+    .sort();
+  const keysAfter = Object.keys(after)
+    .filter((k) => k !== key)
+    .sort();
   const ok =
     Bun.deepEquals(keysBefore, keysAfter) &&
     keysBefore.every((k) => Bun.deepEquals(before[k], after[k])) &&

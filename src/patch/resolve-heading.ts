@@ -5,7 +5,7 @@
  */
 import { IndxError } from "../core/errors.ts";
 import { headingKey } from "../markdown/headings.ts";
-import { headingPath, type HeadingNode, type NoteStructure } from "./structure.ts";
+import { type HeadingNode, headingPath, type NoteStructure } from "./structure.ts";
 
 interface Step {
   level: number | null;

@@ -2,7 +2,7 @@
  * The patch ops an agent can send (DESIGN.md §5, seed 001 §3.4). The descriptions are written for
  * the agent that reads them in a tool schema: they say how to address a target and what happens.
  */
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 
 const Heading = Type.String({
   minLength: 1,
@@ -16,12 +16,10 @@ const Heading = Type.String({
 
 const Markdown = (what: string) =>
   Type.String({
-    description:
-      `${what} Inserted as whole lines: a final line break is added if missing, and line endings follow the note's (LF or CRLF).`,
+    description: `${what} Inserted as whole lines: a final line break is added if missing, and line endings follow the note's (LF or CRLF).`,
   });
 
-const op = <L extends string>(name: L, description: string) =>
-  Type.Literal(name, { description });
+const op = <L extends string>(name: L, description: string) => Type.Literal(name, { description });
 
 export const SetFrontmatterOp = Type.Object(
   {
@@ -30,7 +28,7 @@ export const SetFrontmatterOp = Type.Object(
     value: Type.Unknown({
       description:
         "New value, written as Obsidian writes it: strings (quoted only when YAML needs it), numbers, booleans, " +
-        "null (an empty property), lists (one `- item` per line), nested objects. Dates are strings (\"2024-05-01\"). " +
+        'null (an empty property), lists (one `- item` per line), nested objects. Dates are strings ("2024-05-01"). ' +
         "Replaces the whole existing value; other properties, their order and comments are left untouched.",
     }),
   },

@@ -6,12 +6,13 @@
  * patch sees exactly the headings the index reports: nothing inside fenced code, frontmatter,
  * block quotes or callouts, and setext headings included.
  */
-import { splitFrontmatter, type FrontmatterBlock } from "../markdown/frontmatter.ts";
-import { setextLevelAt } from "../markdown/headings.ts";
+
 import { skipSpaces } from "../markdown/chars.ts";
+import { type FrontmatterBlock, splitFrontmatter } from "../markdown/frontmatter.ts";
+import { setextLevelAt } from "../markdown/headings.ts";
 import { scanBody } from "../markdown/scanner.ts";
 import type { BlockId } from "../markdown/types.ts";
-import { lineContentEnd, nextLineStart, noteEol, isBlankLineAt, type Eol } from "./text.ts";
+import { type Eol, isBlankLineAt, lineContentEnd, nextLineStart, noteEol } from "./text.ts";
 
 export interface HeadingNode {
   index: number;

@@ -58,7 +58,7 @@ function emit(value: YamlValue): string | string[] {
     for (const item of value) {
       const v = emit(item);
       if (typeof v === "string") lines.push(v === "" ? "-" : `- ${v}`);
-      else v.forEach((l, i) => lines.push(i === 0 ? `- ${l}` : `  ${l}`));
+      else for (const [i, l] of v.entries()) lines.push(i === 0 ? `- ${l}` : `  ${l}`);
     }
     return lines;
   }
@@ -83,6 +83,7 @@ const NUMBER_LIKE = /^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9]+)(?:[eE][-+]?[0
 /** Characters that have a meaning when they start a plain scalar. */
 const INDICATOR_START = /^[-?:,[\]{}#&*!|>'"%@`]/;
 /** Characters YAML does not allow raw in a scalar or that would end a line. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: these control characters are what the pattern finds
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/;
 
 /** Plain when unambiguous and read back unchanged; otherwise double-quoted. */
@@ -120,8 +121,5 @@ function readsBackAs(yaml: string, key: string, expected: unknown): boolean {
 
 /** YAML double-quoted scalar: JSON escapes plus the characters YAML wants escaped. */
 function doubleQuoted(s: string): string {
-  return JSON.stringify(s).replace(
-    /[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g,
-    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
+  return JSON.stringify(s).replace(/[\u007f-\u009f\u2028\u2029\ufeff\ufffe\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }

@@ -1,22 +1,22 @@
 import type { Database } from "bun:sqlite";
 import { Type } from "@sinclair/typebox";
+import { createChatProvider } from "../ai/providers.ts";
+import { chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
+import { type ChatProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import { chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
-import { createChatProvider } from "../ai/providers.ts";
-import { ProviderError } from "../ai/types.ts";
-import { embeddingService, type Availability } from "../embeddings/service.ts";
+import { type Availability, embeddingService } from "../embeddings/service.ts";
 import type { VectorStore } from "../embeddings/store.ts";
 import { filterNoteIds } from "../notes/filter.ts";
-import { defineOp } from "../ops/define.ts";
 import type { OpContext } from "../ops/context.ts";
+import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, Warning } from "../ops/schemas.ts";
-import { fuse, maxFused, toHits, type FusedNote } from "./hybrid.ts";
+import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
 import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
 import { compileQuery, queryParts } from "./query.ts";
 import { parseChunkId, relatedQuery } from "./related.ts";
 import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
-import { buildResults, SearchResult, type RankedHit } from "./results.ts";
+import { buildResults, type RankedHit, SearchResult } from "./results.ts";
 import { centroid, semanticPage, vectorChunks } from "./semantic.ts";
 
 const Mode = Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")]);
@@ -55,11 +55,17 @@ function providerError(err: unknown): IndxError {
   if (err instanceof IndxError) return err;
   const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
   return e.kind === "unreachable" || e.kind === "timeout" || e.kind === "model_missing"
-    ? new IndxError("ai_unavailable", `The embeddings provider could not embed the query (${e.kind.replace("_", " ")}). Use mode lexical, or check it with \`indx vault status\`.`, {
-        mode: "semantic",
+    ? new IndxError(
+        "ai_unavailable",
+        `The embeddings provider could not embed the query (${e.kind.replace("_", " ")}). Use mode lexical, or check it with \`indx vault status\`.`,
+        {
+          mode: "semantic",
+          reason: e.kind,
+        },
+      )
+    : new IndxError("ai_provider_error", `The embeddings provider failed (${e.kind.replace("_", " ")}${e.status ? `, HTTP ${e.status}` : ""}).`, {
         reason: e.kind,
-      })
-    : new IndxError("ai_provider_error", `The embeddings provider failed (${e.kind.replace("_", " ")}${e.status ? `, HTTP ${e.status}` : ""}).`, { reason: e.kind });
+      });
 }
 
 /**
@@ -72,7 +78,8 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
   const svc = embeddingService(ctx);
   const a = svc.availability(ctx);
   if (a.state === "not_configured") {
-    if (requested === "semantic") throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic", fix: "set INDX_EMBEDDINGS_PROVIDER and run indx vault index" });
+    if (requested === "semantic")
+      throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic", fix: "set INDX_EMBEDDINGS_PROVIDER and run indx vault index" });
     if (requested === "hybrid")
       warnings.push({ code: "embeddings_unavailable", message: "No embeddings provider is configured (INDX_EMBEDDINGS_PROVIDER); results are lexical only." });
     return { mode: "lexical" };
@@ -136,15 +143,15 @@ export const vaultSearch = defineOp({
   input: Type.Object(
     {
       q: Type.String({ maxLength: 2000, description: "What to look for." }),
-      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid when embeddings are available, else lexical." })),
+      mode: Type.Optional(
+        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid when embeddings are available, else lexical." }),
+      ),
       tag: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { description: "Only notes with all these tags." })),
       path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Only notes whose path matches, e.g. 'Projects/**'." })),
       frontmatter: Type.Optional(FrontmatterFilter),
       limit: Type.Optional(Limit(10, 100)),
       cursor: Type.Optional(Cursor),
-      rerank: Type.Optional(
-        Type.Boolean({ description: "Rerank the top hybrid results with the chat model (INDX_AI_MODEL). Default: config search.rerank." }),
-      ),
+      rerank: Type.Optional(Type.Boolean({ description: "Rerank the top hybrid results with the chat model (INDX_AI_MODEL). Default: config search.rerank." })),
     },
     { additionalProperties: false },
   ),
@@ -214,11 +221,19 @@ export const vaultSearch = defineOp({
  * Optional reranking of the top fused notes by the chat model, blended with their fused
  * scores by position (seed 002). Any failure keeps the fused order and says so.
  */
-async function rerankHits(ctx: OpContext, db: Database, q: string, fused: FusedNote[], hits: RankedHit[], offset: number, warnings: Warn[]): Promise<RankedHit[]> {
+async function rerankHits(
+  ctx: OpContext,
+  db: Database,
+  q: string,
+  fused: FusedNote[],
+  hits: RankedHit[],
+  offset: number,
+  warnings: Warn[],
+): Promise<RankedHit[]> {
   const cfg = ctx.vault.config;
   const n = Math.min(MAX_RERANK_CANDIDATES, Math.max(2, cfg.int("search.rerank_candidates")), hits.length);
   if (offset >= n) return hits;
-  let chat;
+  let chat: ChatProvider;
   try {
     const s = chatSettings(cfg);
     if (s === null) {
@@ -274,7 +289,9 @@ export const related = defineOp({
   input: Type.Object(
     {
       id: Type.String({ minLength: 1, maxLength: 1100, description: "A note path or a chunk id '<path>#<index>'." }),
-      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic when embeddings are available, else lexical." })),
+      mode: Type.Optional(
+        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic when embeddings are available, else lexical." }),
+      ),
       limit: Type.Optional(Limit(10, 100)),
     },
     { additionalProperties: false },
@@ -325,12 +342,12 @@ export const related = defineOp({
     const direction = centroid([...own.values()]);
     if (!direction) {
       const msg = "This note has no embeddings yet (it is new, empty or still being embedded).";
-      if (requested === "semantic") throw new IndxError("ai_unavailable", `${msg} Try again shortly, or use mode lexical.`, { mode: "semantic", fix: "indx vault index" });
+      if (requested === "semantic")
+        throw new IndxError("ai_unavailable", `${msg} Try again shortly, or use mode lexical.`, { mode: "semantic", fix: "indx vault index" });
       warnings.push({ code: "embeddings_pending", message: `${msg} Related notes are found by shared words only.` });
       return lexical();
     }
-    if (own.size < hashes.length)
-      warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
+    if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
     const vec = vectorChunks(db, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
     if (requested === "hybrid") {
       const lex = lexicalChunks(db, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });

@@ -90,7 +90,11 @@ function toLiteral(item: Item): string {
 
 /** NUL ends an FTS5 string early ("unterminated string"), so all control characters become spaces. */
 function sanitize(input: string): string {
-  return input.slice(0, MAX_QUERY_CHARS).toWellFormed().normalize("NFC").replace(/\p{Cc}/gu, " ");
+  return input
+    .slice(0, MAX_QUERY_CHARS)
+    .toWellFormed()
+    .normalize("NFC")
+    .replace(/\p{Cc}/gu, " ");
 }
 
 /**

@@ -29,9 +29,7 @@ export function relatedQuery(ctx: OpContext, id: string): { fileId: number; quer
   const path = ctx.vault.safePath(chunk ? chunk.path : id, "id");
   const db = ctx.index.db;
   const note = db
-    .query<{ id: number; title: string; tags: string }, [string]>(
-      "SELECT f.id, n.title, n.tags FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ?",
-    )
+    .query<{ id: number; title: string; tags: string }, [string]>("SELECT f.id, n.title, n.tags FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ?")
     .get(path);
   if (!note) throw new IndxError("not_found", `No indexed note at ${path}`, { id });
   const texts = db
@@ -39,7 +37,10 @@ export function relatedQuery(ctx: OpContext, id: string): { fileId: number; quer
     .all(note.id, chunk ? chunk.ord : null);
   if (chunk && texts.length === 0) throw new IndxError("not_found", `No chunk ${chunk.ord} in ${path}`, { id });
 
-  const source = texts.map((t) => t.text).join("\n").slice(0, SOURCE_CHARS);
+  const source = texts
+    .map((t) => t.text)
+    .join("\n")
+    .slice(0, SOURCE_CHARS);
   const tf = new Map<string, number>();
   for (const word of source.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
     if (word.length < 3 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;

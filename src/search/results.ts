@@ -1,8 +1,7 @@
 import type { Database } from "bun:sqlite";
-import { Type, type Static } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { FTS_COLUMNS } from "../index/schema.ts";
-import { compactMeta, CompactMeta, Nullable } from "../ops/schemas.ts";
-
+import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 
 export const SearchResult = Type.Object({
   id: Type.String({ description: "Note id (its vault path). Pass to note_read." }),
@@ -90,8 +89,12 @@ export function buildResults(db: Database, hits: RankedHit[], match: string | nu
         score: Math.round(h.score * 10000) / 10000,
         reason:
           h.reason !== undefined
-            ? matched.length ? `${h.reason}; words in ${matched.join(", ")}` : h.reason
-            : matched.length ? `${reasonPrefix} in ${matched.join(", ")}` : reasonPrefix,
+            ? matched.length
+              ? `${h.reason}; words in ${matched.join(", ")}`
+              : h.reason
+            : matched.length
+              ? `${reasonPrefix} in ${matched.join(", ")}`
+              : reasonPrefix,
         matched_in: matched,
         tags: JSON.parse(r.tags) as string[],
         meta: compactMeta(r.frontmatter ? (JSON.parse(r.frontmatter) as Record<string, unknown>) : null, JSON.parse(r.aliases) as string[]),
@@ -129,7 +132,10 @@ function cjkSnippet(text: string, terms: string[]): string {
 }
 
 function leadSnippet(text: string): string {
-  const words = text.replace(/^#+\s.*$/gm, " ").split(/\s+/).filter(Boolean);
+  const words = text
+    .replace(/^#+\s.*$/gm, " ")
+    .split(/\s+/)
+    .filter(Boolean);
   return words.length > SNIPPET_TOKENS ? `${words.slice(0, SNIPPET_TOKENS).join(" ")}…` : "";
 }
 

@@ -28,7 +28,7 @@ export const tagList = defineOp({
       .all();
     const prefix = input.prefix ? normalizeTag(input.prefix) : null;
     const tags = rows
-      .filter((r) => !prefix || r.tag_lower === prefix || r.tag_lower.startsWith(prefix + "/"))
+      .filter((r) => !prefix || r.tag_lower === prefix || r.tag_lower.startsWith(`${prefix}/`))
       .map((r) => ({ tag: r.tag, count: r.count }))
       .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag));
     return { total: tags.length, tags };

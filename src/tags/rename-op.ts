@@ -8,8 +8,7 @@ import { DryRun, IdempotencyKey, PlannedFile, plannedFiles, WriteWarning } from 
 import { planTagRename } from "./rename.ts";
 
 /** Identifies a plan by the exact versions of the notes it was made from. */
-const planEtag = (edits: FileEdit[]) =>
-  fingerprintOf(edits.map((e) => [e.path, e.etag]).sort()).slice(0, 16);
+const planEtag = (edits: FileEdit[]) => fingerprintOf(edits.map((e) => [e.path, e.etag]).sort()).slice(0, 16);
 
 const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} tag, with or without '#'; nested tags (a/b) move along.` });
 

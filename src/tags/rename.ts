@@ -6,13 +6,13 @@
 import { isMap, isScalar, isSeq, parseDocument, type Scalar } from "yaml";
 import { IndxError } from "../core/errors.ts";
 import type { IndexStore } from "../index/store.ts";
+import { readSource } from "../links/sources.ts";
 import { splitFrontmatter } from "../markdown/frontmatter.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { scanBody } from "../markdown/scanner.ts";
 import { isTagChar } from "../markdown/tags.ts";
-import { readSource } from "../links/sources.ts";
 import type { Vault } from "../vault/vault.ts";
-import { applySplices, fileEdit, type FileEdit, type Splice } from "../writes/edit.ts";
+import { applySplices, type FileEdit, fileEdit, type Splice } from "../writes/edit.ts";
 
 export interface TagRenamePlan {
   edits: FileEdit[];
@@ -167,10 +167,13 @@ function bodySplices(text: string, mapper: TagMapper): Splice[] {
     while (j < text.length && isTagChar(text.charCodeAt(j))) j++;
     const renamed = mapper.rename(text.slice(i + 1, j));
     if (renamed !== null) candidates.push({ start: i + 1, end: j, renamed, marker: `${salt}${candidates.length}z` });
-    i = text.indexOf("#", j > i + 1 ? j : i + 1);
+    i = text.indexOf("#", Math.max(j, i + 1));
   }
   if (candidates.length === 0) return [];
-  const marked = applySplices(text, candidates.map((c) => ({ start: c.start, end: c.end, text: c.marker })));
+  const marked = applySplices(
+    text,
+    candidates.map((c) => ({ start: c.start, end: c.end, text: c.marker })),
+  );
   const seen = new Set(scanBody(marked, bodyOffset, bodyLine).tags.map((t) => t.tag));
   return candidates.filter((c) => seen.has(c.marker)).map((c) => ({ start: c.start, end: c.end, text: c.renamed }));
 }

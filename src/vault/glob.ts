@@ -155,5 +155,5 @@ function escapeLiteral(ch: string): string {
 }
 
 function escapeClassMember(ch: string): string {
-  return /[\\\]\[^\-]/.test(ch) ? `\\${ch}` : ch;
+  return /[\\\][^-]/.test(ch) ? `\\${ch}` : ch;
 }

@@ -18,8 +18,7 @@ export function readObsidianApp(vaultRoot: string): ObsidianAppSettings {
     const parsed = JSON.parse(readFileSync(join(vaultRoot, ".obsidian", "app.json"), "utf8"));
     if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) raw = parsed;
   } catch {}
-  const pick = <T extends string>(value: unknown, allowed: readonly T[], fallback: T): T =>
-    allowed.includes(value as T) ? (value as T) : fallback;
+  const pick = <T extends string>(value: unknown, allowed: readonly T[], fallback: T): T => (allowed.includes(value as T) ? (value as T) : fallback);
   return {
     trashOption: pick(raw.trashOption, ["system", "local", "none"] as const, "system"),
     newLinkFormat: pick(raw.newLinkFormat, ["shortest", "relative", "absolute"] as const, "shortest"),

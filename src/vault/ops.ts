@@ -1,17 +1,18 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { Type } from "@sinclair/typebox";
-import { IndxError } from "../core/errors.ts";
+import { describeIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
+import { CONFIG_KEYS } from "../config/keys.ts";
+import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
+import type { EmbedReport } from "../embeddings/job.ts";
+import { embeddingService } from "../embeddings/service.ts";
+import { REEMBED_FIX, type VectorStore } from "../embeddings/store.ts";
 import { SCHEMA_VERSION } from "../index/schema.ts";
+import type { IndexStore } from "../index/store.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Nullable, Warning } from "../ops/schemas.ts";
-import { CONFIG_KEYS } from "../config/keys.ts";
-import { ERROR_CODES, type ErrorCode } from "../core/errors.ts";
-import { describeIdentity } from "../ai/settings.ts";
-import { embeddingService } from "../embeddings/service.ts";
-import type { OpContext } from "../ops/context.ts";
-import { REEMBED_FIX } from "../embeddings/store.ts";
 
 const MAX_WARNINGS = 50;
 
@@ -34,7 +35,10 @@ const EmbeddingsStatus = Type.Object({
   model: Nullable(Type.String()),
   state: Type.Union(
     ["not_configured", "misconfigured", "ready", "partial", "empty", "incompatible", "unavailable"].map((s) => Type.Literal(s)),
-    { description: "ready: every chunk embedded; partial: some pending; empty: none yet; incompatible: stored vectors of another model; unavailable: the provider does not answer." },
+    {
+      description:
+        "ready: every chunk embedded; partial: some pending; empty: none yet; incompatible: stored vectors of another model; unavailable: the provider does not answer.",
+    },
   ),
   available: Type.Boolean({ description: "Semantic and hybrid search can run now." }),
   dimension: Nullable(Type.Integer({ description: "Dimension of the stored vectors, else the probed one." })),
@@ -57,14 +61,14 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
   const svc = embeddingService(ctx);
   const cfg = ctx.vault.config;
   const base = { provider: cfg.str("embeddings.provider"), model: cfg.str("embeddings.model") };
-  let settings;
+  let settings: EmbeddingsSettings | null;
   try {
     settings = svc.settings();
   } catch (err) {
     return { configured: true, ...base, state: "misconfigured", available: false, dimension: null, stored: null, message: (err as Error).message };
   }
   if (settings === null) return { configured: false, ...base, state: "not_configured", available: false, dimension: null, stored: null };
-  let store;
+  let store: VectorStore | null;
   try {
     store = svc.vectors(false);
   } catch (err) {
@@ -119,7 +123,11 @@ export const vaultStatus = defineOp({
   scope: "vault:read",
   safe: true,
   input: Type.Object(
-    { probe: Type.Optional(Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency). false: no network call." })) },
+    {
+      probe: Type.Optional(
+        Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency). false: no network call." }),
+      ),
+    },
     { additionalProperties: false },
   ),
   output: Type.Object({
@@ -147,7 +155,7 @@ export const vaultStatus = defineOp({
       vault_id: v.id,
       version: VERSION,
     };
-    let db;
+    let db: IndexStore["db"];
     try {
       db = ctx.index.db;
     } catch (err) {
@@ -170,7 +178,10 @@ export const vaultStatus = defineOp({
     }
     const one = (sql: string) => (db.query<{ n: number }, []>(sql).get()?.n ?? 0) as number;
     const kinds = Object.fromEntries(
-      db.query<{ kind: string; n: number }, []>("SELECT kind, count(*) AS n FROM files GROUP BY kind").all().map((r) => [r.kind, r.n]),
+      db
+        .query<{ kind: string; n: number }, []>("SELECT kind, count(*) AS n FROM files GROUP BY kind")
+        .all()
+        .map((r) => [r.kind, r.n]),
     );
     const problems = db
       .query<{ path: string; status: string; fm_error: string | null }, []>(
@@ -270,7 +281,9 @@ export const vaultReindex = defineOp({
     {
       rebuild: Type.Optional(Type.Boolean({ default: false, description: "Drop the index and build it again (stored embeddings are kept)." })),
       embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks when an embeddings provider is configured." })),
-      reembed: Type.Optional(Type.Boolean({ default: false, description: "Drop every stored vector and embed the whole vault again (after changing the model)." })),
+      reembed: Type.Optional(
+        Type.Boolean({ default: false, description: "Drop every stored vector and embed the whole vault again (after changing the model)." }),
+      ),
       require_embeddings: Type.Optional(
         Type.Boolean({ default: false, description: "Fail (instead of a warning) when embeddings cannot be made. The lexical index is updated either way." }),
       ),
@@ -308,11 +321,7 @@ export const vaultReindex = defineOp({
  * The embedding pass of `indx vault index` / vault_reindex. A failure never harms the lexical
  * index, which is already written: it becomes a warning, or an error with require_embeddings.
  */
-async function embedAfterIndex(
-  ctx: OpContext,
-  input: { reembed?: boolean; require_embeddings?: boolean },
-  warnings: { code: string; message: string }[],
-) {
+async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; require_embeddings?: boolean }, warnings: { code: string; message: string }[]) {
   const svc = embeddingService(ctx);
   const settings = svc.settings();
   if (settings === null) {
@@ -322,7 +331,7 @@ async function embedAfterIndex(
       });
     return null;
   }
-  let report;
+  let report: EmbedReport | null;
   try {
     report = await svc.run(ctx.index, { reembed: input.reembed === true, prune: true, onProgress: svc.progress ?? ctx.progress });
   } catch (err) {
@@ -353,7 +362,8 @@ const PATH_KEYS = new Set(["vault", "data_dir"]);
 export const vaultConfigGet = defineOp({
   name: "vault_config_get",
   title: "Read the merged configuration",
-  description: "Show the effective configuration (flags > environment > config file > defaults) and where each value came from. Secrets and local paths are shown only as set/unset.",
+  description:
+    "Show the effective configuration (flags > environment > config file > defaults) and where each value came from. Secrets and local paths are shown only as set/unset.",
   scope: "vault:admin",
   safe: true,
   input: Type.Object({}, { additionalProperties: false }),

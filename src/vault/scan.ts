@@ -1,4 +1,4 @@
-import { readdirSync, realpathSync, statSync, type Dirent } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 import { globToRegExp } from "./glob.ts";
 
@@ -12,17 +12,7 @@ export interface ScannedFile {
 }
 
 /** Folders that are never vault content, besides every hidden (dot) folder. */
-const EXCLUDED_DIRS = new Set([
-  "node_modules",
-  "__pycache__",
-  "build",
-  "dist",
-  "out",
-  "target",
-  "coverage",
-  "tmp",
-  "cache",
-]);
+const EXCLUDED_DIRS = new Set(["node_modules", "__pycache__", "build", "dist", "out", "target", "coverage", "tmp", "cache"]);
 
 export function fileKind(path: string): FileKind {
   const lower = path.toLowerCase();
@@ -42,7 +32,7 @@ export class Exclusions {
     const parts = rel.split("/");
     if (parts.some((p) => p.startsWith("."))) return true;
     if (parts.slice(0, isDir ? parts.length : -1).some((p) => EXCLUDED_DIRS.has(p))) return true;
-    return this.globs.some((re) => re.test(rel) || (isDir && re.test(rel + "/")));
+    return this.globs.some((re) => re.test(rel) || (isDir && re.test(`${rel}/`)));
   }
 }
 

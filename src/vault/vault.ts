@@ -1,11 +1,11 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import { IndxError } from "../core/errors.ts";
 import type { Config } from "../config/load.ts";
+import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { Exclusions } from "./scan.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
+import { Exclusions } from "./scan.ts";
 
 /** One opened vault: where it lives, where its index and state live, what is excluded. */
 export class Vault {
@@ -24,8 +24,7 @@ export class Vault {
 
   static open(config: Config, env: Record<string, string | undefined> = process.env): Vault {
     const configured = config.str("vault");
-    if (!configured)
-      throw new IndxError("validation_failed", "No vault given: pass --vault <folder>, set INDX_VAULT, or `indx config set vault <folder>`.");
+    if (!configured) throw new IndxError("validation_failed", "No vault given: pass --vault <folder>, set INDX_VAULT, or `indx config set vault <folder>`.");
     const abs = resolve(configured.startsWith("~/") ? join(homedir(), configured.slice(2)) : configured);
     if (!existsSync(abs) || !statSync(abs).isDirectory())
       throw new IndxError("not_found", "The vault folder does not exist or is not a folder.", { vault: basename(abs) });
@@ -37,8 +36,7 @@ export class Vault {
   /** Validates an untrusted path and returns it normalised; refuses symlink escapes. */
   safePath(input: unknown, what = "path"): string {
     const rel = normalizeVaultPath(input, what);
-    if (this.exclusions.excludes(rel))
-      throw new IndxError("path_invalid", `${what} is excluded from the vault`, { reason: "excluded" });
+    if (this.exclusions.excludes(rel)) throw new IndxError("path_invalid", `${what} is excluded from the vault`, { reason: "excluded" });
     assertInsideVault(this.root, rel);
     return rel;
   }
@@ -58,7 +56,12 @@ export class Vault {
 }
 
 export function vaultId(root: string): string {
-  const slug = basename(root).toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "").slice(0, 32) || "vault";
+  const slug =
+    basename(root)
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-|-$/g, "")
+      .slice(0, 32) || "vault";
   return `${slug}-${etagOf(root).slice(0, 12)}`;
 }
 

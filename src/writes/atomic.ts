@@ -1,6 +1,6 @@
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { dirname, join, basename } from "node:path";
 import { randomBytes } from "node:crypto";
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
 export const TEMP_PREFIX = ".indx-tmp-";

@@ -64,9 +64,7 @@ export class IdempotencyStore {
 
   private lookup(key: string, fingerprint: string): StoredResult | null {
     const row = this.db
-      .query<{ fingerprint: string; result: string; created_at: number }, [string]>(
-        "SELECT fingerprint, result, created_at FROM idempotency WHERE key = ?",
-      )
+      .query<{ fingerprint: string; result: string; created_at: number }, [string]>("SELECT fingerprint, result, created_at FROM idempotency WHERE key = ?")
       .get(key);
     if (!row || row.created_at < Date.now() - TTL_MS) return null;
     if (row.fingerprint !== fingerprint)
@@ -82,6 +80,7 @@ export class IdempotencyStore {
 }
 
 function validateKey(key: string): void {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what the key may not hold
   if (key.length === 0 || key.length > MAX_KEY_LENGTH || /[\u0000-\u001f]/.test(key))
     throw new IndxError("validation_failed", `An idempotency key is 1–${MAX_KEY_LENGTH} printable characters.`, {
       field: "idempotency_key",

@@ -43,7 +43,10 @@ export class PathLocks {
 export class VaultWriteLock {
   private readonly file: string;
 
-  constructor(dataDir: string, private readonly timeoutMs = 10_000) {
+  constructor(
+    dataDir: string,
+    private readonly timeoutMs = 10_000,
+  ) {
     this.file = join(dataDir, "write.lock");
   }
 

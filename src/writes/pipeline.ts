@@ -1,13 +1,13 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
-import { logEvent } from "../core/log.ts";
 import { etagOf } from "../core/hash.ts";
+import { logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
-import { WriteJournal, type JournalStep } from "./journal.ts";
+import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
 
@@ -126,7 +126,11 @@ export class VaultWriter {
     const started = performance.now();
     const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0 };
     // Several files: write down every step first, so a crash part-way is finished by the next writer.
-    if (changes.length > 1) this.journal.begin(op, changes.map((c) => journalStep(c, io)));
+    if (changes.length > 1)
+      this.journal.begin(
+        op,
+        changes.map((c) => journalStep(c, io)),
+      );
     try {
       for (const c of changes) {
         if (c.type === "write") this.applyWrite(op, c, io, applied);

@@ -63,7 +63,10 @@ export function writtenNote(
 /** Accepts an etag as sent in an HTTP header too: `"abc"` or `W/"abc"`. */
 export function normalizeEtag(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  return value.trim().replace(/^W\//, "").replace(/^"(.*)"$/, "$1");
+  return value
+    .trim()
+    .replace(/^W\//, "")
+    .replace(/^"(.*)"$/, "$1");
 }
 
 /** Planned edits of one file, as a dry run shows them. */

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end writes through the compiled binary. Build first: `bun run build`. */
 const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
@@ -48,7 +48,15 @@ describe("CLI writes", () => {
     const path = "Inbox/Patched.md";
     run(["note", "update", path, "--body", "# Patched\n\n## Tasks\n\n- [ ] one\n\n## Notes\n\ntext\n"]);
     const etag = run(["note", "get", path]).json().etag;
-    const ok = run(["note", "patch", path, "--if-match", etag, "--ops", JSON.stringify([{ op: "append_to_section", heading: "Tasks", markdown: "- [ ] two" }])]);
+    const ok = run([
+      "note",
+      "patch",
+      path,
+      "--if-match",
+      etag,
+      "--ops",
+      JSON.stringify([{ op: "append_to_section", heading: "Tasks", markdown: "- [ ] two" }]),
+    ]);
     expect(ok.code).toBe(0);
     expect(readFileSync(join(sb.vault, path), "utf8")).toBe("# Patched\n\n## Tasks\n\n- [ ] one\n- [ ] two\n\n## Notes\n\ntext\n");
     const missing = run(["note", "patch", path, "--ops", JSON.stringify([{ op: "replace_section", heading: "Nope", markdown: "x" }])]);
@@ -88,7 +96,10 @@ describe("CLI writes", () => {
   test("indx events shows past events and --follow streams a write made by another process", async () => {
     const past = run(["events", "--last", "5", "--kinds", "note"]);
     expect(past.code).toBe(0);
-    const lines = past.stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const lines = past.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.length).toBe(5);
     expect(lines.every((e) => e.kind.startsWith("note."))).toBe(true);
 

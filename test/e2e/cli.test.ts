@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end: the compiled binary, as a user runs it. Build first: `bun run build`. */
 const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
@@ -72,7 +72,11 @@ describe("the compiled CLI", () => {
     expect(run(["note", "exists", "Nope.md"]).code).toBe(3);
     expect(run(["note", "outline", "Welcome.md"]).json().outline[0].text).toBe("Welcome");
     expect(run(["link", "backlinks", "People/Ada Lovelace.md"]).json().count).toBeGreaterThan(1);
-    expect(run(["link", "unresolved"]).json().unresolved.map((u: any) => u.linkpath)).toContain("Compiler Notes");
+    expect(
+      run(["link", "unresolved"])
+        .json()
+        .unresolved.map((u: any) => u.linkpath),
+    ).toContain("Compiler Notes");
     expect(run(["tag", "notes", "#person"]).json().total).toBe(2);
     expect(run(["tag", "list"]).json().tags.length).toBeGreaterThan(5);
     expect(run(["chunk", "get", "Reference/Runbook.md#1"]).json().heading).toBeTruthy();

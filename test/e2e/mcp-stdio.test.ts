@@ -7,7 +7,7 @@ import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@mod
 import { VERSION } from "../../src/core/version.ts";
 import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resource contents are text or blob; tests read whichever they expect. */
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
@@ -144,9 +144,9 @@ describe("indx mcp over stdio", () => {
 
       const props = (tool.inputSchema.properties ?? {}) as Record<string, { type?: string }>;
       if (props.path) {
-        const escape = await client.callTool({ name: tool.name, arguments: { ...valid, path: "../outside.md" } });
-        expect(escape.isError).toBe(true);
-        expect(errorOf(escape).code).toBe("path_invalid");
+        const escaped = await client.callTool({ name: tool.name, arguments: { ...valid, path: "../outside.md" } });
+        expect(escaped.isError).toBe(true);
+        expect(errorOf(escaped).code).toBe("path_invalid");
       }
       const required = (tool.inputSchema.required ?? []) as string[];
       if (required.length) {
@@ -198,7 +198,9 @@ describe("indx mcp over stdio", () => {
     expect(graph.edges.length).toBeGreaterThan(0);
     for (const e of graph.edges) expect(graph.nodes.some((n: any) => n.id === e.target)).toBe(true);
 
-    const backlinks = JSON.parse((await client.readResource({ uri: "vault://graph/backlinks/People/Ada%20Lovelace.md" })).contents.map(anyContent)[0]!.text as string);
+    const backlinks = JSON.parse(
+      (await client.readResource({ uri: "vault://graph/backlinks/People/Ada%20Lovelace.md" })).contents.map(anyContent)[0]!.text as string,
+    );
     expect(backlinks.count).toBeGreaterThan(0);
     const tags = JSON.parse((await client.readResource({ uri: "vault://tags" })).contents.map(anyContent)[0]!.text as string);
     expect(tags.tags.length).toBeGreaterThan(0);
@@ -207,7 +209,11 @@ describe("indx mcp over stdio", () => {
     expect(JSON.parse(meta.contents.map(anyContent)[0]!.text as string).mime).toBe("image/png");
     const bytes = await client.readResource({ uri: "vault://Attachments/diagram.png?download=1" });
     expect(bytes.contents.map(anyContent)[0]!.mimeType).toBe("image/png");
-    expect(Buffer.from(bytes.contents.map(anyContent)[0]!.blob as string, "base64").subarray(1, 4).toString()).toBe("PNG");
+    expect(
+      Buffer.from(bytes.contents.map(anyContent)[0]!.blob as string, "base64")
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
 
     const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
     expect(templates).toContain("vault://{+path}");
@@ -274,8 +280,13 @@ describe("indx mcp over stdio", () => {
 
   test("stdout carries nothing but JSON-RPC, even with logs on and bad lines in", async () => {
     const proc = Bun.spawn([BIN, "mcp"], { env: { ...sb.env, INDX_LOG: "on" }, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    const send = (m: unknown) => proc.stdin.write(JSON.stringify(m) + "\n");
-    send({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "raw", version: "0" } } });
+    const send = (m: unknown) => proc.stdin.write(`${JSON.stringify(m)}\n`);
+    send({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+    });
     send({ jsonrpc: "2.0", method: "notifications/initialized" });
     proc.stdin.write("this is not json\n");
     send({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "vault_search", arguments: { q: "launch" } } });

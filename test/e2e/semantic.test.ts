@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { fakeEnv, startFakeAiServer, type FakeAiServer } from "../support/fake-ai-server.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
  * End-to-end: the compiled binary loads sqlite-vec from inside itself and talks to the fake

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { IndxError } from "../../src/core/errors.ts";
+import type { IndxError } from "../../src/core/errors.ts";
 import { closeEmbeddings, embeddingService } from "../../src/embeddings/service.ts";
 import { VectorStore } from "../../src/embeddings/store.ts";
 import { OpContext } from "../../src/ops/context.ts";
@@ -10,8 +10,8 @@ import { invoke } from "../../src/ops/invoke.ts";
 import { related, vaultSearch } from "../../src/search/ops.ts";
 import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
-import { fakeEnv, startFakeAiServer, type FakeAiServer } from "../support/fake-ai-server.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 const NOTES: Record<string, string> = {
   "Gardening/Tomatoes.md":
@@ -79,7 +79,15 @@ describe("embedding the vault", () => {
   test("vault index embeds every chunk in batches and reports it", async () => {
     const { ctx } = setup();
     const r = await reindex(ctx());
-    expect(r.embeddings).toMatchObject({ provider: "ollama", model: "fake-embed-128", dimension: 128, chunks: CHUNKS, embedded: CHUNKS, pending: 0, error: null });
+    expect(r.embeddings).toMatchObject({
+      provider: "ollama",
+      model: "fake-embed-128",
+      dimension: 128,
+      chunks: CHUNKS,
+      embedded: CHUNKS,
+      pending: 0,
+      error: null,
+    });
     expect(fake.embedRequests().every((q) => q.path === "/api/embed")).toBe(true);
     expect(r.warnings).toEqual([]);
   });
@@ -132,7 +140,12 @@ describe("embedding the vault", () => {
     fake.knobs.maxBatch = 2;
     const r = await reindex(other.ctx());
     expect(r.embeddings).toMatchObject({ embedded: CHUNKS, pending: 0, batch_size: 2 });
-    expect(fake.embedRequests().filter((q) => q.ok).every((q) => q.inputs <= 2)).toBe(true);
+    expect(
+      fake
+        .embedRequests()
+        .filter((q) => q.ok)
+        .every((q) => q.inputs <= 2),
+    ).toBe(true);
   });
 
   test("transient failures are retried with backoff", async () => {

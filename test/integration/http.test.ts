@@ -3,9 +3,9 @@ import { symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { startServer, type RunningServer } from "../../src/http/serve.ts";
 import { ROUTES, templateOf } from "../../src/http/routes.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type RunningServer, startServer } from "../../src/http/serve.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 let sb: Sandbox;
 let server: RunningServer;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   writeFileSync(join(sb.dir, "secret.md"), "# outside the vault\n");
   symlinkSync(join(sb.dir, "secret.md"), join(sb.vault, "escape.md"));
   sb.write("binary.md", new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 1, 2, 3]));
-  sb.write("Huge.md", "# Huge\n\n" + "lorem ipsum dolor sit amet ".repeat(2_000_000)); // ~54 MB
+  sb.write("Huge.md", `# Huge\n\n${"lorem ipsum dolor sit amet ".repeat(2_000_000)}`); // ~54 MB
   const ctx = sb.context();
   server = await startServer(ctx, { host: "127.0.0.1", port: 0, notice: () => {} });
   admin = loadConfig({ env: sb.env }).str("server.api_key")!;
@@ -113,16 +113,16 @@ describe("read operations over REST", () => {
     expect(r.body.data.frontmatter.status).toBe("active");
     expect(r.body.data.outline.map((h: any) => h.text)).toContain("Risks");
     expect(r.body.data.backlinks.map((b: any) => b.source)).toContain("People/Ada Lovelace.md");
-    const again = await fetch(server.url + "/v1/notes/Projects/Apollo%20Launch.md", { headers: { ...auth(admin), "if-none-match": r.headers.get("etag")! } });
+    const again = await fetch(`${server.url}/v1/notes/Projects/Apollo%20Launch.md`, { headers: { ...auth(admin), "if-none-match": r.headers.get("etag")! } });
     expect(again.status).toBe(304);
     expect(await again.text()).toBe("");
-    const stale = await fetch(server.url + "/v1/notes/Projects/Apollo%20Launch.md", { headers: { ...auth(admin), "if-none-match": '"0000000000000000"' } });
+    const stale = await fetch(`${server.url}/v1/notes/Projects/Apollo%20Launch.md`, { headers: { ...auth(admin), "if-none-match": '"0000000000000000"' } });
     expect(stale.status).toBe(200);
   });
 
   test("HEAD tells whether a note exists", async () => {
-    expect((await fetch(server.url + "/v1/notes/Welcome.md", { method: "HEAD", headers: auth(admin) })).status).toBe(200);
-    expect((await fetch(server.url + "/v1/notes/Nope.md", { method: "HEAD", headers: auth(admin) })).status).toBe(404);
+    expect((await fetch(`${server.url}/v1/notes/Welcome.md`, { method: "HEAD", headers: auth(admin) })).status).toBe(200);
+    expect((await fetch(`${server.url}/v1/notes/Nope.md`, { method: "HEAD", headers: auth(admin) })).status).toBe(404);
   });
 
   test("links, tags, chunks, attachments, status, config", async () => {
@@ -144,7 +144,7 @@ describe("read operations over REST", () => {
     const meta = await get("/v1/attachments/Attachments/diagram.png");
     expect(meta.body.data.mime).toBe("image/png");
     expect(meta.body.data.data_base64).toBeUndefined();
-    const bytes = await fetch(server.url + "/v1/attachments/Attachments/diagram.png?download=true", { headers: auth(admin) });
+    const bytes = await fetch(`${server.url}/v1/attachments/Attachments/diagram.png?download=true`, { headers: auth(admin) });
     expect(bytes.headers.get("content-type")).toBe("image/png");
     expect(new Uint8Array(await bytes.arrayBuffer()).slice(1, 4)).toEqual(new Uint8Array([0x50, 0x4e, 0x47]));
     const status = await get("/v1/vault/status");
@@ -169,11 +169,11 @@ describe("read operations over REST", () => {
     const spec = await get("/openapi.json", null);
     expect(spec.body.openapi).toBe("3.1.0");
     for (const route of ROUTES) expect(spec.body.paths[templateOf(route)][route.method.toLowerCase()]).toBeTruthy();
-    const docs = await fetch(server.url + "/docs");
+    const docs = await fetch(`${server.url}/docs`);
     const html = await docs.text();
     expect(html).toContain("/docs/swagger-ui-bundle.js");
     expect(html).not.toContain("http");
-    expect((await fetch(server.url + "/docs/swagger-ui-bundle.js")).status).toBe(200);
+    expect((await fetch(`${server.url}/docs/swagger-ui-bundle.js`)).status).toBe(200);
   });
 
   test("metrics need a token and count requests", async () => {
@@ -215,7 +215,28 @@ describe("bad input never crashes or leaks", () => {
   }
 
   test("FTS5 syntax junk in queries is never a syntax error", async () => {
-    const junk = ['"', '"unbalanced', "NEAR(a b", "a AND", "OR", "title:x", "^start", "(", ")", "*", "-", "a:b:c", "{x y}", "DEC-0045", "v3.6.7", "数据库", "C++", "\\", "'; DROP TABLE notes; --", "🚀"];
+    const junk = [
+      '"',
+      '"unbalanced',
+      "NEAR(a b",
+      "a AND",
+      "OR",
+      "title:x",
+      "^start",
+      "(",
+      ")",
+      "*",
+      "-",
+      "a:b:c",
+      "{x y}",
+      "DEC-0045",
+      "v3.6.7",
+      "数据库",
+      "C++",
+      "\\",
+      "'; DROP TABLE notes; --",
+      "🚀",
+    ];
     for (const q of junk) {
       const r = await get(`/v1/search?q=${encodeURIComponent(q)}`);
       expect(r.status).toBe(200);
@@ -241,7 +262,7 @@ describe("bad input never crashes or leaks", () => {
     const codes = status.body.data.warnings.map((w: any) => `${w.code}:${w.path}`);
     expect(codes).toContain("note_too_large:Huge.md");
     expect(codes).toContain("binary_content:binary.md");
-    const big = await fetch(server.url + "/v1/notes/Huge.md?allow_large=true&include=outline", { headers: auth(admin) });
+    const big = await fetch(`${server.url}/v1/notes/Huge.md?allow_large=true&include=outline`, { headers: auth(admin) });
     expect(big.status).toBe(200);
   });
 });

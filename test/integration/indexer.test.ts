@@ -1,13 +1,13 @@
+import { Database } from "bun:sqlite";
 import { afterEach, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Database } from "bun:sqlite";
 import { IndxError } from "../../src/core/errors.ts";
-import { invoke } from "../../src/ops/invoke.ts";
 import { linkBacklinks, linkUnresolved } from "../../src/links/ops.ts";
+import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { vaultStatus } from "../../src/vault/ops.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 let sb: Sandbox | null = null;
 afterEach(() => {
@@ -52,8 +52,7 @@ describe("incremental indexing on a real SQLite file", () => {
     sb = sandbox({ "src/Source.md": "see [[Target]] and [[Other]]\n" });
     const ctx = sb.context();
     ctx.reindex();
-    const unresolved = async () =>
-      ((await invoke(linkUnresolved, ctx, {})) as { unresolved: { linkpath: string }[] }).unresolved.map((u) => u.linkpath).sort();
+    const unresolved = async () => ((await invoke(linkUnresolved, ctx, {})) as { unresolved: { linkpath: string }[] }).unresolved.map((u) => u.linkpath).sort();
     expect(await unresolved()).toEqual(["Other", "Target"]);
 
     sb.write("far/Target.md", "# far\n");

@@ -6,13 +6,13 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { startServer, type RunningServer } from "../../src/http/serve.ts";
+import { etagOf } from "../../src/core/hash.ts";
+import { VERSION } from "../../src/core/version.ts";
+import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHttpHandler } from "../../src/mcp/http.ts";
 import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
-import { VERSION } from "../../src/core/version.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
-import { etagOf } from "../../src/core/hash.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resource contents are text or blob; tests read whichever they expect. */
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
@@ -27,7 +27,7 @@ const MAX_SESSIONS = 6;
 const open: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
 
 async function connect(token: string | null, name = "test"): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
-  const transport = new StreamableHTTPClientTransport(new URL(server.url + "/mcp"), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} },
   });
   const client = new Client({ name, version: "1.0.0" });
@@ -38,7 +38,7 @@ async function connect(token: string | null, name = "test"): Promise<{ client: C
 
 /** One raw JSON-RPC POST; answers come as JSON or as one SSE event. */
 async function rpc(body: unknown, headers: Record<string, string>) {
-  const res = await fetch(server.url + "/mcp", {
+  const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
     headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
     body: JSON.stringify(body),
@@ -122,9 +122,12 @@ describe("sessions", () => {
     const id = transport.sessionId!;
     await client.listTools();
     await transport.terminateSession();
-    const r = await rpc({ jsonrpc: "2.0", id: 3, method: "tools/list" }, { authorization: `Bearer ${admin}`, "mcp-session-id": id, "mcp-protocol-version": LATEST_PROTOCOL_VERSION });
+    const r = await rpc(
+      { jsonrpc: "2.0", id: 3, method: "tools/list" },
+      { authorization: `Bearer ${admin}`, "mcp-session-id": id, "mcp-protocol-version": LATEST_PROTOCOL_VERSION },
+    );
     expect(r.status).toBe(404);
-    const del = await fetch(server.url + "/mcp", { method: "DELETE", headers: { authorization: `Bearer ${admin}`, "mcp-session-id": id } });
+    const del = await fetch(`${server.url}/mcp`, { method: "DELETE", headers: { authorization: `Bearer ${admin}`, "mcp-session-id": id } });
     expect(del.status).toBe(404);
   });
 
@@ -138,7 +141,10 @@ describe("sessions", () => {
     expect(server.mcp.sessionCount).toBeLessThan(MAX_SESSIONS);
     const again = await rpc(initialize(), { authorization: `Bearer ${admin}` });
     expect(again.status).toBe(200);
-    await fetch(server.url + "/mcp", { method: "DELETE", headers: { authorization: `Bearer ${admin}`, "mcp-session-id": again.headers.get("mcp-session-id")! } });
+    await fetch(`${server.url}/mcp`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${admin}`, "mcp-session-id": again.headers.get("mcp-session-id")! },
+    });
   });
 });
 
@@ -190,23 +196,29 @@ describe("auth", () => {
     const init = await rpc(initialize(), { authorization: `Bearer ${reader}` });
     const sid = init.headers.get("mcp-session-id")!;
     const h = { "mcp-session-id": sid, "mcp-protocol-version": LATEST_PROTOCOL_VERSION };
-    await fetch(server.url + "/mcp", {
+    await fetch(`${server.url}/mcp`, {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${reader}`, ...h },
       body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
     });
     const list = await rpc({ jsonrpc: "2.0", id: 5, method: "tools/list" }, { authorization: `Bearer ${admin}`, ...h });
     expect(list.json.result.tools.map((t: any) => t.name)).not.toContain("vault_reindex");
-    const call = await rpc({ jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "vault_reindex", arguments: {} } }, { authorization: `Bearer ${admin}`, ...h });
+    const call = await rpc(
+      { jsonrpc: "2.0", id: 6, method: "tools/call", params: { name: "vault_reindex", arguments: {} } },
+      { authorization: `Bearer ${admin}`, ...h },
+    );
     expect(call.json.result.isError).toBe(true);
     expect(JSON.parse(call.json.result.content[0].text).code).toBe("forbidden");
     // …and a session opened with the admin token is limited by a read token on a later request.
     const a = await connect(admin, "admin-then-read");
-    const downgraded = await rpc({ jsonrpc: "2.0", id: 7, method: "tools/list" }, {
-      authorization: `Bearer ${reader}`,
-      "mcp-session-id": a.transport.sessionId!,
-      "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
-    });
+    const downgraded = await rpc(
+      { jsonrpc: "2.0", id: 7, method: "tools/list" },
+      {
+        authorization: `Bearer ${reader}`,
+        "mcp-session-id": a.transport.sessionId!,
+        "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+      },
+    );
     expect(downgraded.json.result.tools.map((t: any) => t.name)).not.toContain("vault_config_get");
   });
 });
@@ -227,8 +239,8 @@ describe("subscriptions", () => {
     appendFileSync(apollo, "\nA line written by an editor.\n");
     expect(await until(() => seen.includes("vault://Projects/Apollo%20Launch.md"))).toBe(true);
 
-    writeFileSync(join(sb.vault, "Inbox.md"), readFileSync(join(sb.vault, "Inbox.md"), "utf8") + "\nnot in Projects\n");
-    writeFileSync(join(sb.vault, "Welcome.md"), readFileSync(join(sb.vault, "Welcome.md"), "utf8") + "\nexact subscription\n");
+    writeFileSync(join(sb.vault, "Inbox.md"), `${readFileSync(join(sb.vault, "Inbox.md"), "utf8")}\nnot in Projects\n`);
+    writeFileSync(join(sb.vault, "Welcome.md"), `${readFileSync(join(sb.vault, "Welcome.md"), "utf8")}\nexact subscription\n`);
     expect(await until(() => seen.includes("vault://Welcome.md"))).toBe(true);
     expect(seen).not.toContain("vault://Inbox.md");
     expect(bystanderSeen).toEqual([]);

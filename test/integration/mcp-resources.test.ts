@@ -7,7 +7,7 @@ import { canonicalJson } from "../../src/mcp/replay.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import { parseVaultUri, vaultUri } from "../../src/mcp/uris.ts";
 import type { OpContext } from "../../src/ops/context.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resources, subscriptions and prompts through a real session and the SDK client, in memory. */
 

@@ -3,10 +3,10 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../../src/config/load.ts";
 import { embeddingService } from "../../src/embeddings/service.ts";
-import { startServer, type RunningServer } from "../../src/http/serve.ts";
+import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import type { OpContext } from "../../src/ops/context.ts";
-import { fakeEnv, startFakeAiServer, type FakeAiServer } from "../support/fake-ai-server.ts";
-import { sandbox, type Sandbox } from "../support/vault.ts";
+import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Semantic and hybrid search over REST and MCP, with `serve` embedding in the background. */
 let sb: Sandbox;
@@ -45,7 +45,7 @@ afterAll(async () => {
 
 describe("over REST", () => {
   test("serve embedded the vault in the background; POST /v1/search runs hybrid by default", async () => {
-    const status = await fetch(server.url + "/v1/vault/status", { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json() as any);
+    const status = await fetch(`${server.url}/v1/vault/status`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json() as any);
     expect(status.data.embeddings).toMatchObject({ state: "ready", dimension: 768 });
     const r = await post("/v1/search", { q: "rollback runbook" });
     expect(r.status).toBe(200);
@@ -67,12 +67,11 @@ describe("over REST", () => {
     const r = await post("/v1/search", { q: "penguins glacier", mode: "semantic" });
     expect(r.body.data.results[0].path).toBe("Notes/Server.md");
   });
-
 });
 
 describe("over MCP", () => {
   test("vault_search with mode semantic and related return structured results", async () => {
-    const transport = new StreamableHTTPClientTransport(new URL(server.url + "/mcp"), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
     const client = new Client({ name: "t", version: "1.0.0" });
     await client.connect(transport);
     try {

@@ -45,7 +45,12 @@ describe("vector store", () => {
   test("put keeps the first vector of a hash; prune drops the dead ones", () => {
     const s = fresh();
     s.initIdentity({ provider: "ollama", model: "m", dim: 3 });
-    expect(s.put([{ hash: "a", vector: [1, 0, 0] }, { hash: "b", vector: [0, 1, 0] }])).toBe(2);
+    expect(
+      s.put([
+        { hash: "a", vector: [1, 0, 0] },
+        { hash: "b", vector: [0, 1, 0] },
+      ]),
+    ).toBe(2);
     expect(s.put([{ hash: "a", vector: [0, 0, 1] }])).toBe(0);
     expect(s.nearest([1, 0.1, 0], 1)[0]!.hash).toBe("a");
     expect(s.prune(new Set(["b"]))).toBe(1);
@@ -63,7 +68,13 @@ describe("vector store", () => {
     let found = 0;
     for (let i = 0; i < 20; i++) {
       const q = fakeEmbedding(text(6), dim);
-      const exact = s.nearest(q, 10, docs.map((d) => d.hash)).map((h) => h.hash); // `only` scores exactly
+      const exact = s
+        .nearest(
+          q,
+          10,
+          docs.map((d) => d.hash),
+        )
+        .map((h) => h.hash); // `only` scores exactly
       const got = new Set(s.nearest(q, 10).map((h) => h.hash));
       found += exact.filter((h) => got.has(h)).length;
     }

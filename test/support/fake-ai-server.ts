@@ -64,7 +64,9 @@ export const FAKE_MODELS: Record<string, number> = {
 };
 
 const STOP = new Set(
-  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with what which who how does do".split(" "),
+  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with what which who how does do".split(
+    " ",
+  ),
 );
 
 export function fakeTokens(text: string): string[] {
@@ -139,7 +141,8 @@ function shaped(schema: Record<string, unknown> | undefined, prompt: string): un
   if (props.scores) return gradeRerank(prompt);
   const fill = (s: Record<string, unknown>): unknown => {
     const t = Array.isArray(s.type) ? s.type[0] : s.type;
-    if (t === "object") return Object.fromEntries(Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>).map(([k, v]) => [k, fill(v)]));
+    if (t === "object")
+      return Object.fromEntries(Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>).map(([k, v]) => [k, fill(v)]));
     if (t === "array") return [];
     if (t === "number" || t === "integer") return 0;
     if (t === "boolean") return false;
@@ -235,10 +238,16 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
         const content = k.garbageChat ? "I cannot grade these, sorry." : JSON.stringify(shaped(schema, prompt));
         const stream = body.stream === true;
         if (path === "/api/chat") {
-          const done = { model, created_at: new Date().toISOString(), message: { role: "assistant", content: stream ? "" : content }, done: true, done_reason: "stop" };
+          const done = {
+            model,
+            created_at: new Date().toISOString(),
+            message: { role: "assistant", content: stream ? "" : content },
+            done: true,
+            done_reason: "stop",
+          };
           if (!stream) return json(done);
           const lines = [JSON.stringify({ model, message: { role: "assistant", content }, done: false }), JSON.stringify(done)];
-          return new Response(lines.join("\n") + "\n", { headers: { "content-type": "application/x-ndjson" } });
+          return new Response(`${lines.join("\n")}\n`, { headers: { "content-type": "application/x-ndjson" } });
         }
         const base = { id: "chatcmpl-fake", created: Math.floor(Date.now() / 1000), model };
         if (!stream)
@@ -252,7 +261,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
           { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }] },
           { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
         ];
-        return new Response(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("") + "data: [DONE]\n\n", {
+        return new Response(`${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`, {
           headers: { "content-type": "text/event-stream" },
         });
       }

@@ -1,5 +1,5 @@
-import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
+import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { etagOf } from "../../../src/core/hash.ts";
@@ -106,7 +106,10 @@ test("a multi-file write killed part-way is finished by the next writer: all not
       await ctx.writer.recover();
       expect(tagsOnDisk().size).toBe(1);
       ctx.reindexIncremental();
-      const tags = ctx.index.db.query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags").all().map((r) => r.tag);
+      const tags = ctx.index.db
+        .query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags")
+        .all()
+        .map((r) => r.tag);
       expect(tags).toEqual([...tagsOnDisk()]);
       ctx.close();
     }

@@ -4,10 +4,10 @@ import { join } from "node:path";
 import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { startServer, type RunningServer } from "../../../src/http/serve.ts";
+import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { noteWrite } from "../../../src/notes/write-ops.ts";
 import { invoke } from "../../../src/ops/invoke.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
 let server: RunningServer;
@@ -82,7 +82,7 @@ describe("REST writes", () => {
       expect({ path, status: r.status }).toEqual({ path, status });
       expect(r.body?.ok ?? false).toBe(false);
     }
-    const raw = await fetch(server.url + "/v1/notes/Raw.md", {
+    const raw = await fetch(`${server.url}/v1/notes/Raw.md`, {
       method: "PUT",
       headers: { authorization: `Bearer ${admin}`, "content-type": "application/json" },
       body: "{not json",
@@ -125,7 +125,7 @@ describe("REST writes", () => {
 describe("GET /v1/events", () => {
   test("streams writes through indx and changes made on disk, filtered by kind", async () => {
     const controller = new AbortController();
-    const res = await fetch(server.url + "/v1/events?kinds=note", { headers: { authorization: `Bearer ${reader}` }, signal: controller.signal });
+    const res = await fetch(`${server.url}/v1/events?kinds=note`, { headers: { authorization: `Bearer ${reader}` }, signal: controller.signal });
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/event-stream");
     const reader_ = res.body!.getReader();
@@ -149,7 +149,7 @@ describe("GET /v1/events", () => {
       } catch {}
     })();
     await call("PUT", "/v1/notes/Streamed.md", { body: "# Streamed\n" });
-    writeFileSync(join(sb.vault, "Welcome.md"), readFileSync(join(sb.vault, "Welcome.md"), "utf8") + "\nEdited in an editor.\n");
+    writeFileSync(join(sb.vault, "Welcome.md"), `${readFileSync(join(sb.vault, "Welcome.md"), "utf8")}\nEdited in an editor.\n`);
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && !seen.some((e) => e.path === "Welcome.md")) await Bun.sleep(25);
     controller.abort();
@@ -161,7 +161,7 @@ describe("GET /v1/events", () => {
 
   test("a write by another indx process (a CLI next to the server) reaches the stream via events.log", async () => {
     const controller = new AbortController();
-    const res = await fetch(server.url + "/v1/events?kinds=note.created", { headers: { authorization: `Bearer ${reader}` }, signal: controller.signal });
+    const res = await fetch(`${server.url}/v1/events?kinds=note.created`, { headers: { authorization: `Bearer ${reader}` }, signal: controller.signal });
     const stream = res.body!.getReader();
     let text = "";
     const pump = (async () => {
@@ -184,7 +184,12 @@ describe("GET /v1/events", () => {
     controller.abort();
     await pump;
     const frame = text.split("\n\n").find((f) => f.includes("From the CLI.md"))!;
-    const event = JSON.parse(frame.split("\n").find((l) => l.startsWith("data: "))!.slice(6));
+    const event = JSON.parse(
+      frame
+        .split("\n")
+        .find((l) => l.startsWith("data: "))!
+        .slice(6),
+    );
     expect(event).toMatchObject({ kind: "note.created", source: "indx", path: "From the CLI.md" });
     expect(text.split("From the CLI.md").length - 1).toBe(1);
   });

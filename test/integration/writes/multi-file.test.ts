@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { canvasPatch, canvasRead, canvasWrite } from "../../../src/canvas/ops.ts";
 import { etagOf } from "../../../src/core/hash.ts";
@@ -8,7 +8,7 @@ import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { invoke } from "../../../src/ops/invoke.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
 let ctx: OpContext;
@@ -50,7 +50,7 @@ describe("note_move", () => {
   const files = {
     "Projects/Plan.md": "# Plan\n\n## Goals\n\nText ^goal\n",
     "A.md": "See [[Plan]], [[Plan#Goals|the goals]] and ![[Plan#^goal]].\n",
-    "B.md": "---\nrelated: \"[[Plan]]\"\n---\nA [md link](Projects/Plan.md) and `[[Plan]]` in code.\n",
+    "B.md": '---\nrelated: "[[Plan]]"\n---\nA [md link](Projects/Plan.md) and `[[Plan]]` in code.\n',
     "C.md": "Nothing here.\n",
     "Board.canvas": '{\n\t"nodes":[\n\t\t{"id":"1","type":"file","file":"Projects/Plan.md","x":0,"y":0,"width":100,"height":100}\n\t],\n\t"edges":[]\n}',
   };
@@ -76,9 +76,7 @@ describe("note_move", () => {
     const a = readFileSync(join(sb.vault, "A.md"), "utf8");
     expect(a).toBe("See [[Plan 2025]], [[Plan 2025#Goals|the goals]] and ![[Plan 2025#^goal]].\n");
     expect(readFileSync(join(sb.vault, "B.md"), "utf8")).toContain("`[[Plan]]` in code");
-    const backlinks = ctx.index.db
-      .query<{ n: number }, [string]>("SELECT count(*) AS n FROM links WHERE dst_path = ?")
-      .get("Archive/Plan 2025.md")!.n;
+    const backlinks = ctx.index.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM links WHERE dst_path = ?").get("Archive/Plan 2025.md")!.n;
     expect(backlinks).toBe(5);
   });
 
@@ -127,7 +125,10 @@ describe("tag_rename", () => {
       "---\ntags:\n  - project/beta\n  - other\n---\n# One #project/beta/sub\n\n```\n#project/alpha in code\n```\n",
     );
     expect(readFileSync(join(sb.vault, "Two.md"), "utf8")).toBe("Inline #project/beta and `#project/alpha` and #project/alphabet.\n");
-    const tags = ctx.index.db.query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags ORDER BY tag").all().map((r) => r.tag);
+    const tags = ctx.index.db
+      .query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags ORDER BY tag")
+      .all()
+      .map((r) => r.tag);
     expect(tags).not.toContain("project/alpha");
   });
 
@@ -158,7 +159,10 @@ describe("canvas", () => {
   test("an invalid canvas is refused with details; patch removes a node with its edges", async () => {
     setup({ "B.canvas": JSON.stringify({ nodes: [], edges: [] }, null, "\t") });
     const bad = await fail(
-      invoke(canvasWrite, ctx, { path: "B.canvas", canvas: { nodes: [{ id: "x", type: "text", x: 0, y: 0, width: 1, height: 1 }], edges: [{ id: "e", fromNode: "x", toNode: "missing" }] } }),
+      invoke(canvasWrite, ctx, {
+        path: "B.canvas",
+        canvas: { nodes: [{ id: "x", type: "text", x: 0, y: 0, width: 1, height: 1 }], edges: [{ id: "e", fromNode: "x", toNode: "missing" }] },
+      }),
     );
     expect(bad.code).toBe("validation_failed");
     expect(JSON.stringify(bad.details)).toContain("missing");

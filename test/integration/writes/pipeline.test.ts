@@ -1,12 +1,12 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, readdirSync, statSync, symlinkSync, writeFileSync, chmodSync } from "node:fs";
+import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { invoke, invokeOp } from "../../../src/ops/invoke.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
 let ctx: OpContext;
@@ -32,8 +32,7 @@ const fail = async (p: Promise<unknown>) => {
   }
   throw new Error("expected a failure");
 };
-const indexedEtag = (path: string) =>
-  ctx.index.db.query<{ etag: string }, [string]>("SELECT etag FROM files WHERE path = ?").get(path)?.etag ?? null;
+const indexedEtag = (path: string) => ctx.index.db.query<{ etag: string }, [string]>("SELECT etag FROM files WHERE path = ?").get(path)?.etag ?? null;
 
 describe("note_write", () => {
   test("creates a note, reindexes it and returns the read-after-write view", async () => {
@@ -195,7 +194,10 @@ describe("events", () => {
     await write({ path: "Secretive.md", body: "# top secret words\n" });
     writeFileSync(join(sb.vault, "Other.md"), "# Other, edited in an editor\n");
     ctx.reindexIncremental();
-    const lines = readFileSync(join(sb.dataDir, "events.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(join(sb.dataDir, "events.log"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const kinds = lines.map((e) => `${e.kind}:${e.source}:${e.path ?? ""}`);
     expect(kinds).toContain("note.created:indx:Secretive.md");
     expect(kinds).toContain("note.updated:external:Other.md");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { loadConfig } from "../../../src/config/load.ts";
 import { chatSettings, embeddingsSettings } from "../../../src/ai/settings.ts";
 import { checkVectors, classifyError } from "../../../src/ai/types.ts";
+import { loadConfig } from "../../../src/config/load.ts";
 
 const cfg = (env: Record<string, string>) => loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...env } });
 
@@ -13,7 +13,13 @@ describe("provider settings", () => {
 
   test("ollama with defaults; the chat role falls back to the embeddings provider", () => {
     const c = cfg({ INDX_EMBEDDINGS_PROVIDER: "ollama", INDX_EMBEDDINGS_MODEL: "nomic-embed-text", INDX_AI_MODEL: "llama3.2" });
-    expect(embeddingsSettings(c)).toMatchObject({ provider: "ollama", model: "nomic-embed-text", baseUrl: "http://127.0.0.1:11434", batchSize: 64, concurrency: 2 });
+    expect(embeddingsSettings(c)).toMatchObject({
+      provider: "ollama",
+      model: "nomic-embed-text",
+      baseUrl: "http://127.0.0.1:11434",
+      batchSize: 64,
+      concurrency: 2,
+    });
     expect(chatSettings(c)).toMatchObject({ provider: "ollama", model: "llama3.2" });
   });
 

@@ -40,7 +40,7 @@ describe("chunks", () => {
   });
 
   test("oversized sections are split at blank lines into pieces ≤ maxChars", () => {
-    const para = (n: number) => `p${n} ` + "x".repeat(40);
+    const para = (n: number) => `p${n} ${"x".repeat(40)}`;
     const text = ["# H", "", para(1), "", para(2), "", para(3), "", para(4)].join("\n");
     const chunks = shape(text, 100);
     // "# H" + p1 + p2 = 95 chars fits; p3 + p4 the next piece.
@@ -71,7 +71,7 @@ describe("chunks", () => {
   });
 
   test("a paragraph larger than the limit is split at line boundaries", () => {
-    const lines = Array.from({ length: 10 }, (_, i) => `line ${i} ` + "z".repeat(20));
+    const lines = Array.from({ length: 10 }, (_, i) => `line ${i} ${"z".repeat(20)}`);
     const chunks = shape(lines.join("\n"), 70);
     expect(chunks.length).toBeGreaterThan(1);
     for (const c of chunks) expect(c.text.length).toBeLessThanOrEqual(70);

@@ -8,8 +8,7 @@ const one = (text: string): LinkRef => {
   expect(links.length).toBe(1);
   return links[0]!;
 };
-const parts = (text: string) =>
-  parseNote(text).links.map((l) => ({ embed: l.embed, linkpath: l.linkpath, subpath: l.subpath, display: l.display }));
+const parts = (text: string) => parseNote(text).links.map((l) => ({ embed: l.embed, linkpath: l.linkpath, subpath: l.subpath, display: l.display }));
 
 describe("wikilinks (§1.1, §1.2)", () => {
   test("plain, position and raw", () => {
@@ -25,9 +24,7 @@ describe("wikilinks (§1.1, §1.2)", () => {
     });
   });
   test("alias after the first | (trimmed)", () => {
-    expect(parts("[[Folder/Note | Shown | more ]]")).toEqual([
-      { embed: false, linkpath: "Folder/Note", subpath: "", display: "Shown | more" },
-    ]);
+    expect(parts("[[Folder/Note | Shown | more ]]")).toEqual([{ embed: false, linkpath: "Folder/Note", subpath: "", display: "Shown | more" }]);
   });
   test("| at index 0 is not an alias separator", () => {
     expect(parts("[[|x]]")).toEqual([{ embed: false, linkpath: "|x", subpath: "", display: null }]);
@@ -84,19 +81,13 @@ describe("wikilinks (§1.1, §1.2)", () => {
 describe("Markdown links (§1.1, §1.2)", () => {
   test("percent-encoded destination with heading", () => {
     const l = one("[t](Note%20x.md#Some%20Heading)");
-    expect([l.syntax, l.linkpath, l.subpath, l.display, l.raw]).toEqual([
-      "markdown",
-      "Note x.md",
-      "#Some Heading",
-      "t",
-      "[t](Note%20x.md#Some%20Heading)",
-    ]);
+    expect([l.syntax, l.linkpath, l.subpath, l.display, l.raw]).toEqual(["markdown", "Note x.md", "#Some Heading", "t", "[t](Note%20x.md#Some%20Heading)"]);
   });
   test("angle-bracket destination with spaces", () => {
     expect(parts("[t](<a b.md>)")).toEqual([{ embed: false, linkpath: "a b.md", subpath: "", display: "t" }]);
   });
   test("optional title is stripped", () => {
-    expect(parts('[t](Note.md "Title") [u](<x y.md> \'T\')')).toEqual([
+    expect(parts("[t](Note.md \"Title\") [u](<x y.md> 'T')")).toEqual([
       { embed: false, linkpath: "Note.md", subpath: "", display: "t" },
       { embed: false, linkpath: "x y.md", subpath: "", display: "u" },
     ]);

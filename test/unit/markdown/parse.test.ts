@@ -16,7 +16,7 @@ const NOTE = [
   "title: Demo",
   "aliases: [D]",
   "tags: [project]",
-  "up: \"[[Home]]\"",
+  'up: "[[Home]]"',
   "---",
   "Intro with [[A]] and #t1.",
   "",
@@ -145,7 +145,7 @@ describe("parseNote", () => {
     const inputs = [
       "`".repeat(1) + " a`b".repeat(100_000),
       "[[".repeat(100_000),
-      "[".repeat(100_000) + "x",
+      `${"[".repeat(100_000)}x`,
       "[a](".repeat(50_000),
       "%% ".repeat(1) + "x ".repeat(200_000),
       "<!-- ".repeat(50_000),

@@ -86,7 +86,7 @@ describe("body tags (§2)", () => {
     for (let c = 0; c < 0x10000; c++) {
       if (c >= 0xd800 && c <= 0xdfff) continue; // lone surrogates are not valid strings for the u-flag test
       const s = String.fromCharCode(c);
-      const viaRe = TAG_RE.exec("#" + s)?.[1] === s;
+      const viaRe = TAG_RE.exec(`#${s}`)?.[1] === s;
       if (viaRe !== isTagChar(c)) bad.push(c);
     }
     expect(bad).toEqual([]);

@@ -20,7 +20,7 @@ function makeNotes(targetBytes: number): string[] {
       else if (r === 3) out.push("`code #x`");
       else out.push(words[rnd(words.length)]!);
     }
-    return out.join(" ") + ".";
+    return `${out.join(" ")}.`;
   };
   const notes: string[] = [];
   let total = 0;
@@ -28,12 +28,12 @@ function makeNotes(targetBytes: number): string[] {
     const lines = ["---", `title: Note ${notes.length}`, "date: 2024-01-02", `tags: [alpha, beta${rnd(9)}]`, "---", "", `# Note ${notes.length}`, ""];
     const sections = 3 + rnd(4);
     for (let s = 0; s < sections; s++) {
-      lines.push(`## Section ${s}`, "", sentence() + " " + sentence(), "");
+      lines.push(`## Section ${s}`, "", `${sentence()} ${sentence()}`, "");
       const kind = rnd(4);
-      if (kind === 0) lines.push("- [ ] " + sentence(), "- [x] " + sentence(), "- item " + sentence(), "");
+      if (kind === 0) lines.push(`- [ ] ${sentence()}`, `- [x] ${sentence()}`, `- item ${sentence()}`, "");
       else if (kind === 1) lines.push("```ts", "// # not a heading [[NoLink]]", "const x = 1;", "```", "");
       else if (kind === 2) lines.push("| a | b |", "| - | - |", `| ${sentence()} | [[T|x]] |`, "");
-      else lines.push("> " + sentence() + " ^blk" + rnd(99), "");
+      else lines.push(`> ${sentence()} ^blk${rnd(99)}`, "");
     }
     const note = lines.join("\n");
     notes.push(note);

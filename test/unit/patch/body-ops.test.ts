@@ -30,20 +30,7 @@ describe("append_body / prepend_body", () => {
   });
 });
 
-const DOC = [
-  "# A",
-  "a text",
-  "",
-  "### A3",
-  "a3 text",
-  "",
-  "",
-  "## B",
-  "b text",
-  "",
-  "# C",
-  "",
-].join("\n");
+const DOC = ["# A", "a text", "", "### A3", "a3 text", "", "", "## B", "b text", "", "# C", ""].join("\n");
 
 describe("insert before / after a heading", () => {
   test("before the heading line", () => {
@@ -64,9 +51,7 @@ describe("insert before / after a heading", () => {
     expect(patch("x\n# H", { op: "insert_before_heading", heading: "H", markdown: "y" })).toBe("x\ny\n# H");
   });
   test("CRLF", () => {
-    expect(patch(crlf(DOC), { op: "insert_after_heading", heading: "A3", markdown: "n1\nn2" })).toBe(
-      crlf(DOC.replace("### A3\n", "### A3\nn1\nn2\n")),
-    );
+    expect(patch(crlf(DOC), { op: "insert_after_heading", heading: "A3", markdown: "n1\nn2" })).toBe(crlf(DOC.replace("### A3\n", "### A3\nn1\nn2\n")));
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
 import { applyPatches } from "../../../src/patch/engine.ts";
-import { PatchOpSchema, type PatchOp } from "../../../src/patch/schema.ts";
+import { type PatchOp, PatchOpSchema } from "../../../src/patch/schema.ts";
 import { patchError } from "./helpers.ts";
 
 const NOTE = "---\ntitle: T\n---\n# Plan\nintro ^i1\n\n## Tasks\n- a\n\n## Notes\nn\n";

@@ -73,7 +73,42 @@ describe("values are written as Obsidian writes them", () => {
     expect(written("émoji 🎉")).toBe("k: émoji 🎉\n");
   });
   test("strings YAML would misread get double quotes", () => {
-    for (const s of ["", " lead", "trail ", "a: b", "x #c", "end:", "[[Link]]", "#tag", "- item", "yes", "No", "true", "null", "~", "123", "1.5", "0x1F", "1e3", ".inf", "'q'", '"dq"', "@at", "`tick`", "a\nb", "tab\there", "{x}", "*star", "&amp", "!bang", "|pipe", ">gt", "%pct", "?q", ":colon"]) {
+    for (const s of [
+      "",
+      " lead",
+      "trail ",
+      "a: b",
+      "x #c",
+      "end:",
+      "[[Link]]",
+      "#tag",
+      "- item",
+      "yes",
+      "No",
+      "true",
+      "null",
+      "~",
+      "123",
+      "1.5",
+      "0x1F",
+      "1e3",
+      ".inf",
+      "'q'",
+      '"dq"',
+      "@at",
+      "`tick`",
+      "a\nb",
+      "tab\there",
+      "{x}",
+      "*star",
+      "&amp",
+      "!bang",
+      "|pipe",
+      ">gt",
+      "%pct",
+      "?q",
+      ":colon",
+    ]) {
       expect(written(s)).toBe(`k: ${JSON.stringify(s)}\n`);
     }
   });
@@ -87,12 +122,10 @@ describe("values are written as Obsidian writes them", () => {
     expect(written(["a", 1, null, "b c"])).toBe("k:\n  - a\n  - 1\n  -\n  - b c\n");
     expect(written([])).toBe("k: []\n");
     // "y" is a YAML 1.1 boolean, so it is quoted like "yes".
-    expect(written([["x", "y"], []])).toBe("k:\n  - - x\n    - \"y\"\n  - []\n");
+    expect(written([["x", "y"], []])).toBe('k:\n  - - x\n    - "y"\n  - []\n');
   });
   test("nested objects as indented block mappings", () => {
-    expect(written({ a: 1, "b c": ["x"], d: { e: "f: g" }, empty: {} })).toBe(
-      'k:\n  a: 1\n  b c:\n    - x\n  d:\n    e: "f: g"\n  empty: {}\n',
-    );
+    expect(written({ a: 1, "b c": ["x"], d: { e: "f: g" }, empty: {} })).toBe('k:\n  a: 1\n  b c:\n    - x\n  d:\n    e: "f: g"\n  empty: {}\n');
     expect(written([{ a: 1, b: [2] }])).toBe("k:\n  - a: 1\n    b:\n      - 2\n");
   });
   test("Date objects become ISO strings", () => {
@@ -131,7 +164,7 @@ describe("frontmatter that cannot be edited", () => {
   test("malformed YAML: parse_failed for property ops, other ops still work", () => {
     expect(patchError(broken, { op: "set_frontmatter", key: "a", value: 1 }).code).toBe("parse_failed");
     expect(patchError(broken, { op: "delete_frontmatter", key: "a" }).code).toBe("parse_failed");
-    expect(patch(broken, { op: "append_to_section", heading: "H", markdown: "x" })).toBe(broken + "x\n");
+    expect(patch(broken, { op: "append_to_section", heading: "H", markdown: "x" })).toBe(`${broken}x\n`);
   });
   test("JSON frontmatter is refused rather than written wrong", () => {
     const json = '---\n{"a": 1, "tags": ["x"]}\n---\n';

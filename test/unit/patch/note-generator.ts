@@ -292,5 +292,13 @@ export function generateNote(r: Rand): GeneratedNote {
   const text = b.lines.join(eol) + (r.bool(0.7) ? eol : "");
   // A last generated line that is empty also leaves the text ending with a line break, and a note
   // without any line break has LF style.
-  return { lines: b.lines, eol: text.includes("\n") ? eol : "\n", finalNewline: text.endsWith("\n"), text, headings: b.headings, blocks: b.blocks, frontmatter };
+  return {
+    lines: b.lines,
+    eol: text.includes("\n") ? eol : "\n",
+    finalNewline: text.endsWith("\n"),
+    text,
+    headings: b.headings,
+    blocks: b.blocks,
+    frontmatter,
+  };
 }

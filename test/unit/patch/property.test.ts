@@ -11,7 +11,7 @@ import { IndxError } from "../../../src/core/errors.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../../../src/markdown/frontmatter.ts";
 import { applyPatches } from "../../../src/patch/engine.ts";
 import type { PatchOp } from "../../../src/patch/schema.ts";
-import { HEADING_WORDS, Rand, generateNote, prng, type GeneratedNote, type OracleHeading } from "./note-generator.ts";
+import { type GeneratedNote, generateNote, HEADING_WORDS, type OracleHeading, prng, Rand } from "./note-generator.ts";
 
 const DEFAULT_SEED = 20261122;
 const SEED = process.env.PATCH_SEED ? Number(process.env.PATCH_SEED) : DEFAULT_SEED;
@@ -153,7 +153,7 @@ function randomValue(r: Rand): unknown {
     "#tag",
     "2024-01-31",
     "123",
-    "quote \" and \\ backslash",
+    'quote " and \\ backslash',
     "line\nbreak",
     "ünïcödé 🎉",
     42,
@@ -291,7 +291,15 @@ function makeCase(r: Rand, n: GeneratedNote): Case {
   for (;;) {
     const roll = r.next();
     const c =
-      roll < 0.5 ? headingCase(r, n) : roll < 0.65 ? blockCase(r, n) : roll < 0.75 ? bodyCase(r, n) : roll < 0.95 ? frontmatterCase(r, n) : missingHeadingCase(r);
+      roll < 0.5
+        ? headingCase(r, n)
+        : roll < 0.65
+          ? blockCase(r, n)
+          : roll < 0.75
+            ? bodyCase(r, n)
+            : roll < 0.95
+              ? frontmatterCase(r, n)
+              : missingHeadingCase(r);
     if (c !== null) return c;
   }
 }
@@ -346,9 +354,7 @@ test(`patch property: ${CASES} random notes and valid patches (seed ${SEED})`, (
     seen.set(c.op.op, (seen.get(c.op.op) ?? 0) + 1);
     const failure = check(note, c);
     if (failure !== null) {
-      throw new Error(
-        `PATCH_SEED=${SEED} case ${i}: ${JSON.stringify(c.op)}\n  note ${JSON.stringify(note.text)}\n  ${failure}`,
-      );
+      throw new Error(`PATCH_SEED=${SEED} case ${i}: ${JSON.stringify(c.op)}\n  note ${JSON.stringify(note.text)}\n  ${failure}`);
     }
   }
   // Every op kind was exercised.

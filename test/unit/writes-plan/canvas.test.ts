@@ -3,11 +3,11 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Value } from "@sinclair/typebox/value";
-import { IndxError } from "../../../src/core/errors.ts";
-import { applyCanvasPatches, CanvasPatchOpSchema } from "../../../src/canvas/patch.ts";
-import { CanvasNodeVariants, CanvasSchema, type CanvasDoc, type CanvasPatchOp } from "../../../src/canvas/schema.ts";
-import { parseCanvas, serializeCanvas, validateCanvas } from "../../../src/canvas/validate.ts";
 import { jsonStringSpans } from "../../../src/canvas/json-spans.ts";
+import { applyCanvasPatches, CanvasPatchOpSchema } from "../../../src/canvas/patch.ts";
+import { type CanvasDoc, CanvasNodeVariants, type CanvasPatchOp, CanvasSchema } from "../../../src/canvas/schema.ts";
+import { parseCanvas, serializeCanvas, validateCanvas } from "../../../src/canvas/validate.ts";
+import { IndxError } from "../../../src/core/errors.ts";
 
 const SAMPLE = readFileSync(join(import.meta.dir, "..", "..", "..", "fixtures", "jsoncanvas-sample", "sample.canvas"), "utf8");
 
@@ -52,11 +52,7 @@ describe("validateCanvas", () => {
         { id: "g", type: "group", x: 0, y: 0, width: 1, height: 1, backgroundStyle: "tile" },
         { type: "link", x: 0, y: 0, width: 1, height: "1", url: "https://x" },
       ],
-      edges: [
-        { id: "e1", fromNode: "a", toNode: "zz", toEnd: "circle" },
-        { id: "e1", fromNode: "a", toNode: "b", fromSide: "middle" },
-        { fromNode: "a" },
-      ],
+      edges: [{ id: "e1", fromNode: "a", toNode: "zz", toEnd: "circle" }, { id: "e1", fromNode: "a", toNode: "b", fromSide: "middle" }, { fromNode: "a" }],
     };
     expect(problems(bad)).toEqual([
       { path: "/nodes/1/x", message: "must be an integer" },
@@ -97,7 +93,7 @@ describe("validateCanvas", () => {
 
 describe("serializeCanvas", () => {
   test("an unchanged document gives back the original bytes, whatever its layout", () => {
-    for (const original of [SAMPLE, SAMPLE + "\n", JSON.stringify(JSON.parse(SAMPLE), null, 2), JSON.stringify(JSON.parse(SAMPLE)), ""]) {
+    for (const original of [SAMPLE, `${SAMPLE}\n`, JSON.stringify(JSON.parse(SAMPLE), null, 2), JSON.stringify(JSON.parse(SAMPLE)), ""]) {
       expect(serializeCanvas(parseCanvas(original), original)).toBe(original);
     }
     // Key order inside an object does not make a document different.
@@ -117,15 +113,22 @@ describe("serializeCanvas", () => {
   test("a changed document keeps the original file's layout", () => {
     const doc = applyCanvasPatches(parseCanvas(SAMPLE), [{ op: "remove_edge", id: "6fa11ab87f90b8af" }]);
     expect(serializeCanvas(doc, SAMPLE)).toBe(SAMPLE.replace(/\n\t\t\{"id":"6fa11ab87f90b8af"[^\n]*\n\t\]/, "]"));
-    const pretty = JSON.stringify(JSON.parse(SAMPLE), null, 2) + "\n";
-    expect(serializeCanvas(doc, pretty)).toBe(JSON.stringify(doc, null, 2) + "\n");
+    const pretty = `${JSON.stringify(JSON.parse(SAMPLE), null, 2)}\n`;
+    expect(serializeCanvas(doc, pretty)).toBe(`${JSON.stringify(doc, null, 2)}\n`);
     const crlf = SAMPLE.replaceAll("\n", "\r\n");
     expect(serializeCanvas(doc, crlf)).toBe(serializeCanvas(doc, SAMPLE).replaceAll("\n", "\r\n"));
   });
 });
 
 describe("applyCanvasPatches", () => {
-  const base = (): CanvasDoc => ({ nodes: [node("a"), node("b"), node("c")], edges: [{ id: "ab", fromNode: "a", toNode: "b" }, { id: "bc", fromNode: "b", toNode: "c" }] }) as CanvasDoc;
+  const base = (): CanvasDoc =>
+    ({
+      nodes: [node("a"), node("b"), node("c")],
+      edges: [
+        { id: "ab", fromNode: "a", toNode: "b" },
+        { id: "bc", fromNode: "b", toNode: "c" },
+      ],
+    }) as CanvasDoc;
 
   test("add, update (null removes a field), remove node with its edges, edges", () => {
     const ops: CanvasPatchOp[] = [

@@ -13,8 +13,18 @@ describe("FileEdit helpers", () => {
   });
 
   test("applySplices keeps every byte outside the splices; fileEdit is null for no change", () => {
-    expect(applySplices("0123456789", [{ start: 7, end: 8, text: "x" }, { start: 1, end: 3, text: "" }])).toBe("03456x89");
-    expect(() => applySplices("abc", [{ start: 0, end: 2, text: "" }, { start: 1, end: 3, text: "" }])).toThrow();
+    expect(
+      applySplices("0123456789", [
+        { start: 7, end: 8, text: "x" },
+        { start: 1, end: 3, text: "" },
+      ]),
+    ).toBe("03456x89");
+    expect(() =>
+      applySplices("abc", [
+        { start: 0, end: 2, text: "" },
+        { start: 1, end: 3, text: "" },
+      ]),
+    ).toThrow();
     expect(fileEdit("a.md", "t", "t")).toBeNull();
     expect(fileEdit("a.md", "t\n", "u\n")).toEqual({ path: "a.md", etag: etagOf("t\n"), text: "u\n", changes: [{ line: 1, before: "t", after: "u" }] });
   });

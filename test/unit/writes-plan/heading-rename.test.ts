@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { etagOf } from "../../../src/core/hash.ts";
 import { planHeadingRename } from "../../../src/links/rewrite.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox | null = null;
 afterEach(() => {
@@ -25,7 +25,8 @@ const FILES = {
     "",
   ].join("\n"),
   "Elsewhere.md": "## Step 1 Setup\n",
-  "board.canvas": '{"nodes":[{"id":"n","type":"file","file":"Guide.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1},' +
+  "board.canvas":
+    '{"nodes":[{"id":"n","type":"file","file":"Guide.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1},' +
     '{"id":"m","type":"file","file":"Elsewhere.md","subpath":"#Step 1 Setup","x":0,"y":0,"width":1,"height":1},' +
     '{"id":"t","type":"text","text":"see [[Guide#Step 1 Setup|setup]]","x":0,"y":0,"width":1,"height":1}]}',
 };
@@ -55,7 +56,11 @@ describe("planHeadingRename", () => {
         "",
       ].join("\n"),
     );
-    expect(text("board.canvas")).toBe(FILES["board.canvas"].replace('"subpath":"#Step 1 Setup","x"', '"subpath":"#Getting started part 1","x"').replace("[[Guide#Step 1 Setup|setup]]", "[[Guide#Getting started part 1|setup]]"));
+    expect(text("board.canvas")).toBe(
+      FILES["board.canvas"]
+        .replace('"subpath":"#Step 1 Setup","x"', '"subpath":"#Getting started part 1","x"')
+        .replace("[[Guide#Step 1 Setup|setup]]", "[[Guide#Getting started part 1|setup]]"),
+    );
     expect(edits.find((e) => e.path === "a.md")!.etag).toBe(etagOf(FILES["a.md"]));
   });
 
@@ -71,6 +76,8 @@ describe("planHeadingRename", () => {
 
   test("without selfText the note's own links are planned against the file on disk", () => {
     const self = planned().find((e) => e.path === "Guide.md")!;
-    expect(self.text).toBe(NOTE.replace("[[#Step 1 Setup]]", "[[#Getting started part 1]]").replace("[[#step 1 setup#Details|d]]", "[[#Getting started part 1#Details|d]]"));
+    expect(self.text).toBe(
+      NOTE.replace("[[#Step 1 Setup]]", "[[#Getting started part 1]]").replace("[[#step 1 setup#Details|d]]", "[[#Getting started part 1#Details|d]]"),
+    );
   });
 });

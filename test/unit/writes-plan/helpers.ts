@@ -1,6 +1,6 @@
+import { expect } from "bun:test";
 import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { expect } from "bun:test";
 import { etagOf } from "../../../src/core/hash.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";
 import type { FileEdit } from "../../../src/writes/edit.ts";
@@ -36,7 +36,7 @@ export function withoutLinks(text: string): string {
   let at = 0;
   for (const l of [...parseNote(text).links].sort((a, b) => a.offset - b.offset)) {
     if (!text.startsWith(l.raw, l.offset)) continue; // a frontmatter link not found verbatim stays in
-    out += text.slice(at, l.offset) + "\u0000";
+    out += `${text.slice(at, l.offset)}\u0000`;
     at = l.offset + l.raw.length;
   }
   return out + text.slice(at);

@@ -1,12 +1,12 @@
 /** planMove link text: formats, syntaxes, subpaths, ambiguity, relative links, canvases. */
 import { afterEach, describe, expect, test } from "bun:test";
+import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { IndxError } from "../../../src/core/errors.ts";
 import { LinkResolver } from "../../../src/links/resolve.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";
 import type { FileEdit } from "../../../src/writes/edit.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits, hashTree, moveFile, read } from "./helpers.ts";
 
 let sb: Sandbox | null = null;
@@ -136,7 +136,12 @@ describe("attachments and canvases", () => {
   test("embeds keep the extension; Markdown images are URL-encoded; canvas file nodes and text cards change surgically", () => {
     const p = plan(files, "img.png", "media/pic one.png");
     expect(p.text("n.md")).toBe("![[pic one.png]] ![](pic%20one.png) [[pic one.png|pic]] [[img]]\n");
-    expect(p.text("board.canvas")).toBe(canvas.replace('"file":"img.png"', '"file":"media/pic one.png"').replace('"background":"img.png"', '"background":"media/pic one.png"').replace("![[img.png|200]]", "![[pic one.png|200]]"));
+    expect(p.text("board.canvas")).toBe(
+      canvas
+        .replace('"file":"img.png"', '"file":"media/pic one.png"')
+        .replace('"background":"img.png"', '"background":"media/pic one.png"')
+        .replace("![[img.png|200]]", "![[pic one.png|200]]"),
+    );
     applyAndResolve(p.edits, "img.png", "media/pic one.png", files);
   });
 });

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { backlinks } from "../../../src/links/graph.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits, hashTree, moveFile, read, withoutLinks } from "./helpers.ts";
 
 const KEPANO = join(import.meta.dir, "..", "..", "..", "fixtures", "kepano");
@@ -33,9 +33,7 @@ interface LinkRow {
   dst: string | null;
 }
 const linkRows = (): LinkRow[] =>
-  ctx.index.db
-    .query<LinkRow, []>("SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord")
-    .all();
+  ctx.index.db.query<LinkRow, []>("SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord").all();
 
 const backlinkSet = (path: string, rename: (p: string) => string = (p) => p) =>
   new Set(backlinks(ctx.index.db, path).map((b) => `${rename(b.source)}:${b.line}`));

@@ -1,9 +1,9 @@
 /** planTagRename: frontmatter styles kept, nested tags rebased, code/links/URLs/comments untouched. */
 import { afterEach, describe, expect, test } from "bun:test";
-import { IndxError } from "../../../src/core/errors.ts";
+import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { planTagRename } from "../../../src/tags/rename.ts";
-import { sandbox, type Sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits } from "./helpers.ts";
 
 let sb: Sandbox | null = null;
