@@ -56,6 +56,15 @@ export class ProviderError extends Error {
   get retryable(): boolean {
     return this.kind === "unreachable" || this.kind === "timeout" || this.kind === "server" || this.kind === "rate_limited";
   }
+
+  /**
+   * The one rule that turns a provider failure into our error code (docs/contracts.md, "Errors"):
+   * a provider that is not there, does not answer in time or lacks the model is unavailable
+   * (503: the fix is on the operator's side); anything it answered wrongly is a provider error (502).
+   */
+  get code(): "ai_unavailable" | "ai_provider_error" {
+    return this.kind === "unreachable" || this.kind === "timeout" || this.kind === "model_missing" ? "ai_unavailable" : "ai_provider_error";
+  }
 }
 
 /** Classifies whatever a client library threw into a ProviderError (messages stay generic). */

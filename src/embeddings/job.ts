@@ -127,14 +127,7 @@ export async function embedPending(
   const fail = (err: unknown) => {
     if (report.error) return;
     stop = true;
-    const code =
-      err instanceof IndxError
-        ? err.code
-        : err instanceof ProviderError
-          ? err.kind === "unreachable" || err.kind === "timeout"
-            ? "ai_unavailable"
-            : "ai_provider_error"
-          : "internal";
+    const code = err instanceof IndxError || err instanceof ProviderError ? err.code : "internal";
     const message =
       err instanceof IndxError
         ? err.message

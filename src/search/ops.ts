@@ -54,7 +54,7 @@ function unavailableWarning(a: Exclude<Availability, { state: "ready" | "not_con
 function providerError(err: unknown): IndxError {
   if (err instanceof IndxError) return err;
   const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
-  return e.kind === "unreachable" || e.kind === "timeout" || e.kind === "model_missing"
+  return e.code === "ai_unavailable"
     ? new IndxError(
         "ai_unavailable",
         `The embeddings provider could not embed the query (${e.kind.replace("_", " ")}). Use mode lexical, or check it with \`indx vault status\`.`,

@@ -194,6 +194,14 @@ describe("embedding the vault", () => {
     expect(wrong.embeddings.error.code).toBe("ai_provider_error");
     expect(JSON.stringify(wrong)).not.toContain("sk-wrong");
   });
+
+  test("a model the provider does not have is ai_unavailable, from indexing and from search alike", async () => {
+    const { ctx } = setup(fakeEnv(fake, "ollama", "no-such-model"));
+    const r = await reindex(ctx());
+    expect(r.embeddings.error.code).toBe("ai_unavailable");
+    const err = await search(ctx(), { q: "write-ahead logging", mode: "semantic" }).catch((e) => e);
+    expect(err.code).toBe("ai_unavailable");
+  });
 });
 
 describe("semantic and hybrid search", () => {
