@@ -4,9 +4,9 @@ import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { VaultPath } from "../ops/schemas.ts";
+import { VaultPath, Warning } from "../ops/schemas.ts";
 import { assertVersion, type Expect, type FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning } from "../writes/schemas.ts";
+import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag } from "../writes/schemas.ts";
 import { applyCanvasPatches, CanvasPatchOpSchema } from "./patch.ts";
 import { CanvasSchema } from "./schema.ts";
 import { parseCanvas, serializeCanvas, validateCanvas } from "./validate.ts";
@@ -31,7 +31,7 @@ const WrittenCanvas = Type.Object({
   changed: Type.Boolean({ description: "False when the canvas was already exactly this." }),
   nodes: Type.Integer(),
   edges: Type.Integer(),
-  warnings: Type.Array(WriteWarning),
+  warnings: Type.Array(Warning),
 });
 
 export const canvasRead = defineOp({

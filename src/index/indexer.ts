@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { etagOf } from "../core/hash.ts";
+import type { WarningCode } from "../core/warnings.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { parseNote } from "../markdown/parse.ts";
@@ -10,7 +11,7 @@ import { type IndexIdentity, IndexStore } from "./store.ts";
 import { IndexWriter, type NoteRecord } from "./writer.ts";
 
 export interface IndexWarning {
-  code: "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable";
+  code: Extract<WarningCode, "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable">;
   path: string;
   message: string;
 }

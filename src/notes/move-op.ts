@@ -2,11 +2,11 @@ import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { planMove } from "../links/rewrite.ts";
 import { defineOp } from "../ops/define.ts";
-import { VaultPath } from "../ops/schemas.ts";
+import { VaultPath, Warning } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import type { Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, plannedFiles, WriteWarning } from "../writes/schemas.ts";
+import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, plannedFiles } from "../writes/schemas.ts";
 
 const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes.length, 0);
 
@@ -40,7 +40,7 @@ export const noteMove = defineOp({
       description:
         "Every file whose references change, with each line before and after (the moved file under its old path, when its own relative links change).",
     }),
-    warnings: Type.Array(WriteWarning),
+    warnings: Type.Array(Warning),
   }),
   async run(ctx, input) {
     const from = ctx.vault.safePath(input.from, "from");

@@ -3,12 +3,12 @@ import { IndxError } from "../core/errors.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { VaultPath } from "../ops/schemas.ts";
+import { VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { fileKind } from "../vault/scan.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning, WrittenNote, writtenNote } from "../writes/schemas.ts";
+import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
@@ -145,7 +145,7 @@ export const noteDelete = defineOp({
     path: Type.String(),
     deleted: Type.Boolean(),
     trashed: Type.Boolean({ description: "True when the file went to the vault's trash rather than being removed." }),
-    warnings: Type.Array(WriteWarning),
+    warnings: Type.Array(Warning),
   }),
   async run(ctx, input) {
     const path = ctx.vault.safePath(input.path);

@@ -1,5 +1,6 @@
-import { type TSchema, Type } from "@sinclair/typebox";
+import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { WARNING_CODES, type WarningCode } from "../core/warnings.ts";
 
 /** Schema pieces shared by several operations. */
 
@@ -37,11 +38,16 @@ export const CompactMeta = Type.Object(
   { description: "Allow-listed metadata: aliases and short date fields." },
 );
 
+/** A warning: its code is one of WARNING_CODES, so a new code cannot appear without its meaning. */
 export const Warning = Type.Object({
-  code: Type.String(),
+  code: Type.Union(
+    (Object.keys(WARNING_CODES) as WarningCode[]).map((code) => Type.Literal(code)),
+    { description: "What the caller should know about the result; see WARNING_CODES." },
+  ),
   message: Type.String(),
-  path: Type.Optional(Type.String()),
+  path: Type.Optional(Type.String({ description: "The note the warning is about." })),
 });
+export type Warning = Static<typeof Warning>;
 
 export const OutlineItem = Type.Object({ level: Type.Integer(), text: Type.String(), line: Type.Integer() });
 

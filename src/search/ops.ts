@@ -31,11 +31,6 @@ const SearchOutput = Type.Object({
   warnings: Type.Array(Warning),
 });
 
-interface Warn {
-  code: string;
-  message: string;
-}
-
 type Plan = { mode: "lexical" } | { mode: "semantic" | "hybrid"; store: VectorStore; settings: EmbeddingsSettings; vector: Float32Array };
 
 const NOT_CONFIGURED =
@@ -47,7 +42,7 @@ function unavailableError(a: Exclude<Availability, { state: "ready" | "not_confi
   return new IndxError("ai_unavailable", `Semantic search is unavailable: ${a.message} Use mode lexical meanwhile.`, { mode: "semantic", fix: a.fix });
 }
 
-function unavailableWarning(a: Exclude<Availability, { state: "ready" | "not_configured" }>): Warn {
+function unavailableWarning(a: Exclude<Availability, { state: "ready" | "not_configured" }>): Warning {
   return { code: a.state === "incompatible" ? "embeddings_incompatible" : "embeddings_unavailable", message: `${a.message} Results are lexical only.` };
 }
 
@@ -73,7 +68,7 @@ function providerError(err: unknown): IndxError {
  * usable, else lexical (with a warning only when they are configured); hybrid without vectors
  * degrades to lexical with a warning; semantic without vectors is an actionable error.
  */
-async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warn[]): Promise<Plan> {
+async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warning[]): Promise<Plan> {
   if (requested === "lexical") return { mode: "lexical" };
   const svc = embeddingService(ctx);
   const a = svc.availability(ctx);
@@ -157,7 +152,7 @@ export const vaultSearch = defineOp({
   ),
   output: SearchOutput,
   async run(ctx, input) {
-    const warnings: Warn[] = [];
+    const warnings: Warning[] = [];
     const requested = input.mode ?? "auto";
     const db = ctx.index.db;
     const limit = input.limit ?? ctx.vault.config.int("search.default_limit");
@@ -228,7 +223,7 @@ async function rerankHits(
   fused: FusedNote[],
   hits: RankedHit[],
   offset: number,
-  warnings: Warn[],
+  warnings: Warning[],
 ): Promise<RankedHit[]> {
   const cfg = ctx.vault.config;
   const n = Math.min(MAX_RERANK_CANDIDATES, Math.max(2, cfg.int("search.rerank_candidates")), hits.length);
@@ -298,7 +293,7 @@ export const related = defineOp({
   ),
   output: SearchOutput,
   run(ctx, input) {
-    const warnings: Warn[] = [];
+    const warnings: Warning[] = [];
     const requested = input.mode ?? "auto";
     const db = ctx.index.db;
     const limit = input.limit ?? 10;

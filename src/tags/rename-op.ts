@@ -1,10 +1,11 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { defineOp } from "../ops/define.ts";
+import { Warning } from "../ops/schemas.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import { fingerprintOf } from "../writes/idempotency.ts";
 import type { Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, PlannedFile, plannedFiles, WriteWarning } from "../writes/schemas.ts";
+import { DryRun, IdempotencyKey, PlannedFile, plannedFiles } from "../writes/schemas.ts";
 import { planTagRename } from "./rename.ts";
 
 /** Identifies a plan by the exact versions of the notes it was made from. */
@@ -39,10 +40,10 @@ export const tagRename = defineOp({
     occurrences: Type.Integer(),
     plan_etag: Type.String(),
     files: Type.Array(PlannedFile),
-    warnings: Type.Array(WriteWarning),
+    warnings: Type.Array(Warning),
   }),
   async run(ctx, input) {
-    const result = (plan: ReturnType<typeof planTagRename>, dryRun: boolean, warnings: { code: string; message: string }[]) => ({
+    const result = (plan: ReturnType<typeof planTagRename>, dryRun: boolean, warnings: Warning[]) => ({
       from: input.from.replace(/^#/, ""),
       to: input.to.replace(/^#/, ""),
       dry_run: dryRun,

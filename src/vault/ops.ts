@@ -188,12 +188,13 @@ export const vaultStatus = defineOp({
         "SELECT f.path, n.status, n.fm_error FROM notes n JOIN files f ON f.id = n.file_id WHERE n.status <> 'ok' OR n.fm_error IS NOT NULL ORDER BY f.path",
       )
       .all();
-    const warnings = problems.map((p) =>
-      p.status === "too_large"
-        ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
-        : p.status === "binary"
-          ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
-          : { code: "frontmatter_invalid", path: p.path, message: p.fm_error ?? "invalid frontmatter" },
+    const warnings = problems.map(
+      (p): Warning =>
+        p.status === "too_large"
+          ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
+          : p.status === "binary"
+            ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
+            : { code: "frontmatter_invalid", path: p.path, message: p.fm_error ?? "invalid frontmatter" },
     );
     let size = 0;
     for (const suffix of ["", "-wal"]) {
@@ -297,7 +298,7 @@ export const vaultReindex = defineOp({
     // A multi-file write a crashed process left half done is finished before the vault is read.
     await ctx.writer.recover();
     const r = ctx.reindex({ rebuild: input.rebuild });
-    const warnings: { code: string; message: string; path?: string }[] = [...r.warnings];
+    const warnings: Warning[] = [...r.warnings];
     const embeddings = input.embeddings === false ? null : await embedAfterIndex(ctx, input, warnings);
     return {
       rebuilt: r.rebuilt,
@@ -321,7 +322,7 @@ export const vaultReindex = defineOp({
  * The embedding pass of `indx vault index` / vault_reindex. A failure never harms the lexical
  * index, which is already written: it becomes a warning, or an error with require_embeddings.
  */
-async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; require_embeddings?: boolean }, warnings: { code: string; message: string }[]) {
+async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; require_embeddings?: boolean }, warnings: Warning[]) {
   const svc = embeddingService(ctx);
   const settings = svc.settings();
   if (settings === null) {

@@ -6,6 +6,7 @@ import { logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
+import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
@@ -43,7 +44,7 @@ export interface Committed<T> {
   etags: Record<string, string>;
   /** A deleted file went to the vault's trash (rather than being removed). */
   trashed: boolean;
-  warnings: { code: string; message: string }[];
+  warnings: Warning[];
 }
 
 /**
@@ -236,7 +237,7 @@ export class VaultWriter {
       throw new IndxError("already_exists", `${c.to} already exists`, { path: c.to });
   }
 
-  private reindex(paths: string[]): { code: string; message: string }[] {
+  private reindex(paths: string[]): Warning[] {
     if (paths.length === 0) return [];
     try {
       this.ctx.reindexPaths([...new Set(paths)], "write");

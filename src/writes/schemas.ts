@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { baseTitle } from "../index/indexer.ts";
 import { parseNote } from "../markdown/parse.ts";
-import { Nullable, OutlineItem, TagList } from "../ops/schemas.ts";
+import { Nullable, OutlineItem, TagList, Warning } from "../ops/schemas.ts";
 import type { FileEdit } from "./edit.ts";
 
 export const IfMatch = Type.String({
@@ -20,8 +20,6 @@ export const IdempotencyKey = Type.String({
 
 export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });
 
-export const WriteWarning = Type.Object({ code: Type.String(), message: Type.String() });
-
 /** Read-after-write: what a note looks like once written (seed 001 §3.4 outputSchema). */
 export const WrittenNote = Type.Object({
   path: Type.String(),
@@ -34,15 +32,10 @@ export const WrittenNote = Type.Object({
   outline: Type.Array(OutlineItem),
   tags: TagList,
   body: Type.String(),
-  warnings: Type.Array(WriteWarning),
+  warnings: Type.Array(Warning),
 });
 
-export function writtenNote(
-  path: string,
-  text: string,
-  etag: string,
-  flags: { created: boolean; changed: boolean; warnings?: { code: string; message: string }[] },
-) {
+export function writtenNote(path: string, text: string, etag: string, flags: { created: boolean; changed: boolean; warnings?: Warning[] }) {
   const parsed = parseNote(text);
   const fmTitle = parsed.frontmatter?.title;
   return {

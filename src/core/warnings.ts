@@ -1,0 +1,40 @@
+/**
+ * Every warning an operation can return, with what it means (docs/contracts.md, "Warnings").
+ * A warning is never an error: the operation did its work, and this says what the caller should
+ * know about the result. Like ERROR_CODES, the table is the only place a code is born; the
+ * Warning schema enumerates it, so a result with an unknown code fails its output schema.
+ */
+export const WARNING_CODES = {
+  // Indexing: the note is listed, and this says why it is not fully searchable.
+  frontmatter_invalid: "The note's frontmatter is not valid YAML; it is indexed without properties.",
+  note_too_large: "Larger than index.max_note_bytes: listed but not searchable.",
+  binary_content: "Binary content in a Markdown file: listed but not searchable.",
+  unreadable: "The file could not be read and was skipped.",
+  symlink_escape: "A symlink leads outside the vault and was skipped.",
+  // Search.
+  query_empty: "The query has no searchable words.",
+  embeddings_unavailable: "Hybrid or semantic retrieval fell back to lexical.",
+  embeddings_incompatible: "The stored vectors are from another model; results are lexical until --reembed.",
+  embeddings_incomplete: "Some chunks are not embedded yet; vector results may miss them.",
+  embeddings_failed: "The embedding pass failed; the lexical index is up to date.",
+  embeddings_pending: "Chunks still wait for their vectors.",
+  rerank_unavailable: "Reranking needs a chat model; results are in fused order.",
+  rerank_failed: "The chat model failed to rerank; results are in fused order.",
+  // Writes.
+  index_not_updated: "The file was written but the index was not updated; the watcher or the next index run catches up.",
+  // The AI runtime.
+  chat_unavailable: "Chat-dependent fields were omitted: no chat model is available.",
+  ai_cache_hit: "Served from the AI cache; usage reflects zero cost.",
+  citation_drift: "A cited note changed since the model read it; the citation was dropped.",
+  citation_invalid: "A cited passage or quote does not resolve; the citation was dropped.",
+  ungrounded_dropped: "A claim without a verified citation was dropped.",
+  truncated: "The output hit the token limit.",
+  stream_unsupported: "Streaming was asked for but the provider does not stream.",
+  globs_excluded: "Some notes in scope were excluded by the AI allow/deny globs.",
+  unsupported_question: "The vault does not support an answer; a low-confidence reply was returned.",
+  tag_invalid: "A proposed tag is not a valid tag and was dropped.",
+  metadata_missing: "A required field could not be extracted.",
+  metadata_invalid: "An extracted value failed its field's type and was dropped.",
+} as const;
+
+export type WarningCode = keyof typeof WARNING_CODES;
