@@ -13,7 +13,7 @@ export const CanvasColor = Type.String({
   description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or a hex colour like "#FF0000".',
 });
 export const CanvasSide = Type.Union([Type.Literal("top"), Type.Literal("right"), Type.Literal("bottom"), Type.Literal("left")]);
-export const CanvasEnd = Type.Union([Type.Literal("none"), Type.Literal("arrow")]);
+const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description });
 
 const open = { additionalProperties: true } as const;
 
@@ -80,10 +80,10 @@ export const CanvasEdgeSchema = Type.Object(
     id: Type.String({ minLength: 1 }),
     fromNode: Type.String({ description: "Id of the node the edge starts at." }),
     fromSide: Type.Optional(CanvasSide),
-    fromEnd: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description: 'Default "none".' })),
+    fromEnd: Type.Optional(CanvasEnd('Default "none".')),
     toNode: Type.String({ description: "Id of the node the edge ends at." }),
     toSide: Type.Optional(CanvasSide),
-    toEnd: Type.Optional(Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description: 'Default "arrow".' })),
+    toEnd: Type.Optional(CanvasEnd('Default "arrow".')),
     color: Type.Optional(CanvasColor),
     label: Type.Optional(Type.String()),
   },
@@ -95,8 +95,6 @@ export const CanvasSchema = Type.Object(
   { ...open, title: "JSON Canvas 1.0", description: "Nodes in z-order (first is drawn lowest) and the edges between them." },
 );
 
-export type CanvasNode = Static<typeof CanvasNodeSchema>;
-export type CanvasEdge = Static<typeof CanvasEdgeSchema>;
 export type CanvasDoc = Static<typeof CanvasSchema>;
 
 /** Fields an update may set; `null` removes an optional field. */

@@ -59,5 +59,3 @@ export function toIndxError(err: unknown): IndxError {
   if (err instanceof IndxError) return err;
   return new IndxError("internal", "An internal error occurred. Re-run with INDX_DEBUG=1 for details.");
 }
-
-export const notFound = (what: string, id: string) => new IndxError("not_found", `${what} not found: ${id}`, { id });

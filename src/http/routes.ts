@@ -99,5 +99,3 @@ export function matchRoute(method: string, path: string): { route: Route; tail: 
   }
   return null;
 }
-
-export const ALLOWED_METHODS = [...new Set(ROUTES.map((r) => r.method))];

@@ -11,7 +11,7 @@ import { OPERATION_BY_NAME } from "../ops/registry.ts";
  * (note_write, note_patch); when a session cannot call them, the prompt says to propose instead.
  */
 
-export const ALLOWED_TOOLS_META = "indx/allowed_tools";
+const ALLOWED_TOOLS_META = "indx/allowed_tools";
 
 interface PromptDef {
   name: string;

@@ -26,14 +26,6 @@ export function vaultUri(path: string): string {
   return SCHEME + path.split("/").map(encodeSegment).join("/");
 }
 
-export const graphUri = (kind: "backlinks" | "forward", path: string) => `${SCHEME}graph/${kind}/${vaultUri(path).slice(SCHEME.length)}`;
-
-export function searchUri(q: string, mode?: string): string {
-  const p = new URLSearchParams({ q });
-  if (mode) p.set("mode", mode);
-  return `${SCHEME}search?${p.toString().replaceAll("+", "%20")}`;
-}
-
 const invalid = (message: string, details: Record<string, unknown> = {}) => new IndxError("validation_failed", message, details);
 
 function decodeSegments(raw: string): string {

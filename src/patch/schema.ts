@@ -145,4 +145,3 @@ export const PatchOpSchema = Type.Union(
 );
 
 export type PatchOp = Static<typeof PatchOpSchema>;
-export type PatchOpName = PatchOp["op"];
