@@ -13,9 +13,17 @@ export interface JsonStringSpan {
   value: string;
 }
 
+/**
+ * Deeper than any canvas needs (nodes sit at depth 3); a bound keeps a hostile file from costing
+ * seconds or the stack (decisions.md, "Bounded inputs").
+ */
+const MAX_DEPTH = 64;
+
 /** Every string value (object keys excluded) of a JSON document, in text order. */
 export function jsonStringSpans(text: string): JsonStringSpan[] {
   const out: JsonStringSpan[] = [];
+  // One shared stack of keys and indexes; a span copies it only when it records a string.
+  const path: (string | number)[] = [];
   let i = 0;
   const fail = (): never => {
     throw new IndxError("parse_failed", "The file is not valid JSON.", { offset: i });
@@ -32,11 +40,17 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
     i++;
     return { start, end: i, value: JSON.parse(text.slice(start, i)) as string };
   };
-  const value = (path: (string | number)[]): void => {
+  const nested = (step: string | number): void => {
+    if (path.length >= MAX_DEPTH) throw new IndxError("parse_failed", `The JSON nests deeper than ${MAX_DEPTH} levels.`, { offset: i });
+    path.push(step);
+    value();
+    path.pop();
+  };
+  const value = (): void => {
     ws();
     const c = text[i];
     if (c === '"') {
-      out.push({ path, ...str() });
+      out.push({ path: [...path], ...str() });
     } else if (c === "{") {
       i++;
       ws();
@@ -49,7 +63,7 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
         const key = str().value;
         ws();
         if (text[i++] !== ":") fail();
-        value([...path, key]);
+        nested(key);
         ws();
         const d = text[i++];
         if (d === "}") return;
@@ -63,7 +77,7 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
         return;
       }
       for (let n = 0; ; n++) {
-        value([...path, n]);
+        nested(n);
         ws();
         const d = text[i++];
         if (d === "]") return;
@@ -76,6 +90,6 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
       i += m![0].length;
     }
   };
-  value([]);
+  value();
   return out;
 }

@@ -1,5 +1,6 @@
 /** planMove link text: formats, syntaxes, subpaths, ambiguity, relative links, canvases. */
 import { afterEach, describe, expect, test } from "bun:test";
+import { jsonStringSpans } from "../../../src/canvas/json-spans.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { LinkResolver } from "../../../src/links/resolve.ts";
@@ -241,4 +242,28 @@ describe("refusals", () => {
     expect(code(() => planMove(ctx.vault, ctx.index, "b.md", "b#2.md"))).toBe("validation_failed");
     ctx.close();
   });
+});
+
+describe("hostile canvases", () => {
+  const depth = 50_000;
+  const nested = `{"nodes":[{"id":"a","type":"file","file":"Note.md","x":0,"y":0,"width":1,"height":1,"extra":${"[".repeat(depth)}"Note.md"${"]".repeat(depth)}}],"edges":[]}`;
+
+  test("a canvas nested 50,000 levels deep is parse_failed at once, not a stack overflow", () => {
+    const err = (() => {
+      try {
+        jsonStringSpans(nested);
+      } catch (e) {
+        return e as IndxError;
+      }
+    })();
+    expect(err?.code).toBe("parse_failed");
+    expect(err?.message).toContain("deeper than");
+  });
+
+  // The timeout is a guard, not a benchmark: before the depth bound this plan took about 18 s.
+  test("a move next to it leaves it alone and rewrites the other links", () => {
+    const { edits, text } = plan({ "Note.md": "# Note\n", "Deep.canvas": nested, "Ref.md": "see [[Note]]\n" }, "Note.md", "Moved/Renamed.md");
+    expect(text("Ref.md")).toBe("see [[Renamed]]\n");
+    expect(edits.some((e) => e.path === "Deep.canvas")).toBe(false);
+  }, 5000);
 });
