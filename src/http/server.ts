@@ -64,6 +64,16 @@ interface Exchange {
 
 type Handler = (scopes: Set<Scope>, exchange: Exchange) => Promise<Response> | Response;
 
+/** Elysia's handler context, reduced to what the guard needs. */
+interface HandlerContext {
+  request: Request;
+  server: Server<unknown> | null;
+}
+
+function on(route: string, c: HandlerContext): Exchange {
+  return { route, address: c.server?.requestIP(c.request)?.address ?? "unknown" };
+}
+
 /**
  * The REST surface: guards (Host, Origin, throttles, bearer token), then one dispatcher that
  * turns a request into an operation's input and its result into the envelope. No operation logic here.
@@ -129,13 +139,6 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
     return respond(route, request, result as Record<string, unknown>, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
-
-  /** Elysia's handler context, reduced to what the guard needs. */
-  interface Context {
-    request: Request;
-    server: Server<unknown> | null;
-  }
-  const on = (route: string, ctx: Context): Exchange => ({ route, address: ctx.server?.requestIP(ctx.request)?.address ?? "unknown" });
 
   return new Elysia({ name: "indx" })
     .get("/health", (c) => guarded(c.request, on("/health", c), false, () => ok({ status: "ok", version: VERSION })))
