@@ -63,9 +63,16 @@ export function isolatedEnv(name: string, vault: string): Record<string, string>
   };
 }
 
-/** Starts `dist/indx serve` on a free port (no watcher) and returns its URL and admin token. */
+/**
+ * Starts `dist/indx serve` on a free port (no watcher) and returns its URL and admin token.
+ * Rate limiting is off: the benchmarks measure latency, back to back.
+ */
 export async function startServe(env: Record<string, string>): Promise<{ url: string; key: string; stop(): Promise<void> }> {
-  const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env, stdout: "ignore", stderr: "pipe" });
+  const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], {
+    env: { ...env, INDX_RATE_LIMIT_PER_SECOND: "0" },
+    stdout: "ignore",
+    stderr: "pipe",
+  });
   let url = "";
   let seen = "";
   const reader = server.stderr.getReader();

@@ -6,6 +6,9 @@ import type { Scope } from "../ops/define.ts";
 
 export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault:admin"];
 
+/** The identity of the admin key from the config file (stored tokens have ids tok_…). */
+const ADMIN_ID = "admin";
+
 export interface StoredToken {
   id: string;
   name: string;
@@ -114,12 +117,12 @@ export class TokenStore {
     return true;
   }
 
-  /** The scopes a presented token grants, or null. */
-  verify(presented: string, adminKey: string | null): Scope[] | null {
-    if (adminKey && sameSecret(presented, adminKey)) return [...ALL_SCOPES];
+  /** Who a presented token is (the token's id, or "admin" for the admin key) and its scopes, or null. */
+  verify(presented: string, adminKey: string | null): { id: string; scopes: Scope[] } | null {
+    if (adminKey && sameSecret(presented, adminKey)) return { id: ADMIN_ID, scopes: [...ALL_SCOPES] };
     this.refresh();
     const hash = sha256(presented);
     const hit = this.tokens.find((t) => timingSafeEqual(Buffer.from(t.hash, "hex"), Buffer.from(hash, "hex")));
-    return hit ? hit.scopes : null;
+    return hit ? { id: hit.id, scopes: hit.scopes } : null;
   }
 }

@@ -5,10 +5,12 @@
  * filled in by input handling would change the file on a no-op write.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { INPUT_LIMITS } from "../ops/schemas.ts";
 
 export const CANVAS_COLOR_PATTERN = "^(?:[1-6]|#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})?)$";
 
 export const CanvasColor = Type.String({
+  maxLength: 7,
   pattern: CANVAS_COLOR_PATTERN,
   description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or a hex colour like "#FF0000".',
 });
@@ -18,7 +20,7 @@ const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Typ
 const open = { additionalProperties: true } as const;
 
 const nodeBase = {
-  id: Type.String({ minLength: 1, description: "Unique id of the node (Obsidian writes 16 hex characters)." }),
+  id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Unique id of the node (Obsidian writes 16 hex characters)." }),
   x: Type.Integer(),
   y: Type.Integer(),
   width: Type.Integer(),
@@ -27,25 +29,28 @@ const nodeBase = {
 };
 
 export const CanvasTextNode = Type.Object(
-  { ...nodeBase, type: Type.Literal("text"), text: Type.String({ description: "Markdown." }) },
+  { ...nodeBase, type: Type.Literal("text"), text: Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "Markdown." }) },
   { ...open, title: "Text node" },
 );
 export const CanvasFileNode = Type.Object(
   {
     ...nodeBase,
     type: Type.Literal("file"),
-    file: Type.String({ description: "Vault path of the file shown." }),
-    subpath: Type.Optional(Type.String({ pattern: "^#", description: "#Heading or #^blockid." })),
+    file: Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "Vault path of the file shown." }),
+    subpath: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, pattern: "^#", description: "#Heading or #^blockid." })),
   },
   { ...open, title: "File node" },
 );
-export const CanvasLinkNode = Type.Object({ ...nodeBase, type: Type.Literal("link"), url: Type.String() }, { ...open, title: "Link node" });
+export const CanvasLinkNode = Type.Object(
+  { ...nodeBase, type: Type.Literal("link"), url: Type.String({ maxLength: INPUT_LIMITS.textLineChars }) },
+  { ...open, title: "Link node" },
+);
 export const CanvasGroupNode = Type.Object(
   {
     ...nodeBase,
     type: Type.Literal("group"),
-    label: Type.Optional(Type.String()),
-    background: Type.Optional(Type.String({ description: "Vault path of a background image." })),
+    label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars })),
+    background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "Vault path of a background image." })),
     backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")])),
   },
   { ...open, title: "Group node" },
@@ -64,12 +69,12 @@ export const CanvasNodeSchema = Type.Object(
   {
     ...nodeBase,
     type: Type.Union([Type.Literal("text"), Type.Literal("file"), Type.Literal("link"), Type.Literal("group")]),
-    text: Type.Optional(Type.String({ description: "type text (required): Markdown." })),
-    file: Type.Optional(Type.String({ description: "type file (required): vault path of the file shown." })),
-    subpath: Type.Optional(Type.String({ pattern: "^#", description: "type file: #Heading or #^blockid." })),
-    url: Type.Optional(Type.String({ description: "type link (required)." })),
-    label: Type.Optional(Type.String({ description: "type group: the group's label." })),
-    background: Type.Optional(Type.String({ description: "type group: vault path of a background image." })),
+    text: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "type text (required): Markdown." })),
+    file: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type file (required): vault path of the file shown." })),
+    subpath: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, pattern: "^#", description: "type file: #Heading or #^blockid." })),
+    url: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "type link (required)." })),
+    label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "type group: the group's label." })),
+    background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type group: vault path of a background image." })),
     backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "type group." })),
   },
   { ...open, title: "Node", description: "A text, file, link or group node; nodes are drawn in array order (first lowest)." },
@@ -77,21 +82,24 @@ export const CanvasNodeSchema = Type.Object(
 
 export const CanvasEdgeSchema = Type.Object(
   {
-    id: Type.String({ minLength: 1 }),
-    fromNode: Type.String({ description: "Id of the node the edge starts at." }),
+    id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }),
+    fromNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "Id of the node the edge starts at." }),
     fromSide: Type.Optional(CanvasSide),
     fromEnd: Type.Optional(CanvasEnd('Default "none".')),
-    toNode: Type.String({ description: "Id of the node the edge ends at." }),
+    toNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "Id of the node the edge ends at." }),
     toSide: Type.Optional(CanvasSide),
     toEnd: Type.Optional(CanvasEnd('Default "arrow".')),
     color: Type.Optional(CanvasColor),
-    label: Type.Optional(Type.String()),
+    label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars })),
   },
   { ...open, title: "Edge" },
 );
 
 export const CanvasSchema = Type.Object(
-  { nodes: Type.Optional(Type.Array(CanvasNodeSchema)), edges: Type.Optional(Type.Array(CanvasEdgeSchema)) },
+  {
+    nodes: Type.Optional(Type.Array(CanvasNodeSchema, { maxItems: INPUT_LIMITS.canvasNodes })),
+    edges: Type.Optional(Type.Array(CanvasEdgeSchema, { maxItems: INPUT_LIMITS.canvasEdges })),
+  },
   { ...open, title: "JSON Canvas 1.0", description: "Nodes in z-order (first is drawn lowest) and the edges between them." },
 );
 
@@ -99,9 +107,10 @@ export type CanvasDoc = Static<typeof CanvasSchema>;
 
 /** Fields an update may set; `null` removes an optional field. */
 const FieldSet = Type.Record(Type.String(), Type.Unknown(), {
+  maxProperties: INPUT_LIMITS.properties,
   description: "Fields to set; null removes an optional field. The id cannot change.",
 });
-const Id = Type.String({ minLength: 1 });
+const Id = Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars });
 
 export const CanvasPatchOpSchema = Type.Union([
   Type.Object({ op: Type.Literal("add_node"), node: CanvasNodeSchema }, { additionalProperties: false }),

@@ -23,14 +23,20 @@ function hostnameOf(hostHeader: string): string {
   return (colon >= 0 ? hostHeader.slice(0, colon) : hostHeader).toLowerCase();
 }
 
+/** A host name or an IP literal, with an optional port: all a Host header may hold. */
+const HOST_SYNTAX = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)(?::\d{1,5})?$/;
+
 /**
  * DNS-rebinding guard: a page on evil.example that resolves to 127.0.0.1 still sends
  * Host: evil.example. Only the bound name, loopback names and configured hosts get through.
- * A wildcard bind (0.0.0.0) accepts any Host unless allowed_hosts narrows it.
+ * A wildcard bind (0.0.0.0) accepts any Host unless allowed_hosts narrows it. A Host that is
+ * not a host name, or several of them (joined by commas), is a malformed request.
  */
 export function checkHost(request: Request, o: GuardOptions): void {
   const header = request.headers.get("host");
   if (!header) throw new IndxError("forbidden", "Missing Host header.");
+  if (header.includes(",")) throw new IndxError("validation_failed", "Send exactly one Host header.", { reason: "host" });
+  if (!HOST_SYNTAX.test(header)) throw new IndxError("validation_failed", "The Host header is malformed.", { reason: "host" });
   const name = hostnameOf(header);
   const wildcard = o.host === "0.0.0.0" || o.host === "::";
   if (wildcard && o.allowedHosts.length === 0) return;
@@ -63,13 +69,22 @@ export function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
-/** Bearer token → scopes. Tokens are never accepted in the query string (seed 004). */
-export function authenticate(request: Request, o: GuardOptions): Set<Scope> {
-  if (!o.auth) return new Set(["vault:read", "vault:write", "vault:admin"]);
+export interface Principal {
+  /** Whose requests these are: a token id, "admin", or "anonymous" when auth is off. */
+  id: string;
+  scopes: Set<Scope>;
+}
+
+/**
+ * Bearer token → who and which scopes. Tokens are never accepted in the query string.
+ * A wrong token (a guess, which the failure throttle counts) is told apart from a missing one.
+ */
+export function authenticate(request: Request, o: GuardOptions): Principal {
+  if (!o.auth) return { id: "anonymous", scopes: new Set(["vault:read", "vault:write", "vault:admin"]) };
   const header = request.headers.get("authorization") ?? "";
   const m = /^Bearer\s+(\S+)$/i.exec(header);
   if (!m) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
-  const scopes = o.tokens.verify(m[1]!, o.adminKey());
-  if (!scopes) throw new IndxError("unauthorized", "Invalid bearer token.");
-  return new Set(scopes);
+  const hit = o.tokens.verify(m[1]!, o.adminKey());
+  if (!hit) throw new IndxError("unauthorized", "Invalid bearer token.", { reason: "invalid_token" });
+  return { id: hit.id, scopes: new Set(hit.scopes) };
 }

@@ -1,7 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-
-export const MAX_BODY_BYTES = 8 * 1024 * 1024;
+import { assertJsonDepth, readBodyText } from "./body.ts";
 
 /**
  * Query string → operation input. Repeated keys and comma lists become arrays where the schema
@@ -28,15 +27,13 @@ export function inputFromQuery(params: URLSearchParams, schema: TObject): Record
   return out;
 }
 
-/** Reads a JSON object body with a size cap; an empty body is {}. */
+/** Reads a JSON object body, bounded in size, time and nesting; an empty body is {}. */
 export async function inputFromBody(request: Request): Promise<Record<string, unknown>> {
-  const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
   const type = request.headers.get("content-type") ?? "";
-  const text = await request.text();
-  if (text.length > MAX_BODY_BYTES) throw tooLarge();
+  const text = await readBodyText(request);
   if (text.trim() === "") return {};
   if (type && !type.includes("json")) throw new IndxError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
+  assertJsonDepth(text);
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -46,8 +43,6 @@ export async function inputFromBody(request: Request): Promise<Record<string, un
   if (body === null || typeof body !== "object" || Array.isArray(body)) throw new IndxError("validation_failed", "The request body must be a JSON object.");
   return body as Record<string, unknown>;
 }
-
-const tooLarge = () => new IndxError("payload_too_large", `The request body is over ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
 
 /** Decodes a URL path segment by segment; a bad escape is a typed error, not a crash. */
 export function decodePath(rawPath: string): string {

@@ -1,15 +1,15 @@
 import { basename } from "node:path";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
-import { IndxError } from "../core/errors.ts";
-import { logEvent } from "../core/log.ts";
+import { IndxError, toIndxError } from "../core/errors.ts";
+import { debugLog, logEvent } from "../core/log.ts";
 import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 import type { ProgressFn } from "../index/indexer.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import type { OpContext } from "../ops/context.ts";
 import { isLoopback } from "./guard.ts";
-import { createApp } from "./server.ts";
+import { createApp, errorResponse } from "./server.ts";
 
 export interface ServeOptions {
   host: string;
@@ -73,8 +73,19 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
     mcp: (request, scopes) => mcp.handle(request, scopes),
+    limits: {
+      ratePerSecond: cfg.int("server.rate_limit_per_second"),
+      rateBurst: cfg.int("server.rate_limit_burst"),
+      authFailureLimit: cfg.int("server.auth_failure_limit"),
+      authFailureWindowMs: cfg.int("server.auth_failure_window_seconds") * 1000,
+    },
   });
-  app.listen({ hostname: opts.host, port: opts.port });
+  try {
+    listen(app, opts.host, opts.port);
+  } catch (err) {
+    await mcp.close();
+    throw err;
+  }
   const port = app.server?.port ?? opts.port;
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
   const url = `http://${shownHost}:${port}`;
@@ -109,4 +120,27 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
       closeEmbeddings(ctx);
     },
   };
+}
+
+/**
+ * Binds without SO_REUSEPORT (Elysia turns it on): a second server on a busy port would
+ * otherwise start silently and take part of the traffic, which may then land in another vault.
+ */
+function listen(app: ReturnType<typeof createApp>, host: string, port: number): void {
+  try {
+    app.listen({ hostname: host, port, reusePort: false, error: lastResort });
+  } catch (err) {
+    if ((err as { code?: unknown }).code !== "EADDRINUSE") throw err;
+    throw new IndxError(
+      "validation_failed",
+      `Port ${port} on ${host} is already in use (another indx serve?). Pick another port with --port <n>, the config key server.port or INDX_PORT; --port 0 picks a free one.`,
+      { port, reason: "port_in_use" },
+    );
+  }
+}
+
+/** Whatever escapes the app's own handlers still gets the JSON envelope, never Bun's plain-text 500. */
+function lastResort(err: unknown): Response {
+  debugLog("unhandled request failure", { error: err });
+  return errorResponse(toIndxError(err));
 }

@@ -1,3 +1,4 @@
+import type { Server } from "bun";
 import { Elysia } from "elysia";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
@@ -5,11 +6,13 @@ import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
+import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { eventStream } from "./events-sse.ts";
-import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions } from "./guard.ts";
+import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions, type Principal } from "./guard.ts";
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
+import { RateLimiter } from "./rate-limit.ts";
 import { decodePath, inputFromBody, inputFromQuery } from "./request.ts";
 import { matchRoute, type Route, templateOf } from "./routes.ts";
 
@@ -18,9 +21,24 @@ export interface AppOptions extends GuardOptions {
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
   mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
+  limits?: RequestLimits;
 }
 
+interface RequestLimits {
+  /** Requests per second per token (0: unlimited), and how many may come at once. */
+  ratePerSecond: number;
+  rateBurst: number;
+  /** Failed authentications per client address within the window before it gets 429s (0: off). */
+  authFailureLimit: number;
+  authFailureWindowMs: number;
+}
+
+const NO_LIMITS: RequestLimits = { ratePerSecond: 0, rateBurst: 0, authFailureLimit: 0, authFailureWindowMs: 0 };
+
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+
+/** Metric and log labels: the methods a client can use here; anything else is one label. */
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
 
 function ok(data: unknown, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ ok: true, data }), { status: 200, headers: { ...JSON_HEADERS, ...headers } });
@@ -28,23 +46,62 @@ function ok(data: unknown, headers: Record<string, string> = {}): Response {
 
 export function errorResponse(err: IndxError, headers: Record<string, string> = {}): Response {
   const extra: Record<string, string> = err.code === "unauthorized" ? { "www-authenticate": 'Bearer realm="indx"' } : {};
+  const retryAfter = err.details?.retry_after_s;
+  if (typeof retryAfter === "number") extra["retry-after"] = String(retryAfter);
   return new Response(JSON.stringify({ ok: false, error: err.toJSON() }), {
     status: err.httpStatus,
     headers: { ...JSON_HEADERS, ...extra, ...headers },
   });
 }
 
+/** What a guarded handler knows about its request besides the request itself. */
+interface Exchange {
+  /** The route template for logs and metrics; the /v1 dispatcher narrows it once it matches. */
+  route: string;
+  /** The client's address, for the failed-authentication throttle. */
+  address: string;
+}
+
+type Handler = (scopes: Set<Scope>, exchange: Exchange) => Promise<Response> | Response;
+
+/** Elysia's handler context, reduced to what the guard needs. */
+interface HandlerContext {
+  request: Request;
+  server: Server<unknown> | null;
+}
+
+function on(route: string, c: HandlerContext): Exchange {
+  return { route, address: c.server?.requestIP(c.request)?.address ?? "unknown" };
+}
+
 /**
- * The REST surface: guards (Host, Origin, bearer token), then one dispatcher that turns a
- * request into an operation's input and its result into the envelope. No operation logic here.
+ * The REST surface: guards (Host, Origin, throttles, bearer token), then one dispatcher that
+ * turns a request into an operation's input and its result into the envelope. No operation logic here.
  */
 export function createApp(ctx: OpContext, o: AppOptions) {
   const metrics = new Metrics();
+  const limits = o.limits ?? NO_LIMITS;
+  const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
+  const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
   let openapi: string | null = null;
 
-  const guarded = async (request: Request, authed: boolean, handler: (scopes: Set<Scope>) => Promise<Response> | Response) => {
+  const admit = (request: Request, exchange: Exchange): Set<Scope> => {
+    const blocked = authFailures.blockedFor(exchange.address);
+    if (blocked) throw rateLimited("Too many failed authentications from this address.", blocked);
+    let principal: Principal;
+    try {
+      principal = authenticate(request, o);
+    } catch (err) {
+      if (err instanceof IndxError && err.details?.reason === "invalid_token") authFailures.recordFailure(exchange.address);
+      throw err;
+    }
+    const wait = rate.take(o.auth ? principal.id : exchange.address);
+    if (wait) throw rateLimited("Too many requests for this token.", wait);
+    return principal.scopes;
+  };
+
+  const guarded = async (request: Request, exchange: Exchange, authed: boolean, handler: Handler) => {
     const started = performance.now();
-    const route = new URL(request.url).pathname;
     let cors: Record<string, string> = {};
     let res: Response;
     try {
@@ -54,79 +111,87 @@ export function createApp(ctx: OpContext, o: AppOptions) {
       if (request.method === "OPTIONS") {
         res = new Response(null, { status: 204, headers: cors });
       } else {
-        const scopes = authed ? authenticate(request, o) : new Set<Scope>();
-        res = await handler(scopes);
+        const scopes = authed ? admit(request, exchange) : new Set<Scope>();
+        res = await handler(scopes, exchange);
         for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
       }
     } catch (err) {
       if (!(err instanceof IndxError)) debugLog("request failed", { error: err });
       res = errorResponse(toIndxError(err), cors);
     }
-    const template = res.headers.get("x-indx-route") ?? (route.startsWith("/v1/") ? "/v1/*" : route);
-    res.headers.delete("x-indx-route");
     const ms = performance.now() - started;
-    metrics.observe(template, request.method, res.status, ms);
-    if (o.accessLog) logEvent("http", { method: request.method, route: template, status: res.status, ms: Math.round(ms * 10) / 10 });
+    const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER";
+    metrics.observe(exchange.route, method, res.status, ms);
+    if (o.accessLog) logEvent("http", { method, route: exchange.route, status: res.status, ms: Math.round(ms * 10) / 10 });
     return res;
   };
 
-  const dispatch = async (request: Request, scopes: Set<Scope>): Promise<Response> => {
+  const dispatch = async (request: Request, scopes: Set<Scope>, exchange: Exchange): Promise<Response> => {
     const url = new URL(request.url);
     const match = matchRoute(request.method, decodePath(url.pathname));
     if (!match) throw new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" });
     const { route, tail } = match;
+    exchange.route = `${route.method} ${templateOf(route)}`;
     const input = route.input === "body" ? await inputFromBody(request) : inputFromQuery(url.searchParams, route.op.input);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
-    const tag: Record<string, string> = { "x-indx-route": `${route.method} ${templateOf(route)}` };
     const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
-    if (replayed) tag["x-indx-idempotent-replay"] = "true";
-    return respond(route, request, result as Record<string, unknown>, tag);
+    return respond(route, request, result as Record<string, unknown>, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
 
   return new Elysia({ name: "indx" })
-    .get("/health", ({ request }) => guarded(request, false, () => ok({ status: "ok", version: VERSION })))
-    .get("/openapi.json", ({ request }) => guarded(request, false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })))
-    .get("/docs", ({ request }) => guarded(request, false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
-    .get("/docs/*", ({ request }) =>
-      guarded(request, false, () => {
-        const asset = DOCS_ASSETS[new URL(request.url).pathname];
+    .get("/health", (c) => guarded(c.request, on("/health", c), false, () => ok({ status: "ok", version: VERSION })))
+    .get("/openapi.json", (c) =>
+      guarded(c.request, on("/openapi.json", c), false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })),
+    )
+    .get("/docs", (c) => guarded(c.request, on("/docs", c), false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
+    .get("/docs/*", (c) =>
+      guarded(c.request, on("/docs/*", c), false, () => {
+        const asset = DOCS_ASSETS[new URL(c.request.url).pathname];
         if (!asset) throw new IndxError("not_found", "No such file.");
         return new Response(asset.body, { headers: { "content-type": asset.type, "cache-control": "max-age=86400" } });
       }),
     )
-    .get("/metrics", ({ request }) =>
-      guarded(request, true, () => new Response(metrics.render(gauges(ctx)), { headers: { "content-type": "text/plain; version=0.0.4" } })),
+    .get("/metrics", (c) =>
+      guarded(
+        c.request,
+        on("/metrics", c),
+        true,
+        () => new Response(metrics.render(gauges(ctx)), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+      ),
     )
-    .get("/v1/events", ({ request }) =>
-      guarded(request, true, (scopes) => {
+    .get("/v1/events", (c) =>
+      guarded(c.request, on("/v1/events", c), true, (scopes) => {
         if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "The event stream needs the vault:read scope.");
-        return eventStream(ctx, request);
+        return eventStream(ctx, c.request);
       }),
     )
-    .all("/v1/*", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
-    .all("/v1", ({ request }) => guarded(request, true, (scopes) => dispatch(request, scopes)), { parse: "none" })
+    .all("/v1/*", (c) => guarded(c.request, on("/v1/*", c), true, (scopes, exchange) => dispatch(c.request, scopes, exchange)), { parse: "none" })
+    .all("/v1", (c) => guarded(c.request, on("/v1", c), true, (scopes, exchange) => dispatch(c.request, scopes, exchange)), { parse: "none" })
     .all(
       "/mcp",
-      ({ request }) =>
-        guarded(request, true, (scopes) => {
+      (c) =>
+        guarded(c.request, on("/mcp", c), true, (scopes) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(request, scopes);
+          return o.mcp(c.request, scopes);
         }),
       { parse: "none" },
     )
-    .onError(({ code, request }) => {
-      // Unknown paths outside /v1 and framework-level failures still get the envelope.
+    .onError((c) => {
+      // Unknown paths outside /v1 and framework-level failures still get the envelope; their
+      // path is never a label (it may name a note).
       const err =
-        code === "NOT_FOUND"
+        c.code === "NOT_FOUND"
           ? new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" })
-          : code === "PARSE" || code === "VALIDATION"
+          : c.code === "PARSE" || c.code === "VALIDATION"
             ? new IndxError("validation_failed", "The request could not be parsed.")
             : new IndxError("internal", "An internal error occurred.");
-      return guarded(request, false, () => errorResponse(err));
+      return guarded(c.request, on("unmatched", c), false, () => errorResponse(err));
     });
 }
+
+const rateLimited = (message: string, seconds: number) => new IndxError("rate_limited", `${message} Retry after ${seconds} s.`, { retry_after_s: seconds });
 
 /** If-Match and Idempotency-Key headers fill the op's inputs of the same meaning (a body value wins). */
 function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
@@ -137,10 +202,10 @@ function headersToInput(request: Request, route: Route, input: Record<string, un
   if (key && "idempotency_key" in props && input.idempotency_key === undefined) input.idempotency_key = key;
 }
 
-function respond(route: Route, request: Request, data: Record<string, unknown>, tag: Record<string, string>): Response {
+function respond(route: Route, request: Request, data: Record<string, unknown>, extra: Record<string, string>): Response {
   switch (route.respond) {
     case "written": {
-      const headers = typeof data.etag === "string" ? { ...tag, etag: `"${data.etag}"` } : tag;
+      const headers = typeof data.etag === "string" ? { ...extra, etag: `"${data.etag}"` } : extra;
       const res = ok(data, headers);
       return data.created === true ? new Response(res.body, { status: 201, headers: res.headers }) : res;
     }
@@ -151,16 +216,16 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
         .get("if-none-match")
         ?.split(",")
         .map((t) => t.trim().replace(/^W\//, ""));
-      if (known?.includes(etag) || known?.includes("*")) return new Response(null, { status: 304, headers: { ...tag, etag } });
-      return ok(data, { ...tag, etag });
+      if (known?.includes(etag) || known?.includes("*")) return new Response(null, { status: 304, headers: { ...extra, etag } });
+      return ok(data, { ...extra, etag });
     }
     case "exists":
-      return new Response(null, { status: data.exists ? 200 : 404, headers: tag });
+      return new Response(null, { status: data.exists ? 200 : 404, headers: extra });
     case "attachment":
       if (typeof data.data_base64 === "string" && new URL(request.url).searchParams.get("download") !== null) {
         return new Response(Buffer.from(data.data_base64, "base64"), {
           headers: {
-            ...tag,
+            ...extra,
             "content-type": String(data.mime),
             etag: `"${String(data.etag)}"`,
             "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(String(data.path).split("/").pop() ?? "file")}`,
@@ -168,9 +233,9 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
           },
         });
       }
-      return ok(data, tag);
+      return ok(data, extra);
     default:
-      return ok(data, tag);
+      return ok(data, extra);
   }
 }
 

@@ -16,6 +16,7 @@ import {
   Nullable,
   OutlineItem,
   page,
+  TagFilter,
   TagList,
   VaultPath,
 } from "../ops/schemas.ts";
@@ -37,6 +38,7 @@ export const noteRead = defineOp({
       path: VaultPath,
       include: Type.Optional(
         Type.Array(Type.Union(INCLUDES.map((i) => Type.Literal(i))), {
+          maxItems: INCLUDES.length,
           description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")}.`,
           default: DEFAULT_INCLUDE,
         }),
@@ -175,7 +177,7 @@ export const noteList = defineOp({
   input: Type.Object(
     {
       path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Glob over vault paths: *, **, ?, [ab], {a,b}." })),
-      tag: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { description: "Every listed tag must be present." })),
+      tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
       limit: Type.Optional(Limit(50, 1000)),

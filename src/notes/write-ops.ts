@@ -3,7 +3,7 @@ import { IndxError } from "../core/errors.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { VaultPath, Warning } from "../ops/schemas.ts";
+import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { fileKind } from "../vault/scan.ts";
@@ -46,8 +46,16 @@ export const noteWrite = defineOp({
   input: Type.Object(
     {
       path: VaultPath,
-      body: Type.String({ description: "Markdown text of the note (after the frontmatter, if `frontmatter` is given)." }),
-      frontmatter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: "Properties written as a YAML frontmatter block at the top." })),
+      body: Type.String({
+        maxLength: INPUT_LIMITS.noteChars,
+        description: "Markdown text of the note (after the frontmatter, if `frontmatter` is given).",
+      }),
+      frontmatter: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), {
+          maxProperties: INPUT_LIMITS.properties,
+          description: "Properties written as a YAML frontmatter block at the top.",
+        }),
+      ),
       if_match: Type.Optional(IfMatch),
       if_not_exists: Type.Optional(IfNotExists),
       idempotency_key: Type.Optional(IdempotencyKey),

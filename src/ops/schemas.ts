@@ -4,9 +4,36 @@ import { WARNING_CODES, type WarningCode } from "../core/warnings.ts";
 
 /** Schema pieces shared by several operations. */
 
+/**
+ * Input bounds (docs/decisions.md, "Input bounds"): far above real use, and low enough that no
+ * single request can make the server work for long. The validator refuses anything beyond them.
+ */
+export const INPUT_LIMITS = {
+  /** Tag filters in one search or listing. */
+  tagFilters: 100,
+  /** Characters of one tag, frontmatter key or block id. */
+  nameChars: 200,
+  /** Frontmatter conditions in one filter, and the characters of each value. */
+  frontmatterFilters: 50,
+  filterValueChars: 1_000,
+  /** Characters of a vault path. */
+  pathChars: 1_024,
+  /** Characters of a heading, a label or a URL. */
+  textLineChars: 4_096,
+  /** Characters of a note's Markdown: the REST body limit, so every surface accepts the same notes. */
+  noteChars: 8 * 1024 * 1024,
+  /** Properties of a note's frontmatter, or fields set on a canvas item at once. */
+  properties: 1_000,
+  /** Nodes and edges of one canvas. */
+  canvasNodes: 10_000,
+  canvasEdges: 20_000,
+  /** Nesting of any input value (objects and arrays). */
+  depth: 64,
+} as const;
+
 export const VaultPath = Type.String({
   minLength: 1,
-  maxLength: 1024,
+  maxLength: INPUT_LIMITS.pathChars,
   description: "Vault-relative POSIX path, e.g. 'Projects/Foo.md'.",
 });
 
@@ -17,15 +44,20 @@ export const Cursor = Type.String({ maxLength: 200, description: "Opaque cursor 
 export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: "Pass as cursor to get the next page; null on the last page." });
 
 export const FrontmatterFilter = Type.Record(
-  Type.String({ minLength: 1, maxLength: 200 }),
-  Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()]),
+  Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }),
+  Type.Union([Type.String({ maxLength: INPUT_LIMITS.filterValueChars }), Type.Number(), Type.Boolean(), Type.Null()]),
   {
+    maxProperties: INPUT_LIMITS.frontmatterFilters,
     description:
       "Frontmatter conditions, all of which must hold: {key: value} matches when the property equals the value, or contains it when the property is a list; null matches a missing or empty property.",
   },
 );
 
 export const TagList = Type.Array(Type.String(), { description: "Tags without '#'." });
+
+/** Tags a caller filters by: every one must be present. */
+export const TagFilter = (description: string) =>
+  Type.Array(Type.String({ maxLength: INPUT_LIMITS.nameChars }), { maxItems: INPUT_LIMITS.tagFilters, description });
 
 /** Compact allow-listed metadata (seed 004): never arbitrary frontmatter. */
 export const CompactMeta = Type.Object(

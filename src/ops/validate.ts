@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import type { AnyOperation } from "./define.ts";
+import { INPUT_LIMITS } from "./schemas.ts";
 
 const MAX_ERRORS = 10;
 
@@ -13,10 +14,27 @@ const MAX_ERRORS = 10;
 export function parseInput(op: AnyOperation, raw: unknown, opts: { coerce?: boolean } = {}): unknown {
   const base = raw === undefined || raw === null ? {} : raw;
   if (typeof base !== "object" || Array.isArray(base)) throw new IndxError("validation_failed", `${op.name} expects a JSON object`, { operation: op.name });
+  assertShallow(base, op.name);
   let value: unknown = Value.Default(op.input, structuredClone(base));
   if (opts.coerce) value = Value.Convert(op.input, value);
   assertValid(op.input, value, op.name);
   return value;
+}
+
+/**
+ * Refuses input nested deeper than INPUT_LIMITS.depth before anything copies or walks it
+ * recursively (structuredClone and the schema checks would overflow the stack). Iterative, so
+ * the check itself never does.
+ */
+function assertShallow(value: object, name: string): void {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth > INPUT_LIMITS.depth)
+      throw new IndxError("validation_failed", `Invalid input for ${name}: nested deeper than ${INPUT_LIMITS.depth} levels`, { limit: INPUT_LIMITS.depth });
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
 }
 
 export function assertValid(schema: TSchema, value: unknown, name: string): void {

@@ -3,9 +3,11 @@
  * the agent that reads them in a tool schema: they say how to address a target and what happens.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import { INPUT_LIMITS } from "../ops/schemas.ts";
 
 const Heading = Type.String({
   minLength: 1,
+  maxLength: INPUT_LIMITS.textLineChars,
   description:
     'The target heading: its text ("Tasks"), its text with leading #s to fix the level ("## Tasks"), ' +
     'or a path of headings, each inside the previous one\'s section ("Projects > Tasks"; "Projects::Tasks" also works). ' +
@@ -16,6 +18,7 @@ const Heading = Type.String({
 
 const Markdown = (what: string) =>
   Type.String({
+    maxLength: INPUT_LIMITS.noteChars,
     description: `${what} Inserted as whole lines: a final line break is added if missing, and line endings follow the note's (LF or CRLF).`,
   });
 
@@ -24,7 +27,11 @@ const op = <L extends string>(name: L, description: string) => Type.Literal(name
 export const SetFrontmatterOp = Type.Object(
   {
     op: op("set_frontmatter", "Set one frontmatter property, creating the frontmatter block if the note has none."),
-    key: Type.String({ minLength: 1, description: "Top-level property name (case-sensitive, one line). Nested keys are not addressed." }),
+    key: Type.String({
+      minLength: 1,
+      maxLength: INPUT_LIMITS.nameChars,
+      description: "Top-level property name (case-sensitive, one line). Nested keys are not addressed.",
+    }),
     value: Type.Unknown({
       description:
         "New value, written as Obsidian writes it: strings (quoted only when YAML needs it), numbers, booleans, " +
@@ -38,7 +45,7 @@ export const SetFrontmatterOp = Type.Object(
 export const DeleteFrontmatterOp = Type.Object(
   {
     op: op("delete_frontmatter", "Remove one frontmatter property (its key line and its value lines)."),
-    key: Type.String({ minLength: 1, description: "Top-level property name. A missing key is patch_target_not_found." }),
+    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Top-level property name. A missing key is patch_target_not_found." }),
   },
   { additionalProperties: false },
 );
@@ -110,7 +117,11 @@ export const ReplaceBlockOp = Type.Object(
       "Replace the paragraph or list item that carries a block id (` ^id` at its end). For an id on its own line " +
         "after a list, table or callout, that whole block is replaced and the id line stays.",
     ),
-    block_id: Type.String({ minLength: 1, description: 'The block id, with or without "^" ("37066d" or "^37066d"); case-insensitive.' }),
+    block_id: Type.String({
+      minLength: 1,
+      maxLength: INPUT_LIMITS.nameChars,
+      description: 'The block id, with or without "^" ("37066d" or "^37066d"); case-insensitive.',
+    }),
     markdown: Markdown("The new block. The ` ^id` is re-attached at its end if you leave it out, so links to it keep working."),
   },
   { additionalProperties: false },
@@ -123,7 +134,7 @@ export const RenameHeadingOp = Type.Object(
       "Change a heading's text only (its #s or underline stay). Links to it in other notes ([[Note#Old]]) need rewriting; the result lists every rename.",
     ),
     from: Heading,
-    to: Type.String({ minLength: 1, description: "The new heading text, without #s, on one line." }),
+    to: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.textLineChars, description: "The new heading text, without #s, on one line." }),
   },
   { additionalProperties: false },
 );

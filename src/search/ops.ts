@@ -10,7 +10,7 @@ import type { VectorStore } from "../embeddings/store.ts";
 import { filterNoteIds } from "../notes/filter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, Warning } from "../ops/schemas.ts";
+import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
 import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
 import { compileQuery, queryParts } from "./query.ts";
@@ -141,7 +141,7 @@ export const vaultSearch = defineOp({
       mode: Type.Optional(
         Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid when embeddings are available, else lexical." }),
       ),
-      tag: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { description: "Only notes with all these tags." })),
+      tag: Type.Optional(TagFilter("Only notes with all these tags.")),
       path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Only notes whose path matches, e.g. 'Projects/**'." })),
       frontmatter: Type.Optional(FrontmatterFilter),
       limit: Type.Optional(Limit(10, 100)),

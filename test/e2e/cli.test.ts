@@ -143,4 +143,43 @@ describe("indx serve, end to end", () => {
       await proc.exited;
     }
   });
+
+  test("a second serve on a busy port exits non-zero, naming the port and how to pick another", async () => {
+    const first = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    const other = sandbox({ "Other.md": "# Other\n" });
+    try {
+      const port = await servingPort(first);
+      const second = Bun.spawnSync([BIN, "serve", "--port", port, "--no-watch"], { env: other.env, stdout: "pipe", stderr: "pipe", timeout: 20_000 });
+      const stderr = second.stderr.toString();
+      expect(second.exitCode).toBe(2);
+      expect(stderr).toContain(`Port ${port}`);
+      expect(stderr).toContain("--port");
+      expect(stderr).toContain("server.port");
+      expect(stderr).toContain("INDX_PORT");
+      expect(stderr).not.toContain(other.dir);
+      expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    } finally {
+      first.kill();
+      await first.exited;
+      other.cleanup();
+    }
+  }, 30_000);
 });
+
+/** Reads a starting `indx serve`'s stderr until it prints its URL; returns the port. */
+async function servingPort(proc: Bun.Subprocess<"ignore", "pipe", "pipe">): Promise<string> {
+  const reader = proc.stderr.getReader();
+  let seen = "";
+  const deadline = Date.now() + 15_000;
+  while (Date.now() < deadline) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    seen += new TextDecoder().decode(value);
+    const port = /http:\/\/127\.0\.0\.1:(\d+)/.exec(seen)?.[1];
+    if (port) {
+      reader.releaseLock();
+      return port;
+    }
+  }
+  throw new Error("indx serve did not print its URL");
+}
