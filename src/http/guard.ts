@@ -63,7 +63,7 @@ export function corsHeaders(origin: string): Record<string, string> {
   };
 }
 
-/** Bearer token → scopes. Tokens are never accepted in the query string (seed 004). */
+/** Bearer token → scopes. Tokens are never accepted in the query string (docs/contracts.md, Privacy and safety). */
 export function authenticate(request: Request, o: GuardOptions): Set<Scope> {
   if (!o.auth) return new Set(["vault:read", "vault:write", "vault:admin"]);
   const header = request.headers.get("authorization") ?? "";

@@ -27,7 +27,7 @@ export const FrontmatterFilter = Type.Record(
 
 export const TagList = Type.Array(Type.String(), { description: "Tags without '#'." });
 
-/** Compact allow-listed metadata (seed 004): never arbitrary frontmatter. */
+/** Compact allow-listed metadata (docs/contracts.md, Search): never arbitrary frontmatter. */
 export const CompactMeta = Type.Object(
   {
     aliases: Type.Optional(Type.Array(Type.String())),
