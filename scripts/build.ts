@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 /**
  * Compiles indx into one executable, dist/indx. Minify + splitting + bytecode keep start-up to a
- * few milliseconds (reference/stack-notes.md): commands load their code lazily.
+ * few milliseconds (docs/stack.md, Build): commands load their code lazily.
  */
 import { rmSync } from "node:fs";
 

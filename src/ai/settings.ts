@@ -2,7 +2,7 @@ import type { Config } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 
 /**
- * Provider configuration (seed 000 §2, DESIGN.md §4). Each role resolves to settings or to
+ * Provider configuration (docs/contracts.md, Configuration). Each role resolves to settings or to
  * `null` ("not configured"); every caller branches on null explicitly, and nothing is ever sent
  * anywhere unless a provider is configured.
  */
@@ -74,7 +74,7 @@ export function embeddingsSettings(config: Config): EmbeddingsSettings | null {
 
 /**
  * The chat role: INDX_AI_PROVIDER / INDX_AI_MODEL, the provider falling back to the embeddings
- * provider (seed 000 §2). Null when no chat model is named.
+ * provider (docs/contracts.md, Configuration). Null when no chat model is named.
  */
 export function chatSettings(config: Config): ChatSettings | null {
   const model = config.str("ai.model");
@@ -85,7 +85,7 @@ export function chatSettings(config: Config): ChatSettings | null {
   return { ...endpoint(config, provider, "chat"), model, timeoutMs: clamp(config.int("ai.timeout_ms"), 100, 600_000) };
 }
 
-/** The identity recorded beside the vectors: a different one is never mixed in (DESIGN.md §5). */
+/** The identity recorded beside the vectors: a different one is never mixed in (docs/contracts.md, Index lifecycle). */
 export interface EmbeddingIdentity {
   provider: ProviderName;
   model: string;

@@ -1,5 +1,5 @@
 /**
- * JSON Canvas 1.0 as TypeBox schemas (shared/reference/jsoncanvas-1.0.schema.json, spec §6): the
+ * JSON Canvas 1.0 as TypeBox schemas (docs/obsidian.md, JSON Canvas): the
  * shapes canvas ops take and return. Unknown keys are allowed everywhere because Obsidian declares
  * `[key: string]: any` "for forward compatibility" and round-trips them. No `default`s: a default
  * filled in by input handling would change the file on a no-op write.

@@ -7,7 +7,8 @@ import { print, printErr } from "./io.ts";
 
 /**
  * The command tree. Leaves load lazily so `indx --help` and `indx search` only parse what they use.
- * Names follow seed 001's mapping table (`indx note get`, `indx link backlinks`, …).
+ * Names follow the mapping table (docs/contracts.md, Operations): `indx note get`,
+ * `indx link backlinks`, …
  */
 const ops = () => import("./op-commands.ts");
 const admin = () => import("./admin-commands.ts");

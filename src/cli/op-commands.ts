@@ -14,7 +14,7 @@ import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { opCommand } from "./op-command.ts";
 
-/** CLI names of the read operations (seed 001 §7). */
+/** CLI names of the read operations (docs/contracts.md, Operations). */
 export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true });
 export const relatedCommand = opCommand(related, { positionals: ["id"] });
 

@@ -13,7 +13,7 @@ export interface ConfigInput {
   env?: Record<string, string | undefined>;
 }
 
-/** The merged configuration: flags > env > file > defaults (DESIGN.md §4). */
+/** The merged configuration: flags > env > file > defaults (docs/contracts.md, Configuration). */
 export class Config {
   constructor(
     readonly path: string,

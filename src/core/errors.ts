@@ -1,6 +1,6 @@
 /**
  * The one error type every operation throws. Surfaces map `code` to their own transport:
- * an HTTP status, a CLI exit code, an MCP isError result (DESIGN.md §5).
+ * an HTTP status, a CLI exit code, an MCP isError result (docs/contracts.md, Errors).
  * Messages and details must never carry note text, queries, secrets or absolute paths.
  */
 export const ERROR_CODES = {

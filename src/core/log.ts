@@ -1,7 +1,7 @@
 /**
  * Structured log lines on stderr (stdout belongs to command output and to MCP stdio).
  * Callers pass only codes, counts, durations and route templates: never note text, queries,
- * tokens or absolute paths (DESIGN.md §6).
+ * tokens or absolute paths (docs/contracts.md, Privacy and safety).
  */
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
   if (process.env.INDX_LOG === "off") return;

@@ -13,7 +13,7 @@ let resolved: string | null = null;
  * The path of a loadable vec0 library. Inside `bun build --compile` the embedded file lives at a
  * /$bunfs/ path that dlopen cannot read, so its bytes are copied once to a cache directory; the
  * copy keeps the name vec0.so because SQLite derives the init symbol from the file name
- * (reference/stack-notes.md). INDX_SQLITE_VEC_PATH overrides it (other platforms, packagers).
+ * (docs/stack.md, sqlite-vec). INDX_SQLITE_VEC_PATH overrides it (other platforms, packagers).
  */
 export function vec0Path(): string {
   if (resolved) return resolved;

@@ -5,7 +5,7 @@ export const EVENT_KINDS = ["note.created", "note.updated", "note.deleted", "not
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
-/** Events carry paths, counts and durations, never content (DESIGN.md §5). */
+/** Events carry paths, counts and durations, never content (docs/contracts.md, Events). */
 export const VaultEventSchema = Type.Object({
   id: Type.String({ description: "<unix ms>-<process tag>-<sequence>: increasing within one process." }),
   time: Type.String(),

@@ -76,7 +76,8 @@ export interface Principal {
 }
 
 /**
- * Bearer token → who and which scopes. Tokens are never accepted in the query string.
+ * Bearer token → who and which scopes. Tokens are never accepted in the query string
+ * (docs/contracts.md, Privacy and safety).
  * A wrong token (a guess, which the failure throttle counts) is told apart from a missing one.
  */
 export function authenticate(request: Request, o: GuardOptions): Principal {

@@ -13,8 +13,8 @@ import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
 
 /**
- * The REST face of the mapping table (seed 001 §7). A vault path may hold slashes, so it is the
- * wildcard tail of the URL; `suffix` tells routes that share a prefix apart
+ * The REST face of the mapping table (docs/contracts.md, Operations). A vault path may hold
+ * slashes, so it is the wildcard tail of the URL; `suffix` tells routes that share a prefix apart
  * (/v1/links/{path}/backlinks vs /forward), and `wildParam` names the input it fills.
  */
 export interface Route {

@@ -1,6 +1,7 @@
 /**
- * Link generation: what Obsidian writes for a link to a file (spec §1.7, `fileToLinktext`), and the
- * fallbacks indx tries when that text would not resolve back to the file.
+ * Link generation: what Obsidian writes for a link to a file (docs/obsidian.md, Link generation:
+ * `fileToLinktext`), and the fallbacks indx tries when that text would not resolve back to the
+ * file.
  */
 import type { LinkResolver } from "./resolve.ts";
 

@@ -1,6 +1,6 @@
 /**
  * Obsidian link resolution: a re-implementation of `MetadataCache.getFirstLinkpathDest`
- * (shared/reference/obsidian-formats.md §1.3). Pure and incremental: the indexer adds and removes
+ * (docs/obsidian.md, Link resolution). Pure and incremental: the indexer adds and removes
  * paths as files change and re-resolves only links whose `linkKey` a changed file can satisfy.
  *
  * Deliberate choices, each invisible unless a vault is ambiguous:

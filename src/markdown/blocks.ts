@@ -1,7 +1,8 @@
 /**
- * Block identifiers (spec §4): ` ^id` at the end of a paragraph's or list item's last line, or a
- * line that is only `^id` (it attaches to the preceding block). Ids match `[A-Za-z0-9-]+`.
- * Whether the line really is the block's last line is decided by the scanner (scanner.ts).
+ * Block identifiers (docs/obsidian.md, Block ids): ` ^id` at the end of a paragraph's or list
+ * item's last line, or a line that is only `^id` (it attaches to the preceding block). Ids match
+ * `[A-Za-z0-9-]+`. Whether the line really is the block's last line is decided by the scanner
+ * (scanner.ts).
  */
 import { isJsSpace, trimEndIndex } from "./chars.ts";
 

@@ -1,6 +1,6 @@
 /**
- * Frontmatter (spec §3.1): detection, YAML parsing, and the values Obsidian derives from it
- * (aliases, tags, frontmatter links).
+ * Frontmatter (docs/obsidian.md, Frontmatter): detection, YAML parsing, and the values Obsidian
+ * derives from it (aliases, tags, frontmatter links).
  */
 import { parse } from "yaml";
 import { lineAt } from "./chars.ts";

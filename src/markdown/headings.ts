@@ -1,6 +1,6 @@
 /**
- * Headings (spec §5): ATX and setext detection on a line, plus the normalisations Obsidian uses to
- * match headings in links.
+ * Headings (docs/obsidian.md, Headings): ATX and setext detection on a line, plus the
+ * normalisations Obsidian uses to match headings in links.
  */
 import { isSpaceOrTab, skipSpaces, trimEndIndex } from "./chars.ts";
 
@@ -57,7 +57,7 @@ export function isThematicBreakAt(text: string, p: number, end: number): boolean
   return count >= 3;
 }
 
-/** Obsidian's `stripHeading` (§5): used for heading matching. */
+/** Obsidian's `stripHeading` (docs/obsidian.md, Headings): used for heading matching. */
 export function stripHeading(h: string): string {
   return h
     .replace(/[!"#$%&()*+,.:;<=>?@^`{|}~/[\]\\\r\n]/g, " ")
@@ -70,7 +70,7 @@ export function headingKey(h: string): string {
   return stripHeading(h).toLowerCase();
 }
 
-/** Obsidian's `stripHeadingForLink` (§1.7): what to write after `#` when generating a link. */
+/** Obsidian's `stripHeadingForLink` (docs/obsidian.md, Link generation): what to write after `#` when generating a link. */
 export function stripHeadingForLink(h: string): string {
   return h
     .replace(/([:#|^\\\r\n]|%%|\[\[|]])/g, " ")

@@ -1,7 +1,7 @@
 /**
- * Link syntax (spec §1.1/§1.2): wikilinks `[[...]]`, embeds `![[...]]`, Markdown links `[t](dest)`
- * and images `![t](dest)`. These helpers parse one occurrence; the body scanner (inline.ts) decides
- * where to look (outside code, comments and escapes).
+ * Link syntax (docs/obsidian.md, Links): wikilinks `[[...]]`, embeds `![[...]]`, Markdown links
+ * `[t](dest)` and images `![t](dest)`. These helpers parse one occurrence; the body scanner
+ * (inline.ts) decides where to look (outside code, comments and escapes).
  */
 import { isAsciiPunct, isSpaceOrTab } from "./chars.ts";
 

@@ -1,11 +1,11 @@
 /**
- * Body tags (spec §2). The tag body is exactly the RE character class
+ * Body tags (docs/obsidian.md, Tags). The tag body is exactly Obsidian's character class
  * `#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)` (u flag), rejected when all
  * digits. A tag starts at a line/chunk start or after whitespace; see `canStartTag`.
  */
 import { isAsciiDigit, isJsSpace } from "./chars.ts";
 
-/** The regex from the spec, for reference and tests. */
+/** Obsidian's tag regex, for reference and tests. */
 export const TAG_RE = /#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~[\]\\\s]+)/u;
 
 const ASCII_OK = new Uint8Array(128);

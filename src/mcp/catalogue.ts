@@ -8,7 +8,7 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { type:
 
 const toolCache = new Map<string, Tool>();
 
-/** An operation as an MCP tool: generated, never hand-written (seed 001 §3). */
+/** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools). */
 export function toolOf(op: AnyOperation): Tool {
   let tool = toolCache.get(op.name);
   if (!tool) {

@@ -59,10 +59,10 @@ async function readJson(request: Request): Promise<{ ok: true; value: unknown } 
 }
 
 /**
- * MCP over Streamable HTTP at /mcp (seed 001 §6.2): one SDK transport + Server per session
- * (Mcp-Session-Id), created by an initialize request. The caller (the REST app's guard) has
- * already checked Host, Origin and the bearer token and passes that token's scopes: they fix
- * the session's catalogue at initialize and are re-checked on every later request.
+ * MCP over Streamable HTTP at /mcp (docs/mcp.md, Transports): one SDK transport + Server per
+ * session (Mcp-Session-Id), created by an initialize request. The caller (the REST app's guard) has
+ * already checked Host, Origin and the bearer token and passes that token's scopes: they fix the
+ * session's catalogue at initialize and are re-checked on every later request.
  */
 export class McpHttpHandler {
   readonly hub: McpHub;

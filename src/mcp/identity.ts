@@ -1,6 +1,6 @@
 import { VERSION } from "../core/version.ts";
 
-/** Server identity and agent onboarding, exactly as seed 001 §2 words them. */
+/** Server identity and agent onboarding, word for word as docs/mcp.md (Identity) quotes them. */
 export const SERVER_NAME = "indx";
 
 export const INSTRUCTIONS =

@@ -5,10 +5,10 @@ import { hasScope } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
 
 /**
- * Prompts (seed 001 §5): starting points that tell an agent which tools to call, in which order.
- * Each carries a recommended tool allow-list in `_meta["indx/allowed_tools"]`, narrowed on
- * prompts/get to the tools this session can call. Write steps name the write tools of seed 001
- * (note_write, note_patch); when a session cannot call them, the prompt says to propose instead.
+ * Prompts (docs/mcp.md, Prompts): starting points that tell an agent which tools to call, in which
+ * order. Each carries a recommended tool allow-list in `_meta["indx/allowed_tools"]`, narrowed on
+ * prompts/get to the tools this session can call. Write steps name the write tools (note_write,
+ * note_patch); when a session cannot call them, the prompt says to propose instead.
  */
 
 const ALLOWED_TOOLS_META = "indx/allowed_tools";

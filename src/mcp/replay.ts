@@ -1,7 +1,8 @@
 /**
- * Seed 001 §3: an identical (tool, input) on a safe tool within 60 s is a replay of the earlier
- * result. Keys use canonical JSON (sorted keys), so {a,b} and {b,a} are the same call. The hub
- * clears the cache whenever the index changes, so a replay never hides an update indx knows of.
+ * Replay (docs/mcp.md, Tools): an identical (tool, input) on a safe tool within 60 s is a replay of
+ * the earlier result. Keys use canonical JSON (sorted keys), so {a,b} and {b,a} are the same call.
+ * The hub clears the cache whenever the index changes, so a replay never hides an update indx knows
+ * of.
  */
 export class ReplayCache<T> {
   private readonly entries = new Map<string, { at: number; value: T }>();

@@ -12,7 +12,7 @@ import type { McpHub } from "./hub.ts";
 import { parseVaultUri, vaultUri } from "./uris.ts";
 
 /**
- * Resources (seed 001 §4): the vault as browsable, subscribable views. Every read is an
+ * Resources (docs/mcp.md, Resources): the vault as browsable, subscribable views. Every read is an
  * operation run through invoke(); this module only maps URIs to inputs and outputs to contents.
  */
 

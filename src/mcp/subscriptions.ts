@@ -4,7 +4,7 @@ import { parseVaultUri, vaultUri } from "./uris.ts";
 type Matcher = { kind: "path"; path: string } | { kind: "glob"; glob: string } | { kind: "any" };
 
 /**
- * One session's resources/subscribe set (seed 001 §4.2). An exact vault://<path> fires
+ * One session's resources/subscribe set (docs/mcp.md, Subscriptions). An exact vault://<path> fires
  * notifications/resources/updated with its own URI when that file changes; a glob
  * (vault://Projects/**) fires with the URI of each changed file it covers; search, graph and
  * tags URIs fire with their own URI on any change.

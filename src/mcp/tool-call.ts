@@ -15,7 +15,7 @@ export interface CallEnv {
 }
 
 /**
- * An error as a tool result (seed 001 §3): isError with the JSON {code, message, details} in
+ * An error as a tool result (docs/mcp.md, Tools): isError with the JSON {code, message, details} in
  * the text. No structuredContent: the SDK client validates any structuredContent against the
  * tool's outputSchema, even on an error, and an error body never matches an output schema.
  */

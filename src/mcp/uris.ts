@@ -2,7 +2,7 @@ import { IndxError } from "../core/errors.ts";
 import { globToRegExp } from "../vault/glob.ts";
 
 /**
- * The vault:// URI scheme of seed 001 §4.1. Paths are percent-encoded per segment, so
+ * The vault:// URI scheme (docs/mcp.md, URI scheme). Paths are percent-encoded per segment, so
  * "Projects/Apollo Launch.md" is vault://Projects/Apollo%20Launch.md and round-trips. The
  * synthetic names (graph, tags, search) take precedence over files of the same path.
  */

@@ -1,4 +1,4 @@
-/** MIME types of the file kinds Obsidian accepts (reference/obsidian-formats.md §1.5). */
+/** MIME types of the file kinds Obsidian accepts (docs/obsidian.md, File kinds). */
 const MIME: Record<string, string> = {
   md: "text/markdown",
   markdown: "text/markdown",

@@ -78,7 +78,7 @@ export class OpContext {
     return report;
   }
 
-  /** Events of this vault: every write, and every change seen on disk (DESIGN.md §5). */
+  /** Events of this vault: every write, and every change seen on disk (docs/contracts.md, Events). */
   get events(): EventHub {
     const root = this.root;
     return (root.eventHub ??= new EventHub(new EventLog(root.vault.ensureDataDir())));

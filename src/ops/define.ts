@@ -4,8 +4,8 @@ import type { OpContext } from "./context.ts";
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 
 /**
- * One row of the mapping table (seed 001 §7): written once, typed by TypeBox, and translated
- * by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
+ * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
+ * translated by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
  */
 export interface Operation<I extends TObject = TObject, O extends TSchema = TSchema> {
   name: string;

@@ -10,7 +10,7 @@ import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 import type { AnyOperation } from "./define.ts";
 
-/** Every operation, in the order of seed 001's mapping table. Surfaces list these; they add none. */
+/** Every operation, in the order of the mapping table (docs/contracts.md, Operations). Surfaces list these; they add none. */
 export const OPERATIONS: readonly AnyOperation[] = [
   vaultStatus,
   noteRead,

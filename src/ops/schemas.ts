@@ -59,7 +59,7 @@ export const TagList = Type.Array(Type.String(), { description: "Tags without '#
 export const TagFilter = (description: string) =>
   Type.Array(Type.String({ maxLength: INPUT_LIMITS.nameChars }), { maxItems: INPUT_LIMITS.tagFilters, description });
 
-/** Compact allow-listed metadata (seed 004): never arbitrary frontmatter. */
+/** Compact allow-listed metadata (docs/contracts.md, Search): never arbitrary frontmatter. */
 export const CompactMeta = Type.Object(
   {
     aliases: Type.Optional(Type.Array(Type.String())),

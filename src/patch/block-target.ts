@@ -1,5 +1,5 @@
 /**
- * Block ids (obsidian-formats §4): finding the paragraph or list item that carries `^id`.
+ * Block ids (docs/obsidian.md, Block ids): finding the paragraph or list item that carries `^id`.
  *
  * - ` ^id` at the end of a line: the block is the paragraph, the list item (its own lines; nested
  *   items below it stay), or the run of block-quote / callout lines that ends on that line.

@@ -1,6 +1,6 @@
 /**
- * Heading addressing (DESIGN.md §5): "Leaf", "## Leaf" (the #s fix the level), or a path
- * "A > B > C" / "A::B::C" where each step lies inside the previous step's section (not
+ * Heading addressing (docs/contracts.md, Patch ops): "Leaf", "## Leaf" (the #s fix the level), or a
+ * path "A > B > C" / "A::B::C" where each step lies inside the previous step's section (not
  * necessarily one level deeper). Text comparison is Obsidian's: `headingKey` on both sides.
  */
 import { IndxError } from "../core/errors.ts";
@@ -79,8 +79,9 @@ export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
     });
   }
   let hits = findHeadings(s, spec);
-  // "Log[2]": the second of several headings the rest of the spec matches (peer study P6: a
-  // printable way to address duplicates). A heading literally written "Log[2]" matches first.
+  // "Log[2]": the second of several headings the rest of the spec matches (a printable way to
+  // address duplicates: docs/decisions.md, Writes). A heading literally written "Log[2]" matches
+  // first.
   const nth = NTH.exec(spec);
   if (hits.length === 0 && nth) {
     const all = findHeadings(s, nth[1]!);

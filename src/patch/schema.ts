@@ -1,5 +1,5 @@
 /**
- * The patch ops an agent can send (DESIGN.md §5, seed 001 §3.4). The descriptions are written for
+ * The patch ops an agent can send (docs/contracts.md, Patch ops). The descriptions are written for
  * the agent that reads them in a tool schema: they say how to address a target and what happens.
  */
 import { type Static, Type } from "@sinclair/typebox";

@@ -1,8 +1,8 @@
 /**
- * Writing property values the way Obsidian writes them (obsidian-formats §3.4): plain scalars when
- * YAML reads them back as the same string, double quotes otherwise; numbers and booleans plain;
- * null as an empty value; lists as block sequences indented two spaces under the key; nested
- * objects as indented block mappings.
+ * Writing property values the way Obsidian writes them (docs/obsidian.md, Frontmatter): plain
+ * scalars when YAML reads them back as the same string, double quotes otherwise; numbers and
+ * booleans plain; null as an empty value; lists as block sequences indented two spaces under the
+ * key; nested objects as indented block mappings.
  */
 import { parse } from "yaml";
 import { IndxError } from "../core/errors.ts";

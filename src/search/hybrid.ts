@@ -1,9 +1,9 @@
 import type { ChunkRank } from "./lexical.ts";
 import type { RankedHit } from "./results.ts";
 
-/** Reciprocal rank fusion constant (seed 002, and the RRF paper). */
+/** Reciprocal rank fusion constant (docs/search.md, Hybrid; the RRF paper's k). */
 export const RRF_K = 60;
-/** Top-rank bonus (seed 002): #1 in any list, and #2–3. Keeps exact matches on top. */
+/** Top-rank bonus (docs/search.md, Hybrid): #1 in any list, and #2–3. Keeps exact matches on top. */
 export const BONUS_FIRST = 0.05;
 export const BONUS_TOP3 = 0.02;
 

@@ -105,7 +105,7 @@ export interface ChunkRank {
 
 /**
  * The lexical list of hybrid search: the best `limit` chunks by BM25 (not grouped to notes),
- * then CJK substring hits. Chunk level, because fusion happens per chunk (seed 002).
+ * then CJK substring hits. Chunk level, because fusion happens per chunk (docs/search.md, Hybrid).
  */
 export function lexicalChunks(
   db: Database,

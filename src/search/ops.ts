@@ -64,9 +64,10 @@ function providerError(err: unknown): IndxError {
 }
 
 /**
- * Picks the mode actually used (seed 004): auto is hybrid when embeddings are configured and
- * usable, else lexical (with a warning only when they are configured); hybrid without vectors
- * degrades to lexical with a warning; semantic without vectors is an actionable error.
+ * Picks the mode actually used (docs/contracts.md, Search): auto is hybrid when embeddings are
+ * configured and usable, else lexical (with a warning only when they are configured); hybrid
+ * without vectors degrades to lexical with a warning; semantic without vectors is an actionable
+ * error.
  */
 async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warning[]): Promise<Plan> {
   if (requested === "lexical") return { mode: "lexical" };
@@ -214,7 +215,7 @@ export const vaultSearch = defineOp({
 
 /**
  * Optional reranking of the top fused notes by the chat model, blended with their fused
- * scores by position (seed 002). Any failure keeps the fused order and says so.
+ * scores by position (docs/search.md, Reranking). Any failure keeps the fused order and says so.
  */
 async function rerankHits(
   ctx: OpContext,

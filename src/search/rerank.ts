@@ -67,9 +67,9 @@ export async function rerankScores(chat: ChatProvider, query: string, candidates
 }
 
 /**
- * Position-aware blending (seed 002): the retrieval score weighs 75% for fused ranks 1–3, 60%
- * for 4–10 and 40% below, so the reranker cannot throw an exact match off the top but decides
- * more further down. `retrieval` is normalised to 0…1 by the caller.
+ * Position-aware blending (docs/search.md, Reranking): the retrieval score weighs 75% for fused
+ * ranks 1–3, 60% for 4–10 and 40% below, so the reranker cannot throw an exact match off the top
+ * but decides more further down. `retrieval` is normalised to 0…1 by the caller.
  */
 export function blendWeight(rank1: number): number {
   return rank1 <= 3 ? 0.75 : rank1 <= 10 ? 0.6 : 0.4;

@@ -47,7 +47,7 @@ export interface RankedHit {
   reason?: string;
 }
 
-/** Turns ranked hits into the compact result shape (DESIGN.md §5), one query for the whole page. */
+/** Turns ranked hits into the compact result shape (docs/contracts.md, Search), one query for the whole page. */
 export function buildResults(db: Database, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
   if (hits.length === 0) return [];
   const ids = JSON.stringify(hits.map((h) => h.chunkId));

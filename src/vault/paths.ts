@@ -7,7 +7,7 @@ import { IndxError } from "../core/errors.ts";
  * path_invalid. Nothing here touches the disk; see `assertInsideVault` for symlinks.
  * Refused: empty, NUL, absolute (POSIX, drive letters, UNC), backslashes, `..` segments
  * (also when percent-encoded), and hidden segments (dot files and dot folders are never vault
- * content, seed 004).
+ * content: docs/contracts.md, Privacy and safety).
  */
 export function normalizeVaultPath(input: unknown, what = "path"): string {
   if (typeof input !== "string" || input.trim() === "") throw invalid(`${what} is required`, "empty");

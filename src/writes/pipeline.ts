@@ -76,11 +76,11 @@ export interface WriteIO {
 }
 
 /**
- * The one path every write takes (DESIGN.md §3): locks (per path in this process, one writer
- * across processes) → the plan, computed from files read inside the lock → every precondition
- * checked before any byte is written → atomic replace per file → reindex of what changed →
- * events. Planning and applying run synchronously inside the locks, so nothing can change a
- * file between the moment it is read and the moment it is replaced.
+ * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, one
+ * writer across processes) → the plan, computed from files read inside the lock → every
+ * precondition checked before any byte is written → atomic replace per file → reindex of what
+ * changed → events. Planning and applying run synchronously inside the locks, so nothing can change
+ * a file between the moment it is read and the moment it is replaced.
  */
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();

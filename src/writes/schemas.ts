@@ -20,7 +20,7 @@ export const IdempotencyKey = Type.String({
 
 export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });
 
-/** Read-after-write: what a note looks like once written (seed 001 §3.4 outputSchema). */
+/** Read-after-write: what a note looks like once written (docs/contracts.md, Writes). */
 export const WrittenNote = Type.Object({
   path: Type.String(),
   etag: Type.String({ description: "Pass this as if_match on your next write." }),

@@ -86,7 +86,7 @@ describe("the compiled CLI", () => {
     expect(run(["vault", "status"]).json().index.state).toBe("ready");
   });
 
-  test("errors go to stderr with the exit codes of DESIGN.md", () => {
+  test("errors go to stderr with the exit codes of docs/contracts.md", () => {
     const traversal = run(["note", "get", "../secret.md"]);
     expect(traversal.code).toBe(2);
     expect(traversal.stdout).toBe("");

@@ -15,7 +15,7 @@ const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?:
 /** End-to-end: the compiled binary as an agent spawns it, driven by the SDK's own client. Build first. */
 const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
-/** The read tools of seed 001 §3.1 that exist without an AI provider. */
+/** The read tools of the mapping table (docs/contracts.md, Operations). */
 const SEED_READ_TOOLS = [
   "vault_status",
   "note_read",
@@ -108,7 +108,7 @@ describe("indx mcp over stdio", () => {
     expect(errors).toEqual([]);
   });
 
-  test("tools/list: every read operation, seed 001 names, schemas and annotations", async () => {
+  test("tools/list: every read operation, named as in docs/contracts.md, with schemas and annotations", async () => {
     const { client } = await connect();
     const { tools } = await client.listTools();
     const names = tools.map((t) => t.name);

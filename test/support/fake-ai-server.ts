@@ -1,11 +1,11 @@
 /**
- * A fake Ollama + OpenAI-compatible server for tests and benchmarks (DESIGN.md §7): the real
- * provider code (the `ollama` client, the AI SDK) talks to it over HTTP. Embeddings are
- * deterministic, dense and similarity-preserving: random indexing over the words (lowercased,
- * crude stemming, stopwords dropped), L2-normalised, so texts sharing words are near. Chat replies are
- * JSON shaped by the requested schema; a rerank request ("Query: …" + "[n] …" passages) is graded
- * by word overlap. Every request is logged for assertions, and knobs make it fail, slow down,
- * refuse big batches or act like an Ollama older than /api/embed.
+ * A fake Ollama + OpenAI-compatible server for tests and benchmarks (docs/decisions.md, Embeddings
+ * and semantic search): the real provider code (the `ollama` client, the AI SDK) talks to it over
+ * HTTP. Embeddings are deterministic, dense and similarity-preserving: random indexing over the
+ * words (lowercased, crude stemming, stopwords dropped), L2-normalised, so texts sharing words are
+ * near. Chat replies are JSON shaped by the requested schema; a rerank request ("Query: …" +
+ * "[n] …" passages) is graded by word overlap. Every request is logged for assertions, and knobs
+ * make it fail, slow down, refuse big batches or act like an Ollama older than /api/embed.
  */
 
 export interface FakeRequest {

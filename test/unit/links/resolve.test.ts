@@ -1,14 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { keysForFile, LinkResolver, linkKey } from "../../../src/links/resolve.ts";
 
-// The test-vector vault of shared/reference/obsidian-formats.md §1.3.
+// The test-vector vault of docs/obsidian.md (Link resolution).
 const VAULT = ["Note.md", "A/Note.md", "A/x.md", "A/Sub/Deep.md", "B/Note.md", "C/Deep.md", "img.png", "A/img.png"];
 const SOURCE = "A/x.md";
 
 /** What the link parser hands the resolver: the linkpath without its `#subpath` (parseLinktext). */
 const linkpathOf = (linktext: string) => linktext.split("#")[0] ?? "";
 
-describe("§1.3 test vectors (source A/x.md)", () => {
+describe("link resolution test vectors of docs/obsidian.md (source A/x.md)", () => {
   const r = new LinkResolver(VAULT);
   const rows: [link: string, expected: string | null][] = [
     ["Note", "Note.md"], // .md retry; the exact root path wins

@@ -3,7 +3,7 @@ import { parseNote } from "../../../src/markdown/parse.ts";
 
 const blocks = (text: string) => parseNote(text).blocks.map((b) => [b.id, b.line]);
 
-describe("block ids (§4)", () => {
+describe("block ids (docs/obsidian.md)", () => {
   test("end of a paragraph's last line", () => {
     expect(blocks("A happier place. ^37066d\n\nnext")).toEqual([["37066d", 1]]);
     expect(blocks("line one\nline two ^end")).toEqual([["end", 2]]);

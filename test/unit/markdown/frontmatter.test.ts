@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { splitFrontmatter } from "../../../src/markdown/frontmatter.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";
 
-describe("splitFrontmatter (§3.1)", () => {
+describe("splitFrontmatter (docs/obsidian.md)", () => {
   test("LF", () => {
     expect(splitFrontmatter("---\na: 1\n---\nbody")).toEqual({ yaml: "a: 1\n", yamlOffset: 4, yamlLine: 2, bodyOffset: 13, bodyLine: 4 });
   });
@@ -84,7 +84,7 @@ describe("aliases", () => {
   test("none", () => expect(parseNote("---\nalias: old\n---\n").aliases).toEqual([]));
 });
 
-describe("frontmatter tags (§2)", () => {
+describe("frontmatter tags (docs/obsidian.md)", () => {
   const fmTags = (y: string) => parseNote(`---\n${y}\n---\n`).tags;
   test("list of strings", () => expect(fmTags("tags:\n  - a\n  - b/c")).toEqual(["a", "b/c"]));
   test("flow list", () => expect(fmTags("tags: [a, '#b']")).toEqual(["a", "b"]));

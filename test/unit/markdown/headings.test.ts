@@ -5,7 +5,7 @@ import { headingTexts } from "./helpers.ts";
 
 const levels = (text: string) => parseNote(text).headings.map((h) => [h.level, h.text]);
 
-describe("ATX headings (§5)", () => {
+describe("ATX headings (docs/obsidian.md)", () => {
   test("levels 1–6, raw text kept", () => {
     expect(levels("# A\n## **Bold**\n###### Six\n####### Seven")).toEqual([
       [1, "A"],
@@ -41,7 +41,7 @@ describe("ATX headings (§5)", () => {
   });
 });
 
-describe("setext headings (§5)", () => {
+describe("setext headings (docs/obsidian.md)", () => {
   test("=== is H1, --- is H2", () => {
     expect(levels("Title\n===\n\nSub\n---\n")).toEqual([
       [1, "Title"],
@@ -71,7 +71,7 @@ describe("setext headings (§5)", () => {
 });
 
 describe("heading normalisation", () => {
-  test("stripHeading matches §5", () => {
+  test("stripHeading matches Obsidian's (docs/obsidian.md)", () => {
     expect(stripHeading('foo!"#$%&()*+,.:;<=>?@^`{|}~/[]\\\r\nbar')).toBe("foo bar");
     expect(stripHeading("Step 1: Setup")).toBe("Step 1 Setup");
     expect(stripHeading("**Bold**")).toBe("Bold");
@@ -82,7 +82,7 @@ describe("heading normalisation", () => {
     expect(headingKey("## Step 1: Setup")).toBe("step 1 setup");
     expect(headingKey("My heading")).not.toBe(headingKey("my-heading"));
   });
-  test("stripHeadingForLink matches §1.7", () => {
+  test("stripHeadingForLink matches Obsidian's (docs/obsidian.md)", () => {
     expect(stripHeadingForLink("foo:#|^\\\r\n%%[[]]bar")).toBe("foo bar");
     expect(stripHeadingForLink("Step 1: Setup")).toBe("Step 1 Setup");
     expect(stripHeadingForLink("a (b) [c]")).toBe("a (b) [c]");

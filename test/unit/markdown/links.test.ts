@@ -10,7 +10,7 @@ const one = (text: string): LinkRef => {
 };
 const parts = (text: string) => parseNote(text).links.map((l) => ({ embed: l.embed, linkpath: l.linkpath, subpath: l.subpath, display: l.display }));
 
-describe("wikilinks (§1.1, §1.2)", () => {
+describe("wikilinks (docs/obsidian.md)", () => {
   test("plain, position and raw", () => {
     expect(one("see [[Note]] here")).toEqual({
       embed: false,
@@ -78,7 +78,7 @@ describe("wikilinks (§1.1, §1.2)", () => {
   });
 });
 
-describe("Markdown links (§1.1, §1.2)", () => {
+describe("Markdown links (docs/obsidian.md)", () => {
   test("percent-encoded destination with heading", () => {
     const l = one("[t](Note%20x.md#Some%20Heading)");
     expect([l.syntax, l.linkpath, l.subpath, l.display, l.raw]).toEqual(["markdown", "Note x.md", "#Some Heading", "t", "[t](Note%20x.md#Some%20Heading)"]);

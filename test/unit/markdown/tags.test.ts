@@ -3,7 +3,7 @@ import { parseNote } from "../../../src/markdown/parse.ts";
 import { isTagChar, TAG_RE } from "../../../src/markdown/tags.ts";
 import { bodyTags } from "./helpers.ts";
 
-describe("body tags (§2)", () => {
+describe("body tags (docs/obsidian.md)", () => {
   const cases: [string, string[]][] = [
     ["#tag", ["tag"]],
     ["text #tag more", ["tag"]],
@@ -81,7 +81,7 @@ describe("body tags (§2)", () => {
     expect(p.tagOccurrences[0]).toEqual({ tag: "Project", source: "frontmatter", line: 2 });
   });
 
-  test("isTagChar agrees with the spec regex for every BMP code unit", () => {
+  test("isTagChar agrees with Obsidian's tag regex for every BMP code unit", () => {
     const bad: number[] = [];
     for (let c = 0; c < 0x10000; c++) {
       if (c >= 0xd800 && c <= 0xdfff) continue; // lone surrogates are not valid strings for the u-flag test
