@@ -1,6 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
+import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath } from "../ops/schemas.ts";
@@ -27,6 +28,19 @@ function assertWritableText(ctx: OpContext, path: string, text: string): void {
       size,
       limit,
     });
+}
+
+/**
+ * Frontmatter that parses but has no plain-data form (an alias loop, nesting past the limit) is
+ * refused before anything is written; ordinary invalid YAML is written and reported as
+ * frontmatter_error, as Obsidian keeps it too. A block the write leaves as it was is not checked,
+ * so body edits of such a note still work (docs/decisions.md).
+ */
+function assertStorableFrontmatter(path: string, text: string, previous: string | null): void {
+  const fm = splitFrontmatter(text);
+  if (fm === null || (previous !== null && splitFrontmatter(previous)?.yaml === fm.yaml)) return;
+  const { unusable, error } = parseFrontmatterYaml(fm.yaml, fm.yamlLine);
+  if (unusable) throw new IndxError("validation_failed", `Refusing to write: ${error}.`, { path, reason: `frontmatter_${unusable}` });
 }
 
 function requireText(state: FileState): string {
@@ -66,6 +80,7 @@ export const noteWrite = defineOp({
       text = applyPatches(text, ops).text;
     }
     assertWritableText(ctx, path, text);
+    assertStorableFrontmatter(path, text, null);
     const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
     const done = await ctx.writer.transact("note_write", [path], (io) => {
       const before = io.read(path);
@@ -114,6 +129,7 @@ export const notePatch = defineOp({
       const result = applyPatches(original, input.ops);
       if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
       assertWritableText(ctx, path, result.text);
+      assertStorableFrontmatter(path, result.text, original);
       // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
       let text = result.text;
       const others: Change[] = [];
