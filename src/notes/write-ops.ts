@@ -8,6 +8,7 @@ import { VaultPath } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { fileKind } from "../vault/scan.ts";
+import { notUtf8 } from "../writes/encoding.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
 import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WriteWarning, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
@@ -45,6 +46,7 @@ function assertStorableFrontmatter(path: string, text: string, previous: string 
 
 function requireText(state: FileState): string {
   if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
+  if (state.content === "not_utf8") throw notUtf8(state.path);
   if (state.text === null) throw new IndxError("parse_failed", `${state.path} holds binary data, not Markdown text`, { path: state.path, reason: "binary" });
   return state.text;
 }
@@ -84,7 +86,7 @@ export const noteWrite = defineOp({
     const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
     const done = await ctx.writer.transact("note_write", [path], (io) => {
       const before = io.read(path);
-      if (before.exists && before.text === null && !ifMatch)
+      if (before.content === "binary" && !ifMatch)
         throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
       const unchanged = before.exists && before.text === text && !input.if_not_exists;
       const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];

@@ -7,6 +7,7 @@ import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
@@ -17,9 +18,11 @@ const BOM = "\uFEFF";
 export interface FileState {
   path: string;
   exists: boolean;
+  /** Null when the file is missing or its bytes are not UTF-8 text (see `content`). */
   text: string | null;
   etag: string | null;
   bom: boolean;
+  content: "none" | "text" | "binary" | "not_utf8";
 }
 
 /** What a write expects of a file before it touches it. */
@@ -211,15 +214,14 @@ export class VaultWriter {
       if (!isFile) throw new IndxError("path_invalid", `${path} is not a file`, { reason: "wrong_kind" });
     } catch (err) {
       if (err instanceof IndxError) throw err;
-      return { path, exists: false, text: null, etag: null, bom: false };
+      return { path, exists: false, text: null, etag: null, bom: false, content: "none" };
     }
     const bytes = readFileSync(abs);
     const etag = etagOf(bytes);
-    if (looksBinary(bytes)) return { path, exists: true, text: null, etag, bom: false };
-    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-    const bom = text.startsWith(BOM);
-    if (bom) text = text.slice(1);
-    return { path, exists: true, text, etag, bom };
+    if (looksBinary(bytes)) return { path, exists: true, text: null, etag, bom: false, content: "binary" };
+    const text = decodeUtf8(bytes);
+    if (text === null) return { path, exists: true, text: null, etag, bom: false, content: "not_utf8" };
+    return { path, exists: true, text, etag, bom: startsWithUtf8Bom(bytes), content: "text" };
   }
 
   private check(c: Change, io: WriteIO): void {
