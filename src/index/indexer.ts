@@ -154,6 +154,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
     // On a first build every link was resolved against the complete file list already.
     if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
+    if (!opts.only) store.markBuildComplete();
   })();
   opts.onProgress?.(total, total);
 
