@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   index_incompatible: { http: 503, exit: 6 },
   ai_unavailable: { http: 503, exit: 6 },
   ai_provider_error: { http: 502, exit: 8 },
+  disk_full: { http: 507, exit: 7 },
   internal: { http: 500, exit: 1 },
 } as const;
 

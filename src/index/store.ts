@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { fileIdentity } from "../core/file-identity.ts";
 import { INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 
 export interface IndexIdentity {
@@ -17,10 +18,23 @@ const UNFINISHED = "an index build is still running or did not finish";
  * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
  */
 export class IndexStore {
+  /** Which file the connection opened: a deleted or replaced index file is no longer this one. */
+  private readonly inode: string | null;
+
   private constructor(
     readonly db: Database,
     readonly path: string,
-  ) {}
+  ) {
+    this.inode = fileIdentity(path);
+  }
+
+  /**
+   * False once the index file was deleted (the data folder removed) or replaced by a build in
+   * another process: this connection would go on reading, and writing, a file nobody else sees.
+   */
+  isCurrent(): boolean {
+    return this.inode !== null && fileIdentity(this.path) === this.inode;
+  }
 
   /** Opens an existing index for reading and checks that it belongs to this vault and version. */
   static openExisting(path: string, identity: IndexIdentity): IndexStore {

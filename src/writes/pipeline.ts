@@ -8,6 +8,7 @@ import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
+import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
@@ -49,12 +50,25 @@ export interface Committed<T> {
   warnings: { code: string; message: string }[];
 }
 
+/** if_match `*`: any existing version. */
+export const ANY_VERSION = "*";
+
 /**
  * The If-Match check every write shares: a missing file is not_found, another version is
  * etag_mismatch with the current etag, so the caller can read again and retry.
  */
 export function assertVersion(state: FileState, ifMatch: string | undefined): void {
   if (ifMatch === undefined) return;
+  if (ifMatch === ANY_VERSION) {
+    // RFC 9110 §13.1.1: `*` matches any current version, and fails (412) when there is none.
+    if (!state.exists)
+      throw new IndxError("etag_mismatch", `${state.path} does not exist; if_match * needs an existing file`, {
+        path: state.path,
+        expected: ANY_VERSION,
+        actual: null,
+      });
+    return;
+  }
   if (!state.exists) throw new IndxError("not_found", `No file at ${state.path}`, { path: state.path });
   if (state.etag !== ifMatch)
     throw new IndxError("etag_mismatch", `${state.path} changed since it was read; read it again and retry with the new etag`, {
@@ -264,12 +278,8 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
 }
 
+/** A failed apply, with how far it got: each file is old or new, never torn. */
 function fsError(err: unknown, done: number, total: number): IndxError {
-  if (err instanceof IndxError) return err;
-  const code = (err as NodeJS.ErrnoException).code ?? "";
-  const details = { files_written: done, files_planned: total, reason: code || "io" };
-  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
-    return new IndxError("forbidden", "The file system refused the write (permissions or a read-only disk).", details);
-  if (code === "ENOSPC") return new IndxError("internal", "The disk is full; nothing more was written.", details);
-  return new IndxError("internal", "The write failed part-way; every file is either old or new, never torn.", details);
+  const e = writeError(err);
+  return new IndxError(e.code, e.message, { ...e.details, files_written: done, files_planned: total });
 }
