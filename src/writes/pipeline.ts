@@ -2,7 +2,7 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:f
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { logEvent } from "../core/log.ts";
+import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -252,6 +252,11 @@ export class VaultWriter {
       throw new IndxError("already_exists", `${c.to} already exists`, { path: c.to });
   }
 
+  /**
+   * Brings the index in line with files already on disk. It never fails the write: an error here
+   * would make the caller retry a write that landed, so it becomes a warning, and the next index
+   * pass (the watcher, `indx vault index`) catches up.
+   */
   private reindex(paths: string[]): { code: string; message: string }[] {
     if (paths.length === 0) return [];
     try {
@@ -260,7 +265,8 @@ export class VaultWriter {
     } catch (err) {
       if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))
         return [{ code: "index_not_updated", message: `The file was written but the index was not updated: ${err.message}` }];
-      throw err;
+      debugLog("reindex after a write failed", { error: err });
+      return [{ code: "index_not_updated", message: "The file was written but the index was not updated; `indx vault index` brings it up to date." }];
     }
   }
 }

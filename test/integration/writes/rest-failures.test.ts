@@ -1,9 +1,12 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
+import { noteWrite } from "../../../src/notes/write-ops.ts";
+import { invoke } from "../../../src/ops/invoke.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
@@ -73,4 +76,22 @@ describe("REST writes answer typed errors, never a 500", () => {
     const replay = await call("PUT", "/v1/notes/Keyed.md", { body: "# Keyed\n" }, { "idempotency-key": "after-delete" });
     expect(replay.headers.get("x-indx-idempotent-replay")).toBe("true");
   });
+});
+
+test("a write whose reindex fails (a damaged index) has landed: it answers success with index_not_updated, not an error", async () => {
+  const own = sandbox({ "A.md": "# A\n" });
+  try {
+    const ctx = own.context();
+    ctx.reindex();
+    const db = new Database(join(own.dataDir, "index.db"));
+    db.run("DROP TABLE tasks");
+    db.close();
+    const written = (await invoke(noteWrite, ctx, { path: "B.md", body: "# B\n" })) as { etag: string; warnings: { code: string; message: string }[] };
+    expect(written.etag).toBe(etagOf(readFileSync(join(own.vault, "B.md"))));
+    expect(written.warnings.map((w) => w.code)).toEqual(["index_not_updated"]);
+    expect(written.warnings[0]!.message).not.toContain(own.dir);
+    ctx.close();
+  } finally {
+    own.cleanup();
+  }
 });
