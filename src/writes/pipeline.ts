@@ -51,7 +51,7 @@ export interface Committed<T> {
 }
 
 /** if_match `*`: any existing version. */
-export const ANY_VERSION = "*";
+const ANY_VERSION = "*";
 
 /**
  * The If-Match check every write shares: a missing file is not_found, another version is
