@@ -5,6 +5,7 @@ import { etagOf } from "../core/hash.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath, Warning } from "../ops/schemas.ts";
+import { notUtf8 } from "../writes/encoding.ts";
 import { assertVersion, type Expect, type FileState } from "../writes/pipeline.ts";
 import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag } from "../writes/schemas.ts";
 import { applyCanvasPatches, CanvasPatchOpSchema } from "./patch.ts";
@@ -19,6 +20,7 @@ function canvasPath(ctx: OpContext, input: unknown): string {
 }
 
 function existingCanvas(state: FileState, ifMatch: string | undefined) {
+  if (state.content === "not_utf8") throw notUtf8(state.path);
   if (!state.exists || state.text === null) throw new IndxError("not_found", `No canvas at ${state.path}`, { path: state.path });
   assertVersion(state, ifMatch);
   return parseCanvas(state.text);

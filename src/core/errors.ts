@@ -17,11 +17,13 @@ export const ERROR_CODES = {
   patch_target_not_found: { http: 422, exit: 2 },
   patch_target_ambiguous: { http: 422, exit: 2 },
   parse_failed: { http: 422, exit: 2 },
+  encoding_unsupported: { http: 422, exit: 2 },
   rate_limited: { http: 429, exit: 6 },
   index_missing: { http: 503, exit: 6 },
   index_incompatible: { http: 503, exit: 6 },
   ai_unavailable: { http: 503, exit: 6 },
   ai_provider_error: { http: 502, exit: 8 },
+  disk_full: { http: 507, exit: 7 },
   internal: { http: 500, exit: 1 },
 } as const;
 

@@ -109,6 +109,8 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const total = changed.length + gone.length;
   let done = 0;
 
+  // Write transactions start IMMEDIATE: a deferred one reads first, and its upgrade to a writer
+  // fails at once with SQLITE_BUSY (busy_timeout does not apply) when another process wrote meanwhile.
   const applyBatch = store.db.transaction((batch: ScannedFile[]) => {
     for (const f of batch) {
       const prev = stored.get(f.path);
@@ -139,7 +141,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
     store.db.run("PRAGMA wal_autocheckpoint = 0");
   }
   for (let i = 0; i < changed.length; i += BATCH) {
-    applyBatch(changed.slice(i, i + BATCH));
+    applyBatch.immediate(changed.slice(i, i + BATCH));
     done += Math.min(BATCH, changed.length - i);
     opts.onProgress?.(done, total);
   }
@@ -150,12 +152,15 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
     store.db.run("PRAGMA wal_autocheckpoint = 1000");
   }
   let linksReresolved = 0;
-  store.db.transaction(() => {
-    for (const p of gone) writer.remove(p);
-    // On a first build every link was resolved against the complete file list already.
-    if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
-    store.setMeta("updated_at", new Date().toISOString());
-  })();
+  store.db
+    .transaction(() => {
+      for (const p of gone) writer.remove(p);
+      // On a first build every link was resolved against the complete file list already.
+      if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+      store.setMeta("updated_at", new Date().toISOString());
+      if (!opts.only) store.markBuildComplete();
+    })
+    .immediate();
   opts.onProgress?.(total, total);
 
   return {

@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { fileIdentity } from "../core/file-identity.ts";
 import { INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 
 export interface IndexIdentity {
@@ -10,17 +11,30 @@ export interface IndexIdentity {
   configFingerprint: string;
 }
 
-const REBUILD_HINT = "Run `indx vault index --rebuild` to rebuild it.";
+const UNFINISHED = "an index build is still running or did not finish";
 
 /**
  * The SQLite file that holds the index. One connection per process; WAL lets `serve` answer
  * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
  */
 export class IndexStore {
+  /** Which file the connection opened: a deleted or replaced index file is no longer this one. */
+  private readonly inode: string | null;
+
   private constructor(
     readonly db: Database,
     readonly path: string,
-  ) {}
+  ) {
+    this.inode = fileIdentity(path);
+  }
+
+  /**
+   * False once the index file was deleted (the data folder removed) or replaced by a build in
+   * another process: this connection would go on reading, and writing, a file nobody else sees.
+   */
+  isCurrent(): boolean {
+    return this.inode !== null && fileIdentity(this.path) === this.inode;
+  }
 
   /** Opens an existing index for reading and checks that it belongs to this vault and version. */
   static openExisting(path: string, identity: IndexIdentity): IndexStore {
@@ -32,10 +46,9 @@ export class IndexStore {
     const problem = store.incompatibility(identity);
     if (problem) {
       store.close();
-      throw new IndxError("index_incompatible", `The index cannot be used: ${problem}. ${REBUILD_HINT}`, {
-        reason: problem,
-        fix: "indx vault index --rebuild",
-      });
+      // An unfinished build is redone by a plain index run; the other problems need --rebuild spelled out.
+      const fix = problem === UNFINISHED ? "indx vault index" : "indx vault index --rebuild";
+      throw new IndxError("index_incompatible", `The index cannot be used: ${problem}. Run \`${fix}\` to rebuild it.`, { reason: problem, fix });
     }
     return store;
   }
@@ -71,7 +84,14 @@ export class IndexStore {
       this.setMeta("vault_id", identity.vaultId);
       this.setMeta("config_fingerprint", identity.configFingerprint);
       this.setMeta("created_at", new Date().toISOString());
+      // Until the first full pass ends, the index holds only part of the vault: see incompatibility().
+      this.setMeta("build_state", "building");
     })();
+  }
+
+  /** The first full pass over the vault ended: the index may now answer. */
+  markBuildComplete(): void {
+    this.setMeta("build_state", "complete");
   }
 
   private incompatibility(identity: IndexIdentity): string | null {
@@ -84,6 +104,7 @@ export class IndexStore {
     if (version !== String(SCHEMA_VERSION)) return `it was written by another indx version (schema ${version ?? "unknown"}, expected ${SCHEMA_VERSION})`;
     if (this.getMeta("vault_id") !== identity.vaultId) return "it belongs to another vault";
     if (this.getMeta("config_fingerprint") !== identity.configFingerprint) return "the indexing configuration changed";
+    if (this.getMeta("build_state") === "building") return UNFINISHED;
     return null;
   }
 

@@ -62,9 +62,14 @@ function isClosingRest(text: string, from: number, lineEnd: number): boolean {
   return true;
 }
 
+/** How deeply frontmatter may nest (the top-level mapping is level 1); deeper is invalid. */
+export const FRONTMATTER_MAX_DEPTH = 64;
+
 export interface FrontmatterData {
   data: Record<string, unknown> | null;
   error: string | null;
+  /** Set when the YAML parsed but has no plain-data form: writes refuse such frontmatter. */
+  unusable?: "alias_loop" | "too_deep";
 }
 
 /**
@@ -87,7 +92,29 @@ export function parseFrontmatterYaml(yaml: string, yamlLine = 2): FrontmatterDat
   if (typeof value !== "object" || Array.isArray(value) || value instanceof Map || value instanceof Set) {
     return { data: null, error: "frontmatter is not a YAML mapping" };
   }
+  const problem = shapeProblem(value, 1, new Set());
+  if (problem === "alias_loop") return { data: null, error: "frontmatter refers to itself (a YAML alias loop)", unusable: problem };
+  if (problem === "too_deep") return { data: null, error: `frontmatter is nested deeper than ${FRONTMATTER_MAX_DEPTH} levels`, unusable: problem };
   return { data: value as Record<string, unknown>, error: null };
+}
+
+/**
+ * An alias that refers to its own ancestor (`a: &a [*a]`) makes the parsed value cyclic, and very
+ * deep nesting breaks SQLite's JSON functions (their limit is 1,000 levels): both would break
+ * every consumer that serialises the value, so such frontmatter counts as invalid. Alias expansion
+ * itself is bounded by the parser (maxAliasCount), so this walk is too.
+ */
+function shapeProblem(value: object, depth: number, ancestors: Set<object>): "alias_loop" | "too_deep" | null {
+  if (depth > FRONTMATTER_MAX_DEPTH) return "too_deep";
+  ancestors.add(value);
+  for (const child of Object.values(value)) {
+    if (typeof child !== "object" || child === null) continue;
+    if (ancestors.has(child)) return "alias_loop";
+    const problem = shapeProblem(child, depth + 1, ancestors);
+    if (problem) return problem;
+  }
+  ancestors.delete(value);
+  return null;
 }
 
 function firstKey(data: Record<string, unknown>, re: RegExp): string | undefined {

@@ -1,12 +1,14 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
+import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { fileKind } from "../vault/scan.ts";
+import { notUtf8 } from "../writes/encoding.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
 import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
@@ -29,8 +31,22 @@ function assertWritableText(ctx: OpContext, path: string, text: string): void {
     });
 }
 
+/**
+ * Frontmatter that parses but has no plain-data form (an alias loop, nesting past the limit) is
+ * refused before anything is written; ordinary invalid YAML is written and reported as
+ * frontmatter_error, as Obsidian keeps it too. A block the write leaves as it was is not checked,
+ * so body edits of such a note still work (docs/decisions.md).
+ */
+function assertStorableFrontmatter(path: string, text: string, previous: string | null): void {
+  const fm = splitFrontmatter(text);
+  if (fm === null || (previous !== null && splitFrontmatter(previous)?.yaml === fm.yaml)) return;
+  const { unusable, error } = parseFrontmatterYaml(fm.yaml, fm.yamlLine);
+  if (unusable) throw new IndxError("validation_failed", `Refusing to write: ${error}.`, { path, reason: `frontmatter_${unusable}` });
+}
+
 function requireText(state: FileState): string {
   if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
+  if (state.content === "not_utf8") throw notUtf8(state.path);
   if (state.text === null) throw new IndxError("parse_failed", `${state.path} holds binary data, not Markdown text`, { path: state.path, reason: "binary" });
   return state.text;
 }
@@ -74,10 +90,11 @@ export const noteWrite = defineOp({
       text = applyPatches(text, ops).text;
     }
     assertWritableText(ctx, path, text);
+    assertStorableFrontmatter(path, text, null);
     const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
     const done = await ctx.writer.transact("note_write", [path], (io) => {
       const before = io.read(path);
-      if (before.exists && before.text === null && !ifMatch)
+      if (before.content === "binary" && !ifMatch)
         throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
       const unchanged = before.exists && before.text === text && !input.if_not_exists;
       const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];
@@ -122,6 +139,7 @@ export const notePatch = defineOp({
       const result = applyPatches(original, input.ops);
       if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
       assertWritableText(ctx, path, result.text);
+      assertStorableFrontmatter(path, result.text, original);
       // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
       let text = result.text;
       const others: Change[] = [];

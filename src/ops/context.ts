@@ -48,6 +48,11 @@ export class OpContext {
   /** The open index; throws index_missing / index_incompatible with the command that fixes it. */
   get index(): IndexStore {
     const root = this.root;
+    if (root.store && !root.store.isCurrent()) {
+      // Deleted or rebuilt under a long-running process: open whatever is on disk now, if anything.
+      root.store.close();
+      root.store = null;
+    }
     if (!root.store) root.store = IndexStore.openExisting(root.vault.indexPath, indexIdentity(root.vault));
     return root.store;
   }

@@ -6,25 +6,30 @@
  */
 import { parse } from "yaml";
 import { IndxError } from "../core/errors.ts";
+import { FRONTMATTER_MAX_DEPTH } from "../markdown/frontmatter.ts";
 
 /** A value that can be written as YAML and read back unchanged. */
 export type YamlValue = null | boolean | number | string | YamlValue[] | { [key: string]: YamlValue };
 
 /**
  * Checks and normalises a caller's value: JSON-like data only (Dates become ISO strings, since
- * Obsidian keeps dates as strings). Anything else is validation_failed.
+ * Obsidian keeps dates as strings), nested no deeper than the frontmatter parser accepts (a
+ * property value sits at level 2, under the top-level mapping). Anything else is validation_failed.
  */
-export function normalizeValue(value: unknown, path = "value"): YamlValue {
+export function normalizeValue(value: unknown, path = "value", depth = 2): YamlValue {
   if (value === null || typeof value === "boolean" || typeof value === "string") return value;
   if (typeof value === "number") return value;
   if (value instanceof Date) {
     if (Number.isNaN(value.getTime())) throw invalid(path, "is an invalid date");
     return value.toISOString();
   }
-  if (Array.isArray(value)) return value.map((v, i) => normalizeValue(v, `${path}[${i}]`));
+  const isList = Array.isArray(value);
+  if ((isList || (typeof value === "object" && isPlainObject(value))) && depth > FRONTMATTER_MAX_DEPTH)
+    throw invalid(path, `is nested deeper than ${FRONTMATTER_MAX_DEPTH} levels`, "frontmatter_too_deep");
+  if (isList) return value.map((v, i) => normalizeValue(v, `${path}[${i}]`, depth + 1));
   if (typeof value === "object" && isPlainObject(value)) {
     const out: { [key: string]: YamlValue } = {};
-    for (const [k, v] of Object.entries(value)) out[k] = normalizeValue(v, `${path}.${k}`);
+    for (const [k, v] of Object.entries(value)) out[k] = normalizeValue(v, `${path}.${k}`, depth + 1);
     return out;
   }
   throw invalid(path, value === undefined ? "is missing (use null for an empty property)" : "is not JSON data");
@@ -35,8 +40,8 @@ function isPlainObject(v: object): boolean {
   return proto === Object.prototype || proto === null;
 }
 
-function invalid(path: string, what: string): IndxError {
-  return new IndxError("validation_failed", `Property ${path} ${what}.`, { field: path });
+function invalid(path: string, what: string, reason?: string): IndxError {
+  return new IndxError("validation_failed", `Property ${path} ${what}.`, reason ? { field: path, reason } : { field: path });
 }
 
 /** The lines of a `key: value` entry at the top level of a mapping (no line endings). */

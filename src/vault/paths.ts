@@ -2,6 +2,9 @@ import { realpathSync } from "node:fs";
 import { join, sep } from "node:path";
 import { IndxError } from "../core/errors.ts";
 
+/** The longest file or folder name, in bytes, that common file systems (ext4, APFS, NTFS) take. */
+export const MAX_NAME_BYTES = 255;
+
 /**
  * Turns an untrusted vault-relative path into a safe, normalised POSIX path, or throws
  * path_invalid. Nothing here touches the disk; see `assertInsideVault` for symlinks.
@@ -39,6 +42,8 @@ export function normalizeVaultPath(input: unknown, what = "path"): string {
   }
   if (parts.length === 0) throw invalid(`${what} is required`, "empty");
   if (parts.some((p) => p.startsWith("."))) throw invalid(`${what} points into a hidden file or folder`, "hidden");
+  if (parts.some((p) => Buffer.byteLength(p.normalize("NFC")) > MAX_NAME_BYTES))
+    throw invalid(`${what} has a file or folder name longer than ${MAX_NAME_BYTES} bytes (the file system limit)`, "name_too_long");
   return parts.join("/").normalize("NFC");
 }
 

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { writeError } from "./fs-errors.ts";
 
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
 export const TEMP_PREFIX = ".indx-tmp-";
@@ -11,8 +12,16 @@ export const TEMP_PREFIX = ".indx-tmp-";
  * rename it over the target, fsync the folder. The target's file mode is kept.
  */
 export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: { mode?: number } = {}): void {
+  try {
+    replaceFile(abs, bytes, opts.mode);
+  } catch (err) {
+    throw writeError(err);
+  }
+}
+
+function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | undefined): void {
   const dir = dirname(abs);
-  const mode = opts.mode ?? existingMode(abs) ?? 0o644;
+  const mode = modeOverride ?? existingMode(abs) ?? 0o644;
   const temp = join(dir, `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
   const fd = openSync(temp, "wx", mode);
   try {
@@ -36,13 +45,21 @@ export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: { mode?: n
 
 /** Renames within one file system and makes the rename durable in both folders. */
 export function renameDurable(fromAbs: string, toAbs: string): void {
-  renameSync(fromAbs, toAbs);
+  try {
+    renameSync(fromAbs, toAbs);
+  } catch (err) {
+    throw writeError(err);
+  }
   fsyncDir(dirname(toAbs));
   if (dirname(fromAbs) !== dirname(toAbs)) fsyncDir(dirname(fromAbs));
 }
 
 export function unlinkDurable(abs: string): void {
-  unlinkSync(abs);
+  try {
+    unlinkSync(abs);
+  } catch (err) {
+    throw writeError(err);
+  }
   fsyncDir(dirname(abs));
 }
 

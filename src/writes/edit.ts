@@ -4,6 +4,7 @@
  * pipeline can refuse with etag_mismatch when a planned file changed in between.
  */
 import { etagOf } from "../core/hash.ts";
+import { decodeUtf8, notUtf8 } from "./encoding.ts";
 
 /** One changed line, for dry-run display. 1-based; whole lines without their line break. */
 export interface LineChange {
@@ -51,9 +52,13 @@ export function lineChanges(before: string, after: string): LineChange[] {
   return out;
 }
 
-/** A FileEdit for `path`, or null when the text did not change. */
+/**
+ * A FileEdit for `path`, or null when the text did not change. A file whose bytes are not UTF-8
+ * cannot be edited (encoding_unsupported): its text was decoded lossily.
+ */
 export function fileEdit(path: string, original: string, text: string, originalBytes?: Uint8Array): FileEdit | null {
   if (text === original) return null;
+  if (originalBytes && decodeUtf8(originalBytes) === null) throw notUtf8(path);
   return { path, etag: etagOf(originalBytes ?? original), text, changes: lineChanges(original, text) };
 }
 

@@ -1,7 +1,9 @@
 import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { fileIdentity } from "../core/file-identity.ts";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 200;
@@ -16,21 +18,33 @@ export interface StoredResult {
  * Only successful results are stored; a failed write changed nothing and may simply be retried.
  */
 export class IdempotencyStore {
-  private readonly db: Database;
+  private readonly path: string;
+  private conn: { db: Database; identity: string | null } | null = null;
   /** Same key in flight in this process: the second caller waits for the first one's answer. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
-  constructor(dataDir: string) {
-    this.db = new Database(join(dataDir, "state.db"), { create: true });
-    this.db.run("PRAGMA journal_mode = WAL");
-    this.db.run("PRAGMA busy_timeout = 10000");
-    this.db.run(`CREATE TABLE IF NOT EXISTS idempotency (
+  constructor(private readonly dataDir: string) {
+    this.path = join(dataDir, "state.db");
+    this.connection();
+  }
+
+  /** The connection to state.db, opened again when the file was deleted (the data folder removed) meanwhile. */
+  private connection(): Database {
+    if (this.conn && this.conn.identity === fileIdentity(this.path)) return this.conn.db;
+    this.conn?.db.close();
+    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    const db = new Database(this.path, { create: true });
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA busy_timeout = 10000");
+    db.run(`CREATE TABLE IF NOT EXISTS idempotency (
       key         TEXT PRIMARY KEY,
       fingerprint TEXT NOT NULL,
       result      TEXT NOT NULL,
       created_at  INTEGER NOT NULL
     )`);
-    this.db.run("DELETE FROM idempotency WHERE created_at < ?", [Date.now() - TTL_MS]);
+    db.run("DELETE FROM idempotency WHERE created_at < ?", [Date.now() - TTL_MS]);
+    this.conn = { db, identity: fileIdentity(this.path) };
+    return db;
   }
 
   /**
@@ -50,7 +64,7 @@ export class IdempotencyStore {
     this.inFlight.set(key, run);
     try {
       const result = await run;
-      this.db.run("INSERT OR REPLACE INTO idempotency (key, fingerprint, result, created_at) VALUES (?, ?, ?, ?)", [
+      this.connection().run("INSERT OR REPLACE INTO idempotency (key, fingerprint, result, created_at) VALUES (?, ?, ?, ?)", [
         key,
         fingerprint,
         JSON.stringify(result),
@@ -63,7 +77,7 @@ export class IdempotencyStore {
   }
 
   private lookup(key: string, fingerprint: string): StoredResult | null {
-    const row = this.db
+    const row = this.connection()
       .query<{ fingerprint: string; result: string; created_at: number }, [string]>("SELECT fingerprint, result, created_at FROM idempotency WHERE key = ?")
       .get(key);
     if (!row || row.created_at < Date.now() - TTL_MS) return null;
@@ -75,7 +89,8 @@ export class IdempotencyStore {
   }
 
   close(): void {
-    this.db.close();
+    this.conn?.db.close();
+    this.conn = null;
   }
 }
 

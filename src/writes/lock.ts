@@ -1,5 +1,5 @@
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
-import { join } from "node:path";
+import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
 
 /**
@@ -73,7 +73,13 @@ export class VaultWriteLock {
       closeSync(fd);
       return true;
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      const code = (err as NodeJS.ErrnoException).code;
+      // The data folder was deleted under a running process: make it again and retry.
+      if (code === "ENOENT") {
+        mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
+        return false;
+      }
+      if (code !== "EEXIST") throw err;
     }
     if (this.ownerIsGone()) {
       try {

@@ -2,12 +2,14 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:f
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { logEvent } from "../core/log.ts";
+import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
+import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { trashDestination } from "./trash.ts";
@@ -18,9 +20,11 @@ const BOM = "\uFEFF";
 export interface FileState {
   path: string;
   exists: boolean;
+  /** Null when the file is missing or its bytes are not UTF-8 text (see `content`). */
   text: string | null;
   etag: string | null;
   bom: boolean;
+  content: "none" | "text" | "binary" | "not_utf8";
 }
 
 /** What a write expects of a file before it touches it. */
@@ -47,12 +51,25 @@ export interface Committed<T> {
   warnings: Warning[];
 }
 
+/** if_match `*`: any existing version. */
+const ANY_VERSION = "*";
+
 /**
  * The If-Match check every write shares: a missing file is not_found, another version is
  * etag_mismatch with the current etag, so the caller can read again and retry.
  */
 export function assertVersion(state: FileState, ifMatch: string | undefined): void {
   if (ifMatch === undefined) return;
+  if (ifMatch === ANY_VERSION) {
+    // RFC 9110 §13.1.1: `*` matches any current version, and fails (412) when there is none.
+    if (!state.exists)
+      throw new IndxError("etag_mismatch", `${state.path} does not exist; if_match * needs an existing file`, {
+        path: state.path,
+        expected: ANY_VERSION,
+        actual: null,
+      });
+    return;
+  }
   if (!state.exists) throw new IndxError("not_found", `No file at ${state.path}`, { path: state.path });
   if (state.etag !== ifMatch)
     throw new IndxError("etag_mismatch", `${state.path} changed since it was read; read it again and retry with the new etag`, {
@@ -212,15 +229,14 @@ export class VaultWriter {
       if (!isFile) throw new IndxError("path_invalid", `${path} is not a file`, { reason: "wrong_kind" });
     } catch (err) {
       if (err instanceof IndxError) throw err;
-      return { path, exists: false, text: null, etag: null, bom: false };
+      return { path, exists: false, text: null, etag: null, bom: false, content: "none" };
     }
     const bytes = readFileSync(abs);
     const etag = etagOf(bytes);
-    if (looksBinary(bytes)) return { path, exists: true, text: null, etag, bom: false };
-    let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
-    const bom = text.startsWith(BOM);
-    if (bom) text = text.slice(1);
-    return { path, exists: true, text, etag, bom };
+    if (looksBinary(bytes)) return { path, exists: true, text: null, etag, bom: false, content: "binary" };
+    const text = decodeUtf8(bytes);
+    if (text === null) return { path, exists: true, text: null, etag, bom: false, content: "not_utf8" };
+    return { path, exists: true, text, etag, bom: startsWithUtf8Bom(bytes), content: "text" };
   }
 
   private check(c: Change, io: WriteIO): void {
@@ -237,6 +253,11 @@ export class VaultWriter {
       throw new IndxError("already_exists", `${c.to} already exists`, { path: c.to });
   }
 
+  /**
+   * Brings the index in line with files already on disk. It never fails the write: an error here
+   * would make the caller retry a write that landed, so it becomes a warning, and the next index
+   * pass (the watcher, `indx vault index`) catches up.
+   */
   private reindex(paths: string[]): Warning[] {
     if (paths.length === 0) return [];
     try {
@@ -245,7 +266,8 @@ export class VaultWriter {
     } catch (err) {
       if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))
         return [{ code: "index_not_updated", message: `The file was written but the index was not updated: ${err.message}` }];
-      throw err;
+      debugLog("reindex after a write failed", { error: err });
+      return [{ code: "index_not_updated", message: "The file was written but the index was not updated; `indx vault index` brings it up to date." }];
     }
   }
 }
@@ -263,12 +285,8 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
 }
 
+/** A failed apply, with how far it got: each file is old or new, never torn. */
 function fsError(err: unknown, done: number, total: number): IndxError {
-  if (err instanceof IndxError) return err;
-  const code = (err as NodeJS.ErrnoException).code ?? "";
-  const details = { files_written: done, files_planned: total, reason: code || "io" };
-  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
-    return new IndxError("forbidden", "The file system refused the write (permissions or a read-only disk).", details);
-  if (code === "ENOSPC") return new IndxError("internal", "The disk is full; nothing more was written.", details);
-  return new IndxError("internal", "The write failed part-way; every file is either old or new, never torn.", details);
+  const e = writeError(err);
+  return new IndxError(e.code, e.message, { ...e.details, files_written: done, files_planned: total });
 }

@@ -7,7 +7,8 @@ import type { FileEdit } from "./edit.ts";
 export const IfMatch = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: "The etag from your last read of this file. The write fails with etag_mismatch (412) if the file changed since.",
+  description:
+    "The etag from your last read of this file. The write fails with etag_mismatch (412) if the file changed since. `*` matches any version of an existing file (and fails if there is none).",
 });
 
 export const IfNotExists = Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { splitFrontmatter } from "../../../src/markdown/frontmatter.ts";
+import { FRONTMATTER_MAX_DEPTH, splitFrontmatter } from "../../../src/markdown/frontmatter.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";
 
 describe("splitFrontmatter (docs/obsidian.md)", () => {
@@ -67,6 +67,38 @@ describe("frontmatter parsing", () => {
       expect(p.frontmatter).toBeNull();
       expect(p.frontmatterError).toBe("frontmatter is not a YAML mapping");
     }
+  });
+  test("an alias loop is invalid frontmatter, never a cyclic value", () => {
+    for (const y of ["a: &a [*a]\n", "a: &a {self: *a}\n", "b: 1\nc: &c\n  - x\n  - *c\n"]) {
+      const p = parseNote(`---\n${y}---\n# Body\n`);
+      expect(p.frontmatter).toBeNull();
+      expect(p.frontmatterError).toBe("frontmatter refers to itself (a YAML alias loop)");
+      expect(p.headings.map((h) => h.text)).toEqual(["Body"]);
+    }
+  });
+  test("a shared (non-looping) alias is fine", () => {
+    expect(parseNote("---\na: &x [1, 2]\nb: *x\n---\n").frontmatter).toEqual({ a: [1, 2], b: [1, 2] });
+  });
+  test(`nesting deeper than ${FRONTMATTER_MAX_DEPTH} levels is invalid; exactly ${FRONTMATTER_MAX_DEPTH} is fine`, () => {
+    const nested = (depth: number) => `---\nx: ${"[".repeat(depth)}${"]".repeat(depth)}\n---\n`;
+    // The top-level mapping is level 1, so the flow lists add levels 2…depth+1.
+    expect(parseNote(nested(FRONTMATTER_MAX_DEPTH - 1)).frontmatterError).toBeNull();
+    const deep = parseNote(nested(FRONTMATTER_MAX_DEPTH));
+    expect(deep.frontmatter).toBeNull();
+    expect(deep.frontmatterError).toBe(`frontmatter is nested deeper than ${FRONTMATTER_MAX_DEPTH} levels`);
+    expect(parseNote(nested(1200)).frontmatterError).toBe(`frontmatter is nested deeper than ${FRONTMATTER_MAX_DEPTH} levels`);
+  });
+  test("alias expansion is bounded (a billion laughs is invalid, not a hang)", () => {
+    const levels = ["a: &a [x, x, x, x, x, x, x, x, x]"];
+    for (const [prev, name] of [
+      ["a", "b"],
+      ["b", "c"],
+      ["c", "d"],
+      ["d", "e"],
+      ["e", "f"],
+    ])
+      levels.push(`${name}: &${name} [${`*${prev}, `.repeat(8)}*${prev}]`);
+    expect(parseNote(`---\n${levels.join("\n")}\n---\n`).frontmatter).toBeNull();
   });
   test("file that is only frontmatter", () => {
     const p = parseNote("---\ntags: [a]\n---\n");

@@ -40,4 +40,12 @@ describe("normalizeVaultPath", () => {
     expect(reason(42)).toBe("empty");
     expect(reason("x".repeat(2000))).toBe("too_long");
   });
+
+  test("a file or folder name over 255 bytes (the file system limit) is refused with the limit named", () => {
+    expect(normalizeVaultPath(`${"n".repeat(252)}.md`)).toHaveLength(255);
+    expect(reason(`${"n".repeat(253)}.md`)).toBe("name_too_long");
+    expect(reason(`${"é".repeat(127)}.md`)).toBe("name_too_long"); // 254 + 3 bytes in UTF-8
+    expect(reason(`${"d".repeat(256)}/note.md`)).toBe("name_too_long");
+    expect(() => normalizeVaultPath(`${"n".repeat(297)}.md`)).toThrow("255 bytes");
+  });
 });
