@@ -82,7 +82,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     const tag: Record<string, string> = { "x-indx-route": `${route.method} ${templateOf(route)}` };
     const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
     if (replayed) tag["x-indx-idempotent-replay"] = "true";
-    return respond(route, request, result as Record<string, unknown>, tag);
+    return respond(route, request, result, tag);
   };
 
   return new Elysia({ name: "indx" })
@@ -130,7 +130,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
 
 /** If-Match and Idempotency-Key headers fill the op's inputs of the same meaning (a body value wins). */
 function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
-  const props = route.op.input.properties as Record<string, unknown>;
+  const props = route.op.input.properties;
   const ifMatch = request.headers.get("if-match");
   if (ifMatch && "if_match" in props && input.if_match === undefined) input.if_match = ifMatch;
   const key = request.headers.get("idempotency-key");
