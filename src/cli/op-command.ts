@@ -1,22 +1,28 @@
 import { readFileSync } from "node:fs";
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef, CommandDef } from "citty";
 import { IndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
-import type { AnyOperation } from "../ops/define.ts";
-import { invoke } from "../ops/invoke.ts";
+import type { AnyOperation, Operation } from "../ops/define.ts";
+import { invokeOp } from "../ops/invoke.ts";
 import { GLOBAL_ARGS, type GlobalFlags, openContext } from "./context.ts";
 import { LONG_HELP } from "./help.ts";
 import { print } from "./io.ts";
-import { chooseFormat, humanRenderer, render } from "./output.ts";
+import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 
-export interface CliSpec {
+/** How one operation appears on the command line; `In` and `Out` are its input and output types. */
+export interface CliSpec<In = unknown, Out = unknown> {
   /** Input fields taken from positional arguments, in order. */
   positionals?: string[];
   /** The last positional swallows the remaining words (search queries). */
   rest?: boolean;
-  /** Extra transformation of the parsed input (e.g. exit code 3 when note_exists is false). */
-  exitCode?: (output: any) => number;
+  /** The exit code a result gives (e.g. 3 when note_exists is false); 0 when absent. */
+  exitCode?: (output: Out) => number;
+  /**
+   * The output for a person at a terminal, given colour helpers and the operation's one-line
+   * summary (writes show it above their diff). Without it, `key: value` lines.
+   */
+  human?: (output: Out, style: Style, summary: string) => string;
   /** This text field is read from standard input when it is not given and stdin is piped. */
   stdin?: string;
   /** Fields taken as JSON (`--ops '[…]'`, `--ops @ops.json`, `--ops -` for stdin). */
@@ -24,8 +30,11 @@ export interface CliSpec {
   /** Worked examples shown at the end of --help. */
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
-  confirmReplace?: { path: string; exists: (ctx: OpContext, path: string) => boolean };
+  confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
 }
+
+/** The operation each generated command runs: lets a test check that every operation has a command. */
+export const COMMAND_OPS = new WeakMap<CommandDef, AnyOperation>();
 
 const kebab = (s: string) => s.replaceAll("_", "-");
 
@@ -61,9 +70,9 @@ export function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
 }
 
 /** Builds the citty command of an operation: flags from its schema, the op's description as help. */
-export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
-  const props = (op.input as { properties: Record<string, TSchema> }).properties;
-  const required = new Set((op.input as { required?: string[] }).required ?? []);
+export function opCommand<I extends TObject, O extends TObject>(op: Operation<I, O>, spec: CliSpec<Static<I>, Static<O>> = {}): CommandDef {
+  const props: Record<string, TSchema> = op.input.properties;
+  const required = new Set(op.input.required ?? []);
   const args: ArgsDef = {};
   for (const name of spec.positionals ?? []) {
     const s = props[name];
@@ -156,10 +165,11 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
               path: target,
             });
         }
-        const output = await invoke(op, ctx, input, { coerce: true });
+        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true });
         const format = chooseFormat(flags, process.stdout.isTTY === true);
-        const summary = op.safe ? undefined : (o: unknown) => op.summary(o as never, input as never);
-        print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR, summary)));
+        const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+        const human = spec.human;
+        print(render(output, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(output))));
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {
@@ -167,6 +177,7 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
       }
     },
   };
+  COMMAND_OPS.set(cmd, op);
   LONG_HELP.set(cmd, spec.examples?.length ? `${op.description}\n\nExamples:\n${spec.examples.map((e) => `  ${e}`).join("\n")}` : op.description);
   return cmd;
 }
