@@ -31,7 +31,7 @@ const root: CommandDef = {
     serve: async () => (await admin()).serveCommand,
     token: async () => (await admin()).tokenCommand,
     config: async () => (await admin()).configCommand,
-    mcp: async () => (await import("../mcp/command.ts")).mcpCommand,
+    mcp: async () => (await import("./mcp-command.ts")).mcpCommand,
     events: async () => (await import("./events-command.ts")).eventsCommand,
   },
 };

@@ -238,7 +238,7 @@ export const vaultStatus = defineOp({
       : ""),
 });
 
-export const IndexReportSchema = Type.Object({
+const IndexReportSchema = Type.Object({
   rebuilt: Nullable(Type.String({ description: "Why the index was created from scratch, or null for an incremental pass." })),
   scanned: Type.Integer(),
   added: Type.Integer(),
