@@ -1,0 +1,77 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { Static, TObject } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { decodePath } from "../../src/http/request.ts";
+import { matchRoute } from "../../src/http/routes.ts";
+import type { OpContext } from "../../src/ops/context.ts";
+import type { AnyOperation, Operation } from "../../src/ops/define.ts";
+import { invokeOp as invokeUnchecked } from "../../src/ops/invoke.ts";
+import { OPERATION_BY_NAME } from "../../src/ops/registry.ts";
+
+/**
+ * Every operation result a test sees goes through here: it must match the operation's output
+ * schema, which is what MCP clients validate against and what OpenAPI documents. Properties the
+ * schema does not name count as drift too, so a new field cannot slip past the documentation.
+ */
+export function assertOutput(op: AnyOperation, output: unknown, via: string): void {
+  const problems: string[] = [];
+  for (const e of Value.Errors(op.output, output)) {
+    problems.push(`${e.path || "/"}: ${e.message}, got ${shown(e.value)}`);
+    if (problems.length === 10) break;
+  }
+  if (problems.length === 0) problems.push(...undeclared(op.output, output));
+  if (problems.length) throw new Error(`${op.name} via ${via}: the output does not match its output schema\n  ${problems.join("\n  ")}`);
+}
+
+/** invokeOp, and the result checked against the operation's output schema. */
+export async function invokeOp<I extends TObject, O extends TObject>(op: Operation<I, O>, ctx: OpContext, raw: unknown, opts: { coerce?: boolean } = {}) {
+  const done = await invokeUnchecked(op, ctx, raw, opts);
+  assertOutput(op, done.result, "invoke");
+  return done;
+}
+
+/** invoke, and the result checked against the operation's output schema. */
+export async function invoke<I extends TObject, O extends TObject>(
+  op: Operation<I, O>,
+  ctx: OpContext,
+  raw: unknown,
+  opts: { coerce?: boolean } = {},
+): Promise<Static<O>> {
+  return (await invokeOp(op, ctx, raw, opts)).result;
+}
+
+/** A successful REST answer (`{ ok: true, data }`) must carry the output of the route's operation. */
+export function assertRestOutput(method: string, url: string, body: unknown): void {
+  if (!isObject(body) || body.ok !== true) return;
+  const match = matchRoute(method, decodePath(new URL(url, "http://indx").pathname));
+  if (match) assertOutput(match.route.op, body.data, `${method} ${match.route.prefix}`);
+}
+
+/** The MCP SDK's own client, checking every successful tool result against the tool's operation. */
+export class CheckedClient extends Client {
+  override async callTool(...args: Parameters<Client["callTool"]>) {
+    const result = await super.callTool(...args);
+    const op = OPERATION_BY_NAME.get(args[0].name);
+    if (op && result.isError !== true) assertOutput(op, result.structuredContent, "MCP");
+    return result;
+  }
+}
+
+/** The paths of properties an output has but its schema does not declare. */
+function undeclared(schema: TObject, output: unknown): string[] {
+  const cleaned = Value.Clean(schema, Value.Clone(output));
+  const extra: string[] = [];
+  const walk = (full: unknown, kept: unknown, path: string) => {
+    if (!isObject(full) || !isObject(kept)) return;
+    for (const key of Object.keys(full)) {
+      if (!(key in kept)) extra.push(`${path}/${key}: not in the schema`);
+      else walk(full[key], kept[key], `${path}/${key}`);
+    }
+  };
+  walk(output, cleaned, "");
+  return extra.slice(0, 10);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
+
+const shown = (v: unknown) => (JSON.stringify(v) ?? String(v)).slice(0, 80);
