@@ -12,7 +12,7 @@ import { print, printErr } from "./io.ts";
 const ops = () => import("./op-commands.ts");
 const admin = () => import("./admin-commands.ts");
 
-const root: CommandDef = {
+export const root: CommandDef = {
   meta: {
     name: "indx",
     version: VERSION,

@@ -1,6 +1,9 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Static, TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
+import type { CommandDef, Resolvable } from "citty";
+import { COMMAND_OPS } from "../../src/cli/command.ts";
+import { root } from "../../src/cli/main.ts";
 import { decodePath } from "../../src/http/request.ts";
 import { matchRoute } from "../../src/http/routes.ts";
 import type { OpContext } from "../../src/ops/context.ts";
@@ -55,6 +58,34 @@ export class CheckedClient extends Client {
     if (op && result.isError !== true) assertOutput(op, result.structuredContent, "MCP");
     return result;
   }
+}
+
+/** Every command of the CLI by its words (`note get`), with the operation it runs; commands that run none are left out. */
+export async function commandOps(cmd: CommandDef = root, words: string[] = []): Promise<Map<string, AnyOperation>> {
+  const found = new Map<string, AnyOperation>();
+  const op = COMMAND_OPS.get(cmd);
+  if (op) found.set(words.join(" "), op);
+  const subs = cmd.subCommands ? await resolve(cmd.subCommands) : {};
+  for (const [word, sub] of Object.entries(subs)) for (const [k, v] of await commandOps(await resolve(sub), [...words, word])) found.set(k, v);
+  return found;
+}
+
+/**
+ * The JSON a CLI command printed must be its operation's output. `commands` comes from
+ * commandOps(); output in another format (ndjson, csv, …) is not checked.
+ */
+export function assertCliOutput(commands: Map<string, AnyOperation>, argv: string[], stdout: string): void {
+  const words = argv.filter((a) => !a.startsWith("-"));
+  for (let n = Math.min(words.length, 3); n > 0; n--) {
+    const op = commands.get(words.slice(0, n).join(" "));
+    if (!op) continue;
+    if (!argv.some((a) => a.startsWith("--format"))) assertOutput(op, JSON.parse(stdout), `indx ${words.slice(0, n).join(" ")}`);
+    return;
+  }
+}
+
+async function resolve<T>(value: Resolvable<T>): Promise<T> {
+  return typeof value === "function" ? await (value as () => T | Promise<T>)() : await value;
 }
 
 /** The paths of properties an output has but its schema does not declare. */
