@@ -35,7 +35,7 @@ export function command<const A extends ArgsDef>(def: {
 }
 
 /** citty accepts unknown flags silently; a misspelt option must fail instead of doing nothing. */
-export function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
+function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
   const known = new Set<string>();
   for (const [name, def] of Object.entries(args)) {
     if (def.type === "positional") continue;

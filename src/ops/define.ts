@@ -21,6 +21,7 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
   safe: boolean;
   input: I;
   output: O;
+  /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */
   run(ctx: OpContext, input: Static<I>): Promise<Static<O>> | Static<O>;
   /** One short deterministic line describing a result (MCP text content, CLI status). */
   summary(output: Static<O>, input: Static<I>): string;
@@ -33,9 +34,6 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
  * validates the input against `op.input` first (docs/decisions.md, "Typed operation boundary").
  */
 export type AnyOperation = Operation<TObject, TObject>;
-
-/** The validated input an operation runs with (defaults applied). */
-export type InputOf<O extends AnyOperation> = Static<O["input"]>;
 
 /** What an operation returns: the static type of its output schema. */
 export type OutputOf<O extends AnyOperation> = Static<O["output"]>;
