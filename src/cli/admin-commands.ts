@@ -1,35 +1,30 @@
-import type { Static } from "@sinclair/typebox";
 import type { CommandDef } from "citty";
 import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
-import { invoke } from "../ops/invoke.ts";
-import { type IndexReportSchema, vaultReindex } from "../vault/ops.ts";
+import { invokeOp } from "../ops/invoke.ts";
+import { vaultReindex } from "../vault/ops.ts";
 import { Vault } from "../vault/vault.ts";
-import { configFromFlags, GLOBAL_ARGS, type GlobalFlags, openContext } from "./context.ts";
+import { command } from "./command.ts";
+import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
-import { rejectUnknownFlags } from "./op-command.ts";
 import { chooseFormat, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
 
 const out = (flags: GlobalFlags, data: unknown, human: () => string) => print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
 
-export const vaultIndexCommand: CommandDef = {
-  meta: {
-    description:
-      "Bring the index up to date (only changed files are re-read), then embed new and changed chunks when an embeddings provider is configured. --rebuild starts the index from scratch (stored embeddings are kept).",
-  },
+export const vaultIndexCommand = command({
+  description:
+    "Bring the index up to date (only changed files are re-read), then embed new and changed chunks when an embeddings provider is configured. --rebuild starts the index from scratch (stored embeddings are kept).",
+  runs: vaultReindex,
   args: {
     rebuild: { type: "boolean", description: "Drop the index and build it again." },
     reembed: { type: "boolean", description: "Drop every stored vector and embed the whole vault again (after changing the embedding model)." },
     "require-embeddings": { type: "boolean", description: "Exit non-zero when embeddings cannot be made (the lexical index is updated either way)." },
     "no-embeddings": { type: "boolean", description: "Only the lexical index; no embedding requests." },
-    ...GLOBAL_ARGS,
   },
-  async run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, vaultIndexCommand.args as never);
-    const flags = args as GlobalFlags & { rebuild?: boolean; reembed?: boolean; "require-embeddings"?: boolean; "no-embeddings"?: boolean };
+  async run(flags, rawArgs) {
     const ctx = openContext(flags);
     const bar = progressBar("indexing");
     const embedBar = progressBar("embedding");
@@ -44,16 +39,16 @@ export const vaultIndexCommand: CommandDef = {
       embedBar.update(done, total);
     };
     try {
-      const r = (await invoke(vaultReindex, ctx, {
+      const { input, result: r } = await invokeOp(vaultReindex, ctx, {
         rebuild: flags.rebuild === true,
         reembed: flags.reembed === true,
         require_embeddings: flags["require-embeddings"] === true,
         embeddings: !(flags["no-embeddings"] === true || rawArgs.includes("--no-embeddings")),
-      })) as Static<typeof IndexReportSchema>;
+      });
       bar.done();
       embedBar.done();
       out(flags, r, () => {
-        const lines = [vaultReindex.summary(r as never, {} as never)];
+        const lines = [vaultReindex.summary(r, input)];
         if (r.rebuilt) lines.push(`(new index: ${r.rebuilt})`);
         for (const w of r.warnings.slice(0, 20)) lines.push(`warning: ${w.path ? `${w.path} ` : ""}${w.message}`);
         if (r.warnings.length > 20) lines.push(`… and ${r.warnings.length - 20} more (indx vault status)`);
@@ -68,22 +63,17 @@ export const vaultIndexCommand: CommandDef = {
       closeEmbeddings(ctx);
     }
   },
-};
+});
 
-export const serveCommand: CommandDef = {
-  meta: {
-    description:
-      "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current.",
-  },
+export const serveCommand = command({
+  description:
+    "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current.",
   args: {
     host: { type: "string", description: "Bind address (default 127.0.0.1; config server.host, INDX_HOST)." },
     port: { type: "string", description: "Port (default 8787; 0 picks a free one; config server.port, INDX_PORT)." },
     "no-watch": { type: "boolean", description: "Do not watch the vault for changes." },
-    ...GLOBAL_ARGS,
   },
-  async run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, serveCommand.args as never);
-    const flags = args as GlobalFlags & { host?: string; port?: string; "no-watch"?: boolean };
+  async run(flags, rawArgs) {
     const ctx = openContext(flags, { "server.host": flags.host, "server.port": flags.port });
     const { startServer } = await import("../http/serve.ts");
     const bar = progressBar("indexing");
@@ -101,14 +91,12 @@ export const serveCommand: CommandDef = {
     process.on("SIGTERM", shutdown);
     await new Promise(() => {}); // serve until signalled
   },
-};
+});
 
-const configGet: CommandDef = {
-  meta: { description: "Show the effective configuration (or one key) and where each value comes from. Secrets show as set/unset." },
-  args: { key: { type: "positional", required: false, description: "A dotted key, e.g. server.port." }, ...GLOBAL_ARGS },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, configGet.args as never);
-    const flags = args as GlobalFlags & { key?: string };
+const configGet = command({
+  description: "Show the effective configuration (or one key) and where each value comes from. Secrets show as set/unset.",
+  args: { key: { type: "positional", required: false, description: "A dotted key, e.g. server.port." } },
+  run(flags) {
     const cfg = configFromFlags(flags);
     const all = cfg.redacted();
     if (flags.key && !KEY_BY_NAME.has(flags.key))
@@ -120,18 +108,15 @@ const configGet: CommandDef = {
         .join("\n"),
     );
   },
-};
+});
 
-const configSet: CommandDef = {
-  meta: { description: "Write a key to the user config file (created with mode 0600). An empty value removes the key." },
+const configSet = command({
+  description: "Write a key to the user config file (created with mode 0600). An empty value removes the key.",
   args: {
     key: { type: "positional", required: true, description: "A dotted key, e.g. server.port." },
     value: { type: "positional", required: true, description: "The value; lists are comma-separated." },
-    ...GLOBAL_ARGS,
   },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, configSet.args as never);
-    const flags = args as unknown as GlobalFlags & { key: string; value: string };
+  run(flags) {
     const cfg = configFromFlags(flags);
     const k = KEY_BY_NAME.get(flags.key);
     if (k?.secret)
@@ -139,14 +124,12 @@ const configSet: CommandDef = {
     writeConfigValue(cfg.path, flags.key, flags.value);
     printErr(`set ${flags.key} (see \`indx config path\` for the file)`);
   },
-};
+});
 
-const configPath: CommandDef = {
-  meta: { description: "Print the config file path, the vault and its data directory." },
-  args: { ...GLOBAL_ARGS },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, configPath.args as never);
-    const flags = args as GlobalFlags;
+const configPath = command({
+  description: "Print the config file path, the vault and its data directory.",
+  args: {},
+  run(flags) {
     const cfg = configFromFlags(flags);
     let vault: { root: string; dataDir: string } | null = null;
     try {
@@ -162,63 +145,55 @@ const configPath: CommandDef = {
         `config:   ${data.config}${data.config_exists ? "" : " (not created yet)"}\nvault:    ${data.vault ?? "(none)"}\ndata dir: ${data.data_dir ?? "(none)"}`,
     );
   },
-};
+});
 
-const revealApiKey: CommandDef = {
-  meta: { description: "Print the admin API key (created by the first `indx serve`). Treat it like a password." },
-  args: { ...GLOBAL_ARGS },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, revealApiKey.args as never);
-    const key = configFromFlags(args as GlobalFlags).str("server.api_key");
+const revealApiKey = command({
+  description: "Print the admin API key (created by the first `indx serve`). Treat it like a password.",
+  args: {},
+  run(flags) {
+    const key = configFromFlags(flags).str("server.api_key");
     if (!key) throw new IndxError("not_found", "No admin API key yet: run `indx serve` once to create it.");
     print(key);
   },
-};
+});
 
 export const configCommand: CommandDef = {
   meta: { description: "Read and write the user configuration (TOML)." },
   subCommands: { get: configGet, set: configSet, path: configPath, "reveal-api-key": revealApiKey },
 };
 
-const tokenCreate: CommandDef = {
-  meta: { description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept." },
+const tokenCreate = command({
+  description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept.",
   args: {
     name: { type: "string", required: true, description: "A name to recognise it by." },
     scopes: { type: "string", description: "Comma-separated: vault:read, vault:write, vault:admin (default vault:read)." },
-    ...GLOBAL_ARGS,
   },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, tokenCreate.args as never);
-    const flags = args as unknown as GlobalFlags & { name: string; scopes?: string };
+  run(flags) {
     const vault = Vault.open(configFromFlags(flags));
     const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes));
     const { hash: _hash, ...shown } = record;
     out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}; shown once, store it now)`);
   },
-};
+});
 
-const tokenList: CommandDef = {
-  meta: { description: "List this vault's tokens (never the tokens themselves)." },
-  args: { ...GLOBAL_ARGS },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, tokenList.args as never);
-    const flags = args as GlobalFlags;
+const tokenList = command({
+  description: "List this vault's tokens (never the tokens themselves).",
+  args: {},
+  run(flags) {
     const tokens = new TokenStore(Vault.open(configFromFlags(flags)).dataDir).list();
     out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`).join("\n") || "No tokens.");
   },
-};
+});
 
-const tokenRevoke: CommandDef = {
-  meta: { description: "Revoke a token by id or name." },
-  args: { id: { type: "positional", required: true, description: "Token id (tok_…) or name." }, ...GLOBAL_ARGS },
-  run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, tokenRevoke.args as never);
-    const flags = args as unknown as GlobalFlags & { id: string };
+const tokenRevoke = command({
+  description: "Revoke a token by id or name.",
+  args: { id: { type: "positional", required: true, description: "Token id (tok_…) or name." } },
+  run(flags) {
     if (!new TokenStore(Vault.open(configFromFlags(flags)).dataDir).revoke(flags.id))
       throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
     printErr(`revoked ${flags.id}`);
   },
-};
+});
 
 export const tokenCommand: CommandDef = {
   meta: { description: "Manage bearer tokens for `indx serve`." },

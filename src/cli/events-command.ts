@@ -1,26 +1,22 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { CommandDef } from "citty";
 import { IndxError } from "../core/errors.ts";
 import { followLog } from "../events/follow.ts";
 import { EVENT_KINDS, type EventKind, parseKinds, type VaultEvent } from "../events/types.ts";
 import { Vault } from "../vault/vault.ts";
-import { configFromFlags, GLOBAL_ARGS, type GlobalFlags } from "./context.ts";
+import { command } from "./command.ts";
+import { configFromFlags } from "./context.ts";
 import { print } from "./io.ts";
-import { rejectUnknownFlags } from "./op-command.ts";
 
 /** `indx events`: the vault's recent events from events.log, and with --follow the new ones as they come. */
-export const eventsCommand: CommandDef = {
-  meta: { description: "Show the vault's events (writes, changes seen on disk, index updates); --follow streams new ones." },
+export const eventsCommand = command({
+  description: "Show the vault's events (writes, changes seen on disk, index updates); --follow streams new ones.",
   args: {
     follow: { type: "boolean", alias: "f", description: "Keep printing events as they happen (Ctrl-C to stop)." },
     last: { type: "string", description: "How many past events to show first (default 20; 0 for none).", valueHint: "n" },
     kinds: { type: "string", description: `Only these kinds or prefixes, comma-separated (${EVENT_KINDS.join(", ")}).`, valueHint: "list" },
-    ...GLOBAL_ARGS,
   },
-  async run({ args, rawArgs }) {
-    rejectUnknownFlags(rawArgs, eventsCommand.args as never);
-    const flags = args as GlobalFlags & { follow?: boolean; last?: string; kinds?: string };
+  async run(flags) {
     const vault = Vault.open(configFromFlags(flags));
     const file = join(vault.dataDir, "events.log");
     const last = flags.last === undefined ? 20 : Number(flags.last);
@@ -55,7 +51,7 @@ export const eventsCommand: CommandDef = {
     });
     stop();
   },
-};
+});
 
 function human(e: VaultEvent): string {
   const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : "");

@@ -13,7 +13,7 @@ import { print, printErr } from "./io.ts";
 const ops = () => import("./op-commands.ts");
 const admin = () => import("./admin-commands.ts");
 
-const root: CommandDef = {
+export const root: CommandDef = {
   meta: {
     name: "indx",
     version: VERSION,
@@ -32,7 +32,7 @@ const root: CommandDef = {
     serve: async () => (await admin()).serveCommand,
     token: async () => (await admin()).tokenCommand,
     config: async () => (await admin()).configCommand,
-    mcp: async () => (await import("../mcp/command.ts")).mcpCommand,
+    mcp: async () => (await import("./mcp-command.ts")).mcpCommand,
     events: async () => (await import("./events-command.ts")).eventsCommand,
   },
 };

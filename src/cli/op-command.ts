@@ -1,22 +1,29 @@
 import { readFileSync } from "node:fs";
-import type { TSchema } from "@sinclair/typebox";
-import type { ArgsDef, CommandDef } from "citty";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { ArgsDef } from "citty";
 import { IndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
-import type { AnyOperation } from "../ops/define.ts";
-import { invoke } from "../ops/invoke.ts";
-import { GLOBAL_ARGS, type GlobalFlags, openContext } from "./context.ts";
+import type { Operation } from "../ops/define.ts";
+import { invokeOp } from "../ops/invoke.ts";
+import { command } from "./command.ts";
+import { openContext } from "./context.ts";
 import { LONG_HELP } from "./help.ts";
 import { print } from "./io.ts";
-import { chooseFormat, humanRenderer, render } from "./output.ts";
+import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 
-export interface CliSpec {
+/** How one operation appears on the command line; `In` and `Out` are its input and output types. */
+export interface CliSpec<In = unknown, Out = unknown> {
   /** Input fields taken from positional arguments, in order. */
   positionals?: string[];
   /** The last positional swallows the remaining words (search queries). */
   rest?: boolean;
-  /** Extra transformation of the parsed input (e.g. exit code 3 when note_exists is false). */
-  exitCode?: (output: any) => number;
+  /** The exit code a result gives (e.g. 3 when note_exists is false); 0 when absent. */
+  exitCode?: (output: Out) => number;
+  /**
+   * The output for a person at a terminal, given colour helpers and the operation's one-line
+   * summary (writes show it above their diff). Without it, `key: value` lines.
+   */
+  human?: (output: Out, style: Style, summary: string) => string;
   /** This text field is read from standard input when it is not given and stdin is piped. */
   stdin?: string;
   /** Fields taken as JSON (`--ops '[…]'`, `--ops @ops.json`, `--ops -` for stdin). */
@@ -24,7 +31,7 @@ export interface CliSpec {
   /** Worked examples shown at the end of --help. */
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
-  confirmReplace?: { path: string; exists: (ctx: OpContext, path: string) => boolean };
+  confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
 }
 
 const kebab = (s: string) => s.replaceAll("_", "-");
@@ -43,27 +50,10 @@ export function allFlagValues(rawArgs: string[], name: string): string[] {
     .filter(Boolean);
 }
 
-/** citty accepts unknown flags silently; a misspelt option must fail instead of doing nothing. */
-export function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
-  const known = new Set<string>();
-  for (const [name, def] of Object.entries(args)) {
-    if (def.type === "positional") continue;
-    known.add(name);
-    if (def.type === "boolean") known.add(`no-${name}`);
-    if ("alias" in def) for (const a of [def.alias ?? []].flat()) known.add(a);
-  }
-  for (const a of rawArgs) {
-    if (a === "--") break;
-    const m = /^--?([^=]+)/.exec(a);
-    if (!m || /^-\d/.test(a) || a === "-") continue;
-    if (!known.has(m[1]!)) throw new IndxError("validation_failed", `Unknown option ${a.split("=")[0]}. See --help.`, { option: a.split("=")[0] });
-  }
-}
-
 /** Builds the citty command of an operation: flags from its schema, the op's description as help. */
-export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
-  const props = (op.input as { properties: Record<string, TSchema> }).properties;
-  const required = new Set((op.input as { required?: string[] }).required ?? []);
+export function opCommand<I extends TObject, O extends TObject>(op: Operation<I, O>, spec: CliSpec<Static<I>, Static<O>> = {}) {
+  const props: Record<string, TSchema> = op.input.properties;
+  const required = new Set(op.input.required ?? []);
   const args: ArgsDef = {};
   for (const name of spec.positionals ?? []) {
     const s = props[name];
@@ -90,16 +80,14 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
     }
   }
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
-  Object.assign(args, GLOBAL_ARGS);
 
-  const cmd: CommandDef = {
-    meta: { description: op.title },
+  const cmd = command({
+    description: op.title,
     args,
-    async run({ args: parsed, rawArgs }) {
-      rejectUnknownFlags(rawArgs, args);
-      const flags = parsed as unknown as GlobalFlags & Record<string, unknown>;
+    runs: op,
+    async run(flags, rawArgs) {
       const input: Record<string, unknown> = {};
-      const positionals = (parsed._ ?? []).map(String);
+      const positionals = (flags._ ?? []).map(String);
       const expected = spec.positionals?.length ?? 0;
       if (!spec.rest && positionals.length > expected)
         throw new IndxError(
@@ -118,11 +106,12 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
         if (spec.positionals?.includes(name)) continue;
         const flag = kebab(name);
         if (spec.json?.includes(name)) {
-          if (typeof parsed[flag] === "string" && parsed[flag] !== "") input[name] = parseJsonFlag(flag, parsed[flag] as string);
+          const text = flags[flag];
+          if (typeof text === "string" && text !== "") input[name] = parseJsonFlag(flag, text);
           continue;
         }
         if (spec.stdin === name) {
-          const text = textFlag(parsed, flag);
+          const text = textFlag(flags, flag);
           if (text !== undefined) input[name] = text;
           continue;
         }
@@ -142,31 +131,32 @@ export function opCommand(op: AnyOperation, spec: CliSpec = {}): CommandDef {
         if (schema.type === "array") {
           const values = allFlagValues(rawArgs, flag);
           if (values.length) input[name] = values;
-        } else if (parsed[flag] !== undefined && parsed[flag] !== "") {
-          input[name] = parsed[flag];
+        } else if (flags[flag] !== undefined && flags[flag] !== "") {
+          input[name] = flags[flag];
         }
       }
       const ctx = openContext(flags);
       try {
         const guard = spec.confirmReplace;
-        if (guard && !parsed.yes && input.if_match === undefined && input.if_not_exists !== true) {
+        if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
           const target = input[guard.path];
           if (typeof target === "string" && guard.exists(ctx, target))
             throw new IndxError("already_exists", `${target} exists: pass --yes to replace it, or --if-match <etag> to replace only the version you read.`, {
               path: target,
             });
         }
-        const output = await invoke(op, ctx, input, { coerce: true });
+        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true });
         const format = chooseFormat(flags, process.stdout.isTTY === true);
-        const summary = op.safe ? undefined : (o: unknown) => op.summary(o as never, input as never);
-        print(render(output, format, humanRenderer(op.name, process.stdout.isTTY === true && !process.env.NO_COLOR, summary)));
+        const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+        const human = spec.human;
+        print(render(output, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(output))));
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {
         ctx.close();
       }
     },
-  };
+  });
   LONG_HELP.set(cmd, spec.examples?.length ? `${op.description}\n\nExamples:\n${spec.examples.map((e) => `  ${e}`).join("\n")}` : op.description);
   return cmd;
 }
@@ -188,9 +178,10 @@ function parseJsonFlag(flag: string, value: string): unknown {
 }
 
 /** A text field from --name, --name-file, or piped stdin. */
-function textFlag(parsed: Record<string, unknown>, flag: string): string | undefined {
-  if (typeof parsed[flag] === "string") return parsed[flag] as string;
-  const file = parsed[`${flag}-file`];
+function textFlag(flags: Record<string, unknown>, flag: string): string | undefined {
+  const inline = flags[flag];
+  if (typeof inline === "string") return inline;
+  const file = flags[`${flag}-file`];
   try {
     if (typeof file === "string" && file !== "") return readFileSync(file === "-" ? 0 : file, "utf8");
     if (process.stdin.isTTY !== true) return readFileSync(0, "utf8");

@@ -7,31 +7,52 @@ import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OpContext } from "../ops/context.ts";
+import type { OutputOf } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { opCommand } from "./op-command.ts";
+import { keyValueLines, type Style, writeDiff } from "./output.ts";
+
+/** Ranked results (search and related): path › heading and score, then the snippet with its matches highlighted. */
+function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
+  const lines: string[] = [];
+  for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
+  if (!o.results.length) lines.push("No results.");
+  for (const r of o.results) {
+    lines.push(`${s.bold(r.path)}${r.heading ? s.dim(` › ${r.heading}`) : ""}  ${s.dim(r.score.toFixed(3))}`);
+    if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, (_, match: string) => s.yellow(match))}`);
+  }
+  if (o.next_cursor) lines.push(s.dim(`more: --cursor ${o.next_cursor}`));
+  return lines.join("\n");
+}
+
+const paths = (notes: readonly { path: string }[]) => notes.map((n) => n.path).join("\n");
 
 /** CLI names of the read operations (docs/contracts.md, Operations). */
-export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true });
-export const relatedCommand = opCommand(related, { positionals: ["id"] });
+export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true, human: rankedResults });
+export const relatedCommand = opCommand(related, { positionals: ["id"], human: rankedResults });
 
 const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
   meta: { description: "Notes: get, list, outline, exists, update, patch, delete, move." },
   subCommands: {
-    get: opCommand(noteRead, { positionals: ["path"] }),
-    list: opCommand(noteList),
-    outline: opCommand(noteOutline, { positionals: ["path"] }),
-    exists: opCommand(noteExists, { positionals: ["path"], exitCode: (o: { exists: boolean }) => (o.exists ? 0 : 3) }),
+    get: opCommand(noteRead, { positionals: ["path"], human: (o) => o.content ?? o.body ?? keyValueLines(o) }),
+    list: opCommand(noteList, { human: (o, s) => paths(o.notes) + (o.next_cursor ? `\n${s.dim(`more: --cursor ${o.next_cursor}`)}` : "") }),
+    outline: opCommand(noteOutline, {
+      positionals: ["path"],
+      human: (o, s) => o.outline.map((h) => `${"  ".repeat(h.level - 1)}${"#".repeat(h.level)} ${h.text}  ${s.dim(`L${h.line}`)}`).join("\n"),
+    }),
+    exists: opCommand(noteExists, { positionals: ["path"], exitCode: (o) => (o.exists ? 0 : 3) }),
     update: opCommand(noteWrite, {
       positionals: ["path"],
       stdin: "body",
       json: ["frontmatter"],
       confirmReplace: { path: "path", exists: fileExists },
+      human: writeDiff,
       examples: [
         `echo '# Idea' | indx note update "Inbox/Idea.md" --if-not-exists`,
         `indx note update Projects/Alpha.md --body-file alpha.md --frontmatter '{"status":"active"}' --if-match <etag>`,
@@ -40,15 +61,17 @@ export const noteCommand: CommandDef = {
     patch: opCommand(notePatch, {
       positionals: ["path"],
       json: ["ops"],
+      human: writeDiff,
       examples: [
         `indx note patch Projects/Alpha.md --if-match <etag> --ops '[{"op":"append_to_section","heading":"Tasks","markdown":"- [ ] ship it"}]'`,
         `indx note patch Projects/Alpha.md --ops '[{"op":"set_frontmatter","key":"status","value":"done"},{"op":"rename_heading","from":"Todo","to":"Done"}]'`,
         `indx note patch Projects/Alpha.md --ops @edits.json`,
       ],
     }),
-    delete: opCommand(noteDelete, { positionals: ["path"] }),
+    delete: opCommand(noteDelete, { positionals: ["path"], human: writeDiff }),
     move: opCommand(noteMove, {
       positionals: ["from", "to"],
+      human: writeDiff,
       examples: [`indx note move "Inbox/Idea.md" "Projects/Idea.md" --dry-run`, `indx note move "Inbox/Idea.md" "Projects/Idea.md"`],
     }),
   },
@@ -58,28 +81,37 @@ export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },
   subCommands: {
     get: opCommand(canvasRead, { positionals: ["path"] }),
-    create: opCommand(canvasWrite, { positionals: ["path"], json: ["canvas"], confirmReplace: { path: "path", exists: fileExists } }),
-    patch: opCommand(canvasPatch, { positionals: ["path"], json: ["ops"] }),
+    create: opCommand(canvasWrite, { positionals: ["path"], json: ["canvas"], confirmReplace: { path: "path", exists: fileExists }, human: writeDiff }),
+    patch: opCommand(canvasPatch, { positionals: ["path"], json: ["ops"], human: writeDiff }),
   },
 };
 
 export const linkCommand: CommandDef = {
   meta: { description: "The link graph: backlinks, forward links, unresolved links, orphans." },
   subCommands: {
-    backlinks: opCommand(linkBacklinks, { positionals: ["path"] }),
-    forward: opCommand(linkForward, { positionals: ["path"] }),
-    unresolved: opCommand(linkUnresolved),
-    orphans: opCommand(linkOrphans),
+    backlinks: opCommand(linkBacklinks, {
+      positionals: ["path"],
+      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${s.dim(b.raw)}`).join("\n") || "No backlinks.",
+    }),
+    forward: opCommand(linkForward, {
+      positionals: ["path"],
+      human: (o, s) => o.links.map((l) => `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${s.dim(`L${l.line} ${l.raw}`)}`).join("\n") || "No links.",
+    }),
+    unresolved: opCommand(linkUnresolved, {
+      human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
+    }),
+    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans." }),
   },
 };
 
 export const tagCommand: CommandDef = {
   meta: { description: "Tags: list them, the notes that carry one, rename one everywhere." },
   subCommands: {
-    list: opCommand(tagList),
-    notes: opCommand(tagNotes, { positionals: ["tag"] }),
+    list: opCommand(tagList, { human: (o, s) => o.tags.map((t) => `#${t.tag}  ${s.dim(String(t.count))}`).join("\n") }),
+    notes: opCommand(tagNotes, { positionals: ["tag"], human: (o) => paths(o.notes) }),
     rename: opCommand(tagRename, {
       positionals: ["from", "to"],
+      human: writeDiff,
       examples: [
         `indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`,
         `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`,
@@ -90,7 +122,7 @@ export const tagCommand: CommandDef = {
 
 export const chunkCommand: CommandDef = {
   meta: { description: "Chunks (heading-aware sections) of notes." },
-  subCommands: { get: opCommand(chunkGet, { positionals: ["id"] }) },
+  subCommands: { get: opCommand(chunkGet, { positionals: ["id"], human: (o) => o.content }) },
 };
 
 export const attachmentCommand: CommandDef = {

@@ -32,9 +32,9 @@ function csvEscape(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** Renders an operation's output for stdout in the chosen format. */
-export function render(data: unknown, format: Format, human: (d: unknown) => string): string {
-  if (format === "human") return human(data);
+/** Renders an operation's output for stdout in the chosen format; `human` runs only for the human format. */
+export function render(data: unknown, format: Format, human: () => string): string {
+  if (format === "human") return human();
   if (format === "json") return JSON.stringify(data, null, 2);
   const rows = listOf(data);
   if (!rows) {
@@ -55,79 +55,53 @@ export function render(data: unknown, format: Format, human: (d: unknown) => str
   );
 }
 
-const dim = (s: string, color: boolean) => (color ? `\x1b[2m${s}\x1b[0m` : s);
-const bold = (s: string, color: boolean) => (color ? `\x1b[1m${s}\x1b[0m` : s);
+/** Colour helpers for human renderers: plain text when colour is off (a pipe, NO_COLOR). */
+export interface Style {
+  dim(text: string): string;
+  bold(text: string): string;
+  red(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+}
 
-/** Human renderers for the outputs people read most; everything else falls back to key: value lines. */
-export function humanRenderer(opName: string, color: boolean, writeSummary?: (d: unknown) => string): (d: unknown) => string {
-  return (d: unknown) => {
-    const o = d as Record<string, any>;
-    if (writeSummary) return renderWrite(o, writeSummary(d), color);
-    switch (opName) {
-      case "vault_search":
-      case "related": {
-        const lines: string[] = [];
-        for (const w of o.warnings ?? []) lines.push(dim(`warning: ${w.message}`, color));
-        if (!o.results.length) lines.push("No results.");
-        for (const r of o.results) {
-          lines.push(`${bold(r.path, color)}${r.heading ? dim(` › ${r.heading}`, color) : ""}  ${dim(r.score.toFixed(3), color)}`);
-          if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, color ? "\x1b[33m$1\x1b[0m" : "$1")}`);
-        }
-        if (o.next_cursor) lines.push(dim(`more: --cursor ${o.next_cursor}`, color));
-        return lines.join("\n");
-      }
-      case "note_read":
-        return o.content ?? o.body ?? generic(o);
-      case "chunk_get":
-        return o.content;
-      case "note_list":
-        return o.notes.map((n: any) => n.path).join("\n") + (o.next_cursor ? `\n${dim(`more: --cursor ${o.next_cursor}`, color)}` : "");
-      case "note_outline":
-        return o.outline.map((h: any) => `${"  ".repeat(h.level - 1)}${"#".repeat(h.level)} ${h.text}  ${dim(`L${h.line}`, color)}`).join("\n");
-      case "tag_list":
-        return o.tags.map((t: any) => `#${t.tag}  ${dim(String(t.count), color)}`).join("\n");
-      case "tag_notes":
-        return o.notes.map((n: any) => n.path).join("\n");
-      case "link_backlinks":
-        return o.backlinks.map((b: any) => `${b.source}:${b.line}  ${dim(b.raw, color)}`).join("\n") || "No backlinks.";
-      case "link_forward":
-        return (
-          o.links.map((l: any) => `${l.target ?? dim(`(unresolved) ${l.linkpath}`, color)}  ${dim(`L${l.line} ${l.raw}`, color)}`).join("\n") || "No links."
-        );
-      case "link_unresolved":
-        return o.unresolved.map((u: any) => `${u.linkpath}  ${dim(`${u.count}× in ${u.sources.join(", ")}`, color)}`).join("\n") || "No unresolved links.";
-      case "link_orphans":
-        return o.orphans.map((n: any) => n.path).join("\n") || "No orphans.";
-      default:
-        return generic(o);
-    }
-  };
+export function styleFor(color: boolean): Style {
+  const sgr = (code: number) => (text: string) => (color ? `\x1b[${code}m${text}\x1b[0m` : text);
+  return { dim: sgr(2), bold: sgr(1), red: sgr(31), green: sgr(32), yellow: sgr(33) };
+}
+
+/** The parts of a write's output its human view shows; every write operation's output fits it. */
+export interface WriteView {
+  warnings?: readonly { message: string }[];
+  files?: readonly { path: string; changes?: readonly { line: number; before: string; after: string }[] }[];
+  plan_etag?: string | null;
+  dry_run?: boolean;
 }
 
 /** A write on a terminal: its one-line summary, then every planned or made line change as a diff. */
-function renderWrite(o: Record<string, any>, summary: string, color: boolean): string {
-  const red = (t: string) => (color ? `\x1b[31m${t}\x1b[0m` : t);
-  const green = (t: string) => (color ? `\x1b[32m${t}\x1b[0m` : t);
+export function writeDiff(o: WriteView, style: Style, summary: string): string {
   const lines = [summary];
-  for (const w of o.warnings ?? []) lines.push(dim(`warning: ${w.message}`, color));
+  for (const w of o.warnings ?? []) lines.push(style.dim(`warning: ${w.message}`));
   for (const f of o.files ?? []) {
-    lines.push(bold(f.path, color));
+    lines.push(style.bold(f.path));
     for (const c of f.changes ?? []) {
-      lines.push(dim(`  L${c.line}`, color));
-      lines.push(red(`  - ${c.before}`), green(`  + ${c.after}`));
+      lines.push(style.dim(`  L${c.line}`));
+      lines.push(style.red(`  - ${c.before}`), style.green(`  + ${c.after}`));
     }
   }
-  if (o.plan_etag && o.dry_run) lines.push(dim(`apply with: --plan-etag ${o.plan_etag}`, color));
+  if (o.plan_etag && o.dry_run) lines.push(style.dim(`apply with: --plan-etag ${o.plan_etag}`));
   return lines.join("\n");
 }
 
-function generic(o: unknown, indent = ""): string {
-  if (o === null || typeof o !== "object") return `${indent}${cell(o)}`;
-  return Object.entries(o as Record<string, unknown>)
+/** The human view of any output without its own renderer: `key: value` lines, nested objects indented. */
+export function keyValueLines(o: unknown, indent = ""): string {
+  if (!isObject(o)) return `${indent}${cell(o)}`;
+  return Object.entries(o)
     .map(([k, v]) =>
       v && typeof v === "object" && !Array.isArray(v)
-        ? `${indent}${k}:\n${generic(v, `${indent}  `)}`
+        ? `${indent}${k}:\n${keyValueLines(v, `${indent}  `)}`
         : `${indent}${k}: ${Array.isArray(v) ? v.map(cell).join(", ") : cell(v)}`,
     )
     .join("\n");
 }
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";

@@ -137,7 +137,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
     const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
-    return respond(route, request, result as Record<string, unknown>, replayed ? { "x-indx-idempotent-replay": "true" } : {});
+    return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
 
   return new Elysia({ name: "indx" })
@@ -195,7 +195,7 @@ const rateLimited = (message: string, seconds: number) => new IndxError("rate_li
 
 /** If-Match and Idempotency-Key headers fill the op's inputs of the same meaning (a body value wins). */
 function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
-  const props = route.op.input.properties as Record<string, unknown>;
+  const props = route.op.input.properties;
   const ifMatch = request.headers.get("if-match");
   if (ifMatch && "if_match" in props && input.if_match === undefined) input.if_match = ifMatch;
   const key = request.headers.get("idempotency-key");

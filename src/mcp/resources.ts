@@ -1,10 +1,10 @@
 import type { ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { Static } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet } from "../notes/retrieval.ts";
 import type { OpContext } from "../ops/context.ts";
+import type { OutputOf } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { tagList } from "../tags/ops.ts";
@@ -69,7 +69,7 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
 
 /** resources/list: the synthetic views first, then every note from the index, page by page. */
 export async function listResources(ctx: OpContext, cursor: string | undefined): Promise<ListResourcesResult> {
-  const page = (await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) })) as Static<typeof noteList.output>;
+  const page = await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) });
   const notes: Resource[] = page.notes.map((n) => ({
     uri: vaultUri(n.path),
     name: n.path,
@@ -111,20 +111,20 @@ export async function readResource(hub: McpHub, ctx: OpContext, uri: string): Pr
 }
 
 async function readFile(ctx: OpContext, uri: string, path: string, download: boolean): Promise<ReadResourceResult> {
-  const found = (await invoke(noteExists, ctx, { path })) as Static<typeof noteExists.output>;
+  const found = await invoke(noteExists, ctx, { path });
   if (!found.exists) throw new IndxError("not_found", `No file at ${found.path}`, { path: found.path });
   if (found.kind === "note") {
-    const note = (await invoke(noteRead, ctx, { path, include: ["content"] })) as Static<typeof noteRead.output>;
+    const note = await invoke(noteRead, ctx, { path, include: ["content"] });
     return { contents: [{ uri, mimeType: "text/markdown", text: note.content ?? "" }] };
   }
   const textual = found.kind === "canvas" || found.kind === "base";
   if (download || textual) {
-    const file = (await invoke(attachmentGet, ctx, { path, download: true })) as Static<typeof attachmentGet.output>;
+    const file = await invoke(attachmentGet, ctx, { path, download: true });
     const data = file.data_base64 ?? "";
     if (textual && !download) return { contents: [{ uri, mimeType: file.mime, text: Buffer.from(data, "base64").toString("utf8") }] };
     return { contents: [{ uri, mimeType: file.mime, blob: data }] };
   }
-  const meta = (await invoke(attachmentGet, ctx, { path })) as Static<typeof attachmentGet.output>;
+  const meta = await invoke(attachmentGet, ctx, { path });
   return json(uri, { ...meta, download_uri: `${vaultUri(meta.path)}?download=1` });
 }
 
@@ -145,16 +145,16 @@ async function linkGraph(hub: McpHub, ctx: OpContext): Promise<Graph> {
   const nodes: Graph["nodes"] = [];
   let cursor: string | null = null;
   do {
-    const page = (await invoke(noteList, ctx, { limit: 1000, ...(cursor ? { cursor } : {}) })) as Static<typeof noteList.output>;
+    const page: OutputOf<typeof noteList> = await invoke(noteList, ctx, { limit: 1000, ...(cursor ? { cursor } : {}) });
     for (const n of page.notes) nodes.push({ id: n.path, title: n.title, tags: n.tags });
     cursor = page.next_cursor;
   } while (cursor);
   const ids = new Set(nodes.map((n) => n.id));
   const edges: Graph["edges"] = [];
   for (const node of nodes) {
-    let out: Static<typeof linkForward.output>;
+    let out: OutputOf<typeof linkForward>;
     try {
-      out = (await invoke(linkForward, ctx, { path: node.id })) as Static<typeof linkForward.output>;
+      out = await invoke(linkForward, ctx, { path: node.id });
     } catch {
       continue; // deleted since the listing
     }

@@ -1,8 +1,9 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
-import type { AnyOperation } from "../ops/define.ts";
-import { hasScope, invoke } from "../ops/invoke.ts";
+import type { Operation } from "../ops/define.ts";
+import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
 import type { McpHub } from "./hub.ts";
 import { ReplayCache } from "./replay.ts";
@@ -24,9 +25,9 @@ export function errorResult(err: unknown): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(e.toJSON()) }] };
 }
 
-function summaryOf(op: AnyOperation, output: unknown, input: unknown): string {
+function summaryOf<I extends TObject, O extends TObject>(op: Operation<I, O>, output: Static<O>, input: Static<I>): string {
   try {
-    return op.summary(output as never, (input ?? {}) as never);
+    return op.summary(output, input);
   } catch {
     return `${op.name} succeeded`;
   }
@@ -77,11 +78,11 @@ export async function callTool(hub: McpHub, name: string, args: unknown, env: Ca
   const progress = env.progress ? throttledProgress(env.progress) : null;
   if (progress) env.ctx.progress = progress.fn;
   try {
-    const output = await invoke(op, env.ctx, args ?? {});
+    const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
-      content: [{ type: "text", text: summaryOf(op, output, args) }],
-      structuredContent: output as Record<string, unknown>,
+      content: [{ type: "text", text: summaryOf(op, output, input) }],
+      structuredContent: output,
     };
     // A result computed while the index changed underneath is not kept for replays; a call with
     // side effects (a write, a config change) makes every earlier replay stale.

@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
 import { Backlink, backlinks, ForwardLink } from "../links/graph.ts";
@@ -26,6 +26,26 @@ import { readNote, statVaultFile } from "./read.ts";
 const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
 const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];
 
+const NoteReadOutput = Type.Object({
+  path: Type.String(),
+  id: Type.String(),
+  title: Type.String(),
+  etag: Type.String(),
+  size: Type.Integer(),
+  mtime: Type.String(),
+  content_type: Type.Literal("text/markdown"),
+  meta: CompactMeta,
+  frontmatter: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
+  frontmatter_error: Type.Optional(Type.String()),
+  body: Type.Optional(Type.String()),
+  content: Type.Optional(Type.String()),
+  outline: Type.Optional(Type.Array(OutlineItem)),
+  links: Type.Optional(Type.Array(ForwardLink)),
+  backlinks: Type.Optional(Type.Array(Backlink)),
+  tags: Type.Optional(TagList),
+  tasks: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), status: Type.String(), checked: Type.Boolean(), text: Type.String() }))),
+});
+
 export const noteRead = defineOp({
   name: "note_read",
   title: "Read a note",
@@ -47,31 +67,13 @@ export const noteRead = defineOp({
     },
     { additionalProperties: false },
   ),
-  output: Type.Object({
-    path: Type.String(),
-    id: Type.String(),
-    title: Type.String(),
-    etag: Type.String(),
-    size: Type.Integer(),
-    mtime: Type.String(),
-    content_type: Type.Literal("text/markdown"),
-    meta: CompactMeta,
-    frontmatter: Type.Optional(Nullable(Type.Record(Type.String(), Type.Unknown()))),
-    frontmatter_error: Type.Optional(Type.String()),
-    body: Type.Optional(Type.String()),
-    content: Type.Optional(Type.String()),
-    outline: Type.Optional(Type.Array(OutlineItem)),
-    links: Type.Optional(Type.Array(ForwardLink)),
-    backlinks: Type.Optional(Type.Array(Backlink)),
-    tags: Type.Optional(TagList),
-    tasks: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), status: Type.String(), checked: Type.Boolean(), text: Type.String() }))),
-  }),
+  output: NoteReadOutput,
   run(ctx, input) {
     const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
     const include = new Set(input.include ?? DEFAULT_INCLUDE);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
-    const out: Record<string, unknown> = {
+    const out: Static<typeof NoteReadOutput> = {
       path: note.path,
       id: note.path,
       title: typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(note.path),
@@ -113,7 +115,7 @@ export const noteRead = defineOp({
       });
     }
     if (include.has("backlinks")) out.backlinks = backlinks(ctx.index.db, note.path);
-    return out as never;
+    return out;
   },
   summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,
 });

@@ -1,4 +1,4 @@
-import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import type { Static, TObject } from "@sinclair/typebox";
 import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
@@ -7,7 +7,7 @@ export type Scope = "vault:read" | "vault:write" | "vault:admin";
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
  * translated by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
  */
-export interface Operation<I extends TObject = TObject, O extends TSchema = TSchema> {
+export interface Operation<I extends TObject = TObject, O extends TObject = TObject> {
   name: string;
   title: string;
   /** Teaches a caller (often an agent) when to use this operation. */
@@ -21,15 +21,23 @@ export interface Operation<I extends TObject = TObject, O extends TSchema = TSch
   safe: boolean;
   input: I;
   output: O;
+  /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */
   run(ctx: OpContext, input: Static<I>): Promise<Static<O>> | Static<O>;
   /** One short deterministic line describing a result (MCP text content, CLI status). */
   summary(output: Static<O>, input: Static<I>): string;
 }
 
-// The registry holds operations of many input/output types.
-// biome-ignore lint: heterogeneous registry
-export type AnyOperation = Operation<any, any>;
+/**
+ * Any operation, as the registry and the surfaces hold them. `run` and `summary` are methods, so
+ * TypeScript compares their parameters bivariantly and every typed operation fits here without
+ * `any`. That is sound only because nothing calls them with an unchecked value: invokeOp()
+ * validates the input against `op.input` first (docs/decisions.md, "Typed operation boundary").
+ */
+export type AnyOperation = Operation<TObject, TObject>;
 
-export function defineOp<I extends TObject, O extends TSchema>(op: Operation<I, O>): Operation<I, O> {
+/** What an operation returns: the static type of its output schema. */
+export type OutputOf<O extends AnyOperation> = Static<O["output"]>;
+
+export function defineOp<I extends TObject, O extends TObject>(op: Operation<I, O>): Operation<I, O> {
   return op;
 }

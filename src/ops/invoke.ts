@@ -1,7 +1,8 @@
+import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "./context.ts";
-import type { AnyOperation, Scope } from "./define.ts";
+import type { AnyOperation, Operation, Scope } from "./define.ts";
 import { parseInput } from "./validate.ts";
 
 /** admin ⊇ write ⊇ read. */
@@ -10,8 +11,10 @@ export function hasScope(granted: ReadonlySet<Scope>, needed: Scope): boolean {
   return needed === "vault:read" && granted.has("vault:write");
 }
 
-export interface Invoked {
-  result: unknown;
+export interface Invoked<I extends TObject, O extends TObject> {
+  /** The input the operation ran with: validated, defaults applied. */
+  input: Static<I>;
+  result: Static<O>;
   /** The stored answer to an earlier request with the same idempotency key. */
   replayed: boolean;
 }
@@ -20,25 +23,43 @@ export interface Invoked {
  * The single way every surface runs an operation: scope check, schema validation (with string
  * coercion for argv and query strings), idempotency for writes, run, and one error type out.
  */
-export async function invokeOp(op: AnyOperation, ctx: OpContext, raw: unknown, opts: { coerce?: boolean } = {}): Promise<Invoked> {
+export async function invokeOp<I extends TObject, O extends TObject>(
+  op: Operation<I, O>,
+  ctx: OpContext,
+  raw: unknown,
+  opts: { coerce?: boolean } = {},
+): Promise<Invoked<I, O>> {
   if (!op.dryRunNeedsRead) requireScope(op, ctx, op.scope);
-  const input = parseInput(op, raw, opts) as Record<string, unknown>;
-  if (op.dryRunNeedsRead) requireScope(op, ctx, input.dry_run === true ? "vault:read" : op.scope);
+  const input = parseInput(op, raw, opts);
+  const { dry_run, idempotency_key: key }: WriteControls = input;
+  if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   try {
-    const key = input.idempotency_key;
-    if (op.safe || typeof key !== "string" || input.dry_run === true) return { result: await op.run(ctx, input), replayed: false };
+    if (op.safe || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
-    return await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
+    const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
+    return { input, result, replayed };
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
     throw toIndxError(err);
   }
 }
 
-export async function invoke(op: AnyOperation, ctx: OpContext, raw: unknown, opts: { coerce?: boolean } = {}): Promise<unknown> {
+/** The input fields invokeOp itself reads; an operation's schema may or may not declare them. */
+interface WriteControls {
+  dry_run?: unknown;
+  idempotency_key?: unknown;
+}
+
+/** invokeOp for callers that need only the result, typed by the operation's output schema. */
+export async function invoke<I extends TObject, O extends TObject>(
+  op: Operation<I, O>,
+  ctx: OpContext,
+  raw: unknown,
+  opts: { coerce?: boolean } = {},
+): Promise<Static<O>> {
   return (await invokeOp(op, ctx, raw, opts)).result;
 }
 
-function requireScope(op: AnyOperation, ctx: OpContext, needed: Scope): void {
+function requireScope(op: Pick<AnyOperation, "name">, ctx: OpContext, needed: Scope): void {
   if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope`, { operation: op.name, needed });
 }

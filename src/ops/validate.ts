@@ -1,7 +1,6 @@
-import type { TSchema } from "@sinclair/typebox";
+import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
-import type { AnyOperation } from "./define.ts";
 import { INPUT_LIMITS } from "./schemas.ts";
 
 const MAX_ERRORS = 10;
@@ -11,7 +10,7 @@ const MAX_ERRORS = 10;
  * string into the schema's numbers, booleans and arrays first. Unknown keys are refused so a
  * misspelt option never silently does nothing.
  */
-export function parseInput(op: AnyOperation, raw: unknown, opts: { coerce?: boolean } = {}): unknown {
+export function parseInput<I extends TObject>(op: { name: string; input: I }, raw: unknown, opts: { coerce?: boolean } = {}): Static<I> {
   const base = raw === undefined || raw === null ? {} : raw;
   if (typeof base !== "object" || Array.isArray(base)) throw new IndxError("validation_failed", `${op.name} expects a JSON object`, { operation: op.name });
   assertShallow(base, op.name);
@@ -37,7 +36,7 @@ function assertShallow(value: object, name: string): void {
   }
 }
 
-export function assertValid(schema: TSchema, value: unknown, name: string): void {
+function assertValid<T extends TSchema>(schema: T, value: unknown, name: string): asserts value is Static<T> {
   if (Value.Check(schema, value)) return;
   const errors: { path: string; message: string }[] = [];
   for (const e of Value.Errors(schema, value)) {

@@ -1,6 +1,6 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { describeIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
@@ -34,7 +34,7 @@ const EmbeddingsStatus = Type.Object({
   provider: Nullable(Type.String()),
   model: Nullable(Type.String()),
   state: Type.Union(
-    ["not_configured", "misconfigured", "ready", "partial", "empty", "incompatible", "unavailable"].map((s) => Type.Literal(s)),
+    (["not_configured", "misconfigured", "ready", "partial", "empty", "incompatible", "unavailable"] as const).map((s) => Type.Literal(s)),
     {
       description:
         "ready: every chunk embedded; partial: some pending; empty: none yet; incompatible: stored vectors of another model; unavailable: the provider does not answer.",
@@ -57,7 +57,7 @@ const EmbeddingsStatus = Type.Object({
 });
 
 /** The embeddings part of vault_status: configuration, stored identity, coverage, and a live probe. */
-async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: boolean) {
+async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: boolean): Promise<Static<typeof EmbeddingsStatus>> {
   const svc = embeddingService(ctx);
   const cfg = ctx.vault.config;
   const base = { provider: cfg.str("embeddings.provider"), model: cfg.str("embeddings.model") };
@@ -162,7 +162,7 @@ export const vaultStatus = defineOp({
       if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
       return {
         ...base,
-        embeddings: (await embeddingsStatus(ctx, input.probe !== false, false)) as never,
+        embeddings: await embeddingsStatus(ctx, input.probe !== false, false),
         index: {
           state: err.code === "index_missing" ? ("missing" as const) : ("incompatible" as const),
           fix: String(err.details?.fix ?? "indx vault index"),
@@ -206,7 +206,7 @@ export const vaultStatus = defineOp({
     }
     return {
       ...base,
-      embeddings: (await embeddingsStatus(ctx, input.probe !== false, true)) as never,
+      embeddings: await embeddingsStatus(ctx, input.probe !== false, true),
       index: {
         state: "ready" as const,
         schema_version: SCHEMA_VERSION,
@@ -239,7 +239,7 @@ export const vaultStatus = defineOp({
       : ""),
 });
 
-export const IndexReportSchema = Type.Object({
+const IndexReportSchema = Type.Object({
   rebuilt: Nullable(Type.String({ description: "Why the index was created from scratch, or null for an incremental pass." })),
   scanned: Type.Integer(),
   added: Type.Integer(),

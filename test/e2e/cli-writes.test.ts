@@ -1,12 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { assertCliOutput, commandOps } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end writes through the compiled binary. Build first: `bun run build`. */
 const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
+let commands: Awaited<ReturnType<typeof commandOps>>;
 
 function run(args: string[], stdin?: string) {
   const p = Bun.spawnSync([BIN, ...args], {
@@ -18,12 +20,14 @@ function run(args: string[], stdin?: string) {
   const stdout = p.stdout.toString();
   const stderr = p.stderr.toString();
   expect(stdout + stderr).not.toContain(sb.dir);
+  if (stdout.startsWith("{")) assertCliOutput(commands, args, stdout);
   return { code: p.exitCode, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
   sb = sandbox({}, { fromDemo: true });
+  commands = await commandOps();
   expect(run(["vault", "index"]).code).toBe(0);
 });
 afterAll(() => sb?.cleanup());

@@ -1,24 +1,28 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { assertCliOutput, commandOps } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end: the compiled binary, as a user runs it. Build first: `bun run build`. */
 const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
+let commands: Awaited<ReturnType<typeof commandOps>>;
 
 function run(args: string[], env: Record<string, string> = {}, opts: { allowPaths?: boolean } = {}) {
   const p = Bun.spawnSync([BIN, ...args], { env: { ...sb.env, ...env }, stdout: "pipe", stderr: "pipe" });
   const stdout = p.stdout.toString();
   const stderr = p.stderr.toString();
   if (!opts.allowPaths) expect(stdout + stderr).not.toContain(sb.dir); // only `config path` may show local paths
+  if (stdout.startsWith("{")) assertCliOutput(commands, args, stdout);
   return { code: p.exitCode, stdout, stderr, json: () => JSON.parse(stdout) };
 }
 
-beforeAll(() => {
+beforeAll(async () => {
   if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
   sb = sandbox({}, { fromDemo: true });
+  commands = await commandOps();
 });
 afterAll(() => sb?.cleanup());
 

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../src/core/version.ts";
 import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
+import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resource contents are text or blob; tests read whichever they expect. */
@@ -62,13 +62,13 @@ const VALID: Record<string, Record<string, unknown>> = {
 };
 
 let sb: Sandbox;
-const clients: Client[] = [];
+const clients: CheckedClient[] = [];
 
 async function connect(flags: string[] = [], env: Record<string, string> = {}) {
   const transport = new StdioClientTransport({ command: BIN, args: ["mcp", ...flags], env: { ...sb.env, ...env }, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (d) => (stderr += String(d)));
-  const client = new Client({ name: "e2e", version: "1.0.0" });
+  const client = new CheckedClient({ name: "e2e", version: "1.0.0" });
   const errors: Error[] = [];
   client.onerror = (e) => void errors.push(e); // a non-protocol line on stdout would land here
   await client.connect(transport);

@@ -6,11 +6,11 @@ import type { IndxError } from "../../src/core/errors.ts";
 import { closeEmbeddings, embeddingService } from "../../src/embeddings/service.ts";
 import { VectorStore } from "../../src/embeddings/store.ts";
 import { OpContext } from "../../src/ops/context.ts";
-import { invoke } from "../../src/ops/invoke.ts";
 import { related, vaultSearch } from "../../src/search/ops.ts";
 import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 const NOTES: Record<string, string> = {

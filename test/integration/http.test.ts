@@ -5,6 +5,7 @@ import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { ROUTES, templateOf } from "../../src/http/routes.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
+import { assertRestOutput } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 let sb: Sandbox;
@@ -25,6 +26,7 @@ async function get(path: string, token: string | null = admin, init: RequestInit
   } catch {
     body = text;
   }
+  assertRestOutput(init.method ?? "GET", path, body);
   return { status: res.status, headers: res.headers, body };
 }
 

@@ -1,7 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { TokenStore } from "../../src/auth/tokens.ts";
@@ -12,6 +11,7 @@ import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHttpHandler } from "../../src/mcp/http.ts";
 import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
+import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resource contents are text or blob; tests read whichever they expect. */
@@ -24,13 +24,13 @@ let server: RunningServer;
 let admin: string;
 let reader: string;
 const MAX_SESSIONS = 6;
-const open: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+const open: { client: CheckedClient; transport: StreamableHTTPClientTransport }[] = [];
 
-async function connect(token: string | null, name = "test"): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
+async function connect(token: string | null, name = "test"): Promise<{ client: CheckedClient; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
     requestInit: { headers: token ? { authorization: `Bearer ${token}` } : {} },
   });
-  const client = new Client({ name, version: "1.0.0" });
+  const client = new CheckedClient({ name, version: "1.0.0" });
   await client.connect(transport);
   open.push({ client, transport });
   return { client, transport };
@@ -132,7 +132,7 @@ describe("sessions", () => {
   });
 
   test("beyond the session cap an initialize is refused with 503", async () => {
-    const extra: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+    const extra: { client: CheckedClient; transport: StreamableHTTPClientTransport }[] = [];
     while (server.mcp.sessionCount < MAX_SESSIONS) extra.push(await connect(admin, "filler"));
     const r = await rpc(initialize(), { authorization: `Bearer ${admin}` });
     expect(r.status).toBe(503);
@@ -324,7 +324,7 @@ describe("the handler on its own (in process)", () => {
     ctx.reindex();
     const handler = new McpHttpHandler(ctx, { idleTimeoutMs: 300, sweepIntervalMs: 50 });
     try {
-      const client = new Client({ name: "idle", version: "0" });
+      const client = new CheckedClient({ name: "idle", version: "0" });
       const transport = inProcess(handler, new Set(["vault:read"]));
       await client.connect(transport);
       expect(handler.sessionCount).toBe(1);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { McpHub } from "../../src/mcp/hub.ts";
@@ -7,6 +6,7 @@ import { canonicalJson } from "../../src/mcp/replay.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import { parseVaultUri, vaultUri } from "../../src/mcp/uris.ts";
 import type { OpContext } from "../../src/ops/context.ts";
+import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Resources, subscriptions and prompts through a real session and the SDK client, in memory. */
@@ -23,7 +23,7 @@ async function connect(scopes: string[] = ["vault:read", "vault:write"]) {
   const session = createSession(hub, { scopes: new Set(scopes as never) });
   sessions.push(session);
   await session.server.connect(serverSide);
-  const client = new Client({ name: "mem", version: "0" });
+  const client = new CheckedClient({ name: "mem", version: "0" });
   await client.connect(clientSide);
   return client;
 }

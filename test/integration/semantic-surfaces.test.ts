@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../../src/config/load.ts";
 import { embeddingService } from "../../src/embeddings/service.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import type { OpContext } from "../../src/ops/context.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { assertRestOutput, CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Semantic and hybrid search over REST and MCP, with `serve` embedding in the background. */
@@ -21,7 +21,9 @@ async function post(path: string, body: unknown) {
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
     body: JSON.stringify(body),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  const parsed = (await res.json()) as any;
+  assertRestOutput("POST", path, parsed);
+  return { status: res.status, body: parsed };
 }
 
 beforeAll(async () => {
@@ -46,6 +48,7 @@ afterAll(async () => {
 describe("over REST", () => {
   test("serve embedded the vault in the background; POST /v1/search runs hybrid by default", async () => {
     const status = await fetch(`${server.url}/v1/vault/status`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.json() as any);
+    assertRestOutput("GET", "/v1/vault/status", status);
     expect(status.data.embeddings).toMatchObject({ state: "ready", dimension: 768 });
     const r = await post("/v1/search", { q: "rollback runbook" });
     expect(r.status).toBe(200);
@@ -72,7 +75,7 @@ describe("over REST", () => {
 describe("over MCP", () => {
   test("vault_search with mode semantic and related return structured results", async () => {
     const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
-    const client = new Client({ name: "t", version: "1.0.0" });
+    const client = new CheckedClient({ name: "t", version: "1.0.0" });
     await client.connect(transport);
     try {
       const res: any = await client.callTool({ name: "vault_search", arguments: { q: "glossary terms", mode: "hybrid" } });

@@ -1,9 +1,9 @@
 // Renames a tag back and forth across many notes until killed: the crash test of multi-file writes.
 import { loadConfig } from "../../src/config/load.ts";
 import { OpContext } from "../../src/ops/context.ts";
-import { invoke } from "../../src/ops/invoke.ts";
 import { tagRename } from "../../src/tags/rename-op.ts";
 import { Vault } from "../../src/vault/vault.ts";
+import { invoke } from "./ops.ts";
 
 const ctx = new OpContext(Vault.open(loadConfig({ env: process.env })));
 process.stdout.write("ready\n");

@@ -5,8 +5,8 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { noteWrite } from "../../src/notes/write-ops.ts";
 import { OpContext } from "../../src/ops/context.ts";
-import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
+import { invoke } from "./ops.ts";
 
 const ctx = new OpContext(Vault.open(loadConfig({ env: process.env })));
 const dir = process.env.VERSIONS_DIR!;

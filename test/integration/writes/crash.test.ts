@@ -60,7 +60,7 @@ test("a later writer sweeps temp files a crashed writer left behind", async () =
   utimesSync(stale, old, old);
   const ctx = sb.context();
   const { noteWrite } = await import("../../../src/notes/write-ops.ts");
-  const { invoke } = await import("../../../src/ops/invoke.ts");
+  const { invoke } = await import("../../support/ops.ts");
   await invoke(noteWrite, ctx, { path: "Swept.md", body: "# Swept\n" });
   ctx.close();
   const names = readdirSync(sb.vault);

@@ -6,7 +6,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { noteWrite } from "../../../src/notes/write-ops.ts";
-import { invoke } from "../../../src/ops/invoke.ts";
+import { assertRestOutput, invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
@@ -22,7 +22,9 @@ async function call(method: string, path: string, body?: unknown, headers: Recor
   });
   const text = await res.text();
   expect(text).not.toContain(sb.dir);
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null };
+  const parsed = text ? JSON.parse(text) : null;
+  assertRestOutput(method, path, parsed);
+  return { status: res.status, headers: res.headers, body: parsed };
 }
 
 const etagOfFile = (rel: string) => etagOf(readFileSync(join(sb.vault, rel)));

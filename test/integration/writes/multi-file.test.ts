@@ -6,8 +6,8 @@ import { etagOf } from "../../../src/core/hash.ts";
 import { noteMove } from "../../../src/notes/move-op.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
-import { invoke } from "../../../src/ops/invoke.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
+import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;

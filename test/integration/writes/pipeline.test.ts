@@ -5,7 +5,7 @@ import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
-import { invoke, invokeOp } from "../../../src/ops/invoke.ts";
+import { invoke, invokeOp } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
