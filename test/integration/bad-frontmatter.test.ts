@@ -7,9 +7,9 @@ import { startServer } from "../../src/http/serve.ts";
 import { FRONTMATTER_MAX_DEPTH } from "../../src/markdown/frontmatter.ts";
 import { noteList } from "../../src/notes/ops.ts";
 import { notePatch, noteWrite } from "../../src/notes/write-ops.ts";
-import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { vaultStatus } from "../../src/vault/ops.ts";
+import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");

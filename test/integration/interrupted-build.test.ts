@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { invoke } from "../../src/ops/invoke.ts";
 import { vaultStatus } from "../../src/vault/ops.ts";
+import { invoke } from "../support/ops.ts";
 import { sandbox } from "../support/vault.ts";
 
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");

@@ -5,8 +5,8 @@ import { canvasPatch } from "../../../src/canvas/ops.ts";
 import { ERROR_CODES, IndxError } from "../../../src/core/errors.ts";
 import { noteMove } from "../../../src/notes/move-op.ts";
 import { notePatch, noteWrite } from "../../../src/notes/write-ops.ts";
-import { invoke } from "../../../src/ops/invoke.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
+import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** "café" in Latin-1: 0xE9 alone is not valid UTF-8. */

@@ -6,7 +6,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { noteWrite } from "../../../src/notes/write-ops.ts";
-import { invoke } from "../../../src/ops/invoke.ts";
+import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
