@@ -3,7 +3,7 @@ import type { EmbeddingsSettings } from "../ai/settings.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
 /** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */

@@ -5,7 +5,7 @@ import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from ".
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Vault } from "../vault/vault.ts";

@@ -1,5 +1,7 @@
 import { readFileSync, statSync } from "node:fs";
+import { looksBinary } from "../core/binary.ts";
 import { etagOf } from "../core/hash.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { parseNote } from "../markdown/parse.ts";
@@ -32,10 +34,7 @@ export interface IndexReport {
   durationMs: number;
 }
 
-export type ProgressFn = (done: number, total: number) => void;
-
 const BATCH = 250;
-const BINARY_SNIFF_BYTES = 8000;
 
 export function indexIdentity(vault: Vault): IndexIdentity {
   const settings = {
@@ -234,12 +233,6 @@ function readAndParse(vault: Vault, f: ScannedFile, maxBytes: number): ReadResul
   } catch {
     return null;
   }
-}
-
-export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
 }
 
 export function baseTitle(path: string): string {

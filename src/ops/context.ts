@@ -1,6 +1,7 @@
+import type { ProgressFn } from "../core/progress.ts";
 import { EventHub } from "../events/hub.ts";
 import { EventLog } from "../events/log.ts";
-import { type IndexReport, indexIdentity, type ProgressFn, runIndex, updateIndex } from "../index/indexer.ts";
+import { type IndexReport, indexIdentity, runIndex, updateIndex } from "../index/indexer.ts";
 import { IndexStore } from "../index/store.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
