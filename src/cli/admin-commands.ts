@@ -34,9 +34,8 @@ export const vaultIndexCommand: CommandDef = {
     const bar = progressBar("indexing");
     const embedBar = progressBar("embedding");
     ctx.progress = bar.update;
-    const { embeddingService, closeEmbeddings } = await import("../embeddings/service.ts");
     let indexBarCleared = false;
-    embeddingService(ctx).progress = (done, total) => {
+    ctx.embeddings.progress = (done, total) => {
       if (!indexBarCleared) {
         bar.done();
         indexBarCleared = true;
@@ -65,7 +64,6 @@ export const vaultIndexCommand: CommandDef = {
       bar.done();
       embedBar.done();
       ctx.close();
-      closeEmbeddings(ctx);
     }
   },
 };

@@ -7,9 +7,10 @@ import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
+import type { StoredFile } from "./queries/files.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type IndexIdentity, IndexStore } from "./store.ts";
-import { IndexWriter, type NoteRecord } from "./writer.ts";
+import type { NoteRecord } from "./writer.ts";
 
 export interface IndexWarning {
   code: "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable";
@@ -46,14 +47,6 @@ export function indexIdentity(vault: Vault): IndexIdentity {
   return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }
 
-interface StoredFile {
-  id: number;
-  path: string;
-  size: number;
-  mtimeMs: number;
-  etag: string | null;
-}
-
 /**
  * Brings the index in line with the disk: stat → (size, mtime) differs → hash → reparse only
  * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
@@ -63,7 +56,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const started = performance.now();
   const warnings: IndexWarning[] = [];
   const stored = new Map<string, StoredFile>();
-  for (const row of store.db.query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files").all()) stored.set(row.path, row);
+  for (const row of store.files.stored()) stored.set(row.path, row);
 
   let present: ScannedFile[];
   let gone: string[];
@@ -98,7 +91,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
       addedPaths.push(f.path);
     }
 
-  const writer = new IndexWriter(store.db);
+  const writer = store.writer();
   const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
@@ -107,7 +100,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const total = changed.length + gone.length;
   let done = 0;
 
-  const applyBatch = store.db.transaction((batch: ScannedFile[]) => {
+  const applyBatch = store.transaction((batch: ScannedFile[]) => {
     for (const f of batch) {
       const prev = stored.get(f.path);
       const result = readAndParse(vault, f, maxBytes);
@@ -130,12 +123,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
 
   // A first build loads rows without secondary indexes and indexes them once at the end.
   const bulk = stored.size === 0 && changed.length > BATCH;
-  if (bulk) {
-    store.dropIndexes();
-    // Derived data, and nobody reads an index that is still being built: skip fsyncs and checkpoints.
-    store.db.run("PRAGMA synchronous = OFF");
-    store.db.run("PRAGMA wal_autocheckpoint = 0");
-  }
+  if (bulk) store.beginBulkLoad();
   for (let i = 0; i < changed.length; i += BATCH) {
     applyBatch(changed.slice(i, i + BATCH));
     done += Math.min(BATCH, changed.length - i);
@@ -143,12 +131,9 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   }
 
   store.ensureIndexes();
-  if (bulk) {
-    store.db.run("PRAGMA synchronous = NORMAL");
-    store.db.run("PRAGMA wal_autocheckpoint = 1000");
-  }
+  if (bulk) store.endBulkLoad();
   let linksReresolved = 0;
-  store.db.transaction(() => {
+  store.transaction(() => {
     for (const p of gone) writer.remove(p);
     // On a first build every link was resolved against the complete file list already.
     if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
