@@ -12,7 +12,6 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { embeddingService } from "../../src/embeddings/service.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
@@ -125,5 +124,4 @@ if (emb && emb.embedded > 0) {
   if (process.env.INDX_BENCH_RERANK === "1") await evaluate("hybrid", { rerank: true });
 }
 ctx.close();
-embeddingService(ctx).close();
 provider.stop();

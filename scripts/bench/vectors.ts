@@ -9,10 +9,12 @@
  * - semantic / hybrid: the whole vault_search operation in process, query embedding included
  *   (the fake answers in about a millisecond; a real model adds its own embedding time).
  */
+import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { embeddingService } from "../../src/embeddings/service.ts";
+import { loadVec } from "../../src/index/sqlite-vec.ts";
+import { VectorStorage } from "../../src/index/vectors.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
@@ -64,7 +66,7 @@ const ctx = new OpContext(Vault.open(loadConfig({ env })));
 const t0 = performance.now();
 const report = (await invoke(vaultReindex, ctx, {})) as { embeddings: { chunks: number; embedded: number; requests: number; dimension: number } | null };
 const buildMs = performance.now() - t0;
-const svc = embeddingService(ctx);
+const svc = ctx.embeddings;
 const store = svc.vectors(false);
 if (!store || !report.embeddings) {
   emit({ bench: "vectors", skipped: "embedding failed", report });
@@ -75,7 +77,7 @@ const dim = store.identity()!.dim;
 emit({ bench: "vectors.setup", provider: provider.label, chunks, dimension: dim, embedded_now: report.embeddings.embedded, setup_ms: round(buildMs, 0) });
 
 const queries = Array.from({ length: QUERIES }, (_, i) => sentence(Math.floor(rand() * 500), 4 + (i % 5)));
-const db = ctx.index.db;
+const index = ctx.index;
 
 // 1. The KNN alone, the query vector given (fake vectors of the right size; a real provider's
 //    query vectors are made once, outside the timing).
@@ -86,7 +88,7 @@ const knnTimes = () => {
   const times: number[] = [];
   for (let i = 0; i < QUERIES; i++) {
     const t = performance.now();
-    const list = vectorChunks(db, store, qvecs[i]!, { limit: 50, allowed: null, distinctNotes: 11 });
+    const list = vectorChunks(index, store, qvecs[i]!, { limit: 50, allowed: null, distinctNotes: 11 });
     semanticPage(list, 0, 10);
     times.push(performance.now() - t);
   }
@@ -101,15 +103,18 @@ const loadMs = performance.now() - tLoad;
 const vecTimes = knnTimes();
 // Recall of the coarse KNN against an exact scan (the top 10 chunks).
 let found = 0;
+const exactDb = new Database(VectorStorage.pathFor(ctx.vault.dataDir), { readonly: true });
+loadVec(exactDb);
 for (let i = 0; i < 50; i++) {
   const q = new Uint8Array(new Float32Array(qvecs[i]!).buffer);
-  const exact = store.db
+  const exact = exactDb
     .query<{ hash: string }, [Uint8Array]>("SELECT hash FROM embeddings ORDER BY vec_distance_cosine(vector, ?1) LIMIT 10")
     .values(q)
     .map((r) => r[0] as string);
   const got = new Set(store.nearest(qvecs[i]!, 10).map((h) => h.hash));
   found += exact.filter((h) => got.has(h)).length;
 }
+exactDb.close();
 const recall = round(found / 500, 3);
 emit({
   bench: "vectors.knn_cold",

@@ -29,9 +29,8 @@ export const vaultIndexCommand = command({
     const bar = progressBar("indexing");
     const embedBar = progressBar("embedding");
     ctx.progress = bar.update;
-    const { embeddingService, closeEmbeddings } = await import("../embeddings/service.ts");
     let indexBarCleared = false;
-    embeddingService(ctx).progress = (done, total) => {
+    ctx.embeddings.progress = (done, total) => {
       if (!indexBarCleared) {
         bar.done();
         indexBarCleared = true;
@@ -60,7 +59,6 @@ export const vaultIndexCommand = command({
       bar.done();
       embedBar.done();
       ctx.close();
-      closeEmbeddings(ctx);
     }
   },
 });

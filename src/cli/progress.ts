@@ -1,4 +1,4 @@
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
 
 /** A progress bar on stderr, drawn only on a terminal and at most every 50 ms. */
 export function progressBar(label: string): { update: ProgressFn; done(): void } {

@@ -1,9 +1,9 @@
-import type { Database } from "bun:sqlite";
 import type { EmbeddingsSettings } from "../ai/settings.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
+import type { IndexStore } from "../index/store.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
 /** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */
@@ -49,16 +49,6 @@ export function embeddingText(headingPath: string, text: string): string {
   return full.length > MAX_INPUT_CHARS ? full.slice(0, MAX_INPUT_CHARS) : full;
 }
 
-/** Distinct content hashes of the index's chunks. */
-export function liveHashes(index: Database): Set<string> {
-  return new Set(
-    index
-      .query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks")
-      .values()
-      .map((r) => r[0] as string),
-  );
-}
-
 /**
  * Embeds every chunk whose content hash has no vector yet: batched, `concurrency` requests in
  * flight, retries with exponential backoff on transient failures, a batch the server refuses as
@@ -67,7 +57,7 @@ export function liveHashes(index: Database): Set<string> {
  * they come back in `error` (the lexical index is never affected).
  */
 export async function embedPending(
-  index: Database,
+  index: IndexStore,
   vectors: VectorStore,
   provider: EmbeddingProvider,
   settings: Pick<EmbeddingsSettings, "provider" | "model">,
@@ -80,7 +70,7 @@ export async function embedPending(
       reason: mismatch,
       fix: REEMBED_FIX,
     });
-  const live = liveHashes(index);
+  const live = index.chunks.distinctHashes();
   const have = vectors.hashes();
   const pruned = opts.prune ? vectors.prune(live) : 0;
   const pending = [...live].filter((h) => !have.has(h));
@@ -106,9 +96,6 @@ export async function embedPending(
     return report;
   }
 
-  const textOf = index.prepare<{ hash: string; heading_path: string; text: string }, [string]>(
-    "SELECT hash, heading_path, text FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) GROUP BY hash",
-  );
   let cursor = 0;
   const requeued: string[][] = [];
   let stop = false;
@@ -139,9 +126,9 @@ export async function embedPending(
 
   const worker = async () => {
     for (let batch = take(); batch; batch = take()) {
-      const rows = textOf.all(JSON.stringify(batch));
+      const rows = index.chunks.embeddingInputs(batch);
       if (rows.length === 0) continue; // chunks changed meanwhile
-      const texts = rows.map((r) => embeddingText(r.heading_path, r.text));
+      const texts = rows.map((r) => embeddingText(r.headingPathJson, r.text));
       let vecs: number[][] | null = null;
       for (let attempt = 1; ; attempt++) {
         if (opts.signal?.aborted) {

@@ -1,5 +1,5 @@
+import type { VectorHit } from "../index/vectors.ts";
 import { DOT_WASM_BASE64 } from "./dot-wasm.ts";
-import type { VectorHit } from "./store.ts";
 
 const FLOAT = 4;
 /** Rows are padded to 16 floats so the SIMD loop needs no tail (zeros add nothing to a dot product). */

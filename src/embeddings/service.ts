@@ -1,15 +1,14 @@
-import type { Database } from "bun:sqlite";
 import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
 import { createEmbeddingProvider } from "../ai/providers.ts";
 import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Vault } from "../vault/vault.ts";
-import { type EmbedReport, embedPending, liveHashes } from "./job.ts";
+import { type EmbedReport, embedPending } from "./job.ts";
 import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
 
 /** How long a provider that just failed is left alone before a query tries it again. */
@@ -23,10 +22,11 @@ export type Availability =
   | { state: "empty" | "incompatible" | "provider_down" | "misconfigured" | "unusable"; message: string; fix: string };
 
 /**
- * Everything about embeddings for one vault in one process: the provider (null when not
- * configured), the vector store, the embedding job (one at a time), query embeddings (cached,
- * with a cool-down after a failure so a dead provider costs a search nothing), and the
- * background embedder of `serve` and MCP stdio.
+ * Everything about embeddings for one vault, owned by its context (`ctx.embeddings`: one per
+ * context tree, closed by `ctx.close()`): the provider (null when not configured), the vector
+ * store, the embedding job (one at a time), query embeddings (cached, with a cool-down after a
+ * failure so a dead provider costs a search nothing), and the background embedder of `serve`
+ * and MCP stdio.
  */
 export class EmbeddingService {
   /** Progress of embedding runs (the CLI's second progress bar). */
@@ -42,7 +42,6 @@ export class EmbeddingService {
   private coverage: { chunks: number; pending: number } | null = null;
   private downUntil = 0;
   private readonly queryCache = new Map<string, Float32Array>();
-  private watched = new WeakSet<OpContext>();
   private readonly changeListeners = new Set<() => void>();
 
   constructor(private readonly vault: Vault) {}
@@ -71,17 +70,15 @@ export class EmbeddingService {
     return this.store;
   }
 
-  /** Index updates make coverage stale; subscribes once per context tree. */
-  watch(ctx: OpContext): void {
-    if (this.watched.has(ctx)) return;
-    this.watched.add(ctx);
-    ctx.onIndexUpdate(() => (this.coverage = null));
+  /** An index update makes the coverage stale (the context that owns this service calls it). */
+  indexChanged(): void {
+    this.coverage = null;
   }
 
   /** Distinct chunk contents, and how many of them have no vector yet. */
-  counts(index: Database, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
+  counts(index: IndexStore, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
     if (!this.coverage) {
-      const live = liveHashes(index);
+      const live = index.chunks.distinctHashes();
       const have = store ? store.hashes() : new Set<string>();
       let pending = 0;
       for (const h of live) if (!have.has(h)) pending++;
@@ -95,7 +92,6 @@ export class EmbeddingService {
    * provider_down until the cool-down ends.
    */
   availability(ctx: OpContext): Availability {
-    this.watch(ctx);
     let s: EmbeddingsSettings | null;
     try {
       s = this.settings();
@@ -125,7 +121,7 @@ export class EmbeddingService {
         message: `The embeddings provider (${describeIdentity(s)}) did not answer a moment ago.`,
         fix: "check that the embeddings provider is running (indx vault status)",
       };
-    const { chunks, pending } = this.counts(ctx.index.db, store);
+    const { chunks, pending } = this.counts(ctx.index, store);
     return { state: "ready", settings: s, store, chunks, pending };
   }
 
@@ -173,7 +169,7 @@ export class EmbeddingService {
       const store = this.vectors(true)!;
       let changed = opts.reembed === true;
       try {
-        const report = await embedPending(index.db, store, this.provider(s), s, {
+        const report = await embedPending(index, store, this.provider(s), s, {
           batchSize: s.batchSize,
           concurrency: s.concurrency,
           signal: opts.signal,
@@ -208,7 +204,6 @@ export class EmbeddingService {
       return () => {};
     }
     if (settings === null) return () => {};
-    this.watch(ctx);
     const abort = new AbortController();
     let timer: ReturnType<typeof setTimeout> | null = null;
     let running = false;
@@ -289,19 +284,4 @@ export class EmbeddingService {
     this.store?.close();
     this.store = null;
   }
-}
-
-const services = new WeakMap<Vault, EmbeddingService>();
-
-/** The embedding service of a context's vault (one per vault per process). */
-export function embeddingService(ctx: OpContext): EmbeddingService {
-  let s = services.get(ctx.vault);
-  if (!s) services.set(ctx.vault, (s = new EmbeddingService(ctx.vault)));
-  return s;
-}
-
-/** Closes the vector store of a context's vault (after ctx.close()). */
-export function closeEmbeddings(ctx: OpContext): void {
-  services.get(ctx.vault)?.close();
-  services.delete(ctx.vault);
 }

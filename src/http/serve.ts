@@ -3,8 +3,7 @@ import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
-import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
-import type { ProgressFn } from "../index/indexer.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -95,9 +94,9 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
   // Writes by other indx processes (a CLI next to this server) reach /v1/events and MCP subscriptions.
   const stopFollowing = ctx.events.followOthers();
   // Embeds what is pending now and after every index update, off the request path.
-  const stopBackground = embeddingService(ctx).startBackground(ctx);
+  const stopBackground = ctx.embeddings.startBackground(ctx);
   // New vectors change what search answers: forget MCP replays.
-  const unlisten = embeddingService(ctx).onVectorsChanged(() => mcp.hub.invalidate());
+  const unlisten = ctx.embeddings.onVectorsChanged(() => mcp.hub.invalidate());
   const stopEmbedding = () => {
     stopBackground();
     unlisten();
@@ -113,11 +112,10 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
       watcher?.stop();
       stopFollowing();
       stopEmbedding();
-      await embeddingService(ctx).idle();
+      await ctx.embeddings.idle();
       await mcp.close();
       await app.stop();
       ctx.close();
-      closeEmbeddings(ctx);
     },
   };
 }

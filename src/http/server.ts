@@ -241,13 +241,8 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
 
 function gauges(ctx: OpContext): Record<string, number> {
   try {
-    const db = ctx.index.db;
-    const n = (sql: string) => db.query<{ n: number }, []>(sql).get()?.n ?? 0;
-    return {
-      indx_index_notes: n("SELECT count(*) AS n FROM files WHERE kind = 'note'"),
-      indx_index_chunks: n("SELECT count(*) AS n FROM chunks"),
-      indx_index_unresolved_links: n("SELECT count(*) AS n FROM links WHERE dst_path IS NULL AND linkpath <> ''"),
-    };
+    const counts = ctx.index.stats.counts();
+    return { indx_index_notes: counts.notes, indx_index_chunks: counts.chunks, indx_index_unresolved_links: counts.unresolvedLinks };
   } catch {
     return {};
   }

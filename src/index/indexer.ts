@@ -1,14 +1,17 @@
 import { readFileSync, statSync } from "node:fs";
+import { looksBinary } from "../core/binary.ts";
 import { etagOf } from "../core/hash.ts";
+import type { ProgressFn } from "../core/progress.ts";
 import type { WarningCode } from "../core/warnings.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
+import type { StoredFile } from "./queries/files.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type IndexIdentity, IndexStore } from "./store.ts";
-import { IndexWriter, type NoteRecord } from "./writer.ts";
+import type { NoteRecord } from "./writer.ts";
 
 export interface IndexWarning {
   code: Extract<WarningCode, "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable">;
@@ -33,10 +36,7 @@ export interface IndexReport {
   durationMs: number;
 }
 
-export type ProgressFn = (done: number, total: number) => void;
-
 const BATCH = 250;
-const BINARY_SNIFF_BYTES = 8000;
 
 export function indexIdentity(vault: Vault): IndexIdentity {
   const settings = {
@@ -48,14 +48,6 @@ export function indexIdentity(vault: Vault): IndexIdentity {
   return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }
 
-interface StoredFile {
-  id: number;
-  path: string;
-  size: number;
-  mtimeMs: number;
-  etag: string | null;
-}
-
 /**
  * Brings the index in line with the disk: stat → (size, mtime) differs → hash → reparse only
  * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
@@ -65,7 +57,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const started = performance.now();
   const warnings: IndexWarning[] = [];
   const stored = new Map<string, StoredFile>();
-  for (const row of store.db.query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files").all()) stored.set(row.path, row);
+  for (const row of store.files.stored()) stored.set(row.path, row);
 
   let present: ScannedFile[];
   let gone: string[];
@@ -100,7 +92,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
       addedPaths.push(f.path);
     }
 
-  const writer = new IndexWriter(store.db);
+  const writer = store.writer();
   const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
@@ -109,9 +101,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const total = changed.length + gone.length;
   let done = 0;
 
-  // Write transactions start IMMEDIATE: a deferred one reads first, and its upgrade to a writer
-  // fails at once with SQLITE_BUSY (busy_timeout does not apply) when another process wrote meanwhile.
-  const applyBatch = store.db.transaction((batch: ScannedFile[]) => {
+  const applyBatch = store.transaction((batch: ScannedFile[]) => {
     for (const f of batch) {
       const prev = stored.get(f.path);
       const result = readAndParse(vault, f, maxBytes);
@@ -134,33 +124,23 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
 
   // A first build loads rows without secondary indexes and indexes them once at the end.
   const bulk = stored.size === 0 && changed.length > BATCH;
-  if (bulk) {
-    store.dropIndexes();
-    // Derived data, and nobody reads an index that is still being built: skip fsyncs and checkpoints.
-    store.db.run("PRAGMA synchronous = OFF");
-    store.db.run("PRAGMA wal_autocheckpoint = 0");
-  }
+  if (bulk) store.beginBulkLoad();
   for (let i = 0; i < changed.length; i += BATCH) {
-    applyBatch.immediate(changed.slice(i, i + BATCH));
+    applyBatch(changed.slice(i, i + BATCH));
     done += Math.min(BATCH, changed.length - i);
     opts.onProgress?.(done, total);
   }
 
   store.ensureIndexes();
-  if (bulk) {
-    store.db.run("PRAGMA synchronous = NORMAL");
-    store.db.run("PRAGMA wal_autocheckpoint = 1000");
-  }
+  if (bulk) store.endBulkLoad();
   let linksReresolved = 0;
-  store.db
-    .transaction(() => {
-      for (const p of gone) writer.remove(p);
-      // On a first build every link was resolved against the complete file list already.
-      if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
-      store.setMeta("updated_at", new Date().toISOString());
-      if (!opts.only) store.markBuildComplete();
-    })
-    .immediate();
+  store.transaction(() => {
+    for (const p of gone) writer.remove(p);
+    // On a first build every link was resolved against the complete file list already.
+    if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+    store.setMeta("updated_at", new Date().toISOString());
+    if (!opts.only) store.markBuildComplete();
+  })();
   opts.onProgress?.(total, total);
 
   return {
@@ -240,12 +220,6 @@ function readAndParse(vault: Vault, f: ScannedFile, maxBytes: number): ReadResul
   } catch {
     return null;
   }
-}
-
-export function looksBinary(bytes: Uint8Array): boolean {
-  const n = Math.min(bytes.length, BINARY_SNIFF_BYTES);
-  for (let i = 0; i < n; i++) if (bytes[i] === 0) return true;
-  return false;
 }
 
 export function baseTitle(path: string): string {

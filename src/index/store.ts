@@ -3,7 +3,15 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { fileIdentity } from "../core/file-identity.ts";
+import { ChunkQueries } from "./queries/chunks.ts";
+import { FileQueries } from "./queries/files.ts";
+import { FtsQueries } from "./queries/fts.ts";
+import { LinkQueries } from "./queries/links.ts";
+import { NoteQueries } from "./queries/notes.ts";
+import { StatsQueries } from "./queries/stats.ts";
+import { TagQueries } from "./queries/tags.ts";
 import { INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
   vaultId: string;
@@ -16,15 +24,32 @@ const UNFINISHED = "an index build is still running or did not finish";
 /**
  * The SQLite file that holds the index. One connection per process; WAL lets `serve` answer
  * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
+ *
+ * The connection stays private: everything else reads through the typed queries below, grouped
+ * by concept, so another store could stand in without touching operations or surfaces.
  */
 export class IndexStore {
   /** Which file the connection opened: a deleted or replaced index file is no longer this one. */
   private readonly inode: string | null;
+  readonly files: FileQueries;
+  readonly notes: NoteQueries;
+  readonly links: LinkQueries;
+  readonly tags: TagQueries;
+  readonly chunks: ChunkQueries;
+  readonly fts: FtsQueries;
+  readonly stats: StatsQueries;
 
   private constructor(
-    readonly db: Database,
+    private readonly db: Database,
     readonly path: string,
   ) {
+    this.files = new FileQueries(db);
+    this.notes = new NoteQueries(db);
+    this.links = new LinkQueries(db);
+    this.tags = new TagQueries(db);
+    this.chunks = new ChunkQueries(db);
+    this.fts = new FtsQueries(db);
+    this.stats = new StatsQueries(db, this.links);
     this.inode = fileIdentity(path);
   }
 
@@ -113,9 +138,34 @@ export class IndexStore {
     for (const sql of INDEX_SQL) this.db.run(sql);
   }
 
-  /** Drops the secondary indexes before a bulk load; ensureIndexes() rebuilds them after. */
-  dropIndexes(): void {
+  /**
+   * Before a first build: drops the secondary indexes (ensureIndexes() builds them once at the
+   * end) and skips fsyncs and checkpoints. Derived data that nobody reads while it is built.
+   */
+  beginBulkLoad(): void {
     for (const name of INDEX_NAMES) this.db.run(`DROP INDEX IF EXISTS ${name}`);
+    this.db.run("PRAGMA synchronous = OFF");
+    this.db.run("PRAGMA wal_autocheckpoint = 0");
+  }
+
+  /** Back to durable writes after beginBulkLoad(). */
+  endBulkLoad(): void {
+    this.db.run("PRAGMA synchronous = NORMAL");
+    this.db.run("PRAGMA wal_autocheckpoint = 1000");
+  }
+
+  /**
+   * Wraps `fn` so each call runs in one write transaction (rolled back when it throws). It starts
+   * IMMEDIATE: a deferred one reads first, and its upgrade to a writer fails at once with
+   * SQLITE_BUSY (busy_timeout does not apply) when another process wrote meanwhile.
+   */
+  transaction<A extends unknown[]>(fn: (...args: A) => void): (...args: A) => void {
+    return this.db.transaction(fn).immediate;
+  }
+
+  /** Statements that write one file's rows; run them inside transaction(). */
+  writer(): IndexWriter {
+    return new IndexWriter(this.db);
   }
 
   getMeta(key: string): string | null {

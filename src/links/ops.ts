@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { statVaultFile } from "../notes/read.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
-import { Backlink, backlinks, ForwardLink, forwardLinks, orphanNotes, unresolvedLinks } from "./graph.ts";
+import { Backlink, ForwardLink, unresolvedLinks } from "./graph.ts";
 
 export const linkBacklinks = defineOp({
   name: "link_backlinks",
@@ -15,7 +15,7 @@ export const linkBacklinks = defineOp({
   output: Type.Object({ path: Type.String(), count: Type.Integer(), backlinks: Type.Array(Backlink) }),
   run(ctx, input) {
     const path = ctx.vault.safePath(input.path);
-    const list = backlinks(ctx.index.db, path);
+    const list = ctx.index.links.backlinks(path);
     if (list.length === 0) statVaultFile(ctx.vault, path); // not_found for a path that is not there at all
     return { path, count: list.length, backlinks: list };
   },
@@ -33,7 +33,7 @@ export const linkForward = defineOp({
   output: Type.Object({ path: Type.String(), count: Type.Integer(), links: Type.Array(ForwardLink) }),
   run(ctx, input) {
     const path = statVaultFile(ctx.vault, input.path).path;
-    const links = forwardLinks(ctx.index.db, path);
+    const links = ctx.index.links.forward(path);
     return { path, count: links.length, links };
   },
   summary: (o) => `${o.count} links from ${o.path}`,
@@ -53,7 +53,7 @@ export const linkUnresolved = defineOp({
     next_cursor: NextCursor,
   }),
   run(ctx, input) {
-    const all = unresolvedLinks(ctx.index.db);
+    const all = unresolvedLinks(ctx.index);
     const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
     return { total: all.length, unresolved: items, next_cursor };
   },
@@ -73,7 +73,7 @@ export const linkOrphans = defineOp({
     next_cursor: NextCursor,
   }),
   run(ctx, input) {
-    const all = orphanNotes(ctx.index.db);
+    const all = ctx.index.links.orphans();
     const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
     return { total: all.length, orphans: items, next_cursor };
   },

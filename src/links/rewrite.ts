@@ -18,7 +18,7 @@ import { applySplices, type FileEdit, fileEdit, type Splice } from "../writes/ed
 import { type LinkFormat, linktextCandidates } from "./link-text.ts";
 import { encodeMarkdownPath, fitsWikilink, type TokenParts, tokenParts, withPath, withSubpath } from "./link-token.ts";
 import { keysForFile, LinkResolver } from "./resolve.ts";
-import { indexedCanvases, indexedPaths, linkingSources, readSource, type SourceFile, sourcesByTargetKey } from "./sources.ts";
+import { readSource, type SourceFile } from "./sources.ts";
 
 export interface LinkPlan {
   edits: FileEdit[];
@@ -42,7 +42,7 @@ interface MoveWorld {
  * and links in text cards.
  */
 export function planMove(vault: Vault, index: IndexStore, from: string, to: string): LinkPlan {
-  const paths = indexedPaths(index);
+  const paths = index.files.paths();
   if (!paths.includes(from)) throw new IndxError("not_found", `File not found: ${from}`, { path: from });
   if (from === to) return { edits: [] };
   if (paths.includes(to)) throw new IndxError("already_exists", `A file already exists at ${to}`, { path: to });
@@ -54,7 +54,7 @@ export function planMove(vault: Vault, index: IndexStore, from: string, to: stri
     format: readObsidianApp(vault.root).newLinkFormat,
   };
 
-  const sources = new Set([...linkingSources(index, from), ...sourcesByTargetKey(index, keysForFile(to))]);
+  const sources = new Set([...index.links.sourcesLinkingTo(from), ...index.links.sourcesByTargetKey(keysForFile(to))]);
   if (/\.md$/i.test(from)) sources.add(from);
   const edits: FileEdit[] = [];
   for (const path of [...sources].sort()) {
@@ -63,7 +63,7 @@ export function planMove(vault: Vault, index: IndexStore, from: string, to: stri
     const edit = planMoveInNote(file, world);
     if (edit) edits.push(edit);
   }
-  for (const path of indexedCanvases(index)) {
+  for (const path of index.files.canvasPaths()) {
     const file = readSource(vault, path);
     const edit = file && planMoveInCanvas(file, world);
     if (edit) edits.push(edit);
@@ -216,7 +216,7 @@ function canvasSpans(file: SourceFile): JsonStringSpan[] {
  * text (heading already renamed); the note's own edit is based on it and covers `[[#Old]]` links.
  */
 export function planHeadingRename(vault: Vault, index: IndexStore, path: string, fromHeading: string, toHeading: string, selfText?: string): LinkPlan {
-  const paths = indexedPaths(index);
+  const paths = index.files.paths();
   if (!paths.includes(path)) throw new IndxError("not_found", `Note not found: ${path}`, { path });
   const oldKey = headingKey(fromHeading);
   const newPart = stripHeadingForLink(toHeading);
@@ -226,7 +226,7 @@ export function planHeadingRename(vault: Vault, index: IndexStore, path: string,
   const rename: HeadingRename = { path, oldKey, newPart, resolver };
 
   const edits: FileEdit[] = [];
-  const sources = new Set(linkingSources(index, path));
+  const sources = new Set(index.links.sourcesLinkingTo(path));
   sources.add(path);
   for (const source of [...sources].sort()) {
     const file = readSource(vault, source);
@@ -236,7 +236,7 @@ export function planHeadingRename(vault: Vault, index: IndexStore, path: string,
     const edit = fileEdit(source, file.text, text, file.bytes);
     if (edit) edits.push(edit);
   }
-  for (const source of indexedCanvases(index)) {
+  for (const source of index.files.canvasPaths()) {
     const file = readSource(vault, source);
     const edit = file && renameHeadingInCanvas(file, rename);
     if (edit) edits.push(edit);

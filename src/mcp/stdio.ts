@@ -1,7 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import { closeEmbeddings, embeddingService } from "../embeddings/service.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
@@ -64,9 +63,9 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
       watcher.start();
     }
     // Embeddings of new and changed chunks are made in the background, never on a tool call's path.
-    const stopBackground = embeddingService(ctx).startBackground(ctx);
+    const stopBackground = ctx.embeddings.startBackground(ctx);
     // New vectors change what search answers: forget replayed results.
-    const unlisten = embeddingService(ctx).onVectorsChanged(() => hub.invalidate());
+    const unlisten = ctx.embeddings.onVectorsChanged(() => hub.invalidate());
     // Writes by other indx processes (a CLI next to this server) reach the subscriptions too.
     const stopFollowing = ctx.events.followOthers();
     stopEmbedding = () => {
@@ -100,5 +99,4 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
   await session.close().catch(() => {});
   hub.close();
   ctx.close();
-  closeEmbeddings(ctx);
 }

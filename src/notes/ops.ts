@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
-import { Backlink, backlinks, ForwardLink } from "../links/graph.ts";
+import { Backlink, ForwardLink } from "../links/graph.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { defineOp } from "../ops/define.ts";
@@ -93,11 +93,7 @@ export const noteRead = defineOp({
     if (include.has("tags")) out.tags = parsed.tags;
     if (include.has("tasks")) out.tasks = parsed.tasks;
     if (include.has("links")) {
-      const paths = ctx.index.db
-        .query<{ path: string }, []>("SELECT path FROM files")
-        .all()
-        .map((r) => r.path);
-      const resolver = new LinkResolver(paths);
+      const resolver = new LinkResolver(ctx.index.files.paths());
       out.links = parsed.links.map((l) => {
         const target = resolver.resolve(l.linkpath, note.path);
         return {
@@ -114,7 +110,7 @@ export const noteRead = defineOp({
         };
       });
     }
-    if (include.has("backlinks")) out.backlinks = backlinks(ctx.index.db, note.path);
+    if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path);
     return out;
   },
   summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,
@@ -189,25 +185,17 @@ export const noteList = defineOp({
   ),
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
-    const db = ctx.index.db;
-    const allowed = filterNoteIds(db, input);
-    const rows = db
-      .query<{ id: number; path: string; title: string; tags: string; aliases: string; frontmatter: string | null; size: number; mtime_ms: number }, []>(
-        `SELECT f.id, f.path, n.title, n.tags, n.aliases, n.frontmatter, f.size, f.mtime_ms
-           FROM files f JOIN notes n ON n.file_id = f.id WHERE f.kind = 'note'
-          ORDER BY ${input.sort === "mtime" ? "f.mtime_ms DESC, f.path" : "f.path"}`,
-      )
-      .all()
-      .filter((r) => !allowed || allowed.has(r.id));
+    const allowed = filterNoteIds(ctx.index, input);
+    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => !allowed || allowed.has(r.id));
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({
         path: r.path,
         title: r.title,
-        tags: JSON.parse(r.tags) as string[],
+        tags: JSON.parse(r.tagsJson) as string[],
         size: r.size,
-        mtime: new Date(r.mtime_ms).toISOString(),
-        meta: compactMeta(r.frontmatter ? JSON.parse(r.frontmatter) : null, JSON.parse(r.aliases)),
+        mtime: new Date(r.mtimeMs).toISOString(),
+        meta: compactMeta(r.frontmatterJson ? JSON.parse(r.frontmatterJson) : null, JSON.parse(r.aliasesJson)),
       })),
       total: rows.length,
       next_cursor,

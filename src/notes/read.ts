@@ -1,7 +1,7 @@
 import { readFileSync, type Stats, statSync } from "node:fs";
+import { looksBinary } from "../core/binary.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { looksBinary } from "../index/indexer.ts";
 import { type FileKind, fileKind } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
 

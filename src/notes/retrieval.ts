@@ -35,18 +35,9 @@ export const chunkGet = defineOp({
     const ref = parseChunkId(input.id);
     if (!ref) throw new IndxError("validation_failed", "A chunk id looks like '<path>#<index>', e.g. 'Projects/Foo.md#2'.", { field: "id" });
     const path = ctx.vault.safePath(ref.path, "id");
-    const row = ctx.index.db
-      .query<
-        { title: string; aliases: string; frontmatter: string | null; heading_path: string; start_line: number; end_line: number; text: string },
-        [string, number]
-      >(
-        `SELECT n.title, n.aliases, n.frontmatter, c.heading_path, c.start_line, c.end_line, c.text
-           FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
-          WHERE f.path = ? AND c.ord = ?`,
-      )
-      .get(path, ref.ord);
+    const row = ctx.index.chunks.get(path, ref.ord);
     if (!row) throw new IndxError("not_found", `No chunk ${ref.ord} in ${path}`, { id: input.id });
-    const headingPath = JSON.parse(row.heading_path) as string[];
+    const headingPath = JSON.parse(row.headingPathJson) as string[];
     return {
       id: `${path}#${ref.ord}`,
       note_id: path,
@@ -55,12 +46,12 @@ export const chunkGet = defineOp({
       title: row.title,
       heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
       heading_path: headingPath,
-      start_line: row.start_line,
-      end_line: row.end_line,
+      start_line: row.startLine,
+      end_line: row.endLine,
       content: row.text,
       content_type: "text/markdown" as const,
       size: new TextEncoder().encode(row.text).length,
-      meta: compactMeta(row.frontmatter ? JSON.parse(row.frontmatter) : null, JSON.parse(row.aliases)),
+      meta: compactMeta(row.frontmatterJson ? JSON.parse(row.frontmatterJson) : null, JSON.parse(row.aliasesJson)),
     };
   },
   summary: (o) => `${o.id}: ${o.heading ?? o.title} (lines ${o.start_line}-${o.end_line})`,

@@ -1,6 +1,8 @@
+import type { ProgressFn } from "../core/progress.ts";
+import { EmbeddingService } from "../embeddings/service.ts";
 import { EventHub } from "../events/hub.ts";
 import { EventLog } from "../events/log.ts";
-import { type IndexReport, indexIdentity, type ProgressFn, runIndex, updateIndex } from "../index/indexer.ts";
+import { type IndexReport, indexIdentity, runIndex, updateIndex } from "../index/indexer.ts";
 import { IndexStore } from "../index/store.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
@@ -23,6 +25,8 @@ export class OpContext {
   private eventHub: EventHub | null = null;
   private vaultWriter: VaultWriter | null = null;
   private idempotencyStore: IdempotencyStore | null = null;
+  private embeddingService: EmbeddingService | null = null;
+  private stopInvalidatingCoverage: (() => void) | null = null;
 
   /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
   progress: ProgressFn | undefined;
@@ -95,6 +99,17 @@ export class OpContext {
     return (root.vaultWriter ??= new VaultWriter(root));
   }
 
+  /** Embeddings of this vault: provider, vector store, embedding runs. Opens nothing until used. */
+  get embeddings(): EmbeddingService {
+    const root = this.root;
+    if (!root.embeddingService) {
+      const service = new EmbeddingService(root.vault);
+      root.stopInvalidatingCoverage = root.onIndexUpdate(() => service.indexChanged());
+      root.embeddingService = service;
+    }
+    return root.embeddingService;
+  }
+
   get idempotency(): IdempotencyStore {
     const root = this.root;
     return (root.idempotencyStore ??= new IdempotencyStore(root.vault.ensureDataDir()));
@@ -137,5 +152,9 @@ export class OpContext {
     root.store = null;
     root.idempotencyStore?.close();
     root.idempotencyStore = null;
+    root.stopInvalidatingCoverage?.();
+    root.stopInvalidatingCoverage = null;
+    root.embeddingService?.close();
+    root.embeddingService = null;
   }
 }

@@ -1,4 +1,4 @@
-import type { ChunkRank } from "./lexical.ts";
+import type { RankedChunk } from "../index/queries/fts.ts";
 import type { RankedHit } from "./results.ts";
 
 /** Reciprocal rank fusion constant (docs/search.md, Hybrid; the RRF paper's k). */
@@ -20,7 +20,7 @@ export interface FusedNote {
  * Reciprocal rank fusion at chunk level, then grouped to notes by their best fused chunk (so a
  * note's heading is the section that won). Ties break on note id for a stable order.
  */
-export function fuse(lists: ChunkRank[][], k = RRF_K): FusedNote[] {
+export function fuse(lists: RankedChunk[][], k = RRF_K): FusedNote[] {
   const chunks = new Map<number, { fileId: number; fused: number; ranks: (number | null)[]; best: number }>();
   lists.forEach((list, li) => {
     const seen = new Set<number>();

@@ -1,12 +1,12 @@
-import type { Database } from "bun:sqlite";
 import { Type } from "@sinclair/typebox";
 import { createChatProvider } from "../ai/providers.ts";
 import { chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
 import { type ChatProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import { type Availability, embeddingService } from "../embeddings/service.ts";
+import type { Availability } from "../embeddings/service.ts";
 import type { VectorStore } from "../embeddings/store.ts";
+import type { IndexStore } from "../index/store.ts";
 import { filterNoteIds } from "../notes/filter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
@@ -71,7 +71,7 @@ function providerError(err: unknown): IndxError {
  */
 async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warning[]): Promise<Plan> {
   if (requested === "lexical") return { mode: "lexical" };
-  const svc = embeddingService(ctx);
+  const svc = ctx.embeddings;
   const a = svc.availability(ctx);
   if (a.state === "not_configured") {
     if (requested === "semantic")
@@ -108,15 +108,9 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
  * every required item (in any section) and no excluded one. Returns the narrowed allowed set
  * (null: no restriction) and the files to exclude.
  */
-function syntaxFilter(db: Database, q: string, allowed: Set<number> | null): { allowed: Set<number> | null; exclude: number[] } {
+function syntaxFilter(index: IndexStore, q: string, allowed: Set<number> | null): { allowed: Set<number> | null; exclude: number[] } {
   const parts = queryParts(q);
-  const filesMatching = (expr: string) =>
-    new Set(
-      db
-        .query<{ f: number }, [string]>("SELECT DISTINCT c.file_id AS f FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid WHERE chunks_fts MATCH ?")
-        .values(expr)
-        .map((r) => r[0] as number),
-    );
+  const filesMatching = (expr: string) => new Set(index.fts.filesMatching(expr));
   let narrowed = allowed;
   for (const req of parts.required) {
     const files = filesMatching(req);
@@ -155,10 +149,10 @@ export const vaultSearch = defineOp({
   async run(ctx, input) {
     const warnings: Warning[] = [];
     const requested = input.mode ?? "auto";
-    const db = ctx.index.db;
+    const index = ctx.index;
     const limit = input.limit ?? ctx.vault.config.int("search.default_limit");
     const offset = decodeCursor(input.cursor);
-    const allowed = filterNoteIds(db, input);
+    const allowed = filterNoteIds(index, input);
     const compiled = compileQuery(input.q);
     const searchable = !(compiled.match === null && compiled.cjk.length === 0);
     const p: Plan = searchable || input.q.trim() ? await plan(ctx, requested, input.q, warnings) : { mode: "lexical" };
@@ -174,27 +168,27 @@ export const vaultSearch = defineOp({
     });
 
     if (p.mode === "lexical") {
-      const page = lexicalSearch(db, input.q, { offset, limit, allowed });
+      const page = lexicalSearch(index, input.q, { offset, limit, allowed });
       const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
-      return out(buildResults(db, hits, page.match, page.cjk), page.hasMore, "lexical");
+      return out(buildResults(index, hits, page.match, page.cjk), page.hasMore, "lexical");
     }
     const want = offset + limit + 1;
-    const syntax = syntaxFilter(db, input.q, allowed);
+    const syntax = syntaxFilter(index, input.q, allowed);
     if (p.mode === "semantic") {
-      const chunks = vectorChunks(db, p.store, p.vector, {
+      const chunks = vectorChunks(index, p.store, p.vector, {
         limit: Math.max(want * 4, 40),
         allowed: syntax.allowed,
         excludeFileIds: syntax.exclude,
         distinctNotes: want,
       });
       const page = semanticPage(chunks, offset, limit);
-      return out(buildResults(db, page.hits, compiled.match, compiled.cjk), page.hasMore, "semantic");
+      return out(buildResults(index, page.hits, compiled.match, compiled.cjk), page.hasMore, "semantic");
     }
 
     const depth = depthFor(want);
-    const lex = lexicalChunks(db, input.q, { limit: depth, allowed });
+    const lex = lexicalChunks(index, input.q, { limit: depth, allowed });
     // The vector list is shallower: past a few dozen, RRF adds little and the KNN costs more.
-    const vec = vectorChunks(db, p.store, p.vector, {
+    const vec = vectorChunks(index, p.store, p.vector, {
       limit: Math.min(depth, Math.max(40, want * 3)),
       allowed: syntax.allowed,
       excludeFileIds: syntax.exclude,
@@ -204,8 +198,8 @@ export const vaultSearch = defineOp({
     const names = ["lexical", "semantic"];
     let hits: RankedHit[] = toHits(fused, names, (n) => n.fused / top);
     if ((input.rerank ?? ctx.vault.config.get<boolean>("search.rerank")) === true && fused.length > 1)
-      hits = await rerankHits(ctx, db, input.q, fused, hits, offset, warnings);
-    return out(buildResults(db, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
+      hits = await rerankHits(ctx, index, input.q, fused, hits, offset, warnings);
+    return out(buildResults(index, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
   },
   summary: (o) =>
     o.results.length
@@ -219,7 +213,7 @@ export const vaultSearch = defineOp({
  */
 async function rerankHits(
   ctx: OpContext,
-  db: Database,
+  index: IndexStore,
   q: string,
   fused: FusedNote[],
   hits: RankedHit[],
@@ -242,13 +236,7 @@ async function rerankHits(
     return hits;
   }
   const head = fused.slice(0, n);
-  const rows = db
-    .query<{ id: number; title: string; heading_path: string; text: string }, [string]>(
-      `SELECT c.id, n.title, c.heading_path, c.text FROM chunks c JOIN notes n ON n.file_id = c.file_id
-        WHERE c.id IN (SELECT value FROM json_each(?))`,
-    )
-    .all(JSON.stringify(head.map((h) => h.chunkId)));
-  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byId = new Map(index.chunks.passages(head.map((h) => h.chunkId)).map((r) => [r.chunkId, r]));
   const started = performance.now();
   try {
     const relevance = await rerankScores(
@@ -256,7 +244,7 @@ async function rerankHits(
       q,
       head.map((h) => {
         const r = byId.get(h.chunkId);
-        const hp = r ? (JSON.parse(r.heading_path) as string[]) : [];
+        const hp = r ? (JSON.parse(r.headingPathJson) as string[]) : [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
       Math.max(100, cfg.int("search.rerank_timeout_ms")),
@@ -296,11 +284,11 @@ export const related = defineOp({
   run(ctx, input) {
     const warnings: Warning[] = [];
     const requested = input.mode ?? "auto";
-    const db = ctx.index.db;
+    const index = ctx.index;
     const limit = input.limit ?? 10;
     const { fileId, query } = relatedQuery(ctx, input.id);
     const out = (hits: RankedHit[], match: string | null, cjk: string[], mode: ModeName, prefix?: string) => ({
-      results: buildResults(db, hits, match, cjk, prefix),
+      results: buildResults(index, hits, match, cjk, prefix),
       mode_requested: requested,
       mode_used: mode,
       limit,
@@ -308,14 +296,14 @@ export const related = defineOp({
       warnings,
     });
     const lexical = () => {
-      const page = lexicalSearch(db, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
+      const page = lexicalSearch(index, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
       const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
       return out(hits, page.match, page.cjk, "lexical", "shares terms");
     };
     if (requested === "lexical") return lexical();
 
     // Neighbours come from stored vectors: no provider call, so a provider that is down does not matter.
-    const a = embeddingService(ctx).availability(ctx);
+    const a = ctx.embeddings.availability(ctx);
     const usable = a.state === "ready" || a.state === "provider_down";
     if (a.state === "not_configured") {
       if (requested === "semantic") throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic" });
@@ -328,12 +316,9 @@ export const related = defineOp({
       warnings.push(unavailableWarning(a));
       return lexical();
     }
-    const store = embeddingService(ctx).vectors(false)!;
+    const store = ctx.embeddings.vectors(false)!;
     const chunk = parseChunkId(input.id);
-    const hashes = db
-      .query<{ hash: string }, [number, number | null]>("SELECT hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)")
-      .values(fileId, chunk ? chunk.ord : null)
-      .map((r) => r[0] as string);
+    const hashes = index.chunks.hashes(fileId, chunk ? chunk.ord : null);
     const own = store.vectorsOf(hashes);
     const direction = centroid([...own.values()]);
     if (!direction) {
@@ -344,9 +329,9 @@ export const related = defineOp({
       return lexical();
     }
     if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
-    const vec = vectorChunks(db, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
+    const vec = vectorChunks(index, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
     if (requested === "hybrid") {
-      const lex = lexicalChunks(db, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
+      const lex = lexicalChunks(index, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
       const fused = fuse([lex.chunks, vec]);
       const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused(2));
       return out(hits, lex.match, lex.cjk, "hybrid");

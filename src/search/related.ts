@@ -27,34 +27,26 @@ export function parseChunkId(id: string): ChunkRef | null {
 export function relatedQuery(ctx: OpContext, id: string): { fileId: number; query: string } {
   const chunk = parseChunkId(id);
   const path = ctx.vault.safePath(chunk ? chunk.path : id, "id");
-  const db = ctx.index.db;
-  const note = db
-    .query<{ id: number; title: string; tags: string }, [string]>("SELECT f.id, n.title, n.tags FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ?")
-    .get(path);
+  const index = ctx.index;
+  const note = index.notes.byPath(path);
   if (!note) throw new IndxError("not_found", `No indexed note at ${path}`, { id });
-  const texts = db
-    .query<{ text: string }, [number, number | null]>("SELECT text FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2) ORDER BY ord")
-    .all(note.id, chunk ? chunk.ord : null);
+  const texts = index.chunks.texts(note.id, chunk ? chunk.ord : null);
   if (chunk && texts.length === 0) throw new IndxError("not_found", `No chunk ${chunk.ord} in ${path}`, { id });
 
-  const source = texts
-    .map((t) => t.text)
-    .join("\n")
-    .slice(0, SOURCE_CHARS);
+  const source = texts.join("\n").slice(0, SOURCE_CHARS);
   const tf = new Map<string, number>();
   for (const word of source.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
     if (word.length < 3 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
     tf.set(word, (tf.get(word) ?? 0) + 1);
   }
-  const total = db.query<{ n: number }, []>("SELECT count(*) AS n FROM chunks").get()?.n ?? 1;
-  const df = db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM chunks_fts WHERE chunks_fts MATCH ?");
+  const total = index.chunks.count();
   const scored = [...tf.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, CANDIDATE_TERMS)
-    .map(([word, f]) => ({ word, score: f * Math.log(1 + total / (1 + (df.get(`"${word.replaceAll('"', '""')}"`)?.n ?? 0))) }))
+    .map(([word, f]) => ({ word, score: f * Math.log(1 + total / (1 + index.fts.chunksWithWord(word))) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, QUERY_TERMS)
     .map((s) => s.word);
-  const tags = (JSON.parse(note.tags) as string[]).map((t) => t.replaceAll("/", " "));
+  const tags = (JSON.parse(note.tagsJson) as string[]).map((t) => t.replaceAll("/", " "));
   return { fileId: note.id, query: [note.title, ...tags, ...scored].map((t) => `"${t.replaceAll('"', "")}"`).join(" ") };
 }

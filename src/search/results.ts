@@ -1,6 +1,5 @@
-import type { Database } from "bun:sqlite";
 import { type Static, Type } from "@sinclair/typebox";
-import { FTS_COLUMNS } from "../index/schema.ts";
+import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 
 export const SearchResult = Type.Object({
@@ -21,22 +20,7 @@ export const SearchResult = Type.Object({
 });
 export type SearchResult = Static<typeof SearchResult>;
 
-const MARK_OPEN = "\u0002";
-const MARK_CLOSE = "\u0003";
 const SNIPPET_TOKENS = 14;
-
-interface Row {
-  chunkId: number;
-  path: string;
-  title: string;
-  tags: string;
-  aliases: string;
-  frontmatter: string | null;
-  ord: number;
-  heading_path: string;
-  start_line: number;
-  text: string;
-}
 
 /** A note found by any mode, pointing at its best chunk, with its score already in 0..1. */
 export interface RankedHit {
@@ -48,23 +32,16 @@ export interface RankedHit {
 }
 
 /** Turns ranked hits into the compact result shape (docs/contracts.md, Search), one query for the whole page. */
-export function buildResults(db: Database, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
+export function buildResults(index: IndexStore, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
   if (hits.length === 0) return [];
-  const ids = JSON.stringify(hits.map((h) => h.chunkId));
-  const rows = db
-    .query<Row, [string]>(
-      `SELECT c.id AS chunkId, f.path, n.title, n.tags, n.aliases, n.frontmatter, c.ord, c.heading_path, c.start_line, c.text
-         FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
-        WHERE c.id IN (SELECT value FROM json_each(?1))`,
-    )
-    .all(ids);
-  const byChunk = new Map(rows.map((r) => [r.chunkId, r]));
-  const marks = match ? highlights(db, match, ids) : new Map<number, { matched: string[]; snippet: string }>();
+  const ids = hits.map((h) => h.chunkId);
+  const byChunk = new Map(index.chunks.hits(ids).map((r) => [r.chunkId, r]));
+  const marks = match ? highlights(index, match, ids) : new Map<number, { matched: string[]; snippet: string }>();
 
   return hits.flatMap((h) => {
     const r = byChunk.get(h.chunkId);
     if (!r) return [];
-    const headingPath = JSON.parse(r.heading_path) as string[];
+    const headingPath = JSON.parse(r.headingPathJson) as string[];
     const m = marks.get(h.chunkId);
     let matched = m?.matched ?? [];
     let snippet = m?.snippet ?? "";
@@ -84,7 +61,7 @@ export function buildResults(db: Database, hits: RankedHit[], match: string | nu
         heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
         heading_path: headingPath,
         chunk_id: `${r.path}#${r.ord}`,
-        line: r.start_line,
+        line: r.startLine,
         snippet,
         score: Math.round(h.score * 10000) / 10000,
         reason:
@@ -96,27 +73,18 @@ export function buildResults(db: Database, hits: RankedHit[], match: string | nu
               ? `${reasonPrefix} in ${matched.join(", ")}`
               : reasonPrefix,
         matched_in: matched,
-        tags: JSON.parse(r.tags) as string[],
-        meta: compactMeta(r.frontmatter ? (JSON.parse(r.frontmatter) as Record<string, unknown>) : null, JSON.parse(r.aliases) as string[]),
+        tags: JSON.parse(r.tagsJson) as string[],
+        meta: compactMeta(r.frontmatterJson ? (JSON.parse(r.frontmatterJson) as Record<string, unknown>) : null, JSON.parse(r.aliasesJson) as string[]),
       },
     ];
   });
 }
 
-function highlights(db: Database, match: string, ids: string): Map<number, { matched: string[]; snippet: string }> {
-  const cols = FTS_COLUMNS.map((_, i) => `highlight(chunks_fts, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
-  const rows = db
-    .query<Record<string, string | number | null>, [string, string]>(
-      `SELECT rowid AS id, ${cols}, snippet(chunks_fts, 4, '**', '**', '…', ${SNIPPET_TOKENS}) AS snip
-         FROM chunks_fts WHERE chunks_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`,
-    )
-    .all(match, ids);
+/** The columns each chunk matched in, and a body snippet when the body matched. */
+function highlights(index: IndexStore, match: string, ids: number[]): Map<number, { matched: string[]; snippet: string }> {
   const out = new Map<number, { matched: string[]; snippet: string }>();
-  for (const row of rows) {
-    const matched = FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN));
-    const snippet = matched.includes("body") ? String(row.snip ?? "") : "";
-    out.set(Number(row.id), { matched: [...matched], snippet: oneLine(snippet) });
-  }
+  for (const h of index.fts.highlights(match, ids, SNIPPET_TOKENS))
+    out.set(h.chunkId, { matched: h.columns, snippet: oneLine(h.columns.includes("body") ? h.snippet : "") });
   return out;
 }
 

@@ -1,13 +1,13 @@
-import type { Database } from "bun:sqlite";
 import type { VectorStore } from "../embeddings/store.ts";
-import type { ChunkRank } from "./lexical.ts";
+import type { RankedChunk } from "../index/queries/fts.ts";
+import type { IndexStore } from "../index/store.ts";
 import type { RankedHit } from "./results.ts";
 
 /** Filters small enough to score every allowed chunk exactly instead of widening a KNN. */
 const EXACT_FILTER_CHUNKS = 4000;
 const MAX_K = 4096;
 
-export interface VectorChunk extends ChunkRank {
+export interface VectorChunk extends RankedChunk {
   distance: number;
 }
 
@@ -18,30 +18,24 @@ export interface VectorChunk extends ChunkRank {
  * widens the KNN until `limit` chunks pass or nothing more can be had.
  */
 export function vectorChunks(
-  index: Database,
+  index: IndexStore,
   store: VectorStore,
   query: ArrayLike<number>,
   opts: { limit: number; allowed: Set<number> | null; excludeFileIds?: number[]; distinctNotes?: number },
 ): VectorChunk[] {
   if (opts.allowed?.size === 0 || opts.limit <= 0) return [];
   const excluded = new Set(opts.excludeFileIds ?? []);
-  const chunksOf = index.prepare<{ id: number; file_id: number; hash: string }, [string]>(
-    "SELECT id, file_id, hash FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY id",
-  );
   const expand = (hits: { hash: string; distance: number }[]): VectorChunk[] => {
     const dist = new Map(hits.map((h) => [h.hash, h.distance]));
-    const rows = chunksOf.all(JSON.stringify(hits.map((h) => h.hash)));
-    return rows
-      .filter((r) => !excluded.has(r.file_id) && (!opts.allowed || opts.allowed.has(r.file_id)))
-      .map((r) => ({ chunkId: r.id, fileId: r.file_id, distance: dist.get(r.hash)! }))
+    return index.chunks
+      .withHashes(hits.map((h) => h.hash))
+      .filter((r) => !excluded.has(r.fileId) && (!opts.allowed || opts.allowed.has(r.fileId)))
+      .map((r) => ({ chunkId: r.chunkId, fileId: r.fileId, distance: dist.get(r.hash)! }))
       .sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId);
   };
 
   if (opts.allowed) {
-    const hashes = index
-      .query<{ hash: string }, [string]>("SELECT DISTINCT hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))")
-      .values(JSON.stringify([...opts.allowed]))
-      .map((r) => r[0] as string);
+    const hashes = index.chunks.hashesOfFiles(opts.allowed);
     if (hashes.length <= EXACT_FILTER_CHUNKS) return expand(store.nearest(query, Math.min(hashes.length, opts.limit * 2 + 50), hashes)).slice(0, opts.limit);
   }
   const wantNotes = opts.distinctNotes ?? 0;

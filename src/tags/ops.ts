@@ -17,18 +17,10 @@ export const tagList = defineOp({
   ),
   output: Type.Object({ total: Type.Integer(), tags: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() })) }),
   run(ctx, input) {
-    const rows = ctx.index.db
-      .query<{ tag_lower: string; tag: string; count: number }, []>(
-        // The spelling shown is the most used one, as Obsidian's tag pane does.
-        `SELECT t.tag_lower,
-                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower GROUP BY s.tag ORDER BY count(*) DESC, s.tag LIMIT 1) AS tag,
-                count(DISTINCT t.file_id) AS count
-           FROM tags t GROUP BY t.tag_lower`,
-      )
-      .all();
+    const rows = ctx.index.tags.counts();
     const prefix = input.prefix ? normalizeTag(input.prefix) : null;
     const tags = rows
-      .filter((r) => !prefix || r.tag_lower === prefix || r.tag_lower.startsWith(`${prefix}/`))
+      .filter((r) => !prefix || r.tagLower === prefix || r.tagLower.startsWith(`${prefix}/`))
       .map((r) => ({ tag: r.tag, count: r.count }))
       .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag));
     return { total: tags.length, tags };
@@ -55,18 +47,13 @@ export const tagNotes = defineOp({
   run(ctx, input) {
     const tag = normalizeTag(input.tag);
     if (!tag) throw new IndxError("validation_failed", "tag is empty", { field: "tag" });
-    const ids = filterNoteIds(ctx.index.db, { tag: [tag] }) ?? new Set<number>();
-    const rows = ctx.index.db
-      .query<{ id: number; path: string; title: string; tags: string }, []>(
-        "SELECT f.id, f.path, n.title, n.tags FROM files f JOIN notes n ON n.file_id = f.id ORDER BY f.path",
-      )
-      .all()
-      .filter((r) => ids.has(r.id));
+    const ids = filterNoteIds(ctx.index, { tag: [tag] }) ?? new Set<number>();
+    const rows = ctx.index.notes.list("path").filter((r) => ids.has(r.id));
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 100);
     return {
       tag,
       total: rows.length,
-      notes: items.map((r) => ({ path: r.path, title: r.title, tags: JSON.parse(r.tags) as string[] })),
+      notes: items.map((r) => ({ path: r.path, title: r.title, tags: JSON.parse(r.tagsJson) as string[] })),
       next_cursor,
     };
   },

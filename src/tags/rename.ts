@@ -85,24 +85,10 @@ export function planTagRename(vault: Vault, index: IndexStore, from: string, to:
  */
 function notesCarrying(index: IndexStore, tag: string): string[] {
   const lower = tag.toLowerCase();
-  const paths = new Set(
-    index.db
-      .query<{ path: string }, [string]>(
-        `SELECT DISTINCT f.path FROM tags t JOIN files f ON f.id = t.file_id
-          WHERE t.tag_lower = ?1 OR substr(t.tag_lower, 1, length(?1) + 1) = ?1 || '/'`,
-      )
-      .all(lower)
-      .map((r) => r.path),
-  );
-  const legacy = index.db
-    .query<{ path: string; frontmatter: string }, []>(
-      `SELECT f.path, n.frontmatter FROM notes n JOIN files f ON f.id = n.file_id
-        WHERE n.frontmatter IS NOT NULL AND instr(lower(n.frontmatter), '"tag":') > 0`,
-    )
-    .all();
+  const paths = new Set(index.tags.notePathsWith(lower));
   const mapper = new TagMapper(tag, tag);
-  for (const row of legacy) {
-    const fm = JSON.parse(row.frontmatter) as Record<string, unknown>;
+  for (const row of index.tags.legacyTagNotes()) {
+    const fm = JSON.parse(row.frontmatterJson) as Record<string, unknown>;
     for (const [key, value] of Object.entries(fm)) {
       if (!/^tag$/i.test(key)) continue;
       const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[,\s]+/) : [];

@@ -6,7 +6,6 @@ import { CONFIG_KEYS } from "../config/keys.ts";
 import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import type { EmbedReport } from "../embeddings/job.ts";
-import { embeddingService } from "../embeddings/service.ts";
 import { REEMBED_FIX, type VectorStore } from "../embeddings/store.ts";
 import { SCHEMA_VERSION } from "../index/schema.ts";
 import type { IndexStore } from "../index/store.ts";
@@ -58,7 +57,7 @@ const EmbeddingsStatus = Type.Object({
 
 /** The embeddings part of vault_status: configuration, stored identity, coverage, and a live probe. */
 async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: boolean): Promise<Static<typeof EmbeddingsStatus>> {
-  const svc = embeddingService(ctx);
+  const svc = ctx.embeddings;
   const cfg = ctx.vault.config;
   const base = { provider: cfg.str("embeddings.provider"), model: cfg.str("embeddings.model") };
   let settings: EmbeddingsSettings | null;
@@ -87,7 +86,7 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
   }
   const stored = store?.identity() ?? null;
   const mismatch = store?.mismatch(settings) ?? null;
-  const counts = indexReady ? svc.counts(ctx.index.db, mismatch ? null : store) : undefined;
+  const counts = indexReady ? svc.counts(ctx.index, mismatch ? null : store) : undefined;
   const p = probe ? await svc.probe(settings) : undefined;
   const dimMismatch = p?.ok && stored && !mismatch && p.dimension !== stored.dim ? store!.mismatch(settings, p.dimension!) : null;
   const problem = mismatch ?? dimMismatch;
@@ -155,9 +154,9 @@ export const vaultStatus = defineOp({
       vault_id: v.id,
       version: VERSION,
     };
-    let db: IndexStore["db"];
+    let index: IndexStore;
     try {
-      db = ctx.index.db;
+      index = ctx.index;
     } catch (err) {
       if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
       return {
@@ -176,30 +175,21 @@ export const vaultStatus = defineOp({
         warnings_total: 0,
       };
     }
-    const one = (sql: string) => (db.query<{ n: number }, []>(sql).get()?.n ?? 0) as number;
-    const kinds = Object.fromEntries(
-      db
-        .query<{ kind: string; n: number }, []>("SELECT kind, count(*) AS n FROM files GROUP BY kind")
-        .all()
-        .map((r) => [r.kind, r.n]),
-    );
-    const problems = db
-      .query<{ path: string; status: string; fm_error: string | null }, []>(
-        "SELECT f.path, n.status, n.fm_error FROM notes n JOIN files f ON f.id = n.file_id WHERE n.status <> 'ok' OR n.fm_error IS NOT NULL ORDER BY f.path",
-      )
-      .all();
-    const warnings = problems.map(
-      (p): Warning =>
-        p.status === "too_large"
-          ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
-          : p.status === "binary"
-            ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
-            : { code: "frontmatter_invalid", path: p.path, message: p.fm_error ?? "invalid frontmatter" },
-    );
+    const counts = index.stats.counts();
+    const warnings = index.notes
+      .problems()
+      .map(
+        (p): Warning =>
+          p.status === "too_large"
+            ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
+            : p.status === "binary"
+              ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
+              : { code: "frontmatter_invalid", path: p.path, message: p.frontmatterError ?? "invalid frontmatter" },
+      );
     let size = 0;
     for (const suffix of ["", "-wal"]) {
       try {
-        size += statSync(ctx.index.path + suffix).size;
+        size += statSync(index.path + suffix).size;
       } catch {
         // the WAL may not exist
       }
@@ -210,20 +200,20 @@ export const vaultStatus = defineOp({
       index: {
         state: "ready" as const,
         schema_version: SCHEMA_VERSION,
-        created_at: ctx.index.getMeta("created_at"),
-        updated_at: ctx.index.getMeta("updated_at"),
+        created_at: index.getMeta("created_at"),
+        updated_at: index.getMeta("updated_at"),
         size_bytes: size,
         counts: {
-          files: one("SELECT count(*) AS n FROM files"),
-          notes: kinds.note ?? 0,
-          attachments: kinds.attachment ?? 0,
-          canvases: kinds.canvas ?? 0,
-          bases: kinds.base ?? 0,
-          chunks: one("SELECT count(*) AS n FROM chunks"),
-          links: one("SELECT count(*) AS n FROM links"),
-          unresolved_links: one("SELECT count(*) AS n FROM links WHERE dst_path IS NULL AND linkpath <> ''"),
-          tags: one("SELECT count(DISTINCT tag_lower) AS n FROM tags"),
-          tasks: one("SELECT count(*) AS n FROM tasks"),
+          files: counts.files,
+          notes: counts.notes,
+          attachments: counts.attachments,
+          canvases: counts.canvases,
+          bases: counts.bases,
+          chunks: counts.chunks,
+          links: counts.links,
+          unresolved_links: counts.unresolvedLinks,
+          tags: counts.tags,
+          tasks: counts.tasks,
         },
       },
       warnings: warnings.slice(0, MAX_WARNINGS),
@@ -323,7 +313,7 @@ export const vaultReindex = defineOp({
  * index, which is already written: it becomes a warning, or an error with require_embeddings.
  */
 async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; require_embeddings?: boolean }, warnings: Warning[]) {
-  const svc = embeddingService(ctx);
+  const svc = ctx.embeddings;
   const settings = svc.settings();
   if (settings === null) {
     if (input.require_embeddings || input.reembed)

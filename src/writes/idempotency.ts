@@ -1,9 +1,6 @@
-import { Database } from "bun:sqlite";
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
-import { join } from "node:path";
 import { IndxError } from "../core/errors.ts";
-import { fileIdentity } from "../core/file-identity.ts";
+import { StateDb } from "../index/state-db.ts";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 200;
@@ -18,33 +15,13 @@ export interface StoredResult {
  * Only successful results are stored; a failed write changed nothing and may simply be retried.
  */
 export class IdempotencyStore {
-  private readonly path: string;
-  private conn: { db: Database; identity: string | null } | null = null;
+  private readonly state: StateDb;
   /** Same key in flight in this process: the second caller waits for the first one's answer. */
   private readonly inFlight = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly dataDir: string) {
-    this.path = join(dataDir, "state.db");
-    this.connection();
-  }
-
-  /** The connection to state.db, opened again when the file was deleted (the data folder removed) meanwhile. */
-  private connection(): Database {
-    if (this.conn && this.conn.identity === fileIdentity(this.path)) return this.conn.db;
-    this.conn?.db.close();
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
-    const db = new Database(this.path, { create: true });
-    db.run("PRAGMA journal_mode = WAL");
-    db.run("PRAGMA busy_timeout = 10000");
-    db.run(`CREATE TABLE IF NOT EXISTS idempotency (
-      key         TEXT PRIMARY KEY,
-      fingerprint TEXT NOT NULL,
-      result      TEXT NOT NULL,
-      created_at  INTEGER NOT NULL
-    )`);
-    db.run("DELETE FROM idempotency WHERE created_at < ?", [Date.now() - TTL_MS]);
-    this.conn = { db, identity: fileIdentity(this.path) };
-    return db;
+  constructor(dataDir: string) {
+    this.state = new StateDb(dataDir);
+    this.state.deleteIdempotencyRecordsBefore(Date.now() - TTL_MS);
   }
 
   /**
@@ -64,12 +41,7 @@ export class IdempotencyStore {
     this.inFlight.set(key, run);
     try {
       const result = await run;
-      this.connection().run("INSERT OR REPLACE INTO idempotency (key, fingerprint, result, created_at) VALUES (?, ?, ?, ?)", [
-        key,
-        fingerprint,
-        JSON.stringify(result),
-        Date.now(),
-      ]);
+      this.state.saveIdempotencyRecord({ key, fingerprint, resultJson: JSON.stringify(result), createdAt: Date.now() });
       return { result, replayed: false };
     } finally {
       if (this.inFlight.get(key) === run) this.inFlight.delete(key);
@@ -77,20 +49,17 @@ export class IdempotencyStore {
   }
 
   private lookup(key: string, fingerprint: string): StoredResult | null {
-    const row = this.connection()
-      .query<{ fingerprint: string; result: string; created_at: number }, [string]>("SELECT fingerprint, result, created_at FROM idempotency WHERE key = ?")
-      .get(key);
-    if (!row || row.created_at < Date.now() - TTL_MS) return null;
+    const row = this.state.idempotencyRecord(key);
+    if (!row || row.createdAt < Date.now() - TTL_MS) return null;
     if (row.fingerprint !== fingerprint)
       throw new IndxError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.", {
         reason: "different_request",
       });
-    return { result: JSON.parse(row.result) };
+    return { result: JSON.parse(row.resultJson) };
   }
 
   close(): void {
-    this.conn?.db.close();
-    this.conn = null;
+    this.state.close();
   }
 }
 

@@ -1,10 +1,10 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
+import { looksBinary } from "../core/binary.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
-import { looksBinary } from "../index/indexer.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";

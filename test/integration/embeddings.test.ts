@@ -3,7 +3,6 @@ import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import type { IndxError } from "../../src/core/errors.ts";
-import { closeEmbeddings, embeddingService } from "../../src/embeddings/service.ts";
 import { VectorStore } from "../../src/embeddings/store.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { related, vaultSearch } from "../../src/search/ops.ts";
@@ -34,10 +33,7 @@ beforeAll(() => {
 afterAll(() => fake.stop());
 afterEach(() => {
   for (const o of open.splice(0)) {
-    for (const c of o.ctxs) {
-      c.close();
-      closeEmbeddings(c);
-    }
+    for (const c of o.ctxs) c.close();
     o.sb.cleanup();
   }
   fake.reset();
@@ -50,7 +46,7 @@ function setup(extraEnv: Record<string, string> = {}, files = NOTES) {
   open.push(entry);
   const ctx = (env: Record<string, string> = {}) => {
     const c = new OpContext(Vault.open(loadConfig({ env: { ...sb.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), ...extraEnv, ...env } })));
-    embeddingService(c).backoffMs = 1;
+    c.embeddings.backoffMs = 1;
     entry.ctxs.push(c);
     return c;
   };
@@ -432,17 +428,36 @@ describe("status and background embedding", () => {
     expect(none.embeddings).toMatchObject({ configured: false, state: "not_configured" });
   });
 
+  test("the context owns the embedding service: scoped children share it, index updates refresh its coverage, close() ends it", async () => {
+    const { sb, ctx } = setup();
+    const c = ctx();
+    await reindex(c);
+    const child = c.withScopes(new Set(["vault:read"]));
+    const service = c.embeddings;
+    expect(child.embeddings).toBe(service);
+    expect(child.embeddings.availability(child)).toMatchObject({ state: "ready", pending: 0 });
+
+    sb.write("Notes/New.md", "# New\n\nA fresh note about sourdough that nobody has embedded yet.\n");
+    c.reindexPaths(["Notes/New.md"]);
+    expect(child.embeddings.availability(child)).toMatchObject({ state: "ready", pending: 1 });
+
+    c.close();
+    expect(c.embeddings).not.toBe(service);
+    expect(child.embeddings).toBe(c.embeddings);
+    expect((await search(child, { q: "sourdough", mode: "semantic" })).results[0].path).toBe("Cooking/Bread.md");
+  });
+
   test("the background embedder embeds changed chunks after an index update", async () => {
     const { sb, ctx } = setup();
     await reindex(ctx());
     const c = ctx();
-    const stop = embeddingService(c).startBackground(c);
+    const stop = c.embeddings.startBackground(c);
     try {
       sb.write("Notes/Later.md", "# Later\n\nA note written while the server runs, about bread ovens.\n");
       c.reindexPaths(["Notes/Later.md"]);
       const deadline = Date.now() + 3000;
       while (Date.now() < deadline && VectorStore.open(sb.dataDir).count() < CHUNKS + 1) await Bun.sleep(20);
-      await embeddingService(c).idle();
+      await c.embeddings.idle();
       expect(fake.embeddedTexts().filter((t) => t.includes("written while the server runs"))).toHaveLength(1);
       const s = await search(c, { q: "server runs bread ovens", mode: "semantic" });
       expect(s.results[0].path).toBe("Notes/Later.md");

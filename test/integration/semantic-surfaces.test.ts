@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../../src/config/load.ts";
-import { embeddingService } from "../../src/embeddings/service.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import type { OpContext } from "../../src/ops/context.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
@@ -36,7 +35,7 @@ beforeAll(async () => {
   // serve embeds in the background right after start; wait for it.
   const deadline = Date.now() + 5000;
   while (Date.now() < deadline && fake.embedRequests().length === 0) await Bun.sleep(10);
-  await embeddingService(ctx).idle();
+  await ctx.embeddings.idle();
 });
 
 afterAll(async () => {
@@ -65,7 +64,7 @@ describe("over REST", () => {
     ctx.reindexPaths(["Notes/Server.md"]);
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && fake.embeddedTexts().length === 0) await Bun.sleep(10);
-    await embeddingService(ctx).idle();
+    await ctx.embeddings.idle();
     expect(fake.embeddedTexts()).toHaveLength(1);
     const r = await post("/v1/search", { q: "penguins glacier", mode: "semantic" });
     expect(r.body.data.results[0].path).toBe("Notes/Server.md");

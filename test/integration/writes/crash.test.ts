@@ -3,6 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { etagOf } from "../../../src/core/hash.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { sandbox } from "../../support/vault.ts";
 
 const sb = sandbox();
@@ -41,7 +42,7 @@ test("a writer killed with SIGKILL leaves the old or the new note, and the index
     // Restart: the next process brings the index in line with the disk.
     const ctx = sb.context();
     ctx.reindexIncremental();
-    const row = ctx.index.db.query<{ etag: string }, [string]>("SELECT etag FROM files WHERE path = ?").get("Target.md");
+    const [row] = indexRows<{ etag: string }>(ctx, "SELECT etag FROM files WHERE path = ?", "Target.md");
     expect(row?.etag).toBe(etagOf(onDisk));
     ctx.close();
   }
@@ -106,10 +107,7 @@ test("a multi-file write killed part-way is finished by the next writer: all not
       await ctx.writer.recover();
       expect(tagsOnDisk().size).toBe(1);
       ctx.reindexIncremental();
-      const tags = ctx.index.db
-        .query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags")
-        .all()
-        .map((r) => r.tag);
+      const tags = indexRows<{ tag: string }>(ctx, "SELECT DISTINCT tag FROM tags").map((r) => r.tag);
       expect(tags).toEqual([...tagsOnDisk()]);
       ctx.close();
     }

@@ -7,7 +7,9 @@ import { noteMove } from "../../../src/notes/move-op.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { invoke } from "../../support/ops.ts";
+
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
@@ -76,7 +78,7 @@ describe("note_move", () => {
     const a = readFileSync(join(sb.vault, "A.md"), "utf8");
     expect(a).toBe("See [[Plan 2025]], [[Plan 2025#Goals|the goals]] and ![[Plan 2025#^goal]].\n");
     expect(readFileSync(join(sb.vault, "B.md"), "utf8")).toContain("`[[Plan]]` in code");
-    const backlinks = ctx.index.db.query<{ n: number }, [string]>("SELECT count(*) AS n FROM links WHERE dst_path = ?").get("Archive/Plan 2025.md")!.n;
+    const backlinks = indexRows<{ n: number }>(ctx, "SELECT count(*) AS n FROM links WHERE dst_path = ?", "Archive/Plan 2025.md")[0]!.n;
     expect(backlinks).toBe(5);
   });
 
@@ -125,10 +127,7 @@ describe("tag_rename", () => {
       "---\ntags:\n  - project/beta\n  - other\n---\n# One #project/beta/sub\n\n```\n#project/alpha in code\n```\n",
     );
     expect(readFileSync(join(sb.vault, "Two.md"), "utf8")).toBe("Inline #project/beta and `#project/alpha` and #project/alphabet.\n");
-    const tags = ctx.index.db
-      .query<{ tag: string }, []>("SELECT DISTINCT tag FROM tags ORDER BY tag")
-      .all()
-      .map((r) => r.tag);
+    const tags = indexRows<{ tag: string }>(ctx, "SELECT DISTINCT tag FROM tags ORDER BY tag").map((r) => r.tag);
     expect(tags).not.toContain("project/alpha");
   });
 

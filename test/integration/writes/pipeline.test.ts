@@ -5,7 +5,9 @@ import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { invoke, invokeOp } from "../../support/ops.ts";
+
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
@@ -32,7 +34,7 @@ const fail = async (p: Promise<unknown>) => {
   }
   throw new Error("expected a failure");
 };
-const indexedEtag = (path: string) => ctx.index.db.query<{ etag: string }, [string]>("SELECT etag FROM files WHERE path = ?").get(path)?.etag ?? null;
+const indexedEtag = (path: string) => indexRows<{ etag: string }>(ctx, "SELECT etag FROM files WHERE path = ?", path)[0]?.etag ?? null;
 
 describe("note_write", () => {
   test("creates a note, reindexes it and returns the read-after-write view", async () => {
@@ -131,7 +133,7 @@ describe("note_delete", () => {
     expect(existsSync(join(sb.vault, "Other.md"))).toBe(false);
     expect(readFileSync(join(sb.vault, ".trash/Other 1.md"), "utf8")).toBe("# Other\n");
     expect(indexedEtag("Other.md")).toBeNull();
-    const dangling = ctx.index.db.query("SELECT count(*) AS n FROM links WHERE dst_path IS NULL AND linkpath = 'Other'").get() as { n: number };
+    const dangling = indexRows<{ n: number }>(ctx, "SELECT count(*) AS n FROM links WHERE dst_path IS NULL AND linkpath = 'Other'")[0]!;
     expect(dangling.n).toBe(1);
   });
 

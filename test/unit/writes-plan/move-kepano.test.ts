@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { backlinks } from "../../../src/links/graph.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits, hashTree, moveFile, read, withoutLinks } from "./helpers.ts";
 
@@ -33,10 +33,10 @@ interface LinkRow {
   dst: string | null;
 }
 const linkRows = (): LinkRow[] =>
-  ctx.index.db.query<LinkRow, []>("SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord").all();
+  indexRows<LinkRow>(ctx, "SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord");
 
 const backlinkSet = (path: string, rename: (p: string) => string = (p) => p) =>
-  new Set(backlinks(ctx.index.db, path).map((b) => `${rename(b.source)}:${b.line}`));
+  new Set(ctx.index.links.backlinks(path).map((b) => `${rename(b.source)}:${b.line}`));
 
 /** Plans and performs one move, then checks everything the plan promises. */
 function moveAndCheck(from: string, to: string): { edited: number; inbound: number } {
@@ -82,11 +82,10 @@ function moveAndCheck(from: string, to: string): { edited: number; inbound: numb
 
 describe("planMove on the kepano vault", () => {
   test("the most linked note (frontmatter links) moves to a new folder and name", () => {
-    const top = ctx.index.db
-      .query<{ dst: string; n: number }, []>(
-        "SELECT dst_path AS dst, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC, dst LIMIT 1",
-      )
-      .get()!;
+    const top = indexRows<{ dst: string; n: number }>(
+      ctx,
+      "SELECT dst_path AS dst, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC, dst LIMIT 1",
+    )[0]!;
     expect(top.n).toBeGreaterThan(5);
     const r = moveAndCheck(top.dst, "Archive/Folk & Friends.md");
     expect(r.inbound).toBe(top.n);
@@ -103,17 +102,16 @@ describe("planMove on the kepano vault", () => {
   test("an embedded .base file keeps its extension in every embed", () => {
     const r = moveAndCheck("Templates/Bases/Movies.base", "Bases/Films.base");
     expect(r.inbound).toBeGreaterThan(2);
-    const embeds = backlinks(ctx.index.db, "Bases/Films.base").map((b) => b.raw);
+    const embeds = ctx.index.links.backlinks("Bases/Films.base").map((b) => b.raw);
     for (const raw of embeds) expect(raw).toMatch(/\[\[Films\.base(#[^\]|]*)?(\|[^\]]*)?\]\]/);
   });
 
   test("a note with outgoing links moves without breaking them", () => {
-    const source = ctx.index.db
-      .query<{ path: string; n: number }, []>(
-        `SELECT f.path, count(*) AS n FROM links l JOIN files f ON f.id = l.src_id
-          WHERE f.path LIKE 'Notes/%' AND l.dst_path IS NOT NULL GROUP BY f.path ORDER BY n DESC, f.path LIMIT 1`,
-      )
-      .get()!;
+    const source = indexRows<{ path: string; n: number }>(
+      ctx,
+      `SELECT f.path, count(*) AS n FROM links l JOIN files f ON f.id = l.src_id
+        WHERE f.path LIKE 'Notes/%' AND l.dst_path IS NOT NULL GROUP BY f.path ORDER BY n DESC, f.path LIMIT 1`,
+    )[0]!;
     moveAndCheck(source.path, "Deep/Er/Moved note.md");
   });
 });

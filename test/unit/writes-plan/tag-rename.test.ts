@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { planTagRename } from "../../../src/tags/rename.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits } from "./helpers.ts";
 
@@ -83,10 +84,7 @@ describe("planTagRename", () => {
     expect(again).toEqual(dry);
     applyEdits(sb!.vault, again.edits);
     ctx.reindex();
-    const tags = ctx.index.db
-      .query<{ tag: string }, []>("SELECT DISTINCT tag_lower AS tag FROM tags ORDER BY tag")
-      .all()
-      .map((r) => r.tag);
+    const tags = indexRows<{ tag: string }>(ctx, "SELECT DISTINCT tag_lower AS tag FROM tags ORDER BY tag").map((r) => r.tag);
     expect(tags.filter((t) => t === "project" || t.startsWith("project/"))).toEqual([]);
     expect(tags).toContain("work/main");
     expect(tags).toContain("work/main/alpha/deep");

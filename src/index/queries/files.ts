@@ -1,0 +1,46 @@
+import type { Database } from "bun:sqlite";
+
+/** What the indexer compares with the disk to decide what to re-read. */
+export interface StoredFile {
+  id: number;
+  path: string;
+  size: number;
+  mtimeMs: number;
+  etag: string | null;
+}
+
+export interface NoteFile {
+  id: number;
+  path: string;
+}
+
+/**
+ * Files of every kind known to the index. Statements go through `db.query`, which bun:sqlite
+ * caches per connection: each is compiled once per process, on first use.
+ */
+export class FileQueries {
+  constructor(private readonly db: Database) {}
+
+  stored(): StoredFile[] {
+    return this.db.query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files").all();
+  }
+
+  /** Every indexed vault path (notes, canvases, bases, attachments): what links can resolve to. */
+  paths(): string[] {
+    return this.db
+      .query<{ path: string }, []>("SELECT path FROM files")
+      .all()
+      .map((r) => r.path);
+  }
+
+  canvasPaths(): string[] {
+    return this.db
+      .query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'canvas' ORDER BY path")
+      .all()
+      .map((r) => r.path);
+  }
+
+  notes(): NoteFile[] {
+    return this.db.query<NoteFile, []>("SELECT id, path FROM files WHERE kind = 'note'").all();
+  }
+}

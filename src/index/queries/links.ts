@@ -1,0 +1,115 @@
+import type { Database } from "bun:sqlite";
+
+/**
+ * The one definition of an unresolved link (alias `l` for links): no file matched its target.
+ * An empty linkpath (`[[#Heading]]`) points into its own note and is never unresolved.
+ */
+const UNRESOLVED = "l.dst_path IS NULL AND l.linkpath <> ''";
+
+/** A link, embed or frontmatter link that resolves to a file. */
+export interface Backlink {
+  source: string;
+  source_title: string;
+  line: number;
+  raw: string;
+  subpath: string;
+  embed: boolean;
+  syntax: string;
+}
+
+export interface ForwardLink {
+  linkpath: string;
+  subpath: string;
+  display: string | null;
+  raw: string;
+  /** Resolved vault path; null when unresolved. */
+  target: string | null;
+  resolved: boolean;
+  embed: boolean;
+  syntax: string;
+  line: number;
+  /** The frontmatter property holding the link. */
+  property?: string;
+}
+
+/** One unresolved link: its target as written and the note it is in. */
+export interface UnresolvedLink {
+  linkpath: string;
+  source: string;
+}
+
+export interface NoteTitle {
+  path: string;
+  title: string;
+}
+
+/** The link graph. Links include embeds and frontmatter links, as in Obsidian. */
+export class LinkQueries {
+  constructor(private readonly db: Database) {}
+
+  backlinks(path: string): Backlink[] {
+    return this.db
+      .query<{ source: string; source_title: string | null; line: number; raw: string; subpath: string; embed: number; syntax: string }, [string]>(
+        `SELECT f.path AS source, n.title AS source_title, l.line, l.raw, l.subpath, l.embed, l.syntax
+           FROM links l JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
+          WHERE l.dst_path = ? ORDER BY f.path, l.ord`,
+      )
+      .all(path)
+      .map((r) => ({ ...r, source_title: r.source_title ?? r.source, embed: r.embed === 1 }));
+  }
+
+  forward(path: string): ForwardLink[] {
+    return this.db
+      .query<Omit<ForwardLink, "resolved" | "embed" | "property"> & { embed: number; prop: string | null }, [string]>(
+        `SELECT l.linkpath, l.subpath, l.display, l.raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop
+           FROM links l JOIN files f ON f.id = l.src_id WHERE f.path = ? ORDER BY l.ord`,
+      )
+      .all(path)
+      .map(({ prop, ...r }) => ({ ...r, resolved: r.target !== null, embed: r.embed === 1, ...(prop ? { property: prop } : {}) }));
+  }
+
+  /** Every unresolved link, by target as written, then by source. */
+  unresolved(): UnresolvedLink[] {
+    return this.db
+      .query<UnresolvedLink, []>(
+        `SELECT l.linkpath, f.path AS source FROM links l JOIN files f ON f.id = l.src_id
+          WHERE ${UNRESOLVED} ORDER BY l.linkpath, f.path`,
+      )
+      .all();
+  }
+
+  unresolvedCount(): number {
+    return this.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM links l WHERE ${UNRESOLVED}`).get()?.n ?? 0;
+  }
+
+  /** Notes with no resolved link in or out (self-links do not count). */
+  orphans(): NoteTitle[] {
+    return this.db
+      .query<NoteTitle, []>(
+        `SELECT f.path, n.title FROM files f JOIN notes n ON n.file_id = f.id
+          WHERE f.kind = 'note'
+            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.dst_path = f.path AND l.src_id <> f.id)
+            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = f.id AND l.dst_path IS NOT NULL AND l.dst_path <> f.path)
+          ORDER BY f.path`,
+      )
+      .all();
+  }
+
+  /** Notes with at least one link resolved to `path` (including `path` itself for `[[#H]]`). */
+  sourcesLinkingTo(path: string): string[] {
+    return this.db
+      .query<{ path: string }, [string]>("SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.dst_path = ? ORDER BY f.path")
+      .all(path)
+      .map((r) => r.path);
+  }
+
+  /** Notes with a resolved link whose target key is one of `keys` (links a new file of that name could capture). */
+  sourcesByTargetKey(keys: string[]): string[] {
+    const out = new Set<string>();
+    const q = this.db.query<{ path: string }, [string]>(
+      "SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ? AND l.dst_path IS NOT NULL",
+    );
+    for (const k of keys) for (const r of q.all(k)) out.add(r.path);
+    return [...out].sort();
+  }
+}
