@@ -36,13 +36,15 @@ type Plan = { mode: "lexical" } | { mode: "semantic" | "hybrid"; store: VectorSt
 const NOT_CONFIGURED =
   "Semantic search needs an embeddings provider: set INDX_EMBEDDINGS_PROVIDER (ollama | openai) and INDX_EMBEDDINGS_MODEL, then run `indx vault index`. Use mode lexical meanwhile.";
 
+type Unavailable = Exclude<Availability, { state: "ready" | "not_configured" }>;
+
 /** Why vector search cannot run, as the error an explicit semantic request gets. */
-function unavailableError(a: Exclude<Availability, { state: "ready" | "not_configured" }>): IndxError {
+function unavailableError(a: Unavailable): IndxError {
   if (a.state === "incompatible") return new IndxError("index_incompatible", a.message, { mode: "semantic", fix: a.fix });
   return new IndxError("ai_unavailable", `Semantic search is unavailable: ${a.message} Use mode lexical meanwhile.`, { mode: "semantic", fix: a.fix });
 }
 
-function unavailableWarning(a: Exclude<Availability, { state: "ready" | "not_configured" }>): Warning {
+function unavailableWarning(a: Unavailable): Warning {
   return { code: a.state === "incompatible" ? "embeddings_incompatible" : "embeddings_unavailable", message: `${a.message} Results are lexical only.` };
 }
 
@@ -64,27 +66,38 @@ function providerError(err: unknown): IndxError {
 }
 
 /**
- * Picks the mode actually used (docs/contracts.md, Search): auto is hybrid when embeddings are
- * configured and usable, else lexical (with a warning only when they are configured); hybrid
- * without vectors degrades to lexical with a warning; semantic without vectors is an actionable
- * error.
+ * The one fallback rule of vault_search and related (docs/contracts.md, Search): true when the
+ * vectors can serve the request. Otherwise an explicit semantic request is an actionable error,
+ * hybrid falls back to lexical with a warning, and auto falls back with a warning only when
+ * embeddings are configured (not configuring them is a choice, not a problem).
  */
-async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warning[]): Promise<Plan> {
-  if (requested === "lexical") return { mode: "lexical" };
-  const svc = ctx.embeddings;
-  const a = svc.availability(ctx);
+function vectorsUsable(
+  a: Availability,
+  requested: ModeName | "auto",
+  warnings: Warning[],
+  usable: (a: Unavailable | Extract<Availability, { state: "ready" }>) => boolean,
+): boolean {
   if (a.state === "not_configured") {
     if (requested === "semantic")
       throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic", fix: "set INDX_EMBEDDINGS_PROVIDER and run indx vault index" });
     if (requested === "hybrid")
       warnings.push({ code: "embeddings_unavailable", message: "No embeddings provider is configured (INDX_EMBEDDINGS_PROVIDER); results are lexical only." });
-    return { mode: "lexical" };
+    return false;
   }
-  if (a.state !== "ready") {
-    if (requested === "semantic") throw unavailableError(a);
-    warnings.push(unavailableWarning(a));
-    return { mode: "lexical" };
-  }
+  if (usable(a)) return true;
+  if (a.state === "ready") return false;
+  if (requested === "semantic") throw unavailableError(a);
+  warnings.push(unavailableWarning(a));
+  return false;
+}
+
+/** Picks the mode actually used; a query needs the provider too, to embed the query text. */
+async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, warnings: Warning[]): Promise<Plan> {
+  if (requested === "lexical") return { mode: "lexical" };
+  const svc = ctx.embeddings;
+  const a = svc.availability(ctx);
+  // Only "ready" serves a query, whose text must be embedded too (the second test narrows the type).
+  if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready") || a.state !== "ready") return { mode: "lexical" };
   let vector: Float32Array;
   try {
     vector = await svc.embedQuery(a.settings, queryParts(q).text || q);
@@ -304,18 +317,7 @@ export const related = defineOp({
 
     // Neighbours come from stored vectors: no provider call, so a provider that is down does not matter.
     const a = ctx.embeddings.availability(ctx);
-    const usable = a.state === "ready" || a.state === "provider_down";
-    if (a.state === "not_configured") {
-      if (requested === "semantic") throw new IndxError("ai_unavailable", NOT_CONFIGURED, { mode: "semantic" });
-      if (requested === "hybrid")
-        warnings.push({ code: "embeddings_unavailable", message: "No embeddings provider is configured; related notes are found by shared words only." });
-      return lexical();
-    }
-    if (!usable) {
-      if (requested === "semantic") throw unavailableError(a);
-      warnings.push(unavailableWarning(a));
-      return lexical();
-    }
+    if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready" || s.state === "provider_down")) return lexical();
     const store = ctx.embeddings.vectors(false)!;
     const chunk = parseChunkId(input.id);
     const hashes = index.chunks.hashes(fileId, chunk ? chunk.ord : null);
