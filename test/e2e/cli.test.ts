@@ -187,3 +187,23 @@ async function servingPort(proc: Bun.Subprocess<"ignore", "pipe", "pipe">): Prom
   }
   throw new Error("indx serve did not print its URL");
 }
+
+describe("a reader that goes away", () => {
+  test("piping a long listing into `head` ends quietly: no EPIPE stack trace, exit 0", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1500; i++) files[`Notes/A note with a long name number ${i}.md`] = `# Note ${i}\n\nalpha beta ${i}\n`;
+    const big = sandbox(files);
+    try {
+      expect(Bun.spawnSync([BIN, "vault", "index"], { env: big.env }).exitCode).toBe(0);
+      // head closes the pipe after the first bytes; bash reports indx's own exit status.
+      const p = Bun.spawnSync(["bash", "-c", `"${BIN}" note list --limit 1000 --json | head -c 100 >/dev/null; exit \${PIPESTATUS[0]}`], {
+        env: big.env,
+        stderr: "pipe",
+      });
+      expect(p.exitCode).toBe(0);
+      expect(p.stderr.toString()).toBe("");
+    } finally {
+      big.cleanup();
+    }
+  });
+});
