@@ -25,7 +25,9 @@ const REBUILD_HINT = "Run `indx vault index --rebuild` to rebuild it.";
  * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
  *
  * The connection stays private: everything else reads through the typed queries below, grouped
- * by concept, so another store could stand in without touching operations or surfaces.
+ * by concept, so another store could stand in without touching operations or surfaces. They run
+ * their SQL through `db.query`, which bun:sqlite caches per connection: each statement is compiled
+ * once, on first use (none at open, so a command pays only for what it reads).
  */
 export class IndexStore {
   readonly files: FileQueries;
