@@ -4,7 +4,7 @@ import { debugLog } from "../core/log.ts";
 import { REEMBED_FIX, type VectorHit, VectorStorage } from "../index/vectors.ts";
 import { VectorMatrix } from "./matrix.ts";
 
-export { REEMBED_FIX, type VectorHit } from "../index/vectors.ts";
+export { REEMBED_FIX } from "../index/vectors.ts";
 
 /** Above this, a process does not keep the vectors in memory and stays on sqlite-vec's KNN. */
 const MATRIX_MAX_BYTES = 1024 * 1024 * 1024;

@@ -26,7 +26,9 @@ const UNFINISHED = "an index build is still running or did not finish";
  * reads while `indx vault index` (or the watcher) writes. Derived data only: safe to delete.
  *
  * The connection stays private: everything else reads through the typed queries below, grouped
- * by concept, so another store could stand in without touching operations or surfaces.
+ * by concept, so another store could stand in without touching operations or surfaces. They run
+ * their SQL through `db.query`, which bun:sqlite caches per connection: each statement is compiled
+ * once, on first use (none at open, so a command pays only for what it reads).
  */
 export class IndexStore {
   /** Which file the connection opened: a deleted or replaced index file is no longer this one. */

@@ -14,10 +14,7 @@ export interface NoteFile {
   path: string;
 }
 
-/**
- * Files of every kind known to the index. Statements go through `db.query`, which bun:sqlite
- * caches per connection: each is compiled once per process, on first use.
- */
+/** Files of every kind known to the index. */
 export class FileQueries {
   constructor(private readonly db: Database) {}
 
