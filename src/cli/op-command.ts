@@ -10,6 +10,7 @@ import { openContext } from "./context.ts";
 import { LONG_HELP } from "./help.ts";
 import { print } from "./io.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
+import { refreshIndex } from "./refresh.ts";
 
 /** How one operation appears on the command line; `In` and `Out` are its input and output types. */
 export interface CliSpec<In = unknown, Out = unknown> {
@@ -80,6 +81,12 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
     }
   }
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
+  if (op.safe)
+    args.refresh = {
+      type: "boolean",
+      default: true,
+      description: "Update the index with what changed on disk before answering (--no-refresh answers from the index as last built).",
+    };
 
   const cmd = command({
     description: op.title,
@@ -137,6 +144,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       }
       const ctx = openContext(flags);
       try {
+        if (op.safe && flags.refresh !== false && !rawArgs.includes("--no-refresh")) refreshIndex(ctx);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
           const target = input[guard.path];

@@ -179,17 +179,25 @@ export class IndexStore {
     this.db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
+  /** How long a write waits for another writer's lock (ms) before SQLITE_BUSY. */
+  setBusyTimeout(ms: number): void {
+    this.db.run(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(ms))}`);
+  }
+
   close(): void {
     this.db.close();
   }
 }
+
+/** How long a writer waits for another one (another process's index pass, a write). */
+export const BUSY_TIMEOUT_MS = 10_000;
 
 function connect(path: string): Database {
   const db = new Database(path, { create: true, strict: true });
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
-  db.run("PRAGMA busy_timeout = 10000");
+  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.run("PRAGMA temp_store = MEMORY");
   db.run("PRAGMA cache_size = -32000");
   return db;

@@ -1,5 +1,6 @@
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { assertCliOutput, commandOps } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -127,5 +128,37 @@ describe("CLI writes", () => {
     expect(log).toContain('"kind":"note.created"');
     expect(log).toContain('"kind":"note.moved"');
     expect(log).toContain('"kind":"note.deleted"');
+  });
+});
+
+describe("CLI reads are current without a server", () => {
+  test("a note deleted or added on disk is seen by the next search; --no-refresh answers from the index as last built", () => {
+    writeFileSync(join(sb.vault, "Fresh zebra.md"), "# Fresh zebra\n\nquokkaword lives here\n");
+    expect(run(["search", "quokkaword", "--no-refresh"]).json().results).toHaveLength(0);
+    expect(
+      run(["search", "quokkaword"])
+        .json()
+        .results.map((r: { path: string }) => r.path),
+    ).toEqual(["Fresh zebra.md"]);
+    rmSync(join(sb.vault, "Fresh zebra.md"));
+    expect(run(["search", "quokkaword", "--no-refresh"]).json().results).toHaveLength(1);
+    const after = run(["search", "quokkaword"]);
+    expect(after.json().results).toHaveLength(0);
+    expect(after.stderr).toBe("");
+
+    // Another process holds the index's write lock: the answer comes from the index as last built, with a warning.
+    writeFileSync(join(sb.vault, "Fresh zebra.md"), "# Fresh zebra\n\nquokkaword again\n");
+    const holder = new Database(join(sb.env.INDX_DATA_DIR!, "index.db"));
+    holder.run("BEGIN IMMEDIATE");
+    try {
+      const stale = run(["search", "quokkaword"]);
+      expect(stale.code).toBe(0);
+      expect(stale.json().results).toHaveLength(0);
+      expect(stale.stderr).toContain("may be stale");
+    } finally {
+      holder.run("ROLLBACK");
+      holder.close();
+    }
+    expect(run(["search", "quokkaword"]).json().results).toHaveLength(1);
   });
 });

@@ -1,0 +1,33 @@
+import { toIndxError } from "../core/errors.ts";
+import { BUSY_TIMEOUT_MS } from "../index/store.ts";
+import type { OpContext } from "../ops/context.ts";
+import { printErr } from "./io.ts";
+
+/** A refresh waits this long for another writer (a server's index pass) before answering stale. */
+const REFRESH_WAIT_MS = 500;
+
+/**
+ * CLI reads are current (docs/decisions.md, "CLI output"): before a read, the stat pass of an
+ * incremental index brings in what changed on disk, so a deleted note is never returned and a new
+ * one is never missing. When the pass cannot run (a read-only data folder, another writer holding
+ * the index), the read answers from the index as last built and says so on stderr. A missing or
+ * incompatible index is left to the read itself, whose error names the fix.
+ */
+export function refreshIndex(ctx: OpContext): void {
+  let index: OpContext["index"];
+  try {
+    index = ctx.index;
+  } catch {
+    return;
+  }
+  index.setBusyTimeout(REFRESH_WAIT_MS);
+  try {
+    ctx.reindexIncremental();
+  } catch (err) {
+    const e = toIndxError(err);
+    const why = e.code === "internal" ? "another process holds the index, or its folder is read-only" : e.message;
+    printErr(`warning: the index could not be brought up to date (${why}); the answer may be stale. Run \`indx vault index\` to update it.`);
+  } finally {
+    index.setBusyTimeout(BUSY_TIMEOUT_MS);
+  }
+}
