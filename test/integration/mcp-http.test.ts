@@ -36,7 +36,7 @@ async function connect(token: string | null, name = "test"): Promise<{ client: C
   return { client, transport };
 }
 
-/** One raw JSON-RPC POST; answers come as JSON or as one SSE event (after a priming event with empty data). */
+/** One raw JSON-RPC POST; answers come as JSON or as the last SSE event (after a priming event and any notifications). */
 async function rpc(body: unknown, headers: Record<string, string>) {
   const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
@@ -45,7 +45,7 @@ async function rpc(body: unknown, headers: Record<string, string>) {
   });
   const text = await res.text();
   expect(text).not.toContain(sb.dir);
-  const data = text.startsWith("{") ? text : (/^data: (.+)$/m.exec(text)?.[1] ?? "null");
+  const data = text.startsWith("{") ? text : ([...text.matchAll(/^data: (.+)$/gm)].at(-1)?.[1] ?? "null");
   return { status: res.status, headers: res.headers, json: JSON.parse(data) as any };
 }
 
