@@ -1,13 +1,14 @@
-import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { logEvent } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import { BoundedEventStore } from "./event-store.ts";
+import { HttpSession, TrackedTransport } from "./http-session.ts";
 import { McpHub } from "./hub.ts";
-import { createSession, type McpSession } from "./session.ts";
+import { createSession } from "./session.ts";
 
 export interface McpHttpOptions {
-  /** Most sessions at once; an initialize beyond it is answered 503 (default 64). */
+  /** Most sessions at once; beyond it an initialize evicts the least recently used idle session, or is answered 503 when all are busy (default 64). */
   maxSessions?: number;
   /** A session without any request (and without an open GET stream) for this long is closed (default 30 min). */
   idleTimeoutMs?: number;
@@ -15,15 +16,8 @@ export interface McpHttpOptions {
   sweepIntervalMs?: number;
   /** SSE keep-alive comments; below Bun's 10 s idle socket timeout (default 5 s). */
   keepAliveMs?: number;
-}
-
-interface HttpSession {
-  id: string;
-  transport: WebStandardStreamableHTTPServerTransport;
-  session: McpSession;
-  lastSeen: number;
-  /** Open GET (notification) streams: a session that listens is not idle. */
-  streams: number;
+  /** The SSE `retry` sent with each stream's first event: how long a client waits before resuming (default 1 s). */
+  retryMs?: number;
 }
 
 const MAX_INIT_BODY = 1024 * 1024;
@@ -58,11 +52,19 @@ async function readJson(request: Request): Promise<{ ok: true; value: unknown } 
   }
 }
 
+/** Who opened a session: a hash of the request's credentials (the guard has verified them already). */
+function ownerOf(request: Request): string {
+  return Bun.hash.xxHash64(request.headers.get("authorization") ?? "").toString(16);
+}
+
+const sessionNotFound = () => rpcError(404, -32001, "Session not found: initialize a new session.");
+
 /**
- * MCP over Streamable HTTP at /mcp (docs/mcp.md, Transports): one SDK transport + Server per
- * session (Mcp-Session-Id), created by an initialize request. The caller (the REST app's guard) has
- * already checked Host, Origin and the bearer token and passes that token's scopes: they fix the
- * session's catalogue at initialize and are re-checked on every later request.
+ * MCP over Streamable HTTP at /mcp (docs/mcp.md, Transports): one SDK transport + Server per session (Mcp-Session-Id),
+ * created by an initialize request. The caller (the REST app's guard) has already checked Host,
+ * Origin and the bearer token and passes that token's scopes: they fix the session's catalogue at
+ * initialize and are re-checked on every later request. Each session keeps its recent SSE events,
+ * so a client whose stream dropped resumes with Last-Event-ID.
  */
 export class McpHttpHandler {
   readonly hub: McpHub;
@@ -96,9 +98,11 @@ export class McpHttpHandler {
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const s = this.sessions.get(id);
-      if (!s) return rpcError(404, -32001, "Session not found: initialize a new session.");
-      s.lastSeen = Date.now();
-      if (request.method === "GET") this.trackStream(s, request);
+      if (!s) return sessionNotFound();
+      // Ending a session is for whoever opened it; to anyone else it does not exist.
+      if (request.method === "DELETE" && s.owner !== ownerOf(request)) return sessionNotFound();
+      s.touch();
+      if (request.method === "GET") s.trackStream(request.signal);
       return s.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
@@ -106,7 +110,7 @@ export class McpHttpHandler {
     if (!body.ok) return body.response;
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
-    if (this.sessions.size + this.opening >= this.maxSessions) {
+    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle()) {
       logEvent("mcp.session_refused", { sessions: this.sessions.size });
       return rpcError(503, -32000, "Too many MCP sessions; close one (DELETE /mcp) or retry later.", { "retry-after": "30" });
     }
@@ -121,11 +125,13 @@ export class McpHttpHandler {
   private async open(request: Request, parsedBody: unknown, scopes: ReadonlySet<Scope>, authInfo: { token: string; clientId: string; scopes: string[] }) {
     const session = createSession(this.hub, { scopes: new Set(scopes) });
     let entry: HttpSession | null = null;
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport: TrackedTransport = new TrackedTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       keepAliveMs: this.opts.keepAliveMs ?? 5000,
+      eventStore: new BoundedEventStore(),
+      retryInterval: this.opts.retryMs ?? 1000,
       onsessioninitialized: (id) => {
-        entry = { id, transport, session, lastSeen: Date.now(), streams: 0 };
+        entry = new HttpSession(id, ownerOf(request), transport, session);
         this.sessions.set(id, entry);
         logEvent("mcp.session_opened", { sessions: this.sessions.size });
       },
@@ -143,23 +149,20 @@ export class McpHttpHandler {
     return res;
   }
 
-  /** The GET stream carries subscription notifications; while it is open the session is in use. */
-  private trackStream(s: HttpSession, request: Request): void {
-    s.streams++;
-    request.signal.addEventListener(
-      "abort",
-      () => {
-        s.streams = Math.max(0, s.streams - 1);
-        s.lastSeen = Date.now();
-      },
-      { once: true },
-    );
+  /** Ends the least recently used idle session to make room; false when every session is busy. */
+  private evictIdle(): boolean {
+    let victim: HttpSession | null = null;
+    for (const s of this.sessions.values()) if (s.idle && (!victim || s.lastSeen < victim.lastSeen)) victim = s;
+    if (!victim) return false;
+    logEvent("mcp.session_evicted", { idle_ms: Date.now() - victim.lastSeen });
+    void this.end(victim);
+    return true;
   }
 
   private sweep(): void {
     const now = Date.now();
     for (const s of [...this.sessions.values()])
-      if (s.streams === 0 && now - s.lastSeen > this.idleTimeoutMs) {
+      if (s.idle && now - s.lastSeen > this.idleTimeoutMs) {
         logEvent("mcp.session_expired", {});
         void this.end(s);
       }
@@ -167,7 +170,7 @@ export class McpHttpHandler {
 
   private async end(s: HttpSession): Promise<void> {
     this.sessions.delete(s.id);
-    await s.session.close().catch(() => {});
+    await s.close();
   }
 
   async close(): Promise<void> {

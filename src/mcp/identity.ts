@@ -13,4 +13,6 @@ export const CAPABILITIES = {
   tools: { listChanged: false },
   resources: { subscribe: true, listChanged: true },
   prompts: { listChanged: false },
+  logging: {},
+  completions: {},
 } as const;

@@ -13,11 +13,14 @@ import { OPERATION_BY_NAME } from "../ops/registry.ts";
 
 const ALLOWED_TOOLS_META = "indx/allowed_tools";
 
+/** What completion/complete offers for a prompt argument (src/mcp/completions.ts). */
+export type PromptArgumentKind = "date" | "boolean";
+
 interface PromptDef {
   name: string;
   title: string;
   description: string;
-  arguments: { name: string; description: string; required?: boolean }[];
+  arguments: { name: string; description: string; required?: boolean; kind?: PromptArgumentKind }[];
   tools: string[];
   /** The single user message; `canWrite` tells whether the session can call the write tools. */
   text(args: Record<string, string>, canWrite: boolean): string;
@@ -26,7 +29,7 @@ interface PromptDef {
 const WRITE_TOOLS = ["note_write", "note_patch"];
 
 const today = () => isoDate(new Date());
-function isoDate(d: Date): string {
+export function isoDate(d: Date): string {
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
 }
 
@@ -93,7 +96,7 @@ const PROMPTS: PromptDef[] = [
     name: "daily_note",
     title: "Open or create a daily note",
     description: "Create or open the daily note Daily/YYYY-MM-DD.md (today by default).",
-    arguments: [{ name: "date", description: "The day, YYYY-MM-DD (default: today, server time)." }],
+    arguments: [{ name: "date", description: "The day, YYYY-MM-DD (default: today, server time).", kind: "date" }],
     tools: ["note_exists", "note_read", "note_list", "vault_search", "note_write", "note_patch"],
     text: (args, canWrite) => {
       const date = dateArg(args, "date");
@@ -137,7 +140,7 @@ const PROMPTS: PromptDef[] = [
     name: "cleanup_unresolved_links",
     title: "Fix broken links",
     description: "Find [[links]] that point at no note and propose (or apply) fixes: a corrected target, a new note, or removal.",
-    arguments: [{ name: "dry_run", description: "true (default): only propose fixes; false: apply the approved ones." }],
+    arguments: [{ name: "dry_run", description: "true (default): only propose fixes; false: apply the approved ones.", kind: "boolean" }],
     tools: ["link_unresolved", "vault_search", "note_exists", "note_read", "note_patch", "note_write"],
     text: (args, canWrite) => {
       const dryRun = boolArg(args, "dry_run", true);
@@ -160,7 +163,7 @@ const PROMPTS: PromptDef[] = [
     name: "weekly_review",
     title: "Weekly review",
     description: "Gather the notes changed during one week and write a review note from them.",
-    arguments: [{ name: "week_of", description: "Any date in the week, YYYY-MM-DD (default: today). Weeks run Monday to Sunday." }],
+    arguments: [{ name: "week_of", description: "Any date in the week, YYYY-MM-DD (default: today). Weeks run Monday to Sunday.", kind: "date" }],
     tools: ["note_list", "note_read", "vault_search", "tag_notes", "link_backlinks", "note_exists", "note_write"],
     text: (args, canWrite) => {
       const week = isoWeek(dateArg(args, "week_of"));
@@ -189,6 +192,11 @@ function allowedTools(def: PromptDef, scopes: ReadonlySet<Scope>): string[] {
     const op = OPERATION_BY_NAME.get(t);
     return op !== undefined && hasScope(scopes, op.scope);
   });
+}
+
+/** The kind of a prompt's argument, or undefined for an unknown prompt or argument (or one without completions). */
+export function promptArgumentKind(prompt: string, argument: string): PromptArgumentKind | undefined {
+  return BY_NAME.get(prompt)?.arguments.find((a) => a.name === argument)?.kind;
 }
 
 export function listPrompts(): Prompt[] {

@@ -2,6 +2,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import type { RequestHandlerExtra } from "@modelcontextprotocol/sdk/shared/protocol.js";
 import {
   CallToolRequestSchema,
+  CompleteRequestSchema,
   GetPromptRequestSchema,
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
@@ -10,6 +11,7 @@ import {
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
+  SetLevelRequestSchema,
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
@@ -17,9 +19,11 @@ import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { visibleTools } from "./catalogue.ts";
+import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
 import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./identity.ts";
+import { SessionLog } from "./logging.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
 import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
 import { intersectScopes, parseScopeList } from "./scopes.ts";
@@ -47,13 +51,14 @@ export interface McpSession {
 export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
   const subscriptions = new Subscriptions();
+  const log = new SessionLog(server);
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
   const contextOf = (extra: Extra) => hub.ctx.withScopes(scopesOf(extra));
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
   };
-  /** Resources and prompts fail as JSON-RPC errors carrying {code, message, details}. */
+  /** Requests other than tools/call fail as JSON-RPC errors carrying {code, message, details}. */
   const guarded = async <T>(fn: () => Promise<T> | T): Promise<T> => {
     try {
       return await fn();
@@ -71,8 +76,23 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
         ? undefined
         : (done: number, total: number) =>
             extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total } });
-    return callTool(hub, req.params.name, req.params.arguments, { ctx: contextOf(extra), progress });
+    return guarded(() =>
+      callTool(hub, req.params.name, req.params.arguments, { ctx: contextOf(extra), progress, log: log.forRequest(extra.sendNotification) }),
+    );
   });
+
+  server.setRequestHandler(SetLevelRequestSchema, (req) => {
+    log.setLevel(req.params.level);
+    return {};
+  });
+
+  server.setRequestHandler(CompleteRequestSchema, (req, extra) =>
+    guarded(async () => {
+      needRead(scopesOf(extra));
+      await hub.ready;
+      return complete(contextOf(extra), req.params);
+    }),
+  );
 
   server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
     guarded(async () => {
@@ -109,6 +129,7 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
 
   const detach = hub.attach({
     indexChanged(changed, listChanged) {
+      log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
       for (const uri of subscriptions.updatedUris(changed)) server.sendResourceUpdated({ uri }).catch(() => {});
       if (listChanged) server.sendResourceListChanged().catch(() => {});
     },

@@ -1,11 +1,13 @@
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
+import { RpcError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
+import type { Log } from "./logging.ts";
 import { ReplayCache } from "./replay.ts";
 
 /** What a tools/call needs from its transport: who calls, and where progress goes. */
@@ -13,6 +15,8 @@ export interface CallEnv {
   ctx: OpContext;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total: number) => Promise<void>;
+  /** The session's log: one tool_call event per call (name, outcome, duration; never the arguments). */
+  log?: Log;
 }
 
 /**
@@ -20,10 +24,11 @@ export interface CallEnv {
  * the text. No structuredContent: the SDK client validates any structuredContent against the
  * tool's outputSchema, even on an error, and an error body never matches an output schema.
  */
-export function errorResult(err: unknown): CallToolResult {
-  const e = toIndxError(err);
+function errorResult(e: IndxError): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify(e.toJSON()) }] };
 }
+
+type Outcome = { result: CallToolResult; error?: undefined } | { result?: undefined; error: IndxError };
 
 function summaryOf<I extends TObject, O extends TObject>(op: Operation<I, O>, output: Static<O>, input: Static<I>): string {
   try {
@@ -61,18 +66,34 @@ function throttledProgress(send: NonNullable<CallEnv["progress"]>) {
   };
 }
 
-/** tools/call: every call goes through invoke() (scopes, validation, run); nothing else here. */
+/**
+ * tools/call: every call goes through invoke() (scopes, validation, run); nothing else here. An
+ * unknown tool name is a malformed request (JSON-RPC Invalid params), not a failed call.
+ */
 export async function callTool(hub: McpHub, name: string, args: unknown, env: CallEnv): Promise<CallToolResult> {
   const op = OPERATION_BY_NAME.get(name);
   if (!op) {
     const shown = name.slice(0, 100);
-    return errorResult(new IndxError("not_found", `No tool named ${shown}. Call tools/list for the catalogue.`, { tool: shown }));
+    const e = new IndxError("not_found", `Unknown tool: ${shown}. Call tools/list for the catalogue.`, { tool: shown });
+    throw new RpcError(ErrorCode.InvalidParams, e.message, e.toJSON());
   }
+  const started = performance.now();
+  const outcome = await run(hub, op, args, env);
+  const ms = Math.round(performance.now() - started);
+  if (outcome.error) {
+    env.log?.("warning", { event: "tool_call", tool: op.name, ms, code: outcome.error.code });
+    return errorResult(outcome.error);
+  }
+  env.log?.("debug", { event: "tool_call", tool: op.name, ms });
+  return outcome.result;
+}
+
+async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operation<I, O>, args: unknown, env: CallEnv): Promise<Outcome> {
   if (!hasScope(env.ctx.scopes, op.scope))
-    return errorResult(new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }));
+    return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
   const key = op.safe ? ReplayCache.key(op.name, args) : null;
   const replay = key ? hub.replays.get(key) : undefined;
-  if (replay) return replay;
+  if (replay) return { result: replay };
   await hub.ready;
   const generation = hub.generation;
   const progress = env.progress ? throttledProgress(env.progress) : null;
@@ -88,9 +109,9 @@ export async function callTool(hub: McpHub, name: string, args: unknown, env: Ca
     // side effects (a write, a config change) makes every earlier replay stale.
     if (key && generation === hub.generation) hub.replays.set(key, result);
     if (!op.safe) hub.invalidate();
-    return result;
+    return { result };
   } catch (err) {
     await progress?.settle();
-    return errorResult(err);
+    return { error: toIndxError(err) };
   }
 }

@@ -161,9 +161,7 @@ describe("indx mcp over stdio", () => {
         expect(errorOf(wrongType).code).toBe("validation_failed");
       }
     }
-    const unknown = await client.callTool({ name: "no_such_tool", arguments: {} });
-    expect(unknown.isError).toBe(true);
-    expect(errorOf(unknown).code).toBe("not_found");
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
     const notFound = await client.callTool({ name: "note_read", arguments: { path: "Nope.md" } });
     expect(errorOf(notFound).code).toBe("not_found");
     expect(errors).toEqual([]);

@@ -36,7 +36,7 @@ async function connect(token: string | null, name = "test"): Promise<{ client: C
   return { client, transport };
 }
 
-/** One raw JSON-RPC POST; answers come as JSON or as one SSE event. */
+/** One raw JSON-RPC POST; answers come as JSON or as the last SSE event (after a priming event and any notifications). */
 async function rpc(body: unknown, headers: Record<string, string>) {
   const res = await fetch(`${server.url}/mcp`, {
     method: "POST",
@@ -45,7 +45,7 @@ async function rpc(body: unknown, headers: Record<string, string>) {
   });
   const text = await res.text();
   expect(text).not.toContain(sb.dir);
-  const data = text.startsWith("{") ? text : (/^data: (.*)$/m.exec(text)?.[1] ?? "null");
+  const data = text.startsWith("{") ? text : ([...text.matchAll(/^data: (.+)$/gm)].at(-1)?.[1] ?? "null");
   return { status: res.status, headers: res.headers, json: JSON.parse(data) as any };
 }
 
@@ -68,7 +68,7 @@ async function until(check: () => boolean, ms = 5000): Promise<boolean> {
 
 beforeAll(async () => {
   sb = sandbox({}, { fromDemo: true });
-  server = await startServer(sb.context(), { host: "127.0.0.1", port: 0, notice: () => {}, mcp: { maxSessions: MAX_SESSIONS } });
+  server = await startServer(sb.context(), { host: "127.0.0.1", port: 0, notice: () => {}, mcp: { maxSessions: MAX_SESSIONS, keepAliveMs: 100 } });
   admin = loadConfig({ env: sb.env }).str("server.api_key")!;
   reader = new TokenStore(sb.dataDir).create("reader", ["vault:read"]).token;
 });
@@ -131,20 +131,138 @@ describe("sessions", () => {
     expect(del.status).toBe(404);
   });
 
-  test("beyond the session cap an initialize is refused with 503", async () => {
-    const extra: { client: CheckedClient; transport: StreamableHTTPClientTransport }[] = [];
-    while (server.mcp.sessionCount < MAX_SESSIONS) extra.push(await connect(admin, "filler"));
-    const r = await rpc(initialize(), { authorization: `Bearer ${admin}` });
-    expect(r.status).toBe(503);
-    expect(r.json.error.message).toContain("Too many MCP sessions");
-    for (const e of extra) await e.transport.terminateSession();
+  /** A raw session: initialized, without the GET stream an SDK client opens (so it is idle between requests). */
+  async function rawSession(token = admin): Promise<string> {
+    const init = await rpc(initialize(), { authorization: `Bearer ${token}` });
+    expect(init.status).toBe(200);
+    return init.headers.get("mcp-session-id")!;
+  }
+  const sessionHeaders = (id: string, token = admin) => ({
+    authorization: `Bearer ${token}`,
+    "mcp-session-id": id,
+    "mcp-protocol-version": LATEST_PROTOCOL_VERSION,
+  });
+  const listTools = (id: string, token = admin) => rpc({ jsonrpc: "2.0", id: 9, method: "tools/list" }, sessionHeaders(id, token));
+  const deleteSession = (id: string, token = admin) => fetch(`${server.url}/mcp`, { method: "DELETE", headers: sessionHeaders(id, token) });
+
+  test("at the session cap an initialize evicts the least recently used idle session", async () => {
+    const ids: string[] = [];
+    try {
+      while (server.mcp.sessionCount < MAX_SESSIONS) ids.push(await rawSession());
+      expect(ids.length).toBeGreaterThanOrEqual(2);
+      await Bun.sleep(5);
+      expect((await listTools(ids[0]!)).status).toBe(200); // the oldest is used again: the second is now the least recent
+      const newcomer = await rawSession();
+      ids.push(newcomer);
+      expect(server.mcp.sessionCount).toBe(MAX_SESSIONS);
+      expect((await listTools(ids[1]!)).status).toBe(404);
+      expect((await listTools(ids[0]!)).status).toBe(200);
+      expect((await listTools(newcomer)).status).toBe(200);
+    } finally {
+      for (const id of ids) await deleteSession(id);
+    }
+  });
+
+  test("when every session is busy (an open SSE stream), an initialize is refused with 503", async () => {
+    const ids: string[] = [];
+    const streams = new AbortController();
+    const held: Response[] = []; // held: a fetch Response that is collected closes its stream
+    try {
+      while (server.mcp.sessionCount < MAX_SESSIONS) {
+        const id = await rawSession();
+        ids.push(id);
+        const get = await fetch(`${server.url}/mcp`, { headers: { ...sessionHeaders(id), accept: "text/event-stream" }, signal: streams.signal });
+        expect(get.status).toBe(200);
+        held.push(get);
+      }
+      const r = await rpc(initialize(), { authorization: `Bearer ${admin}` });
+      expect(r.status).toBe(503);
+      expect(r.json.error.message).toContain("Too many MCP sessions");
+      for (const id of ids) expect((await listTools(id)).status).toBe(200);
+    } finally {
+      streams.abort();
+      for (const id of ids) await deleteSession(id);
+    }
     expect(server.mcp.sessionCount).toBeLessThan(MAX_SESSIONS);
-    const again = await rpc(initialize(), { authorization: `Bearer ${admin}` });
-    expect(again.status).toBe(200);
-    await fetch(`${server.url}/mcp`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${admin}`, "mcp-session-id": again.headers.get("mcp-session-id")! },
-    });
+    const again = await rawSession();
+    await deleteSession(again);
+  });
+
+  test("only the token that opened a session can end it; another token gets 404", async () => {
+    const id = await rawSession(admin);
+    try {
+      const foreign = await deleteSession(id, reader);
+      expect(foreign.status).toBe(404);
+      expect((await listTools(id)).status).toBe(200);
+    } finally {
+      expect((await deleteSession(id, admin)).status).toBe(200);
+    }
+    expect((await listTools(id)).status).toBe(404);
+  });
+});
+
+describe("resumable SSE", () => {
+  interface SseEvent {
+    id?: string;
+    retry?: number;
+    data: string;
+  }
+  /** Reads SSE events until `stop` says so or the stream ends. */
+  async function readEvents(res: Response, stop: (e: SseEvent) => boolean): Promise<SseEvent[]> {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const events: SseEvent[] = [];
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return events;
+      buffer += value;
+      let end = buffer.indexOf("\n\n");
+      while (end >= 0) {
+        const e: SseEvent = { data: "" };
+        for (const line of buffer.slice(0, end).split("\n")) {
+          const [field, ...rest] = line.split(":");
+          const v = rest.join(":").replace(/^ /, "");
+          if (field === "id") e.id = v;
+          else if (field === "retry") e.retry = Number(v);
+          else if (field === "data") e.data += v;
+        }
+        buffer = buffer.slice(end + 2);
+        if (e.id !== undefined || e.data) events.push(e);
+        if (events.length && stop(events[events.length - 1]!)) {
+          await reader.cancel();
+          return events;
+        }
+        end = buffer.indexOf("\n\n");
+      }
+    }
+  }
+  const answers = (id: number) => (e: SseEvent) => e.data.includes(`"id":${id}`);
+
+  test("a POST stream starts with an event id and retry; a client that dropped it resumes with Last-Event-ID", async () => {
+    const init = await rpc(initialize(), { authorization: `Bearer ${admin}` });
+    const sid = init.headers.get("mcp-session-id")!;
+    const h = { authorization: `Bearer ${admin}`, "mcp-session-id": sid, "mcp-protocol-version": LATEST_PROTOCOL_VERSION };
+    try {
+      const post = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { ...h, "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "vault_search", arguments: { q: "rollback" } } }),
+      });
+      const first = await readEvents(post, answers(7));
+      expect(first[0]!.id).toBeTruthy();
+      expect(first[0]!.retry).toBeGreaterThan(0);
+      expect(first[0]!.data).toBe("");
+      expect(first.at(-1)!.id).toBeTruthy();
+
+      // As if the stream had dropped right after the priming event: the answer is replayed.
+      const resumed = await fetch(`${server.url}/mcp`, { headers: { ...h, accept: "text/event-stream", "last-event-id": first[0]!.id! } });
+      expect(resumed.status).toBe(200);
+      const replayed = await readEvents(resumed, answers(7));
+      expect(replayed.at(-1)!.data).toBe(first.at(-1)!.data);
+      expect(replayed.at(-1)!.id).toBe(first.at(-1)!.id);
+    } finally {
+      await fetch(`${server.url}/mcp`, { method: "DELETE", headers: h });
+    }
   });
 });
 

@@ -1,0 +1,106 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { LoggingMessageNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { TokenStore } from "../../src/auth/tokens.ts";
+import { loadConfig } from "../../src/config/load.ts";
+import { type RunningServer, startServer } from "../../src/http/serve.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
+
+/** MCP protocol utilities over Streamable HTTP (logging, completions, errors): the real server, the SDK's client. */
+
+let sb: Sandbox;
+let server: RunningServer;
+let admin: string;
+let reader: string;
+const clients: { client: Client; transport: StreamableHTTPClientTransport }[] = [];
+
+async function connect(token: string): Promise<Client> {
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: "protocol", version: "1.0.0" });
+  await client.connect(transport);
+  clients.push({ client, transport });
+  return client;
+}
+
+beforeAll(async () => {
+  sb = sandbox({}, { fromDemo: true });
+  server = await startServer(sb.context(), { host: "127.0.0.1", port: 0, notice: () => {}, watch: false });
+  admin = loadConfig({ env: sb.env }).str("server.api_key")!;
+  reader = new TokenStore(sb.dataDir).create("reader", ["vault:read"]).token;
+});
+
+afterEach(async () => {
+  for (const { client, transport } of clients.splice(0)) {
+    await transport.terminateSession().catch(() => {});
+    await client.close().catch(() => {});
+  }
+});
+
+afterAll(async () => {
+  await server?.stop();
+  sb?.cleanup();
+});
+
+describe("tools/call errors", () => {
+  test("an unknown tool name is a JSON-RPC Invalid params error, not a tool result", async () => {
+    const client = await connect(admin);
+    await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+});
+
+describe("logging", () => {
+  test("notifications/message at or above the level set, with events but never the query", async () => {
+    const client = await connect(admin);
+    expect(client.getServerCapabilities()?.logging).toEqual({});
+    const seen: { level: string; data: unknown }[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void seen.push({ level: n.params.level, data: n.params.data }));
+
+    await client.setLoggingLevel("debug");
+    await client.callTool({ name: "vault_search", arguments: { q: "rollback secret-words" } });
+    await client.callTool({ name: "note_read", arguments: { path: "Nope.md" } });
+    expect(seen.find((m) => m.level === "debug")?.data).toMatchObject({ event: "tool_call", tool: "vault_search" });
+    expect(seen.find((m) => m.level === "warning")?.data).toMatchObject({ event: "tool_call", tool: "note_read", code: "not_found" });
+    expect(JSON.stringify(seen)).not.toContain("secret-words");
+
+    seen.length = 0;
+    await client.setLoggingLevel("warning");
+    await client.callTool({ name: "vault_search", arguments: { q: "apollo" } });
+    await client.callTool({ name: "note_read", arguments: { path: "Still nope.md" } });
+    expect(seen.map((m) => m.level)).toEqual(["warning"]);
+  });
+});
+
+describe("completions", () => {
+  const values = async (client: Client, ref: { type: "ref/prompt"; name: string } | { type: "ref/resource"; uri: string }, name: string, value: string) =>
+    (await client.complete({ ref, argument: { name, value } })).completion.values;
+
+  test("prompt dates, note paths and tags complete from the index", async () => {
+    const client = await connect(reader);
+    expect(client.getServerCapabilities()?.completions).toEqual({});
+
+    const dates = await values(client, { type: "ref/prompt", name: "daily_note" }, "date", "2026-01");
+    expect(dates).toEqual(expect.arrayContaining(["2026-01-05", "2026-01-06"]));
+    for (const d of dates) expect(d.startsWith("2026-01")).toBe(true);
+    const today = await values(client, { type: "ref/prompt", name: "weekly_review" }, "week_of", "");
+    expect(today[0]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+
+    const paths = await values(client, { type: "ref/resource", uri: "vault://{+path}" }, "path", "Proj");
+    expect(paths).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md"]);
+    const backlinks = await values(client, { type: "ref/resource", uri: "vault://graph/backlinks/{+path}" }, "path", "People/A");
+    expect(backlinks).toEqual(["People/Ada Lovelace.md"]);
+
+    const tags = await values(client, { type: "ref/resource", uri: "vault://search{?q,mode,limit,path_glob,tag}" }, "tag", "#me");
+    expect(tags).toEqual(expect.arrayContaining(["meeting", "meta/onboarding"]));
+    for (const t of tags) expect(t.startsWith("me")).toBe(true);
+
+    expect(await values(client, { type: "ref/prompt", name: "cleanup_unresolved_links" }, "dry_run", "f")).toEqual(["false"]);
+  });
+
+  test("an unknown prompt, template or argument completes to nothing", async () => {
+    const client = await connect(reader);
+    expect(await values(client, { type: "ref/prompt", name: "no_such_prompt" }, "x", "a")).toEqual([]);
+    expect(await values(client, { type: "ref/prompt", name: "link_orphans" }, "limit", "1")).toEqual([]);
+    expect(await values(client, { type: "ref/resource", uri: "vault://nothing{x}" }, "x", "")).toEqual([]);
+  });
+});
