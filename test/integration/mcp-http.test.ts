@@ -260,6 +260,16 @@ describe("resumable SSE", () => {
       const replayed = await readEvents(resumed, answers(7));
       expect(replayed.at(-1)!.data).toBe(first.at(-1)!.data);
       expect(replayed.at(-1)!.id).toBe(first.at(-1)!.id);
+
+      // A later request that declares an older (supported) version still gets a resumable stream: the session negotiated it.
+      const older = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { ...h, "mcp-protocol-version": "2025-03-26", "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 8, method: "tools/list" }),
+      });
+      const events = await readEvents(older, answers(8));
+      expect(events[0]!.id).toBeTruthy();
+      expect(events[0]!.retry).toBeGreaterThan(0);
     } finally {
       await fetch(`${server.url}/mcp`, { method: "DELETE", headers: h });
     }
