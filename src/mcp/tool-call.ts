@@ -4,6 +4,7 @@ import type { OpContext } from "../ops/context.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
+import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
 import type { Log } from "./logging.ts";
@@ -28,14 +29,6 @@ function errorResult(e: IndxError): CallToolResult {
 }
 
 type Outcome = { result: CallToolResult; error?: undefined } | { result?: undefined; error: IndxError };
-
-function summaryOf(op: AnyOperation, output: unknown, input: unknown): string {
-  try {
-    return op.summary(output as never, (input ?? {}) as never);
-  } catch {
-    return `${op.name} succeeded`;
-  }
-}
 
 /** Progress is throttled to about one notification per percent (and always the last one). */
 function throttledProgress(send: NonNullable<CallEnv["progress"]>) {
@@ -101,7 +94,7 @@ async function run(hub: McpHub, op: AnyOperation, args: unknown, env: CallEnv): 
     const output = await invoke(op, env.ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
-      content: [{ type: "text", text: summaryOf(op, output, args) }],
+      content: [{ type: "text", text: resultText(op, output, args) }],
       structuredContent: output as Record<string, unknown>,
     };
     // A result computed while the index changed underneath is not kept for replays; a call with

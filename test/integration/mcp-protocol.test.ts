@@ -49,6 +49,29 @@ describe("tools/call errors", () => {
   });
 });
 
+describe("tool result content", () => {
+  const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as { type: string; text: string }[])[0]!.text;
+
+  test("a client that passes only content to its model still sees the note text and every hit", async () => {
+    const client = await connect(reader);
+    const read = await client.callTool({ name: "note_read", arguments: { path: "Projects/Apollo Launch.md" } });
+    const note = read.structuredContent as { body: string; etag: string };
+    expect(textOf(read)).toContain(note.body);
+    expect(textOf(read)).toContain(note.etag);
+
+    const search = await client.callTool({ name: "vault_search", arguments: { q: "launch", limit: 10 } });
+    const hits = (search.structuredContent as { results: { chunk_id: string; heading: string | null; score: number }[] }).results;
+    expect(hits.length).toBeGreaterThan(2);
+    const lines = textOf(search).split("\n");
+    for (const hit of hits) expect(lines.some((l) => l.includes(hit.chunk_id) && l.includes(String(hit.score)))).toBe(true);
+
+    const list = await client.callTool({ name: "note_list", arguments: { path_glob: "People/**" } });
+    const [summary, json] = textOf(list).split("\n");
+    expect(summary).toContain("notes");
+    expect(JSON.parse(json!)).toEqual(list.structuredContent);
+  });
+});
+
 describe("logging", () => {
   test("notifications/message at or above the level set, with events but never the query", async () => {
     const client = await connect(admin);
