@@ -97,7 +97,7 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
   server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
     guarded(async () => {
       await hub.ready;
-      return listResources(contextOf(extra), req.params?.cursor);
+      return listResources(hub, contextOf(extra), req.params?.cursor);
     }),
   );
 
