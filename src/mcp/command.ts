@@ -1,13 +1,15 @@
 import type { CommandDef } from "citty";
 import { GLOBAL_ARGS, type GlobalFlags, openContext } from "../cli/context.ts";
 import { rejectUnknownFlags } from "../cli/op-command.ts";
+import { chooseFormat } from "../cli/output.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 
 /**
  * `indx mcp` and `indx mcp serve --stdio`: the MCP server over stdio for local agents. A leaf
- * command with an optional `serve` word (citty would take a flag's value for a subcommand name).
- * Streamable HTTP is served at /mcp by `indx serve`.
+ * command with an optional action word (citty would take a flag's value for a subcommand name):
+ * `serve`, or `catalogue` to print what the tool catalogue costs an agent. Streamable HTTP is
+ * served at /mcp by `indx serve`.
  */
 export const mcpCommand: CommandDef = {
   meta: {
@@ -15,7 +17,7 @@ export const mcpCommand: CommandDef = {
       "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex): `indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get). Over HTTP, MCP is at /mcp on `indx serve`.",
   },
   args: {
-    action: { type: "positional", required: false, description: "serve (optional)." },
+    action: { type: "positional", required: false, description: "serve (the default), or catalogue: print the tool catalogue's size in tokens." },
     stdio: { type: "boolean", description: "Use the stdio transport (the default and only local transport)." },
     "read-only": { type: "boolean", description: "Only the vault:read scope: no write or admin tools." },
     admin: { type: "boolean", description: "Also grant vault:admin (reindex, configuration)." },
@@ -25,14 +27,25 @@ export const mcpCommand: CommandDef = {
   async run({ args, rawArgs }) {
     rejectUnknownFlags(rawArgs, mcpCommand.args as never);
     const flags = args as GlobalFlags & { action?: string; "read-only"?: boolean; admin?: boolean; "no-watch"?: boolean };
-    if (flags.action !== undefined && flags.action !== "serve")
-      throw new IndxError("validation_failed", `Unknown mcp action: ${flags.action}. Use \`indx mcp\` or \`indx mcp serve --stdio\`.`);
+    if (flags.action !== undefined && flags.action !== "serve" && flags.action !== "catalogue")
+      throw new IndxError("validation_failed", `Unknown mcp action: ${flags.action}. Use \`indx mcp\`, \`indx mcp serve --stdio\` or \`indx mcp catalogue\`.`);
     const readOnly = flags["read-only"] === true;
     if (readOnly && flags.admin) throw new IndxError("validation_failed", "--read-only and --admin exclude each other.");
     const scopes = new Set<Scope>(readOnly ? ["vault:read"] : flags.admin ? ["vault:read", "vault:write", "vault:admin"] : ["vault:read", "vault:write"]);
+    if (flags.action === "catalogue") return printCatalogueSize(scopes, flags);
     const ctx = openContext(flags);
     const { serveStdio } = await import("./stdio.ts");
     await serveStdio(ctx, { scopes, watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch") });
     process.exit(0);
   },
 };
+
+/** `indx mcp catalogue`: the tools these flags' scopes would see, in tokens (a JSON object with --json or when piped). */
+async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
+  const { catalogueSize } = await import("./catalogue.ts");
+  const size = catalogueSize(scopes);
+  if (chooseFormat(flags, process.stdout.isTTY === true) !== "human") return void console.log(JSON.stringify(size));
+  console.log(
+    `${size.tools} tools: ${size.tokens} tokens (name, description, inputSchema; chars/4), ${size.tokens_with_output_schema} with outputSchema. Scopes: ${[...scopes].join(", ")}.`,
+  );
+}

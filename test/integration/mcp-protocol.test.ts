@@ -42,10 +42,42 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+describe("instructions", () => {
+  test("fit the session: its scopes, the vault's size, structuredContent, subscriptions and the shared fields", async () => {
+    const writer = await connect(admin);
+    const notes = ((await writer.callTool({ name: "note_list", arguments: { limit: 1 } })).structuredContent as { total: number }).total;
+    const forWriter = writer.getInstructions()!;
+    expect(forWriter).toContain(`${notes} notes`);
+    expect(forWriter).toContain("structuredContent");
+    expect(forWriter).toContain("resources/subscribe");
+    expect(forWriter).toContain("if_match");
+    expect(forWriter).toMatch(/- path: /);
+
+    const forReader = (await connect(reader)).getInstructions()!;
+    expect(forReader).toContain(`${notes} notes`);
+    expect(forReader).toContain("read-only");
+    expect(forReader).not.toContain("etag");
+    expect(forReader).not.toContain("if_match");
+    expect(forReader).not.toContain("idempotency_key");
+    expect(forReader).toMatch(/- path: /);
+  });
+});
+
 describe("tools/call errors", () => {
   test("an unknown tool name is a JSON-RPC Invalid params error, not a tool result", async () => {
     const client = await connect(admin);
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  test("calls are validated against the full operation schema, not the compact one the catalogue shows", async () => {
+    const client = await connect(admin);
+    const read = (await client.listTools()).tools.find((t) => t.name === "note_read")!;
+    expect(JSON.stringify(read.inputSchema)).not.toContain("maxLength");
+    const tooLong = await client.callTool({ name: "note_read", arguments: { path: `${"a".repeat(2000)}.md` } });
+    expect(tooLong.isError).toBe(true);
+    expect(JSON.parse((tooLong.content as { text: string }[])[0]!.text).code).toBe("validation_failed");
+    const extra = await client.callTool({ name: "note_read", arguments: { path: "Welcome.md", colour: "blue" } });
+    expect(JSON.parse((extra.content as { text: string }[])[0]!.text).code).toBe("validation_failed");
   });
 });
 

@@ -20,7 +20,7 @@ const sessions: McpSession[] = [];
 
 async function connect(scopes: string[] = ["vault:read", "vault:write"]) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createSession(hub, { scopes: new Set(scopes as never) });
+  const session = await createSession(hub, { scopes: new Set(scopes as never) });
   sessions.push(session);
   await session.server.connect(serverSide);
   const client = new Client({ name: "mem", version: "0" });
