@@ -39,7 +39,7 @@ const WrittenCanvas = Type.Object({
 export const canvasRead = defineOp({
   name: "canvas_read",
   title: "Read a canvas",
-  description: "Read a JSON Canvas file (.canvas): its nodes (text, file, link, group) and edges, with the etag to pass to canvas_write or canvas_patch.",
+  description: "Read a JSON Canvas file (.canvas): its nodes, edges and etag.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -60,8 +60,7 @@ export const canvasRead = defineOp({
 export const canvasWrite = defineOp({
   name: "canvas_write",
   title: "Create or replace a canvas",
-  description:
-    "Create or replace a JSON Canvas file, validated against JSON Canvas 1.0 (an invalid canvas is refused with the list of problems). To change a few nodes or edges use canvas_patch. Pass if_match with the etag from canvas_read when replacing.",
+  description: "Create or replace a JSON Canvas 1.0 file (an invalid canvas is refused with its problems). To change a few nodes or edges, use canvas_patch.",
   scope: "vault:write",
   destructive: true,
   safe: false,
@@ -104,15 +103,14 @@ export const canvasWrite = defineOp({
 export const canvasPatch = defineOp({
   name: "canvas_patch",
   title: "Edit a canvas with structured ops",
-  description:
-    "Add, update or remove nodes and edges of a JSON Canvas file; removing a node removes its edges. Ops apply in order; if one fails nothing is written. Every other byte of the file is kept. Pass if_match with the etag from canvas_read.",
+  description: "Add, update or remove nodes and edges of a JSON Canvas file (removing a node removes its edges); every other byte is kept.",
   scope: "vault:write",
   destructive: true,
   safe: false,
   input: Type.Object(
     {
       path: VaultPath,
-      ops: Type.Array(CanvasPatchOpSchema, { minItems: 1, maxItems: 500, description: "Edits, applied in order." }),
+      ops: Type.Array(CanvasPatchOpSchema, { minItems: 1, maxItems: 500, description: "Edits, applied in order; if one fails, nothing is written." }),
       if_match: Type.Optional(IfMatch),
       idempotency_key: Type.Optional(IdempotencyKey),
     },

@@ -12,7 +12,7 @@ export const CANVAS_COLOR_PATTERN = "^(?:[1-6]|#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})
 export const CanvasColor = Type.String({
   maxLength: 7,
   pattern: CANVAS_COLOR_PATTERN,
-  description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or a hex colour like "#FF0000".',
+  description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or hex like "#FF0000".',
 });
 export const CanvasSide = Type.Union([Type.Literal("top"), Type.Literal("right"), Type.Literal("bottom"), Type.Literal("left")]);
 const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description });
@@ -20,7 +20,7 @@ const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Typ
 const open = { additionalProperties: true } as const;
 
 const nodeBase = {
-  id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Unique id of the node (Obsidian writes 16 hex characters)." }),
+  id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Unique node id (Obsidian writes 16 hex characters)." }),
   x: Type.Integer(),
   y: Type.Integer(),
   width: Type.Integer(),
@@ -77,16 +77,16 @@ export const CanvasNodeSchema = Type.Object(
     background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type group: vault path of a background image." })),
     backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "type group." })),
   },
-  { ...open, title: "Node", description: "A text, file, link or group node; nodes are drawn in array order (first lowest)." },
+  { ...open, title: "Node", description: "A text, file, link or group node." },
 );
 
 export const CanvasEdgeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }),
-    fromNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "Id of the node the edge starts at." }),
+    fromNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "The start node's id." }),
     fromSide: Type.Optional(CanvasSide),
     fromEnd: Type.Optional(CanvasEnd('Default "none".')),
-    toNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "Id of the node the edge ends at." }),
+    toNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "The end node's id." }),
     toSide: Type.Optional(CanvasSide),
     toEnd: Type.Optional(CanvasEnd('Default "arrow".')),
     color: Type.Optional(CanvasColor),
@@ -100,7 +100,7 @@ export const CanvasSchema = Type.Object(
     nodes: Type.Optional(Type.Array(CanvasNodeSchema, { maxItems: INPUT_LIMITS.canvasNodes })),
     edges: Type.Optional(Type.Array(CanvasEdgeSchema, { maxItems: INPUT_LIMITS.canvasEdges })),
   },
-  { ...open, title: "JSON Canvas 1.0", description: "Nodes in z-order (first is drawn lowest) and the edges between them." },
+  { ...open, title: "JSON Canvas 1.0", description: "Nodes (drawn in array order, first lowest) and the edges between them." },
 );
 
 export type CanvasDoc = Static<typeof CanvasSchema>;

@@ -1,32 +1,46 @@
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
-import { openContext } from "./context.ts";
+import { type GlobalFlags, openContext } from "./context.ts";
+import { print } from "./io.ts";
+import { chooseFormat } from "./output.ts";
 
 /**
  * `indx mcp` and `indx mcp serve --stdio`: the MCP server over stdio for local agents. A leaf
- * command with an optional `serve` word (citty would take a flag's value for a subcommand name).
- * Streamable HTTP is served at /mcp by `indx serve`.
+ * command with an optional action word (citty would take a flag's value for a subcommand name):
+ * `serve`, or `catalogue` to print what the tool catalogue costs an agent. Streamable HTTP is
+ * served at /mcp by `indx serve`.
  */
 export const mcpCommand = command({
   description:
     "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex): `indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get). Over HTTP, MCP is at /mcp on `indx serve`.",
   args: {
-    action: { type: "positional", required: false, description: "serve (optional)." },
+    action: { type: "positional", required: false, description: "serve (the default), or catalogue: print the tool catalogue's size in tokens." },
     stdio: { type: "boolean", description: "Use the stdio transport (the default and only local transport)." },
     "read-only": { type: "boolean", description: "Only the vault:read scope: no write or admin tools." },
     admin: { type: "boolean", description: "Also grant vault:admin (reindex, configuration)." },
     "no-watch": { type: "boolean", description: "Do not watch the vault for changes." },
   },
   async run(flags, rawArgs) {
-    if (flags.action !== undefined && flags.action !== "serve")
-      throw new IndxError("validation_failed", `Unknown mcp action: ${flags.action}. Use \`indx mcp\` or \`indx mcp serve --stdio\`.`);
+    if (flags.action !== undefined && flags.action !== "serve" && flags.action !== "catalogue")
+      throw new IndxError("validation_failed", `Unknown mcp action: ${flags.action}. Use \`indx mcp\`, \`indx mcp serve --stdio\` or \`indx mcp catalogue\`.`);
     const readOnly = flags["read-only"] === true;
     if (readOnly && flags.admin) throw new IndxError("validation_failed", "--read-only and --admin exclude each other.");
     const scopes = new Set<Scope>(readOnly ? ["vault:read"] : flags.admin ? ["vault:read", "vault:write", "vault:admin"] : ["vault:read", "vault:write"]);
+    if (flags.action === "catalogue") return printCatalogueSize(scopes, flags);
     const ctx = openContext(flags);
     const { serveStdio } = await import("../mcp/stdio.ts");
     await serveStdio(ctx, { scopes, watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch") });
     process.exit(0);
   },
 });
+
+/** `indx mcp catalogue`: the tools these flags' scopes would see, in tokens (a JSON object with --json or when piped). */
+async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
+  const { catalogueSize } = await import("../mcp/catalogue.ts");
+  const size = catalogueSize(scopes);
+  if (chooseFormat(flags, process.stdout.isTTY === true) !== "human") return print(JSON.stringify(size));
+  print(
+    `${size.tools} tools: ${size.tokens} tokens (name, description, inputSchema; chars/4), ${size.tokens_with_output_schema} with outputSchema. Scopes: ${[...scopes].join(", ")}.`,
+  );
+}

@@ -8,7 +8,7 @@ export const linkBacklinks = defineOp({
   name: "link_backlinks",
   title: "Notes that link here",
   description:
-    "List every link, embed and frontmatter link in the vault that resolves to this file (Obsidian's resolution rules), with the source note, line and the link as written. Use it before renaming or deleting a note, or to find context around a note.",
+    "Every link, embed and frontmatter link that resolves to this file, with its source note, line and text. Check it before renaming or deleting a note.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -25,8 +25,7 @@ export const linkBacklinks = defineOp({
 export const linkForward = defineOp({
   name: "link_forward",
   title: "Links out of a note",
-  description:
-    "List the outgoing links of a note (wikilinks, embeds, Markdown links, frontmatter links) with their resolved targets; unresolved ones have target null.",
+  description: "A note's outgoing links with their resolved targets (null when unresolved).",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -42,8 +41,7 @@ export const linkForward = defineOp({
 export const linkUnresolved = defineOp({
   name: "link_unresolved",
   title: "Broken links",
-  description:
-    "List link targets that match no file in the vault, most referenced first, with the notes that contain them. A missing heading or block does not make a link unresolved (as in Obsidian).",
+  description: "Link targets that match no file, most referenced first, with the notes that contain them.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
@@ -63,7 +61,7 @@ export const linkUnresolved = defineOp({
 export const linkOrphans = defineOp({
   name: "link_orphans",
   title: "Notes without links",
-  description: "List notes that neither link to another file nor are linked from one: candidates for linking or cleanup.",
+  description: "Notes with no links in or out: candidates for linking or cleanup.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),

@@ -2,13 +2,15 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { OPERATIONS } from "../ops/registry.ts";
+import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
+import { SHARED_FIELDS } from "./glossary.ts";
 
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
-const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { type: "object"; [k: string]: unknown };
+const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as JsonObject;
 
 const toolCache = new Map<string, Tool>();
 
-/** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools). */
+/** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools); its inputSchema compacted for the agent. */
 export function toolOf(op: AnyOperation): Tool {
   let tool = toolCache.get(op.name);
   if (!tool) {
@@ -16,8 +18,8 @@ export function toolOf(op: AnyOperation): Tool {
       name: op.name,
       title: op.title,
       description: op.description,
-      inputSchema: plain(op.input),
-      outputSchema: plain(op.output),
+      inputSchema: { ...compactInputSchema(plain(op.input), SHARED_FIELDS), type: "object" },
+      outputSchema: { ...plain(op.output), type: "object" },
       annotations: {
         title: op.title,
         readOnlyHint: op.safe,
@@ -35,4 +37,21 @@ export function toolOf(op: AnyOperation): Tool {
 /** The tools a caller with these scopes may see: the others are not advertised at all. */
 export function visibleTools(scopes: ReadonlySet<Scope>): Tool[] {
   return OPERATIONS.filter((op) => hasScope(scopes, op.scope)).map(toolOf);
+}
+
+export interface CatalogueSize {
+  tools: number;
+  /** chars/4 of the JSON of each tool's name, description and inputSchema: what an agent pays on every turn. */
+  tokens: number;
+  /** The same with each tool's outputSchema, which some clients also pass to the model. */
+  tokens_with_output_schema: number;
+}
+
+/** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
+export function catalogueSize(scopes: ReadonlySet<Scope>): CatalogueSize {
+  const tools = visibleTools(scopes);
+  const chars = (t: Tool, withOutput: boolean) =>
+    JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;
+  const tokens = (withOutput: boolean) => Math.round(tools.reduce((sum, t) => sum + chars(t, withOutput), 0) / 4);
+  return { tools: tools.length, tokens: tokens(false), tokens_with_output_schema: tokens(true) };
 }

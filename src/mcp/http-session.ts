@@ -1,4 +1,5 @@
 import {
+  type HandleRequestOptions,
   WebStandardStreamableHTTPServerTransport,
   type WebStandardStreamableHTTPServerTransportOptions,
 } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
@@ -11,12 +12,19 @@ import {
   isJSONRPCResultResponse,
   type JSONRPCMessage,
   type RequestId,
+  SUPPORTED_PROTOCOL_VERSIONS,
 } from "@modelcontextprotocol/sdk/types.js";
 import type { McpSession } from "./session.ts";
 
-/** The SDK's Streamable HTTP transport, counting the requests it has received and not yet answered. */
+/**
+ * The SDK's Streamable HTTP transport, counting the requests it has received and not yet answered,
+ * and making every POST stream of a session resumable when the session negotiated a protocol
+ * version that allows it.
+ */
 export class TrackedTransport extends WebStandardStreamableHTTPServerTransport {
   private readonly unanswered = new Set<RequestId>();
+  /** The protocol version answered to initialize. */
+  private negotiated: string | null = null;
 
   constructor(options: WebStandardStreamableHTTPServerTransportOptions) {
     super(options);
@@ -30,7 +38,28 @@ export class TrackedTransport extends WebStandardStreamableHTTPServerTransport {
 
   override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (isJSONRPCResultResponse(message) || isJSONRPCErrorResponse(message)) this.unanswered.delete(message.id ?? "");
+    if (isJSONRPCResultResponse(message) && typeof message.result.protocolVersion === "string" && "serverInfo" in message.result)
+      this.negotiated = message.result.protocolVersion;
     return super.send(message, options);
+  }
+
+  override handleRequest(req: Request, options?: HandleRequestOptions): Promise<Response> {
+    return super.handleRequest(this.withNegotiatedVersion(req), options);
+  }
+
+  /**
+   * The SDK opens a POST stream with a priming event (an event id and `retry`: what lets a client
+   * resume it) only when that request's MCP-Protocol-Version header is 2025-11-25 or later. What
+   * the client can read was settled at initialize, so a POST that declares another supported
+   * version is handled as the negotiated one. A missing or unsupported header is left to the SDK.
+   */
+  private withNegotiatedVersion(req: Request): Request {
+    const declared = req.headers.get("mcp-protocol-version");
+    if (req.method !== "POST" || !this.negotiated || declared === null || declared === this.negotiated) return req;
+    if (!SUPPORTED_PROTOCOL_VERSIONS.includes(declared)) return req;
+    const headers = new Headers(req.headers);
+    headers.set("mcp-protocol-version", this.negotiated);
+    return new Request(req, { headers });
   }
 
   private received(message: JSONRPCMessage): void {

@@ -123,7 +123,7 @@ export class McpHttpHandler {
   }
 
   private async open(request: Request, parsedBody: unknown, scopes: ReadonlySet<Scope>, authInfo: { token: string; clientId: string; scopes: string[] }) {
-    const session = createSession(this.hub, { scopes: new Set(scopes) });
+    const session = await createSession(this.hub, { scopes: new Set(scopes) });
     let entry: HttpSession | null = null;
     const transport: TrackedTransport = new TrackedTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

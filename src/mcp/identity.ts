@@ -1,10 +1,9 @@
 import { VERSION } from "../core/version.ts";
+import type { Scope } from "../ops/define.ts";
+import { hasScope } from "../ops/invoke.ts";
 
-/** Server identity and agent onboarding, word for word as docs/mcp.md (Identity) quotes them. */
+/** Server identity and agent onboarding (docs/mcp.md, Identity). */
 export const SERVER_NAME = "indx";
-
-export const INSTRUCTIONS =
-  "You are connected to an indx vault. Notes are markdown files identified by vault-relative posix paths. Prefer note_patch with structured ops over note_write whenever you only need to change a section. Search before you read; read before you write; pass the etag back on writes.";
 
 export const SERVER_INFO = { name: SERVER_NAME, version: VERSION } as const;
 
@@ -16,3 +15,34 @@ export const CAPABILITIES = {
   logging: {},
   completions: {},
 } as const;
+
+export interface SessionFacts {
+  scopes: ReadonlySet<Scope>;
+  /** Notes in the index when the session opened; null when the index is not built yet. */
+  noteCount: number | null;
+  /** Input fields several of this session's tools share, with their one description (glossary.ts). */
+  sharedFields: ReadonlyMap<string, string>;
+}
+
+/**
+ * The instructions sent at initialize, fitted to the session: a read-only session is not taught
+ * how to write. They also carry what the tool schemas leave out to stay small: the fields several
+ * tools share, said once.
+ */
+export function instructionsFor(facts: SessionFacts): string {
+  const size = facts.noteCount === null ? "" : ` of ${facts.noteCount} notes`;
+  const lines = [
+    `You are connected to an indx vault${size}: Markdown notes identified by vault-relative POSIX paths.`,
+    "Search before you read: vault_search returns compact hits; read only what you need with chunk_get or note_read.",
+    hasScope(facts.scopes, "vault:write")
+      ? "Read before you write and pass the etag back as if_match. To change part of a note prefer note_patch (structured ops) over note_write. A failed write changes nothing."
+      : "This session is read-only: propose changes to the user instead of making them.",
+    "Every tool result carries its data as structuredContent and, for clients that show only text, as text content.",
+    "Resources (vault://<path>, vault://search?q=…, vault://graph, vault://tags) can be watched with resources/subscribe: notifications/resources/updated says when they change.",
+  ];
+  if (facts.sharedFields.size > 0) {
+    lines.push("Tools accept only the fields their schemas list. Fields several tools share:");
+    for (const [name, description] of facts.sharedFields) lines.push(`- ${name}: ${description}`);
+  }
+  return lines.join("\n");
+}

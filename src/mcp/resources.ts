@@ -8,8 +8,9 @@ import type { OutputOf } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { tagList } from "../tags/ops.ts";
+import { fileKind } from "../vault/scan.ts";
 import type { McpHub } from "./hub.ts";
-import { parseVaultUri, vaultUri } from "./uris.ts";
+import { graphPageUri, parseVaultUri, vaultUri } from "./uris.ts";
 
 /**
  * Resources (docs/mcp.md, Resources): the vault as browsable, subscribable views. Every read is an
@@ -19,22 +20,21 @@ import { parseVaultUri, vaultUri } from "./uris.ts";
 const PAGE = 200;
 const JSON_MIME = "application/json";
 
-const SYNTHETIC: Resource[] = [
-  {
-    uri: "vault://graph",
-    name: "graph",
-    title: "Link graph",
-    description: "Every note as a node and every resolved link between notes as an edge (JSON). Subscribe to hear about any change.",
-    mimeType: JSON_MIME,
-  },
-  {
-    uri: "vault://tags",
-    name: "tags",
-    title: "Tag index",
-    description: "Every tag with the number of notes that carry it (JSON).",
-    mimeType: JSON_MIME,
-  },
-];
+const TAGS: Resource = {
+  uri: "vault://tags",
+  name: "tags",
+  title: "Tag index",
+  description: "Every tag with the number of notes that carry it (JSON).",
+  mimeType: JSON_MIME,
+};
+
+const GRAPH: Resource = {
+  uri: "vault://graph",
+  name: "graph",
+  title: "Link graph",
+  description: `The link graph, ${PAGE} notes a page (JSON): those notes as nodes, their resolved links to other notes as edges, and next_uri for the next page. Subscribe to hear about any change.`,
+  mimeType: JSON_MIME,
+};
 
 export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
   {
@@ -49,6 +49,13 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
     name: "search",
     title: "A live search result set",
     description: "The result of vault_search for these parameters (JSON, compact hits). Subscribe to hear when the vault changes.",
+    mimeType: JSON_MIME,
+  },
+  {
+    uriTemplate: "vault://graph{?cursor}",
+    name: "graph_page",
+    title: "A page of the link graph",
+    description: "A further page of vault://graph: follow each page's next_uri.",
     mimeType: JSON_MIME,
   },
   {
@@ -67,8 +74,12 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
   },
 ];
 
-/** resources/list: the synthetic views first, then every note from the index, page by page. */
-export async function listResources(ctx: OpContext, cursor: string | undefined): Promise<ListResourcesResult> {
+/**
+ * resources/list: the synthetic views first, then every note from the index, page by page. Each
+ * resource has its size in bytes; the views' sizes are those of what a read returns (the graph's
+ * first page), so they are computed here (the graph page is cached until the next index update).
+ */
+export async function listResources(hub: McpHub, ctx: OpContext, cursor: string | undefined): Promise<ListResourcesResult> {
   const page = await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) });
   const notes: Resource[] = page.notes.map((n) => ({
     uri: vaultUri(n.path),
@@ -77,8 +88,16 @@ export async function listResources(ctx: OpContext, cursor: string | undefined):
     mimeType: "text/markdown",
     size: n.size,
   }));
-  return { resources: cursor ? notes : [...SYNTHETIC, ...notes], ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
+  const views = cursor
+    ? []
+    : [
+        { ...TAGS, size: byteSize(await invoke(tagList, ctx, {})) },
+        { ...GRAPH, size: byteSize(await graphPage(hub, ctx, null)) },
+      ];
+  return { resources: [...views, ...notes], ...(page.next_cursor ? { nextCursor: page.next_cursor } : {}) };
 }
+
+const byteSize = (data: unknown) => Buffer.byteLength(JSON.stringify(data));
 
 const json = (uri: string, data: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(data) }] });
 
@@ -86,7 +105,7 @@ export async function readResource(hub: McpHub, ctx: OpContext, uri: string): Pr
   const parsed = parseVaultUri(uri);
   switch (parsed.kind) {
     case "graph":
-      return json(uri, await linkGraph(hub, ctx));
+      return json(uri, await graphPage(hub, ctx, parsed.cursor));
     case "tags":
       return json(uri, await invoke(tagList, ctx, {}));
     case "backlinks":
@@ -128,29 +147,27 @@ async function readFile(ctx: OpContext, uri: string, path: string, download: boo
   return json(uri, { ...meta, download_uri: `${vaultUri(meta.path)}?download=1` });
 }
 
-interface Graph {
+interface GraphPage {
   nodes: { id: string; title: string; tags: string[] }[];
   edges: { source: string; target: string; count: number }[];
-  counts: { nodes: number; edges: number };
+  /** Notes in the whole graph. */
+  total_nodes: number;
+  next_uri: string | null;
 }
 
 /**
- * vault://graph, composed from note_list and link_forward (no operation returns the whole
- * graph yet). Cached until the next index update.
+ * A page of vault://graph, composed from note_list and link_forward (no operation returns the
+ * graph). Whole, it is megabytes on a large vault, so it comes a page of notes at a time, each
+ * with its outgoing edges (whose targets may be on other pages). Cached until the next index update.
  */
-async function linkGraph(hub: McpHub, ctx: OpContext): Promise<Graph> {
-  const cached = hub.derived.get("graph") as Graph | undefined;
+async function graphPage(hub: McpHub, ctx: OpContext, cursor: string | null): Promise<GraphPage> {
+  const key = `graph:${cursor ?? ""}`;
+  const cached = hub.derived.get(key) as GraphPage | undefined;
   if (cached) return cached;
   const generation = hub.generation;
-  const nodes: Graph["nodes"] = [];
-  let cursor: string | null = null;
-  do {
-    const page: OutputOf<typeof noteList> = await invoke(noteList, ctx, { limit: 1000, ...(cursor ? { cursor } : {}) });
-    for (const n of page.notes) nodes.push({ id: n.path, title: n.title, tags: n.tags });
-    cursor = page.next_cursor;
-  } while (cursor);
-  const ids = new Set(nodes.map((n) => n.id));
-  const edges: Graph["edges"] = [];
+  const page = await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) });
+  const nodes = page.notes.map((n) => ({ id: n.path, title: n.title, tags: n.tags }));
+  const edges: GraphPage["edges"] = [];
   for (const node of nodes) {
     let out: OutputOf<typeof linkForward>;
     try {
@@ -159,10 +176,10 @@ async function linkGraph(hub: McpHub, ctx: OpContext): Promise<Graph> {
       continue; // deleted since the listing
     }
     const counts = new Map<string, number>();
-    for (const l of out.links) if (l.target && l.target !== node.id && ids.has(l.target)) counts.set(l.target, (counts.get(l.target) ?? 0) + 1);
+    for (const l of out.links) if (l.target && l.target !== node.id && fileKind(l.target) === "note") counts.set(l.target, (counts.get(l.target) ?? 0) + 1);
     for (const [target, count] of counts) edges.push({ source: node.id, target, count });
   }
-  const graph = { nodes, edges, counts: { nodes: nodes.length, edges: edges.length } };
-  if (generation === hub.generation) hub.derived.set("graph", graph);
+  const graph = { nodes, edges, total_nodes: page.total, next_uri: page.next_cursor ? graphPageUri(page.next_cursor) : null };
+  if (generation === hub.generation) hub.derived.set(key, graph);
   return graph;
 }

@@ -15,14 +15,18 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { Static } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { noteList } from "../notes/ops.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
-import { hasScope } from "../ops/invoke.ts";
+import { hasScope, invoke } from "../ops/invoke.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
+import { sharedFieldsOf } from "./glossary.ts";
 import type { McpHub } from "./hub.ts";
-import { CAPABILITIES, INSTRUCTIONS, SERVER_INFO } from "./identity.ts";
+import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./identity.ts";
 import { SessionLog } from "./logging.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
 import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
@@ -48,8 +52,13 @@ export interface McpSession {
  * (through invoke) and back. Over HTTP each request also carries its own token's scopes
  * (extra.authInfo); a request may do only what both the session and that token allow.
  */
-export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
-  const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions: INSTRUCTIONS });
+export async function createSession(hub: McpHub, opts: SessionOptions): Promise<McpSession> {
+  const instructions = instructionsFor({
+    scopes: opts.scopes,
+    noteCount: await noteCount(hub.ctx.withScopes(opts.scopes)),
+    sharedFields: sharedFieldsOf(visibleTools(opts.scopes)),
+  });
+  const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
   const subscriptions = new Subscriptions();
   const log = new SessionLog(server);
 
@@ -97,7 +106,7 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
   server.setRequestHandler(ListResourcesRequestSchema, (req, extra) =>
     guarded(async () => {
       await hub.ready;
-      return listResources(contextOf(extra), req.params?.cursor);
+      return listResources(hub, contextOf(extra), req.params?.cursor);
     }),
   );
 
@@ -144,4 +153,13 @@ export function createSession(hub: McpHub, opts: SessionOptions): McpSession {
       await server.close();
     },
   };
+}
+
+/** Notes in the index, for the instructions; null while there is no usable index (stdio builds it after the handshake). */
+async function noteCount(ctx: OpContext): Promise<number | null> {
+  try {
+    return ((await invoke(noteList, ctx, { limit: 1 })) as Static<typeof noteList.output>).total;
+  } catch {
+    return null;
+  }
 }

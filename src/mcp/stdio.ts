@@ -40,7 +40,7 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
   const hub = new McpHub(ctx);
   let markReady!: () => void;
   hub.ready = new Promise<void>((resolve) => (markReady = resolve));
-  const session = createSession(hub, { scopes: opts.scopes });
+  const session = await createSession(hub, { scopes: opts.scopes });
   let watcher: VaultWatcher | null = null;
   let stopEmbedding = () => {};
 

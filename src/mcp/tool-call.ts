@@ -1,10 +1,11 @@
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
-import type { Static, TObject } from "@sinclair/typebox";
+import type { TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
+import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
 import type { Log } from "./logging.ts";
@@ -29,14 +30,6 @@ function errorResult(e: IndxError): CallToolResult {
 }
 
 type Outcome = { result: CallToolResult; error?: undefined } | { result?: undefined; error: IndxError };
-
-function summaryOf<I extends TObject, O extends TObject>(op: Operation<I, O>, output: Static<O>, input: Static<I>): string {
-  try {
-    return op.summary(output, input);
-  } catch {
-    return `${op.name} succeeded`;
-  }
-}
 
 /** Progress is throttled to about one notification per percent (and always the last one). */
 function throttledProgress(send: NonNullable<CallEnv["progress"]>) {
@@ -102,7 +95,7 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
-      content: [{ type: "text", text: summaryOf(op, output, input) }],
+      content: [{ type: "text", text: resultText(op, output, input) }],
       structuredContent: output,
     };
     // A result computed while the index changed underneath is not kept for replays; a call with

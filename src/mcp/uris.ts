@@ -12,7 +12,7 @@ export type VaultUri =
   | { kind: "file"; path: string; download: boolean }
   | { kind: "glob"; glob: string }
   | { kind: "search"; params: URLSearchParams }
-  | { kind: "graph" }
+  | { kind: "graph"; cursor: string | null }
   | { kind: "backlinks"; path: string }
   | { kind: "forward"; path: string }
   | { kind: "tags" };
@@ -25,6 +25,8 @@ function encodeSegment(s: string): string {
 export function vaultUri(path: string): string {
   return SCHEME + path.split("/").map(encodeSegment).join("/");
 }
+
+export const graphPageUri = (cursor: string) => `${SCHEME}graph?cursor=${encodeURIComponent(cursor)}`;
 
 const invalid = (message: string, details: Record<string, unknown> = {}) => new IndxError("validation_failed", message, details);
 
@@ -78,7 +80,7 @@ export function parseVaultUri(uri: string): VaultUri {
   const raw = q >= 0 ? rest.slice(0, q) : rest;
   const params = new URLSearchParams(q >= 0 ? rest.slice(q + 1) : "");
   if (rest.includes("#")) throw invalid("Resource URIs have no fragment.");
-  if (raw === "graph") return { kind: "graph" };
+  if (raw === "graph") return { kind: "graph", cursor: params.get("cursor") };
   if (raw === "tags") return { kind: "tags" };
   if (raw === "search") return { kind: "search", params };
   if (raw.startsWith("graph/backlinks/")) return { kind: "backlinks", path: decodeSegments(raw.slice("graph/backlinks/".length)) };

@@ -14,7 +14,7 @@ export const noteMove = defineOp({
   name: "note_move",
   title: "Move or rename a note and update its links",
   description:
-    "Rename or move a note (or attachment) and rewrite every reference to it across the vault — [[wikilinks]] with their aliases, headings and blocks, ![[embeds]], Markdown links, frontmatter links and canvas file nodes — in the vault's configured link format. No other byte changes. Use dry_run=true first to see every planned edit.",
+    "Rename or move a file and rewrite every reference to it across the vault (wikilinks, embeds, Markdown and frontmatter links, canvas nodes) in the vault's link format. Try dry_run=true first.",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,
@@ -23,7 +23,7 @@ export const noteMove = defineOp({
     {
       from: VaultPath,
       to: Type.String({ minLength: 1, maxLength: 1024, description: "The new vault-relative path, e.g. 'Archive/Foo.md'." }),
-      update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite references to the file (default true)." })),
+      update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite references to the file." })),
       dry_run: Type.Optional(DryRun),
       if_match: Type.Optional(IfMatch),
       idempotency_key: Type.Optional(IdempotencyKey),

@@ -50,7 +50,7 @@ export const noteRead = defineOp({
   name: "note_read",
   title: "Read a note",
   description:
-    "Read one Markdown note by its vault-relative path. Returns the etag (pass it back as if_match when you write), the title, and what `include` asks for: frontmatter, body (text after the frontmatter), content (the whole file), outline (headings with line numbers), links (outgoing, resolved as Obsidian does), backlinks, tags, tasks. Search first to find the path; read before you write.",
+    "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file). Search first to find the path.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -119,8 +119,7 @@ export const noteRead = defineOp({
 export const noteOutline = defineOp({
   name: "note_outline",
   title: "Headings of a note",
-  description:
-    "List the headings of a note with their levels and line numbers. Cheaper than note_read when you only need the structure, e.g. to choose a heading for note_patch.",
+  description: "A note's headings with levels and line numbers: cheaper than note_read, e.g. to pick a heading for note_patch.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -136,7 +135,7 @@ export const noteOutline = defineOp({
 export const noteExists = defineOp({
   name: "note_exists",
   title: "Does a note exist",
-  description: "Check whether a file exists at a vault-relative path, without reading it. Use before creating a note to avoid clobbering one.",
+  description: "Whether a file exists at a path, without reading it.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
@@ -169,12 +168,14 @@ export const noteList = defineOp({
   name: "note_list",
   title: "List notes",
   description:
-    "List notes from the index, sorted by path (or by modification time with sort=mtime), optionally filtered by a path glob ('Projects/**'), tags (nested tags included) and frontmatter values. Returns compact items; use note_read for content.",
+    "List notes from the index by path (or newest first with sort=mtime), filtered by path_glob, tags and frontmatter. Compact items: use note_read for content.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Glob over vault paths: *, **, ?, [ab], {a,b}." })),
+      path_glob: Type.Optional(
+        Type.String({ maxLength: 500, description: "Only notes whose path matches this glob (*, **, ?, [ab], {a,b}), e.g. 'Projects/**'." }),
+      ),
       tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),

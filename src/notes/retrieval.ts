@@ -12,7 +12,7 @@ export const chunkGet = defineOp({
   name: "chunk_get",
   title: "Read one chunk",
   description:
-    "Read one heading-aware chunk of a note by its id '<path>#<index>' (search results carry it as chunk_id). Returns just that section's text, without frontmatter: cheaper than note_read when a search hit is all you need.",
+    "One heading-aware section of a note by its chunk id '<path>#<index>' (search hits carry chunk_id), without frontmatter: cheaper than note_read.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<index>'." }) }, { additionalProperties: false }),
@@ -61,7 +61,7 @@ export const attachmentGet = defineOp({
   name: "attachment_get",
   title: "Attachment metadata or bytes",
   description:
-    "Metadata of a non-Markdown file in the vault (image, PDF, canvas, …): size, MIME type, modification time. Bytes only with download=true (base64 here; raw over REST), refused above retrieval.max_attachment_bytes unless allow_large=true.",
+    "Metadata of a non-Markdown file (size, MIME type, modification time); its bytes (base64) with download=true, refused above retrieval.max_attachment_bytes unless allow_large=true.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(

@@ -55,17 +55,14 @@ export const noteWrite = defineOp({
   name: "note_write",
   title: "Create or replace a note",
   description:
-    "Create a note, or replace a whole note. To change part of an existing note use note_patch instead. Pass if_not_exists=true to create only (already_exists if the path is taken), or if_match=<etag from note_read> to replace only the version you read. Returns the note as written with its new etag.",
+    "Create a note or replace a whole one (to change part of a note, use note_patch). if_not_exists=true only creates; if_match replaces only the version you read. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
   safe: false,
   input: Type.Object(
     {
       path: VaultPath,
-      body: Type.String({
-        maxLength: INPUT_LIMITS.noteChars,
-        description: "Markdown text of the note (after the frontmatter, if `frontmatter` is given).",
-      }),
+      body: Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "Markdown text of the note (after the frontmatter, if given)." }),
       frontmatter: Type.Optional(
         Type.Record(Type.String(), Type.Unknown(), {
           maxProperties: INPUT_LIMITS.properties,
@@ -111,14 +108,14 @@ export const notePatch = defineOp({
   name: "note_patch",
   title: "Edit a note with structured ops",
   description:
-    "Apply one or more structural edits to a Markdown note: set or delete frontmatter keys, append/prepend to the body, insert before/after a heading, replace or append to a section, replace a block by its ^id, rename a heading (links to it are updated across the vault). Prefer this over note_write when you change part of a note: bytes outside the edit stay identical. Ops apply in order; if one fails nothing is written. Headings are matched by text ('Tasks'), with the level ('## Tasks') or by path ('Project > Tasks'). Pass if_match with the etag from note_read. Returns the note as written with its new etag.",
+    "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
   safe: false,
   input: Type.Object(
     {
       path: VaultPath,
-      ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order." }),
+      ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order; if one fails, nothing is written." }),
       if_match: Type.Optional(IfMatch),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
@@ -161,8 +158,7 @@ export const notePatch = defineOp({
 export const noteDelete = defineOp({
   name: "note_delete",
   title: "Delete a note",
-  description:
-    "Delete a note (or another vault file). It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered. Pass if_match with the etag from note_read to delete only the version you read.",
+  description: "Delete a file. It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered.",
   scope: "vault:write",
   destructive: true,
   safe: false,

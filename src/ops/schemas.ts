@@ -37,7 +37,7 @@ export const VaultPath = Type.String({
   description: "Vault-relative POSIX path, e.g. 'Projects/Foo.md'.",
 });
 
-export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: `Maximum items to return (1–${max}).` });
+export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Maximum items to return." });
 
 export const Cursor = Type.String({ maxLength: 200, description: "Opaque cursor from a previous page's next_cursor." });
 

@@ -140,7 +140,7 @@ export const vaultSearch = defineOp({
   name: "vault_search",
   title: "Search the vault",
   description:
-    'Search notes and get compact hits (path, title, best heading, snippet, score), never whole notes: follow up with note_read or chunk_get on the hits you need. Modes: lexical (words), semantic (meaning, needs embeddings), hybrid (both, fused; the default when embeddings are available). Query syntax: words (any may match; notes with more of them rank higher), "exact phrase", +required, -excluded, prefix*, OR. Filter with tag (nested tags included), path_glob and frontmatter. Page with cursor.',
+    'Search notes. Returns compact hits, never whole notes: follow up with chunk_get or note_read on the hits you need. Modes: lexical, semantic (needs embeddings), hybrid (both). Query: words (more matches rank higher), "exact phrase", +required, -excluded, prefix*, OR.',
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -150,11 +150,13 @@ export const vaultSearch = defineOp({
         Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid when embeddings are available, else lexical." }),
       ),
       tag: Type.Optional(TagFilter("Only notes with all these tags.")),
-      path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Only notes whose path matches, e.g. 'Projects/**'." })),
+      path_glob: Type.Optional(
+        Type.String({ maxLength: 500, description: "Only notes whose path matches this glob (*, **, ?, [ab], {a,b}), e.g. 'Projects/**'." }),
+      ),
       frontmatter: Type.Optional(FrontmatterFilter),
       limit: Type.Optional(Limit(10, 100)),
       cursor: Type.Optional(Cursor),
-      rerank: Type.Optional(Type.Boolean({ description: "Rerank the top hybrid results with the chat model (INDX_AI_MODEL). Default: config search.rerank." })),
+      rerank: Type.Optional(Type.Boolean({ description: "Rerank the top hybrid hits with the chat model (default: config search.rerank)." })),
     },
     { additionalProperties: false },
   ),
@@ -280,7 +282,7 @@ export const related = defineOp({
   name: "related",
   title: "Notes related to a note or chunk",
   description:
-    "Find notes related to a known note (its path) or chunk ('<path>#<index>'), as compact candidates like vault_search returns. Uses the note's embeddings when available (semantic neighbours), else shared distinctive words. The input itself is never in the results, and no note body is returned.",
+    "Notes related to a note (its path) or a chunk ('<path>#<index>'), as compact hits like vault_search's: by embeddings when available, else by shared distinctive words.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(

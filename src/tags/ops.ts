@@ -7,8 +7,7 @@ import { Cursor, decodeCursor, Limit, NextCursor, page } from "../ops/schemas.ts
 export const tagList = defineOp({
   name: "tag_list",
   title: "All tags",
-  description:
-    "List every tag in the vault (frontmatter and inline, case-insensitive as in Obsidian) with the number of notes that carry it. Nested tags are listed on their own; `prefix` narrows to one branch (e.g. 'project').",
+  description: "Every tag (frontmatter and inline, case-insensitive) with the number of notes that carry it; `prefix` narrows to one branch.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -31,7 +30,7 @@ export const tagList = defineOp({
 export const tagNotes = defineOp({
   name: "tag_notes",
   title: "Notes with a tag",
-  description: "List the notes that carry a tag (with or without '#', case-insensitive). Nested tags count: 'project' also finds notes tagged 'project/alpha'.",
+  description: "Notes that carry a tag ('#' optional, case-insensitive); 'project' also finds 'project/alpha'.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(

@@ -11,13 +11,13 @@ import { planTagRename } from "./rename.ts";
 /** Identifies a plan by the exact versions of the notes it was made from. */
 const planEtag = (edits: FileEdit[]) => fingerprintOf(edits.map((e) => [e.path, e.etag]).sort()).slice(0, 16);
 
-const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} tag, with or without '#'; nested tags (a/b) move along.` });
+const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} tag ('#' optional).` });
 
 export const tagRename = defineOp({
   name: "tag_rename",
   title: "Rename a tag across the vault",
   description:
-    "Rename a tag everywhere: frontmatter tags and inline #tags, with nested tags rebased (#old/x → #new/x), never inside code. Run with dry_run=true first: it lists every edit and a plan_etag; pass that plan_etag when applying so the rename is refused (etag_mismatch) if any planned note changed in between.",
+    "Rename a tag in frontmatter and inline #tags (nested tags follow: #old/x → #new/x; never inside code). Run with dry_run=true first, then pass its plan_etag: the rename is refused if a planned note changed meanwhile.",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,

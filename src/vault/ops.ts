@@ -118,14 +118,12 @@ export const vaultStatus = defineOp({
   name: "vault_status",
   title: "Vault and index health",
   description:
-    "Health and counts of the vault and its index: notes, attachments, links, unresolved links, tags, when the index was last updated, whether embeddings are configured, and notes that need attention (malformed frontmatter, too large, binary). Call it first when connecting to an unfamiliar vault.",
+    "Counts and health of the vault and its index (notes, links, tags, last update, embeddings) and notes that need attention. Call it first on an unfamiliar vault.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      probe: Type.Optional(
-        Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency). false: no network call." }),
-      ),
+      probe: Type.Optional(Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency)." })),
     },
     { additionalProperties: false },
   ),
@@ -265,19 +263,15 @@ export const vaultReindex = defineOp({
   name: "vault_reindex",
   title: "Update or rebuild the index",
   description:
-    "Bring the index up to date with the files on disk (only changed files are re-read), or rebuild it from scratch with rebuild=true. Rarely needed: the server watches the vault and keeps the index current.",
+    "Update the index from the files on disk (changed files only), or rebuild it with rebuild=true. Rarely needed: the server keeps the index current.",
   scope: "vault:admin",
   safe: false,
   input: Type.Object(
     {
       rebuild: Type.Optional(Type.Boolean({ default: false, description: "Drop the index and build it again (stored embeddings are kept)." })),
-      embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks when an embeddings provider is configured." })),
-      reembed: Type.Optional(
-        Type.Boolean({ default: false, description: "Drop every stored vector and embed the whole vault again (after changing the model)." }),
-      ),
-      require_embeddings: Type.Optional(
-        Type.Boolean({ default: false, description: "Fail (instead of a warning) when embeddings cannot be made. The lexical index is updated either way." }),
-      ),
+      embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks (when a provider is configured)." })),
+      reembed: Type.Optional(Type.Boolean({ default: false, description: "Embed the whole vault again (after changing the model)." })),
+      require_embeddings: Type.Optional(Type.Boolean({ default: false, description: "Fail instead of warning when embeddings cannot be made." })),
     },
     { additionalProperties: false },
   ),
@@ -353,8 +347,7 @@ const PATH_KEYS = new Set(["vault", "data_dir"]);
 export const vaultConfigGet = defineOp({
   name: "vault_config_get",
   title: "Read the merged configuration",
-  description:
-    "Show the effective configuration (flags > environment > config file > defaults) and where each value came from. Secrets and local paths are shown only as set/unset.",
+  description: "The effective configuration and where each value came from; secrets and local paths show only as set/unset.",
   scope: "vault:admin",
   safe: true,
   input: Type.Object({}, { additionalProperties: false }),

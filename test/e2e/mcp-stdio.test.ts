@@ -4,7 +4,6 @@ import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../src/core/version.ts";
-import { INSTRUCTIONS } from "../../src/mcp/identity.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -91,11 +90,24 @@ afterEach(async () => {
 
 afterAll(() => sb?.cleanup());
 
+describe("indx mcp catalogue", () => {
+  test("prints the catalogue's size in tokens for the flags' scopes", () => {
+    const run = (flags: string[]) => Bun.spawnSync([BIN, "mcp", "catalogue", "--json", ...flags], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    const admin = JSON.parse(run(["--admin"]).stdout.toString());
+    expect(admin.tools).toBe(OPERATIONS.length);
+    expect(admin.tokens).toBeLessThanOrEqual(4500);
+    expect(admin.tokens_with_output_schema).toBeGreaterThan(admin.tokens);
+    const readOnly = JSON.parse(run(["--read-only"]).stdout.toString());
+    expect(readOnly.tools).toBe(OPERATIONS.filter((o) => o.scope === "vault:read").length);
+    expect(readOnly.tokens).toBeLessThan(admin.tokens);
+  });
+});
+
 describe("indx mcp over stdio", () => {
   test("initialize: identity, instructions, capabilities (the index is built on first start)", async () => {
     const { client, errors } = await connect();
     expect(client.getServerVersion()).toEqual({ name: "indx", version: VERSION });
-    expect(client.getInstructions()).toBe(INSTRUCTIONS);
+    expect(client.getInstructions()).toContain("pass the etag back as if_match");
     const caps = client.getServerCapabilities()!;
     expect(caps.tools).toBeTruthy();
     expect(caps.prompts).toBeTruthy();

@@ -42,10 +42,65 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+describe("instructions", () => {
+  test("fit the session: its scopes, the vault's size, structuredContent, subscriptions and the shared fields", async () => {
+    const writer = await connect(admin);
+    const notes = ((await writer.callTool({ name: "note_list", arguments: { limit: 1 } })).structuredContent as { total: number }).total;
+    const forWriter = writer.getInstructions()!;
+    expect(forWriter).toContain(`${notes} notes`);
+    expect(forWriter).toContain("structuredContent");
+    expect(forWriter).toContain("resources/subscribe");
+    expect(forWriter).toContain("if_match");
+    expect(forWriter).toMatch(/- path: /);
+
+    const forReader = (await connect(reader)).getInstructions()!;
+    expect(forReader).toContain(`${notes} notes`);
+    expect(forReader).toContain("read-only");
+    expect(forReader).not.toContain("etag");
+    expect(forReader).not.toContain("if_match");
+    expect(forReader).not.toContain("idempotency_key");
+    expect(forReader).toMatch(/- path: /);
+  });
+});
+
 describe("tools/call errors", () => {
   test("an unknown tool name is a JSON-RPC Invalid params error, not a tool result", async () => {
     const client = await connect(admin);
     await expect(client.callTool({ name: "no_such_tool", arguments: {} })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  test("calls are validated against the full operation schema, not the compact one the catalogue shows", async () => {
+    const client = await connect(admin);
+    const read = (await client.listTools()).tools.find((t) => t.name === "note_read")!;
+    expect(JSON.stringify(read.inputSchema)).not.toContain("maxLength");
+    const tooLong = await client.callTool({ name: "note_read", arguments: { path: `${"a".repeat(2000)}.md` } });
+    expect(tooLong.isError).toBe(true);
+    expect(JSON.parse((tooLong.content as { text: string }[])[0]!.text).code).toBe("validation_failed");
+    const extra = await client.callTool({ name: "note_read", arguments: { path: "Welcome.md", colour: "blue" } });
+    expect(JSON.parse((extra.content as { text: string }[])[0]!.text).code).toBe("validation_failed");
+  });
+});
+
+describe("tool result content", () => {
+  const textOf = (r: Awaited<ReturnType<Client["callTool"]>>) => (r.content as { type: string; text: string }[])[0]!.text;
+
+  test("a client that passes only content to its model still sees the note text and every hit", async () => {
+    const client = await connect(reader);
+    const read = await client.callTool({ name: "note_read", arguments: { path: "Projects/Apollo Launch.md" } });
+    const note = read.structuredContent as { body: string; etag: string };
+    expect(textOf(read)).toContain(note.body);
+    expect(textOf(read)).toContain(note.etag);
+
+    const search = await client.callTool({ name: "vault_search", arguments: { q: "launch", limit: 10 } });
+    const hits = (search.structuredContent as { results: { chunk_id: string; heading: string | null; score: number }[] }).results;
+    expect(hits.length).toBeGreaterThan(2);
+    const lines = textOf(search).split("\n");
+    for (const hit of hits) expect(lines.some((l) => l.includes(hit.chunk_id) && l.includes(String(hit.score)))).toBe(true);
+
+    const list = await client.callTool({ name: "note_list", arguments: { path_glob: "People/**" } });
+    const [summary, json] = textOf(list).split("\n");
+    expect(summary).toContain("notes");
+    expect(JSON.parse(json!)).toEqual(list.structuredContent);
   });
 });
 

@@ -20,7 +20,7 @@ const sessions: McpSession[] = [];
 
 async function connect(scopes: string[] = ["vault:read", "vault:write"]) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createSession(hub, { scopes: new Set(scopes as never) });
+  const session = await createSession(hub, { scopes: new Set(scopes as never) });
   sessions.push(session);
   await session.server.connect(serverSide);
   const client = new CheckedClient({ name: "mem", version: "0" });
@@ -89,6 +89,41 @@ describe("resources", () => {
     expect(uris.filter((u) => u.startsWith("vault://Bulk/")).length).toBe(NOTES);
     expect(uris).toContain("vault://Projects/Plan%20%28v2%29%20%26%20notes%20%231.md");
     await expect(client.listResources({ cursor: "garbage!" })).rejects.toMatchObject({ code: -32602 });
+  });
+
+  test("every listed resource has its size in bytes; the synthetic views' sizes match what a read returns", async () => {
+    const client = await connect();
+    const { resources } = await client.listResources();
+    for (const r of resources) expect(r.size).toBeGreaterThan(0);
+    expect(resources.map((r) => r.uri).slice(0, 2)).toEqual(["vault://tags", "vault://graph"]);
+    for (const uri of ["vault://tags", "vault://graph"]) {
+      const text = anyContent((await client.readResource({ uri })).contents[0]).text!;
+      expect(resources.find((r) => r.uri === uri)!.size).toBe(Buffer.byteLength(text));
+    }
+  });
+
+  test("vault://graph comes a page at a time: nodes, their edges, and the URI of the next page", async () => {
+    const client = await connect();
+    const ids: string[] = [];
+    const edges: { source: string; target: string; count: number }[] = [];
+    let uri: string | null = "vault://graph";
+    let pages = 0;
+    while (uri) {
+      const page = JSON.parse(anyContent((await client.readResource({ uri })).contents[0]).text!);
+      expect(page.nodes.length).toBeLessThanOrEqual(200);
+      expect(page.total_nodes).toBe(NOTES + 2);
+      ids.push(...page.nodes.map((n: { id: string }) => n.id));
+      for (const e of page.edges) expect(page.nodes.some((n: { id: string }) => n.id === e.source)).toBe(true);
+      edges.push(...page.edges);
+      uri = page.next_uri;
+      pages++;
+    }
+    expect(pages).toBe(2);
+    expect(new Set(ids).size).toBe(NOTES + 2);
+    expect(edges).toContainEqual({ source: "Projects/Plan (v2) & notes #1.md", target: "Café.md", count: 1 });
+    const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+    expect(templates).toContain("vault://graph{?cursor}");
+    await expect(client.readResource({ uri: "vault://graph?cursor=garbage!" })).rejects.toMatchObject({ code: -32602 });
   });
 
   test("a listed URI reads back; odd characters survive", async () => {

@@ -1,0 +1,87 @@
+/**
+ * The inputSchema an agent reads on every turn: the operation's input schema (a JSON round trip
+ * of its TypeBox schema) made compact without changing what it accepts in any way an agent
+ * relies on. The server still validates every call against the full operation schema (invoke).
+ *
+ * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
+ *   it: the server instructions say it once.
+ * - A description repeated inside one tool is kept at its first occurrence only.
+ * - String lengths, `title`, `additionalProperties` (the instructions say that only listed fields
+ *   are accepted), a `type` beside a `const`, and every `default` but `true` (a boolean that is
+ *   on unless turned off is worth knowing) go: noise to a model.
+ * - A union of constants becomes an `enum`, a union of plain types a `type` list, a union of
+ *   objects states `type: "object"` once, and a catch-all patternProperties becomes additionalProperties.
+ */
+
+type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+export type JsonObject = { [key: string]: Json };
+
+const DROPPED_KEYS = new Set(["minLength", "maxLength", "title"]);
+
+/** `glossary`: field name → the description the instructions give it. */
+export function compactInputSchema(schema: JsonObject, glossary: ReadonlyMap<string, string>): JsonObject {
+  const out = compact(schema, new Set());
+  const properties = out.properties;
+  if (isObject(properties))
+    for (const [name, p] of Object.entries(properties)) if (isObject(p) && glossary.has(name) && p.description === glossary.get(name)) delete p.description;
+  return out;
+}
+
+export const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function compact(node: JsonObject, seen: Set<string>): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (DROPPED_KEYS.has(key) || (key === "default" && value !== true) || (key === "type" && "const" in node)) continue;
+    if (key === "additionalProperties" && typeof value === "boolean") continue;
+    if (key === "description" && typeof value === "string") {
+      if (seen.has(value)) continue;
+      seen.add(value);
+      out.description = value;
+    } else if (key === "properties" && isObject(value)) {
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, p]) => [name, isObject(p) ? compact(p, seen) : p]));
+    } else if (key === "patternProperties" && isObject(value) && Object.keys(value).length === 1 && isObject(value["^(.*)$"])) {
+      const values = compact(value["^(.*)$"], seen);
+      if (Object.keys(values).length > 0) out.additionalProperties = values;
+    } else if (key === "anyOf" && Array.isArray(value)) {
+      const constants = constantsOf(value);
+      const types = value.every((v) => isObject(v) && Object.keys(v).length === 1 && typeof v.type === "string")
+        ? value.map((v) => (isObject(v) ? v.type! : v))
+        : null;
+      if (constants) Object.assign(out, constants);
+      else if (types) out.type = types;
+      else if (value.every((v) => isObject(v) && v.type === "object")) {
+        out.type = "object";
+        out.anyOf = value.map((v) => (isObject(v) ? compact(without(v, "type"), seen) : v));
+      } else out.anyOf = value.map((v) => (isObject(v) ? compact(v, seen) : v));
+    } else out[key] = isObject(value) ? compact(value, seen) : Array.isArray(value) ? value.map((v) => (isObject(v) ? compact(v, seen) : v)) : value;
+  }
+  return out;
+}
+
+function without(node: JsonObject, key: string): JsonObject {
+  const { [key]: _dropped, ...rest } = node;
+  return rest;
+}
+
+/** `anyOf` of plain constants (nested unions included) as one `enum` of their shared type. */
+function constantsOf(branches: Json[]): { type: string; enum: Json[] } | null {
+  const values: Json[] = [];
+  let type: string | null = null;
+  for (const b of branches) {
+    if (!isObject(b)) return null;
+    if (Array.isArray(b.anyOf) && Object.keys(b).length === 1) {
+      const inner = constantsOf(b.anyOf);
+      if (!inner || (type !== null && inner.type !== type)) return null;
+      type = inner.type;
+      values.push(...inner.enum);
+      continue;
+    }
+    const keys = Object.keys(b);
+    if (!("const" in b) || typeof b.type !== "string" || keys.some((k) => k !== "const" && k !== "type")) return null;
+    if (type !== null && b.type !== type) return null;
+    type = b.type;
+    values.push(b.const);
+  }
+  return type === null ? null : { type, enum: values };
+}
