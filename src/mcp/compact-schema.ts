@@ -6,7 +6,8 @@
  * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
  *   it: the server instructions say it once.
  * - A description repeated inside one tool is kept at its first occurrence only.
- * - String lengths, `title`, `additionalProperties` (the instructions say that only listed fields
+ * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches;
+ *   the server's refusal names the limit), `title`, `additionalProperties` (the instructions say that only listed fields
  *   are accepted), a `type` beside a `const`, and every `default` but `true` (a boolean that is
  *   on unless turned off is worth knowing) go: noise to a model.
  * - A union of constants becomes an `enum`, a union of plain types a `type` list, a union of
@@ -16,7 +17,7 @@
 type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const DROPPED_KEYS = new Set(["minLength", "maxLength", "title"]);
+const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "title"]);
 
 /** `glossary`: field name → the description the instructions give it. */
 export function compactInputSchema(schema: JsonObject, glossary: ReadonlyMap<string, string>): JsonObject {
