@@ -60,7 +60,7 @@ const env = { ...isolatedEnv("scifact", vaultDir), ...provider.env };
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
 const t = performance.now();
-ctx.reindex();
+await ctx.updateIndex({ build: true });
 const buildMs = performance.now() - t;
 
 // Embedding: the whole corpus, timed apart from the lexical index.

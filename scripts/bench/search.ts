@@ -22,7 +22,7 @@ const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8")
 const env = isolatedEnv("search", vaultDir);
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
-ctx.reindex();
+await ctx.updateIndex({ build: true });
 
 async function measure(label: string, runs: number, once: (q: string) => Promise<unknown> | unknown) {
   const perQuery: number[] = [];

@@ -24,7 +24,7 @@ cpSync(source, vaultDir, { recursive: true });
 const env = isolatedEnv("writes", vaultDir);
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
-ctx.reindex();
+await ctx.updateIndex({ build: true });
 // The benchmark picks its targets with SQL of its own, on a read-only connection.
 const db = new Database(ctx.vault.indexPath, { readonly: true });
 

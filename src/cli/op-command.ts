@@ -144,7 +144,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       }
       const ctx = openContext(flags);
       try {
-        if (op.safe && flags.refresh !== false && !rawArgs.includes("--no-refresh")) refreshIndex(ctx);
+        if (op.safe && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
           const target = input[guard.path];

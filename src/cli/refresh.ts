@@ -13,7 +13,7 @@ const REFRESH_WAIT_MS = 500;
  * the index), the read answers from the index as last built and says so on stderr. A missing or
  * incompatible index is left to the read itself, whose error names the fix.
  */
-export function refreshIndex(ctx: OpContext): void {
+export async function refreshIndex(ctx: OpContext): Promise<void> {
   let index: OpContext["index"];
   try {
     index = ctx.index;
@@ -22,7 +22,7 @@ export function refreshIndex(ctx: OpContext): void {
   }
   index.setBusyTimeout(REFRESH_WAIT_MS);
   try {
-    ctx.reindexIncremental();
+    await ctx.updateIndex({ full: true });
   } catch (err) {
     const e = toIndxError(err);
     const why = e.code === "internal" ? "another process holds the index, or its folder is read-only" : e.message;

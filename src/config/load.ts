@@ -7,6 +7,13 @@ import { CONFIG_KEYS, type ConfigKey, KEY_BY_NAME } from "./keys.ts";
 
 export type ConfigSource = "flag" | "env" | "file" | "default";
 
+/** A Config as plain data, for another thread (the index worker): structured-clone safe. */
+export interface ConfigSnapshot {
+  path: string;
+  fileExists: boolean;
+  values: [string, { value: unknown; source: ConfigSource }][];
+}
+
 export interface ConfigInput {
   /** Values from command-line flags, by dotted key. Undefined entries are ignored. */
   flags?: Record<string, unknown>;
@@ -20,6 +27,15 @@ export class Config {
     readonly fileExists: boolean,
     private readonly values: Map<string, { value: unknown; source: ConfigSource }>,
   ) {}
+
+  static fromSnapshot(s: ConfigSnapshot): Config {
+    return new Config(s.path, s.fileExists, new Map(s.values));
+  }
+
+  /** The merged values as they are now, so another thread sees exactly this configuration. */
+  snapshot(): ConfigSnapshot {
+    return { path: this.path, fileExists: this.fileExists, values: [...this.values] };
+  }
 
   get<T = unknown>(key: string): T {
     return this.values.get(key)?.value as T;

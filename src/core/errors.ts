@@ -24,6 +24,8 @@ export const ERROR_CODES = {
   ai_unavailable: { http: 503, exit: 6 },
   ai_provider_error: { http: 502, exit: 8 },
   disk_full: { http: 507, exit: 7 },
+  // 499 "client closed request" (nginx); 130 as for a command stopped by Ctrl-C.
+  cancelled: { http: 499, exit: 130 },
   internal: { http: 500, exit: 1 },
 } as const;
 

@@ -49,14 +49,16 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     notice("Created an admin token in your indx config. Print it with: indx config reveal-api-key");
   }
 
+  // Requests are answered on this thread; index passes run in a worker (docs/decisions.md).
+  ctx.useIndexWorker();
   await ctx.writer.recover();
   try {
     ctx.index;
-    ctx.reindexIncremental();
+    await ctx.updateIndex({ full: true });
   } catch (err) {
     if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
     notice(err.code === "index_missing" ? "Building the index (first start)…" : "Rebuilding the index (it was incompatible)…");
-    const r = ctx.reindex({ onProgress: opts.onIndexProgress });
+    const r = await ctx.updateIndex({ build: true }, { onProgress: opts.onIndexProgress });
     notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
   }
 

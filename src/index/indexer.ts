@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from "node:fs";
 import { looksBinary } from "../core/binary.ts";
+import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { WarningCode } from "../core/warnings.ts";
@@ -38,6 +39,12 @@ export interface IndexReport {
 
 const BATCH = 250;
 
+export interface IndexPassOptions {
+  onProgress?: ProgressFn;
+  /** Polled between batches: true stops the pass with `cancelled` (a rebuild then rolls back whole). */
+  stopRequested?: () => boolean;
+}
+
 export function indexIdentity(vault: Vault): IndexIdentity {
   const settings = {
     schema: SCHEMA_VERSION,
@@ -53,7 +60,7 @@ export function indexIdentity(vault: Vault): IndexIdentity {
  * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
  * seeing the last good index. `only` limits the pass to some paths (watcher, writes).
  */
-export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: string[]; onProgress?: ProgressFn; rebuilt?: string | null } = {}): IndexReport {
+export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOptions & { only?: string[]; rebuilt?: string | null } = {}): IndexReport {
   const started = performance.now();
   const warnings: IndexWarning[] = [];
   const stored = new Map<string, StoredFile>();
@@ -126,11 +133,13 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   const bulk = stored.size === 0 && changed.length > BATCH;
   if (bulk) store.beginBulkLoad();
   for (let i = 0; i < changed.length; i += BATCH) {
+    throwIfStopped(opts);
     applyBatch(changed.slice(i, i + BATCH));
     done += Math.min(BATCH, changed.length - i);
     opts.onProgress?.(done, total);
   }
 
+  throwIfStopped(opts);
   store.ensureIndexes();
   if (bulk) store.endBulkLoad();
   let linksReresolved = 0;
@@ -159,15 +168,25 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: { only?: stri
   };
 }
 
-/** Opens (or creates, or rebuilds when incompatible) the index and brings it up to date. */
-export function runIndex(vault: Vault, opts: { rebuild?: boolean; onProgress?: ProgressFn } = {}): IndexReport {
+/**
+ * Opens (or creates, or rebuilds when incompatible) the index and brings it up to date. A rebuild
+ * of a compatible index replaces its contents in one transaction, so readers keep answering from
+ * it until the new one is complete (docs/decisions.md, "Index passes off the request thread").
+ */
+export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: boolean } = {}): IndexReport {
   vault.ensureDataDir();
-  const { store, rebuilt } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
+  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
   try {
-    return updateIndex(vault, store, { onProgress: opts.onProgress, rebuilt });
+    const pass = () => updateIndex(vault, store, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rebuilt });
+    return replace ? store.replaceContents(pass) : pass();
   } finally {
     store.close();
   }
+}
+
+function throwIfStopped(opts: IndexPassOptions): void {
+  if (opts.stopRequested?.())
+    throw new IndxError("cancelled", "The index pass was cancelled; what it had not committed was rolled back.", { reason: "cancelled" });
 }
 
 function statOne(vault: Vault, path: string): ScannedFile | null {

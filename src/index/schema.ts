@@ -4,9 +4,10 @@
  */
 export const SCHEMA_VERSION = 1;
 
-export const SCHEMA_SQL = `
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
+/** The tables derived from the vault's files: what a rebuild drops and makes again. */
+export const DATA_SQL = `
 CREATE TABLE files (
   id         INTEGER PRIMARY KEY,
   path       TEXT NOT NULL UNIQUE,
@@ -84,6 +85,15 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 `;
+
+export const SCHEMA_SQL = `${META_SQL}\n${DATA_SQL}`;
+
+/**
+ * The data tables, children first: dropping them in this order never deletes a row that another
+ * table still references, so no foreign-key action runs (and dropping chunks_fts takes its FTS5
+ * shadow tables with it).
+ */
+export const DATA_TABLES_CHILDREN_FIRST = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => m[1]!).reverse();
 
 /**
  * Secondary indexes, kept apart so a first build can load rows first and index them once at the

@@ -10,7 +10,7 @@ import { LinkQueries } from "./queries/links.ts";
 import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
-import { INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { DATA_SQL, DATA_TABLES_CHILDREN_FIRST, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -83,11 +83,13 @@ export class IndexStore {
   /**
    * Opens the index for indexing: creates it when missing and starts over when it is from another
    * schema version, vault or indexing configuration (an explicit index run is the fix for those).
+   * A rebuild of a compatible index keeps the file: `replace` says to load it through
+   * replaceContents(), so readers keep the last good index until the new one is committed.
    */
-  static openForIndexing(path: string, identity: IndexIdentity, rebuild = false): { store: IndexStore; rebuilt: string | null } {
+  static openForIndexing(path: string, identity: IndexIdentity, rebuild = false): { store: IndexStore; rebuilt: string | null; replace: boolean } {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    let reason: string | null = rebuild ? "rebuild requested" : null;
-    if (existsSync(path) && !rebuild) {
+    let reason: string | null = null;
+    if (existsSync(path)) {
       try {
         const probe = new IndexStore(connect(path), path);
         reason = probe.incompatibility(identity);
@@ -100,7 +102,25 @@ export class IndexStore {
     const fresh = !existsSync(path);
     const store = new IndexStore(connect(path), path);
     if (fresh) store.create(identity);
-    return { store, rebuilt: fresh ? (reason ?? "new index") : null };
+    if (fresh) return { store, rebuilt: rebuild ? "rebuild requested" : (reason ?? "new index"), replace: false };
+    return { store, rebuilt: rebuild ? "rebuild requested" : null, replace: rebuild };
+  }
+
+  /**
+   * Runs `load` in ONE write transaction after dropping every derived row (the data tables are
+   * dropped and made again, which is quicker than deleting rows one by one from FTS5 and leaves no
+   * orphan by construction). WAL readers see the old index until the commit; an error — a
+   * cancellation, a crash, a SIGKILL — rolls everything back. Transactions inside `load` become
+   * savepoints.
+   */
+  replaceContents<T>(load: () => T): T {
+    return this.db
+      .transaction(() => {
+        for (const table of DATA_TABLES_CHILDREN_FIRST) this.db.run(`DROP TABLE ${table}`);
+        this.db.run(DATA_SQL);
+        return load();
+      })
+      .immediate();
   }
 
   private create(identity: IndexIdentity): void {
@@ -143,15 +163,19 @@ export class IndexStore {
   /**
    * Before a first build: drops the secondary indexes (ensureIndexes() builds them once at the
    * end) and skips fsyncs and checkpoints. Derived data that nobody reads while it is built.
+   * Inside replaceContents() only the indexes go: SQLite refuses to change `synchronous` within a
+   * transaction, and nothing is checkpointed before its commit anyway.
    */
   beginBulkLoad(): void {
     for (const name of INDEX_NAMES) this.db.run(`DROP INDEX IF EXISTS ${name}`);
+    if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = OFF");
     this.db.run("PRAGMA wal_autocheckpoint = 0");
   }
 
   /** Back to durable writes after beginBulkLoad(). */
   endBulkLoad(): void {
+    if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = NORMAL");
     this.db.run("PRAGMA wal_autocheckpoint = 1000");
   }

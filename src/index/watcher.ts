@@ -1,6 +1,7 @@
 import { type FSWatcher, watch } from "node:fs";
 import { logEvent } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
+import type { IndexJob } from "./jobs.ts";
 
 const TARGETED_LIMIT = 200;
 
@@ -15,7 +16,8 @@ export class VaultWatcher {
   private pending = new Set<string>();
   private fullPass = false;
   private timer: ReturnType<typeof setTimeout> | null = null;
-  private running = false;
+  /** The pass under way, if any: one at a time. */
+  private running: Promise<void> | null = null;
 
   constructor(
     private readonly ctx: OpContext,
@@ -42,26 +44,30 @@ export class VaultWatcher {
 
   private schedule(): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => this.flush(), this.debounceMs);
+    this.timer = setTimeout(() => void this.flush(), this.debounceMs);
   }
 
-  /** Runs now whatever is pending (tests and shutdown use it). */
-  flush(): void {
+  /** Indexes now whatever is pending, after the pass under way (tests use it); resolves when done. */
+  async flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    if (this.running) return this.schedule();
+    while (this.running) await this.running;
     const paths = [...this.pending];
     const full = this.fullPass || paths.length > TARGETED_LIMIT || paths.some((p) => !/\.[^/]+$/.test(p));
     this.pending.clear();
     this.fullPass = false;
     if (!full && paths.length === 0) return;
-    this.running = true;
+    this.running = this.update(full ? { full: true } : { paths }).finally(() => (this.running = null));
+    await this.running;
+  }
+
+  private async update(job: IndexJob): Promise<void> {
     try {
-      const r = full ? this.ctx.reindexIncremental() : this.ctx.reindexPaths(paths);
-      if (r.added + r.updated + r.deleted > 0) logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full });
+      const r = await this.ctx.updateIndex(job);
+      if (r.added + r.updated + r.deleted > 0)
+        logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full: "full" in job });
     } catch (err) {
       logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal" });
-    } finally {
-      this.running = false;
     }
   }
 

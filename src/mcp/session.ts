@@ -86,7 +86,13 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
         : (done: number, total: number) =>
             extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total } });
     return guarded(() =>
-      callTool(hub, req.params.name, req.params.arguments, { ctx: contextOf(extra), progress, log: log.forRequest(extra.sendNotification) }),
+      callTool(hub, req.params.name, req.params.arguments, {
+        ctx: contextOf(extra),
+        progress,
+        // Aborted by notifications/cancelled for this request.
+        signal: extra.signal,
+        log: log.forRequest(extra.sendNotification),
+      }),
     );
   });
 

@@ -16,24 +16,24 @@ export interface StdioOptions {
 }
 
 /** Updates the index (incremental), or builds it when missing or incompatible: what `serve` does. */
-function bringIndexUpToDate(ctx: OpContext): void {
+async function bringIndexUpToDate(ctx: OpContext): Promise<void> {
   const started = performance.now();
   try {
     ctx.index;
-    const r = ctx.reindexIncremental();
+    const r = await ctx.updateIndex({ full: true });
     logEvent("mcp.index_ready", { added: r.added, updated: r.updated, deleted: r.deleted, ms: Math.round(performance.now() - started) });
   } catch (err) {
     if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    const r = ctx.reindex();
+    const r = await ctx.updateIndex({ build: true });
     logEvent("mcp.index_built", { reason: err.code, files: r.added, ms: Math.round(performance.now() - started) });
   }
 }
 
 /**
  * `indx mcp` over stdio. stdout carries only the protocol (logs go to stderr). The transport is
- * connected first; the index is brought up to date right after the handshake (indexing is
- * synchronous, so starting earlier would hold the initialize answer back). Requests that arrive
- * meanwhile wait for it: tools, resources and prompts answer as soon as the index is ready.
+ * connected first; the index is brought up to date right after the handshake, in the index
+ * worker. Requests that arrive meanwhile wait for it: tools, resources and prompts answer as soon
+ * as the index is ready.
  * Returns when the client closes stdin or the process is signalled.
  */
 export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<void> {
@@ -45,13 +45,13 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
   let stopEmbedding = () => {};
 
   let prepared = false;
-  const prepare = () => {
+  const prepare = async () => {
     if (prepared) return;
     prepared = true;
     try {
       // Finishing a crashed multi-file write is a few renames: it runs before the index catches up.
-      void ctx.writer.recover().catch(() => {});
-      bringIndexUpToDate(ctx);
+      await ctx.writer.recover().catch(() => {});
+      await bringIndexUpToDate(ctx);
     } catch (err) {
       // The operations report the problem (index_missing, …) to the agent on each call.
       logEvent("mcp.index_failed", { code: err instanceof IndxError ? err.code : "internal" });
@@ -74,6 +74,8 @@ export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<vo
       stopFollowing();
     };
   };
+  // Index passes run in a worker, so requests are answered during them (docs/decisions.md).
+  ctx.useIndexWorker();
   session.server.oninitialized = () => setTimeout(prepare, 0);
   const grace = setTimeout(prepare, opts.initializeGraceMs ?? 2000);
 

@@ -16,6 +16,8 @@ export interface CallEnv {
   ctx: OpContext;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total: number) => Promise<void>;
+  /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
+  signal?: AbortSignal;
   /** The session's log: one tool_call event per call (name, outcome, duration; never the arguments). */
   log?: Log;
 }
@@ -91,6 +93,7 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   const generation = hub.generation;
   const progress = env.progress ? throttledProgress(env.progress) : null;
   if (progress) env.ctx.progress = progress.fn;
+  env.ctx.signal = env.signal;
   try {
     const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
     await progress?.settle();

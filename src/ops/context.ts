@@ -2,8 +2,11 @@ import type { ProgressFn } from "../core/progress.ts";
 import { EmbeddingService } from "../embeddings/service.ts";
 import { EventHub } from "../events/hub.ts";
 import { EventLog } from "../events/log.ts";
-import { type IndexReport, indexIdentity, runIndex, updateIndex } from "../index/indexer.ts";
-import { IndexStore } from "../index/store.ts";
+import { IndexConnection } from "../index/connection.ts";
+import type { IndexReport } from "../index/indexer.ts";
+import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/jobs.ts";
+import type { IndexStore } from "../index/store.ts";
+import { WorkerIndexRunner } from "../index/worker-runner.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
@@ -19,7 +22,9 @@ export type IndexListener = (report: IndexReport, paths: string[] | null, origin
  * (note_exists on a fresh vault, config) never fail with index_missing.
  */
 export class OpContext {
-  private store: IndexStore | null = null;
+  /** The read connection; with the inline runner, index passes write through it too. */
+  private readonly connection: IndexConnection;
+  private indexRunner: IndexRunner | null = null;
   /** Listeners told after every index update (watcher, MCP subscriptions, metrics). */
   private readonly indexListeners = new Set<IndexListener>();
   private eventHub: EventHub | null = null;
@@ -30,13 +35,17 @@ export class OpContext {
 
   /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
   progress: ProgressFn | undefined;
+  /** Aborted when the caller gives up (MCP notifications/cancelled): long work stops at its next step. */
+  signal: AbortSignal | undefined;
 
   constructor(
     readonly vault: Vault,
     /** Scopes of the caller; surfaces narrow them per request with `withScopes`. */
     readonly scopes: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]),
     private readonly parent?: OpContext,
-  ) {}
+  ) {
+    this.connection = parent?.connection ?? new IndexConnection(vault);
+  }
 
   /** The same vault and index, seen with other scopes (one per authenticated request). */
   withScopes(scopes: ReadonlySet<Scope>): OpContext {
@@ -49,41 +58,36 @@ export class OpContext {
     return this.parent ?? this;
   }
 
-  /** The open index; throws index_missing / index_incompatible with the command that fixes it. */
+  /**
+   * The open index; throws index_missing / index_incompatible with the command that fixes it. A
+   * file deleted or rebuilt under a long-running process is opened again, if there is one.
+   */
   get index(): IndexStore {
-    const root = this.root;
-    if (root.store && !root.store.isCurrent()) {
-      // Deleted or rebuilt under a long-running process: open whatever is on disk now, if anything.
-      root.store.close();
-      root.store = null;
-    }
-    if (!root.store) root.store = IndexStore.openExisting(root.vault.indexPath, indexIdentity(root.vault));
-    return root.store;
+    return this.connection.open();
   }
 
-  /** Full pass over the vault (creating or rebuilding the index when needed). */
-  reindex(opts: { rebuild?: boolean; onProgress?: ProgressFn } = {}): IndexReport {
+  /**
+   * From now on index passes run in a worker thread (`serve`, `indx mcp`): this thread keeps
+   * answering reads from the last committed index meanwhile. Every index write of the process
+   * must then go through updateIndex(), or it would wait on the worker's write lock.
+   */
+  useIndexWorker(): void {
     const root = this.root;
-    root.store?.close();
-    root.store = null;
-    const report = runIndex(root.vault, { ...opts, onProgress: opts.onProgress ?? this.progress });
-    root.notify(report, null, "full");
-    return report;
+    root.indexRunner?.close();
+    root.indexRunner = new WorkerIndexRunner(root.vault);
   }
 
-  /** Incremental pass over the whole vault on the open index (the watcher's fallback). */
-  reindexIncremental(): IndexReport {
+  /**
+   * Brings the index in line with the disk (IndexJob: some paths, an incremental pass, a build),
+   * then tells the listeners, on this thread. `origin` says who caused it; by default a build is
+   * "full" and anything else "watch". Progress and cancellation are the caller's to pass: a
+   * write's reindex, say, must not stop because its caller went away after the file landed.
+   */
+  async updateIndex(job: IndexJob, opts: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal } = {}): Promise<IndexReport> {
     const root = this.root;
-    const report = updateIndex(root.vault, root.index);
-    root.notify(report, null, "watch");
-    return report;
-  }
-
-  /** Re-indexes only these vault-relative paths (changed or deleted). */
-  reindexPaths(paths: string[], origin: UpdateOrigin = "watch"): IndexReport {
-    const root = this.root;
-    const report = updateIndex(root.vault, root.index, { only: paths });
-    root.notify(report, paths, origin);
+    root.indexRunner ??= new InlineIndexRunner(root.vault, root.connection);
+    const report = await root.indexRunner.run(job, { onProgress: opts.onProgress, signal: opts.signal });
+    root.notify(report, "paths" in job ? job.paths : null, opts.origin ?? ("build" in job ? "full" : "watch"));
     return report;
   }
 
@@ -148,8 +152,8 @@ export class OpContext {
 
   close(): void {
     const root = this.root;
-    root.store?.close();
-    root.store = null;
+    root.indexRunner?.close();
+    root.connection.release();
     root.idempotencyStore?.close();
     root.idempotencyStore = null;
     root.stopInvalidatingCoverage?.();

@@ -263,6 +263,7 @@ async function rerankHits(
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
       Math.max(100, cfg.int("search.rerank_timeout_ms")),
+      ctx.signal,
     );
     const retrieval = head.map((h) => h.fused / head[0]!.fused);
     const blended = blend(retrieval, relevance);
@@ -271,6 +272,8 @@ async function rerankHits(
     logEvent("search.reranked", { candidates: n, ms: Math.round(performance.now() - started) });
     return [...top, ...hits.slice(n)];
   } catch (err) {
+    // A cancelled search has no one to answer: no fused-order fallback, no warning.
+    if (ctx.signal?.aborted) throw new IndxError("cancelled", "The search was cancelled.", { reason: "cancelled" });
     const kind = err instanceof ProviderError ? err.kind : "internal";
     logEvent("search.rerank_failed", { code: kind, ms: Math.round(performance.now() - started) });
     warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replace("_", " ")}); results are in fused order.` });

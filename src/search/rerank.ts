@@ -34,10 +34,17 @@ export const RERANK_SCHEMA = {
 } as const;
 
 /**
- * Asks the chat model for the relevance (0…1) of each candidate, in one call with a timeout.
- * Throws ProviderError on failure or a reply it cannot use; the caller keeps the fused order.
+ * Asks the chat model for the relevance (0…1) of each candidate, in one call with a timeout (and
+ * the caller's signal, aborted when the search is cancelled). Throws ProviderError on failure or a
+ * reply it cannot use; the caller keeps the fused order.
  */
-export async function rerankScores(chat: ChatProvider, query: string, candidates: RerankCandidate[], timeoutMs: number): Promise<number[]> {
+export async function rerankScores(
+  chat: ChatProvider,
+  query: string,
+  candidates: RerankCandidate[],
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<number[]> {
   const passages = candidates
     .map((c, i) => {
       const head = [c.title, c.heading].filter(Boolean).join(" — ");
@@ -50,7 +57,7 @@ export async function rerankScores(chat: ChatProvider, query: string, candidates
     prompt: `Query: ${query.replace(/\s+/g, " ").trim()}\n\nPassages:\n\n${passages}`,
     jsonSchema: RERANK_SCHEMA as unknown as Record<string, unknown>,
     maxOutputTokens: 40 + candidates.length * 20,
-    signal: AbortSignal.timeout(timeoutMs),
+    signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
   });
   const parsed = parseJson(text) as { scores?: { id?: unknown; relevance?: unknown }[] } | null;
   if (!parsed || !Array.isArray(parsed.scores)) throw new ProviderError("bad_response", "rerank: the reply is not the expected JSON");

@@ -281,7 +281,7 @@ export const vaultReindex = defineOp({
       throw new IndxError("validation_failed", "reembed and require_embeddings need embeddings enabled.");
     // A multi-file write a crashed process left half done is finished before the vault is read.
     await ctx.writer.recover();
-    const r = ctx.reindex({ rebuild: input.rebuild });
+    const r = await ctx.updateIndex({ build: true, rebuild: input.rebuild }, { onProgress: ctx.progress, signal: ctx.signal });
     const warnings: Warning[] = [...r.warnings];
     const embeddings = input.embeddings === false ? null : await embedAfterIndex(ctx, input, warnings);
     return {
@@ -318,7 +318,7 @@ async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; requi
   }
   let report: EmbedReport | null;
   try {
-    report = await svc.run(ctx.index, { reembed: input.reembed === true, prune: true, onProgress: svc.progress ?? ctx.progress });
+    report = await svc.run(ctx.index, { reembed: input.reembed === true, prune: true, signal: ctx.signal, onProgress: svc.progress ?? ctx.progress });
   } catch (err) {
     if (!(err instanceof IndxError) || input.require_embeddings) throw err;
     warnings.push({ code: err.code === "index_incompatible" ? "embeddings_incompatible" : "embeddings_failed", message: err.message });

@@ -1,11 +1,18 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
-import type { Config } from "../config/load.ts";
+import { Config, type ConfigSnapshot } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
 import { Exclusions } from "./scan.ts";
+
+/** A Vault as plain data: where it was found and its configuration, for another thread. */
+export interface VaultSnapshot {
+  root: string;
+  dataDir: string;
+  config: ConfigSnapshot;
+}
 
 /** One opened vault: where it lives, where its index and state live, what is excluded. */
 export class Vault {
@@ -31,6 +38,18 @@ export class Vault {
     const root = realpathSync(abs);
     const dataDir = config.str("data_dir") ?? defaultDataDir(root, env);
     return new Vault(root, resolve(dataDir), config);
+  }
+
+  /**
+   * The same vault in another thread (the index worker). Root and data folder travel resolved, so
+   * the environment and working directory Vault.open() read need not travel with them.
+   */
+  static fromSnapshot(s: VaultSnapshot): Vault {
+    return new Vault(s.root, s.dataDir, Config.fromSnapshot(s.config));
+  }
+
+  snapshot(): VaultSnapshot {
+    return { root: this.root, dataDir: this.dataDir, config: this.config.snapshot() };
   }
 
   /** Validates an untrusted path and returns it normalised; refuses symlink escapes. */

@@ -97,7 +97,8 @@ export interface WriteIO {
  * writer across processes) → the plan, computed from files read inside the lock → every
  * precondition checked before any byte is written → atomic replace per file → reindex of what
  * changed → events. Planning and applying run synchronously inside the locks, so nothing can change
- * a file between the moment it is read and the moment it is replaced.
+ * a file between the moment it is read and the moment it is replaced; the reindex (in the index
+ * worker under `serve`) is awaited inside them too, so the result reads what was written.
  */
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
@@ -114,8 +115,8 @@ export class VaultWriter {
 
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
     return this.pathLocks.run(lockPaths, () =>
-      this.vaultLock.run(() => {
-        this.finishInterrupted();
+      this.vaultLock.run(async () => {
+        await this.finishInterrupted();
         return this.applyPlan(op, plan);
       }),
     );
@@ -127,15 +128,15 @@ export class VaultWriter {
     await this.vaultLock.run(() => this.finishInterrupted());
   }
 
-  private finishInterrupted(): void {
+  private async finishInterrupted(): Promise<void> {
     const recovered = this.journal.recover(this.ctx.vault);
     if (!recovered) return;
-    this.reindex(recovered.touched);
+    await this.reindex(recovered.touched);
     for (const e of recovered.events) this.ctx.events.emit(e);
     logEvent("write.recovered", { op: recovered.op, files: recovered.touched.length, skipped: recovered.skipped.length });
   }
 
-  private applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Committed<T> {
+  private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
     const cache = new Map<string, FileState>();
     const io: WriteIO = { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
     const { changes, value, events = [] } = plan(io);
@@ -161,12 +162,12 @@ export class VaultWriter {
       // the index is brought in line with the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
       this.journal.finish();
-      this.reindex(applied.touched);
+      await this.reindex(applied.touched);
       throw fsError(err, applied.files, changes.length);
     }
 
     this.journal.finish();
-    const warnings = this.reindex(applied.touched);
+    const warnings = await this.reindex(applied.touched);
     const duration = Math.round(performance.now() - started);
     for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
     return { value, etags: applied.etags, trashed: applied.trashed, warnings };
@@ -258,10 +259,10 @@ export class VaultWriter {
    * would make the caller retry a write that landed, so it becomes a warning, and the next index
    * pass (the watcher, `indx vault index`) catches up.
    */
-  private reindex(paths: string[]): Warning[] {
+  private async reindex(paths: string[]): Promise<Warning[]> {
     if (paths.length === 0) return [];
     try {
-      this.ctx.reindexPaths([...new Set(paths)], "write");
+      await this.ctx.updateIndex({ paths: [...new Set(paths)] }, { origin: "write" });
       return [];
     } catch (err) {
       if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))

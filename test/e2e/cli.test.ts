@@ -170,6 +170,35 @@ describe("indx serve, end to end", () => {
   }, 30_000);
 });
 
+describe("the index worker in the compiled binary", () => {
+  test("serve builds the index and rebuilds it in its worker; reads and writes answer meanwhile", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1000; i++) files[`Notes/Note ${i}.md`] = `# Note ${i}\n\nwords zq${i}marker\n`;
+    const own = sandbox(files);
+    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env: own.env, stdout: "pipe", stderr: "pipe" });
+    try {
+      const url = `http://127.0.0.1:${await servingPort(proc)}`;
+      const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env: own.env }).stdout.toString().trim();
+      const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+      const found = async (q: string) => ((await (await fetch(`${url}/v1/search?q=${q}`, { headers })).json()) as any).data.results.map((r: any) => r.path);
+      expect(await found("zq42marker")).toEqual(["Notes/Note 42.md"]);
+
+      const rebuild = fetch(`${url}/v1/vault/reindex`, { method: "POST", headers, body: JSON.stringify({ rebuild: true, embeddings: false }) });
+      expect((await fetch(`${url}/health`)).status).toBe(200);
+      expect(await found("zq7marker")).toEqual(["Notes/Note 7.md"]);
+      const put = await fetch(`${url}/v1/notes/Fresh.md`, { method: "PUT", headers, body: JSON.stringify({ body: "# Fresh\n\nquasarbeam\n" }) });
+      expect(put.status).toBe(201);
+      const rebuilt = (await (await rebuild).json()) as any;
+      expect(rebuilt.data.rebuilt).toBe("rebuild requested");
+      expect(await found("quasarbeam")).toEqual(["Fresh.md"]);
+    } finally {
+      proc.kill();
+      await proc.exited;
+      own.cleanup();
+    }
+  }, 30_000);
+});
+
 /** Reads a starting `indx serve`'s stderr until it prints its URL; returns the port. */
 async function servingPort(proc: Bun.Subprocess<"ignore", "pipe", "pipe">): Promise<string> {
   const reader = proc.stderr.getReader();

@@ -50,7 +50,7 @@ describe("one bad frontmatter never breaks the vault", () => {
   test("frontmatter filters keep answering beside a deeply nested note, which counts as having no frontmatter", async () => {
     sb = sandbox({ "Deep.md": DEEP, "Active.md": ACTIVE, "Plain.md": "# Plain\n\nactiveword\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     expect(await listed(ctx, { frontmatter: { status: "active" } })).toEqual(["Active.md"]);
     expect(await listed(ctx, { frontmatter: { status: "deep" } })).toEqual([]);
     expect(await listed(ctx, { frontmatter: { status: null } })).toEqual(["Deep.md", "Plain.md"]);
@@ -62,10 +62,10 @@ describe("one bad frontmatter never breaks the vault", () => {
   test("a path pass (the watcher's) indexes every other note changed together with a looping one", async () => {
     sb = sandbox({ "Active.md": ACTIVE });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     sb.write("Loop.md", LOOP);
     sb.write("Fresh.md", "# Fresh\n\nfreshword\n");
-    const report = ctx.reindexPaths(["Loop.md", "Fresh.md"]);
+    const report = await ctx.updateIndex({ paths: ["Loop.md", "Fresh.md"] });
     expect(report.added).toBe(2);
     const hits = (await invoke(vaultSearch, ctx, { q: "freshword loopword", mode: "lexical" })) as { results: { path: string }[] };
     expect(hits.results.map((r) => r.path).sort()).toEqual(["Fresh.md", "Loop.md"]);
@@ -87,7 +87,7 @@ describe("writes refuse frontmatter that has no data form, before writing anythi
   test("note_write: an alias loop or too deep nesting in the body or in `frontmatter` is validation_failed; nothing is written", async () => {
     sb = sandbox();
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     await refused(() => invoke(noteWrite, ctx, { path: "Loop.md", body: LOOP }), "frontmatter_alias_loop");
     await refused(() => invoke(noteWrite, ctx, { path: "Deep.md", body: DEEP }), "frontmatter_too_deep");
     let nested: unknown = "leaf";
@@ -101,7 +101,7 @@ describe("writes refuse frontmatter that has no data form, before writing anythi
   test("note_patch: body edits of a note whose frontmatter loops still work; a property edit there is parse_failed", async () => {
     sb = sandbox({ "Loop.md": LOOP });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const patched = (await invoke(notePatch, ctx, { path: "Loop.md", ops: [{ op: "append_body", markdown: "more\n" }] })) as { frontmatter_error?: string };
     expect(patched.frontmatter_error).toBe("frontmatter refers to itself (a YAML alias loop)");
     const err = await invoke(notePatch, ctx, { path: "Loop.md", ops: [{ op: "set_frontmatter", key: "b", value: 1 }] }).catch((e: unknown) => e);

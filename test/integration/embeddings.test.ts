@@ -395,6 +395,21 @@ describe("reranking with the chat model", () => {
     expect(fake.requests.filter((r) => r.path === "/v1/chat/completions")).toHaveLength(1);
   });
 
+  test("a cancelled search stops waiting for the chat model: cancelled, not a fused-order fallback", async () => {
+    const { ctx } = setup({ INDX_AI_MODEL: "fake-chat" });
+    await reindex(ctx());
+    fake.knobs.chatDelayMs = 10_000;
+    const c = ctx();
+    const cancel = new AbortController();
+    c.signal = cancel.signal;
+    setTimeout(() => cancel.abort(), 200);
+    const started = performance.now();
+    const err = await rejects(search(c, { q: "tomato plants sunlight watering", mode: "hybrid", rerank: true }));
+    expect(err.code).toBe("cancelled");
+    // The chat call was aborted, not waited for (the reranker takes 10 s to answer).
+    expect(performance.now() - started).toBeLessThan(5_000);
+  });
+
   test("a failing or missing chat model keeps the fused order, with a warning", async () => {
     const { ctx } = setup({ INDX_AI_MODEL: "fake-chat" });
     await reindex(ctx());
@@ -438,7 +453,7 @@ describe("status and background embedding", () => {
     expect(child.embeddings.availability(child)).toMatchObject({ state: "ready", pending: 0 });
 
     sb.write("Notes/New.md", "# New\n\nA fresh note about sourdough that nobody has embedded yet.\n");
-    c.reindexPaths(["Notes/New.md"]);
+    await c.updateIndex({ paths: ["Notes/New.md"] });
     expect(child.embeddings.availability(child)).toMatchObject({ state: "ready", pending: 1 });
 
     c.close();
@@ -454,7 +469,7 @@ describe("status and background embedding", () => {
     const stop = c.embeddings.startBackground(c);
     try {
       sb.write("Notes/Later.md", "# Later\n\nA note written while the server runs, about bread ovens.\n");
-      c.reindexPaths(["Notes/Later.md"]);
+      await c.updateIndex({ paths: ["Notes/Later.md"] });
       const deadline = Date.now() + 3000;
       while (Date.now() < deadline && VectorStore.open(sb.dataDir).count() < CHUNKS + 1) await Bun.sleep(20);
       await c.embeddings.idle();

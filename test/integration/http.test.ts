@@ -272,15 +272,15 @@ describe("bad input never crashes or leaks", () => {
 describe("the watcher keeps the index current", () => {
   test("a new file on disk becomes searchable and a deleted one disappears", async () => {
     sb.write("Fresh/Zeppelin.md", "# Zeppelin\n\nA note about quasarbeam zeppelins.\n");
-    server.watcher!.flush();
+    await server.watcher!.flush();
     await Bun.sleep(50);
-    server.watcher!.flush();
+    await server.watcher!.flush();
     let r = await get("/v1/search?q=quasarbeam");
     expect(r.body.data.results.map((x: any) => x.path)).toEqual(["Fresh/Zeppelin.md"]);
     const { rmSync } = await import("node:fs");
     rmSync(join(sb.vault, "Fresh"), { recursive: true });
     await Bun.sleep(50);
-    server.watcher!.flush();
+    await server.watcher!.flush();
     r = await get("/v1/search?q=quasarbeam");
     expect(r.body.data.results).toEqual([]);
   });

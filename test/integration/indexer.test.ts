@@ -22,27 +22,27 @@ describe("incremental indexing on a real SQLite file", () => {
   test("build, no-change pass, edit, delete, add", async () => {
     sb = sandbox({ "A.md": "# A\n\nalpha [[B]]\n", "B.md": "# B\n\nbravo\n", "sub/C.md": "charlie [[A#A]]\n" });
     const ctx = sb.context();
-    const first = ctx.reindex();
+    const first = await ctx.updateIndex({ build: true });
     expect(first.added).toBe(3);
     expect(first.rebuilt).toBe("new index");
 
-    const again = ctx.reindex();
+    const again = await ctx.updateIndex({ build: true });
     expect(again.added + again.updated + again.deleted).toBe(0);
     expect(again.unchanged).toBe(3);
 
     sb.write("B.md", "# B\n\nbravo zulu\n");
-    const edited = ctx.reindex();
+    const edited = await ctx.updateIndex({ build: true });
     expect(edited.updated).toBe(1);
     expect(await paths(ctx, "zulu")).toEqual(["B.md"]);
 
     // Same bytes, new mtime: hashed, not re-parsed.
     utimesSync(join(sb.vault, "A.md"), new Date(), new Date(Date.now() + 5000));
-    const touched = ctx.reindex();
+    const touched = await ctx.updateIndex({ build: true });
     expect(touched.updated).toBe(0);
     expect(touched.unchanged).toBe(3);
 
     rmSync(join(sb.vault, "B.md"));
-    const deleted = ctx.reindex();
+    const deleted = await ctx.updateIndex({ build: true });
     expect(deleted.deleted).toBe(1);
     expect(await paths(ctx, "zulu")).toEqual([]);
     ctx.close();
@@ -51,24 +51,24 @@ describe("incremental indexing on a real SQLite file", () => {
   test("links re-resolve when their target appears, moves or disappears", async () => {
     sb = sandbox({ "src/Source.md": "see [[Target]] and [[Other]]\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const unresolved = async () => ((await invoke(linkUnresolved, ctx, {})) as { unresolved: { linkpath: string }[] }).unresolved.map((u) => u.linkpath).sort();
     expect(await unresolved()).toEqual(["Other", "Target"]);
 
     sb.write("far/Target.md", "# far\n");
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     expect(await unresolved()).toEqual(["Other"]);
     const back = (await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number };
     expect(back.count).toBe(1);
 
     // A nearer candidate (same folder as the source) now wins, as in Obsidian.
     sb.write("src/Target.md", "# near\n");
-    ctx.reindexPaths(["src/Target.md"]);
+    await ctx.updateIndex({ paths: ["src/Target.md"] });
     expect(((await invoke(linkBacklinks, ctx, { path: "src/Target.md" })) as { count: number }).count).toBe(1);
     expect(((await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number }).count).toBe(0);
 
     renameSync(join(sb.vault, "src/Target.md"), join(sb.vault, "src/Gone.md"));
-    ctx.reindexPaths(["src/Target.md", "src/Gone.md"]);
+    await ctx.updateIndex({ paths: ["src/Target.md", "src/Gone.md"] });
     expect(((await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number }).count).toBe(1);
     ctx.close();
   });
@@ -76,7 +76,7 @@ describe("incremental indexing on a real SQLite file", () => {
   test("malformed frontmatter never fails the vault", async () => {
     sb = sandbox({ "bad.md": "---\ntitle: [unclosed\n---\n# Body still indexed\n\nxylophone\n", "ok.md": "fine\n" });
     const ctx = sb.context();
-    const r = ctx.reindex();
+    const r = await ctx.updateIndex({ build: true });
     expect(r.added).toBe(2);
     expect(r.warnings.map((w) => `${w.code}:${w.path}`)).toContain("frontmatter_invalid:bad.md");
     expect(r.warnings.every((w) => !w.message.includes("xylophone"))).toBe(true);
@@ -90,7 +90,7 @@ describe("incremental indexing on a real SQLite file", () => {
     await expect(invoke(vaultSearch, ctx, { q: "alpha" })).rejects.toMatchObject({ code: "index_missing" });
     const status = (await invoke(vaultStatus, ctx, {})) as { index: { state: string; fix: string } };
     expect(status.index.state).toBe("missing");
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     ctx.close();
 
     const db = new Database(join(sb.dataDir, "index.db"));
@@ -101,7 +101,7 @@ describe("incremental indexing on a real SQLite file", () => {
     expect(err).toBeInstanceOf(IndxError);
     expect(err.code).toBe("index_incompatible");
     expect(err.message).toContain("indx vault index --rebuild");
-    const rebuilt = fresh.reindex();
+    const rebuilt = await fresh.updateIndex({ build: true });
     expect(rebuilt.rebuilt).toContain("another indx version");
     expect(await paths(fresh, "alpha")).toEqual(["a.md"]);
     fresh.close();
@@ -110,20 +110,20 @@ describe("incremental indexing on a real SQLite file", () => {
   test("a changed exclusion list is an incompatible index until re-indexed", async () => {
     sb = sandbox({ "a.md": "alpha\n", "Templates/t.md": "alpha template\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     expect((await paths(ctx, "alpha")).sort()).toEqual(["Templates/t.md", "a.md"]);
     ctx.close();
     const narrowed = sb.context({ "index.exclude": ["Templates/**"] });
     await expect(invoke(vaultSearch, narrowed, { q: "alpha" })).rejects.toMatchObject({ code: "index_incompatible" });
-    narrowed.reindex();
+    await narrowed.updateIndex({ build: true });
     expect(await paths(narrowed, "alpha")).toEqual(["a.md"]);
     narrowed.close();
   });
 
-  test("the index stays outside the vault", () => {
+  test("the index stays outside the vault", async () => {
     sb = sandbox({ "a.md": "alpha\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     expect(ctx.index.path.startsWith(sb.vault)).toBe(false);
     writeFileSync(join(sb.vault, "b.md"), "bravo\n");
     ctx.close();

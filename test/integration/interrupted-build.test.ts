@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { vaultStatus } from "../../src/vault/ops.ts";
 import { invoke } from "../support/ops.ts";
@@ -19,6 +20,8 @@ const cli = (args: string[]) => Bun.spawnSync([process.execPath, MAIN, ...args],
 function indexedFiles(): number | null {
   try {
     const db = new Database(join(sb.dataDir, "index.db"), { readonly: true });
+    // A writer closing its last connection checkpoints the WAL under a brief exclusive lock.
+    db.run("PRAGMA busy_timeout = 1000");
     try {
       return db.query<{ n: number }, []>("SELECT count(*) AS n FROM files").get()?.n ?? 0;
     } finally {
@@ -29,9 +32,10 @@ function indexedFiles(): number | null {
   }
 }
 
-/** Starts `vault index --rebuild` and SIGKILLs it once part of the notes are in. Returns how many were. */
-async function killMidRebuild(): Promise<number> {
-  const child = Bun.spawn([process.execPath, MAIN, "vault", "index", "--rebuild"], { env: sb.env, stdout: "ignore", stderr: "ignore" });
+/** Starts a first build (no index on disk) and SIGKILLs it once part of the notes are in. Returns how many were. */
+async function killMidFirstBuild(): Promise<number> {
+  for (const suffix of ["", "-wal", "-shm"]) rmSync(join(sb.dataDir, `index.db${suffix}`), { force: true });
+  const child = Bun.spawn([process.execPath, MAIN, "vault", "index"], { env: sb.env, stdout: "ignore", stderr: "ignore" });
   let seen: number | null = null;
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && child.exitCode === null) {
@@ -44,11 +48,23 @@ async function killMidRebuild(): Promise<number> {
   return indexedFiles() ?? 0;
 }
 
-test("a rebuild killed part-way never looks finished: readers get index_incompatible, vault_status is not ready, the next index run starts over", async () => {
-  expect(cli(["vault", "index"]).exitCode).toBe(0);
+/** True while another connection holds the index's write lock (a write transaction is open). */
+function writeLocked(): boolean {
+  const db = new Database(join(sb.dataDir, "index.db"));
+  try {
+    db.run("BEGIN IMMEDIATE");
+    db.run("ROLLBACK");
+    return false;
+  } catch {
+    return true;
+  } finally {
+    db.close();
+  }
+}
 
+test("a first build killed part-way never looks finished: readers get index_incompatible, vault_status is not ready, the next index run starts over", async () => {
   let partial = 0;
-  for (let attempt = 0; attempt < 5 && (partial === 0 || partial >= NOTES); attempt++) partial = await killMidRebuild();
+  for (let attempt = 0; attempt < 5 && (partial === 0 || partial >= NOTES); attempt++) partial = await killMidFirstBuild();
   // The kill must land inside the build for this test to mean anything.
   expect(partial).toBeGreaterThan(0);
   expect(partial).toBeLessThan(NOTES);
@@ -71,4 +87,33 @@ test("a rebuild killed part-way never looks finished: readers get index_incompat
   expect(report.added).toBe(NOTES);
   expect(indexedFiles()).toBe(NOTES);
   expect(cli(["search", "project"]).exitCode).toBe(0);
+}, 120_000);
+
+test("a rebuild of a good index killed part-way leaves that index whole: one transaction, rolled back", async () => {
+  expect(cli(["vault", "index"]).exitCode).toBe(0);
+  expect(indexedFiles()).toBe(NOTES);
+
+  const child = Bun.spawn([process.execPath, MAIN, "vault", "index", "--rebuild"], { env: sb.env, stdout: "ignore", stderr: "ignore" });
+  let inside = false;
+  const deadline = Date.now() + 30_000;
+  while (!inside && Date.now() < deadline && child.exitCode === null) {
+    // Readers see the whole old index all along; the write lock shows the rebuild is under way.
+    expect(indexedFiles()).toBe(NOTES);
+    inside = writeLocked();
+    if (!inside) await Bun.sleep(2);
+  }
+  child.kill("SIGKILL");
+  await child.exited;
+  // The kill must land inside the rebuild for this test to mean anything.
+  expect(inside).toBe(true);
+
+  expect(indexedFiles()).toBe(NOTES);
+  const search = cli(["search", "project", "--no-refresh"]);
+  expect(search.exitCode).toBe(0);
+  const ctx = sb.context();
+  const status = (await invoke(vaultStatus, ctx, { probe: false })) as { index: { state: string } };
+  expect(status.index.state).toBe("ready");
+  ctx.close();
+  const again = JSON.parse(cli(["vault", "index"]).stdout.toString()) as { rebuilt: string | null; added: number };
+  expect(again).toMatchObject({ rebuilt: null, added: 0 });
 }, 120_000);

@@ -58,7 +58,7 @@ const initialize = (id = 1) => ({
 async function until(check: () => boolean, ms = 5000): Promise<boolean> {
   const end = Date.now() + ms;
   while (Date.now() < end) {
-    server.watcher?.flush();
+    await server.watcher?.flush();
     if (check()) return true;
     await Bun.sleep(50);
   }
@@ -379,9 +379,9 @@ describe("subscriptions", () => {
     await watcherClient.client.unsubscribeResource({ uri: "vault://Projects/**" });
     const before = seen.length;
     appendFileSync(apollo, "\nAnother line.\n");
-    server.watcher?.flush();
+    await server.watcher?.flush();
     await Bun.sleep(400);
-    server.watcher?.flush();
+    await server.watcher?.flush();
     await Bun.sleep(100);
     expect(seen.length).toBe(before);
   });
@@ -448,7 +448,7 @@ describe("the handler on its own (in process)", () => {
   test("idle sessions are swept; safe calls replay until the index changes", async () => {
     const local = sandbox({}, { fromDemo: true });
     const ctx = local.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const handler = new McpHttpHandler(ctx, { idleTimeoutMs: 300, sweepIntervalMs: 50 });
     try {
       const client = new CheckedClient({ name: "idle", version: "0" });
@@ -462,7 +462,7 @@ describe("the handler on its own (in process)", () => {
       const second = await client.callTool({ name: "note_read", arguments: { path: "Welcome.md" } });
       expect((second.structuredContent as any).etag).toBe((first.structuredContent as any).etag);
       // …until the index is updated, which clears the cache.
-      ctx.reindexPaths(["Welcome.md"]);
+      await ctx.updateIndex({ paths: ["Welcome.md"] });
       const third = await client.callTool({ name: "note_read", arguments: { path: "Welcome.md" } });
       expect((third.structuredContent as any).etag).not.toBe((first.structuredContent as any).etag);
 

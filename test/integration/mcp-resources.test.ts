@@ -30,7 +30,7 @@ async function connect(scopes: string[] = ["vault:read", "vault:write"]) {
 
 const NOTES = 230; // more than one resources/list page (200)
 
-beforeAll(() => {
+beforeAll(async () => {
   const files: Record<string, string | Uint8Array> = {
     "Projects/Plan (v2) & notes #1.md": "# Plan\n\nSee [[Café]].\n",
     "Café.md": "# Café\n\nNFC name.\n",
@@ -39,7 +39,7 @@ beforeAll(() => {
   for (let i = 0; i < NOTES; i++) files[`Bulk/note ${String(i).padStart(3, "0")}.md`] = `# Note ${i}\n\nfiller text ${i}\n`;
   sb = sandbox(files);
   ctx = sb.context({ "retrieval.max_attachment_bytes": 1024 });
-  ctx.reindex();
+  await ctx.updateIndex({ build: true });
   hub = new McpHub(ctx);
 });
 
@@ -181,7 +181,7 @@ describe("subscriptions", () => {
     sb.write("Bulk/note 005.md", "# Note 5\n\nchanged\n");
     sb.write("Bulk/note 100.md", "# Note 100\n\nchanged\n");
     sb.write("Fresh.md", "# Fresh\n");
-    ctx.reindexPaths(["Café.md", "Bulk/note 005.md", "Bulk/note 100.md", "Fresh.md"]);
+    await ctx.updateIndex({ paths: ["Café.md", "Bulk/note 005.md", "Bulk/note 100.md", "Fresh.md"] });
     await Bun.sleep(50);
     expect(seenA.sort()).toEqual(["vault://Bulk/note%20005.md", "vault://Caf%C3%A9.md"]);
     expect(seenB).toEqual(["vault://tags"]);
@@ -189,7 +189,7 @@ describe("subscriptions", () => {
 
     await a.unsubscribeResource({ uri: "vault://Caf%C3%A9.md" });
     sb.write("Café.md", "# Café\n\nagain\n");
-    ctx.reindexPaths(["Café.md"]);
+    await ctx.updateIndex({ paths: ["Café.md"] });
     await Bun.sleep(50);
     expect(seenA.filter((u) => u === "vault://Caf%C3%A9.md").length).toBe(1);
   });

@@ -61,7 +61,7 @@ describe("over REST", () => {
   test("an edit through the index is embedded in the background, off the request path", async () => {
     fake.reset();
     sb.write("Notes/Server.md", "# Server note\n\nPenguins waddle across the glacier at dawn.\n");
-    ctx.reindexPaths(["Notes/Server.md"]);
+    await ctx.updateIndex({ paths: ["Notes/Server.md"] });
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && fake.embeddedTexts().length === 0) await Bun.sleep(10);
     await ctx.embeddings.idle();

@@ -29,6 +29,8 @@ export interface FakeKnobs {
   failAfter: number;
   /** Delay before answering, ms. */
   delayMs: number;
+  /** Extra delay before answering a chat request, ms (a slow reranker). */
+  chatDelayMs: number;
   /** Refuse embedding requests with more inputs than this (413 for OpenAI, 400 for Ollama). 0: off. */
   maxBatch: number;
   /** Act like an Ollama older than 0.3: /api/embed is a plain 404. */
@@ -152,7 +154,17 @@ function shaped(schema: Record<string, unknown> | undefined, prompt: string): un
 }
 
 export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer {
-  const defaults: FakeKnobs = { failStatus: 0, failNext: 0, failAfter: 0, delayMs: 0, maxBatch: 0, legacyOllama: false, garbageChat: false, apiKey: null };
+  const defaults: FakeKnobs = {
+    failStatus: 0,
+    failNext: 0,
+    failAfter: 0,
+    delayMs: 0,
+    chatDelayMs: 0,
+    maxBatch: 0,
+    legacyOllama: false,
+    garbageChat: false,
+    apiKey: null,
+  };
   const state: FakeAiServer = {
     url: "",
     openaiUrl: "",
@@ -228,6 +240,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
       }
 
       if (path === "/api/chat" || path === "/v1/chat/completions") {
+        if (k.chatDelayMs) await Bun.sleep(k.chatDelayMs);
         if (!model || !(model in FAKE_MODELS)) return isOpenAI ? openaiMissing(String(model)) : ollamaMissing(String(model));
         const messages = (body.messages ?? []) as { role: string; content: unknown }[];
         const prompt = messages

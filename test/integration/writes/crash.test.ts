@@ -17,7 +17,7 @@ const ORIGINAL = "# Target\n\noriginal\n";
 test("a writer killed with SIGKILL leaves the old or the new note, and the index agrees after restart", async () => {
   sb.write("Target.md", ORIGINAL);
   const setupCtx = sb.context();
-  setupCtx.reindex();
+  await setupCtx.updateIndex({ build: true });
   setupCtx.close();
   // Too big for environment variables (E2BIG): the writer reads them from files.
   sb.write("../version-a.txt", VERSION_A);
@@ -41,7 +41,7 @@ test("a writer killed with SIGKILL leaves the old or the new note, and the index
 
     // Restart: the next process brings the index in line with the disk.
     const ctx = sb.context();
-    ctx.reindexIncremental();
+    await ctx.updateIndex({ full: true });
     const [row] = indexRows<{ etag: string }>(ctx, "SELECT etag FROM files WHERE path = ?", "Target.md");
     expect(row?.etag).toBe(etagOf(onDisk));
     ctx.close();
@@ -75,7 +75,7 @@ test("a multi-file write killed part-way is finished by the next writer: all not
     const NOTES = 60;
     for (let i = 0; i < NOTES; i++) multi.write(`n${i}.md`, `# Note ${i}\n\n${"filler text\n".repeat(2000)}#alpha here\n`);
     const setup = multi.context();
-    setup.reindex();
+    await setup.updateIndex({ build: true });
     setup.close();
 
     const tagsOnDisk = () => {
@@ -106,7 +106,7 @@ test("a multi-file write killed part-way is finished by the next writer: all not
       const ctx = multi.context();
       await ctx.writer.recover();
       expect(tagsOnDisk().size).toBe(1);
-      ctx.reindexIncremental();
+      await ctx.updateIndex({ full: true });
       const tags = indexRows<{ tag: string }>(ctx, "SELECT DISTINCT tag FROM tags").map((r) => r.tag);
       expect(tags).toEqual([...tagsOnDisk()]);
       ctx.close();

@@ -34,7 +34,7 @@ describe("files that are not valid UTF-8 are never rewritten around an edit", ()
   test("note_patch refuses with encoding_unsupported (422) and the bytes stay as they were", async () => {
     sb = sandbox({ "Latin.md": LATIN1_NOTE });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const err = await refusal(() => invoke(notePatch, ctx, { path: "Latin.md", ops: [{ op: "append_body", markdown: "more\n" }] }));
     expect(err.code).toBe("encoding_unsupported");
     expect(ERROR_CODES.encoding_unsupported.http).toBe(422);
@@ -47,7 +47,7 @@ describe("files that are not valid UTF-8 are never rewritten around an edit", ()
   test("note_move refuses when a note whose links it must rewrite is not UTF-8: nothing moves", async () => {
     sb = sandbox({ "Latin.md": LATIN1_NOTE, "Target.md": "# Target\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const err = await refusal(() => invoke(noteMove, ctx, { from: "Target.md", to: "Renamed.md" }));
     expect(err.code).toBe("encoding_unsupported");
     expect(err.details).toMatchObject({ path: "Latin.md" });
@@ -63,7 +63,7 @@ describe("files that are not valid UTF-8 are never rewritten around an edit", ()
   test("tag_rename refuses when a note carrying the tag is not UTF-8: no note changes", async () => {
     sb = sandbox({ "Latin.md": LATIN1_NOTE, "Utf8.md": "# Fine\n\n#alpha too\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const err = await refusal(() => invoke(tagRename, ctx, { from: "alpha", to: "beta" }));
     expect(err.code).toBe("encoding_unsupported");
     expect(bytesOf("Latin.md").equals(LATIN1_NOTE)).toBe(true);
@@ -75,7 +75,7 @@ describe("files that are not valid UTF-8 are never rewritten around an edit", ()
     const canvas = latin1('{"nodes":[{"id":"a","type":"text","text":"caf\u00e9","x":0,"y":0,"width":10,"height":10}],"edges":[]}');
     sb = sandbox({ "Board.canvas": canvas });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const err = await refusal(() => invoke(canvasPatch, ctx, { path: "Board.canvas", ops: [{ op: "remove_node", id: "a" }] }));
     expect(err.code).toBe("encoding_unsupported");
     expect(bytesOf("Board.canvas").equals(canvas)).toBe(true);
@@ -85,7 +85,7 @@ describe("files that are not valid UTF-8 are never rewritten around an edit", ()
   test("note_write may replace such a note whole (it names every byte of the new file)", async () => {
     sb = sandbox({ "Latin.md": LATIN1_NOTE });
     const ctx = sb.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     await invoke(noteWrite, ctx, { path: "Latin.md", body: "# Café\n" });
     expect(bytesOf("Latin.md").toString("utf8")).toBe("# Café\n");
     ctx.close();

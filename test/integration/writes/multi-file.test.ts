@@ -15,10 +15,10 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 let sb: Sandbox;
 let ctx: OpContext;
 
-function setup(files: Record<string, string>) {
+async function setup(files: Record<string, string>) {
   sb = sandbox(files);
   ctx = sb.context();
-  ctx.reindex();
+  await ctx.updateIndex({ build: true });
 }
 
 afterEach(() => {
@@ -58,7 +58,7 @@ describe("note_move", () => {
   };
 
   test("dry run plans exactly what the move then does; nothing else changes", async () => {
-    setup(files);
+    await setup(files);
     const before = snapshot(sb.vault);
     const dry = (await invoke(noteMove, ctx, { from: "Projects/Plan.md", to: "Archive/Plan 2025.md", dry_run: true })) as any;
     expect(snapshot(sb.vault)).toEqual(before);
@@ -83,7 +83,7 @@ describe("note_move", () => {
   });
 
   test("refuses a taken destination, a kind change, a stale etag", async () => {
-    setup(files);
+    await setup(files);
     expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "C.md" }))).code).toBe("already_exists");
     expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "A.png" }))).code).toBe("validation_failed");
     expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "Z.md", if_match: "0000000000000000" }))).code).toBe("etag_mismatch");
@@ -92,7 +92,7 @@ describe("note_move", () => {
   });
 
   test("a dry run needs only vault:read; the move itself needs vault:write", async () => {
-    setup(files);
+    await setup(files);
     const reader = ctx.withScopes(new Set(["vault:read"]));
     expect(((await invoke(noteMove, reader, { from: "A.md", to: "Z.md", dry_run: true })) as any).dry_run).toBe(true);
     expect((await fail(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
@@ -101,7 +101,7 @@ describe("note_move", () => {
 
 describe("rename_heading through note_patch", () => {
   test("links to the heading follow it, in this note and in others", async () => {
-    setup({
+    await setup({
       "Spec.md": "# Spec\n\n## Open questions\n\nSee [[#Open questions]].\n",
       "Other.md": "Read [[Spec#Open questions|the questions]] and [[Spec#Spec]].\n",
     });
@@ -118,7 +118,7 @@ describe("tag_rename", () => {
   };
 
   test("the dry run lists exactly the edits the apply makes; code is untouched", async () => {
-    setup(files);
+    await setup(files);
     const dry = (await invoke(tagRename, ctx, { from: "project/alpha", to: "#project/beta", dry_run: true })) as any;
     expect(dry.notes).toBe(2);
     const applied = (await invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", plan_etag: dry.plan_etag })) as any;
@@ -132,7 +132,7 @@ describe("tag_rename", () => {
   });
 
   test("apply refuses when a planned note changed since the dry run", async () => {
-    setup(files);
+    await setup(files);
     const dry = (await invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", dry_run: true })) as any;
     sb.write("Two.md", "Inline #project/alpha, edited meanwhile.\n");
     const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", plan_etag: dry.plan_etag }));
@@ -147,7 +147,7 @@ describe("canvas", () => {
   test("the JSON Canvas sample reads and survives a no-op write byte for byte", async () => {
     const name = readdirSync(SAMPLE).find((f) => f.endsWith(".canvas"))!;
     const original = readFileSync(join(SAMPLE, name), "utf8");
-    setup({ "Sample.canvas": original });
+    await setup({ "Sample.canvas": original });
     const read = (await invoke(canvasRead, ctx, { path: "Sample.canvas" })) as any;
     expect(read.canvas.nodes.length).toBeGreaterThan(0);
     const written = (await invoke(canvasWrite, ctx, { path: "Sample.canvas", canvas: read.canvas, if_match: read.etag })) as any;
@@ -156,7 +156,7 @@ describe("canvas", () => {
   });
 
   test("an invalid canvas is refused with details; patch removes a node with its edges", async () => {
-    setup({ "B.canvas": JSON.stringify({ nodes: [], edges: [] }, null, "\t") });
+    await setup({ "B.canvas": JSON.stringify({ nodes: [], edges: [] }, null, "\t") });
     const bad = await fail(
       invoke(canvasWrite, ctx, {
         path: "B.canvas",

@@ -13,10 +13,10 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 let sb: Sandbox;
 let ctx: OpContext;
 
-function setup(files: Record<string, string | Uint8Array> = {}) {
+async function setup(files: Record<string, string | Uint8Array> = {}) {
   sb = sandbox({ "Home.md": "# Home\n\nSee [[Other]].\n", "Other.md": "# Other\n", ...files });
   ctx = sb.context();
-  ctx.reindex();
+  await ctx.updateIndex({ build: true });
   return ctx;
 }
 
@@ -38,7 +38,7 @@ const indexedEtag = (path: string) => indexRows<{ etag: string }>(ctx, "SELECT e
 
 describe("note_write", () => {
   test("creates a note, reindexes it and returns the read-after-write view", async () => {
-    setup();
+    await setup();
     const out = await write({ path: "New/Idea.md", body: "# Idea\n\nLinks to [[Home]] #draft\n" });
     expect(out.created).toBe(true);
     expect(out.etag).toBe(etagOf(readFileSync(join(sb.vault, "New/Idea.md"))));
@@ -48,14 +48,14 @@ describe("note_write", () => {
   });
 
   test("frontmatter given as an object is written as YAML at the top", async () => {
-    setup();
+    await setup();
     const out = await write({ path: "Fm.md", body: "Body\n", frontmatter: { status: "open", tags: ["a", "b"] } });
     expect(out.frontmatter).toEqual({ status: "open", tags: ["a", "b"] });
     expect(readFileSync(join(sb.vault, "Fm.md"), "utf8")).toStartWith("---\n");
   });
 
   test("if_not_exists refuses to clobber; if_match guards a replace", async () => {
-    setup();
+    await setup();
     const taken = await fail(write({ path: "Home.md", body: "x", if_not_exists: true }));
     expect(taken.code).toBe("already_exists");
     const etag = etagOf(readFileSync(join(sb.vault, "Home.md")));
@@ -69,7 +69,7 @@ describe("note_write", () => {
   });
 
   test("keeps the file mode and a byte-order mark", async () => {
-    setup({ "Bom.md": "\uFEFF# Bom\n" });
+    await setup({ "Bom.md": "\uFEFF# Bom\n" });
     chmodSync(join(sb.vault, "Bom.md"), 0o600);
     await write({ path: "Bom.md", body: "# Bom v2\n" });
     const bytes = readFileSync(join(sb.vault, "Bom.md"));
@@ -78,7 +78,7 @@ describe("note_write", () => {
   });
 
   test("writing the same bytes is not a change", async () => {
-    setup();
+    await setup();
     const events: VaultEvent[] = [];
     ctx.events.subscribe((e) => events.push(e));
     const out = await write({ path: "Other.md", body: "# Other\n" });
@@ -87,7 +87,7 @@ describe("note_write", () => {
   });
 
   test("bad input is refused before anything is written", async () => {
-    setup();
+    await setup();
     writeFileSync(join(sb.dir, "outside.md"), "x");
     symlinkSync(join(sb.dir, "outside.md"), join(sb.vault, "escape.md"));
     symlinkSync(join(sb.dir, "missing.md"), join(sb.vault, "dangling.md"));
@@ -113,12 +113,12 @@ describe("note_write", () => {
   });
 
   test("a binary file named .md is never overwritten by accident", async () => {
-    setup({ "bin.md": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]) });
+    await setup({ "bin.md": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]) });
     expect((await fail(write({ path: "bin.md", body: "x" }))).code).toBe("path_invalid");
   });
 
   test("a read-only token cannot write", async () => {
-    setup();
+    await setup();
     const reader = ctx.withScopes(new Set(["vault:read"]));
     expect((await fail(write({ path: "X.md", body: "x" }, reader))).code).toBe("forbidden");
     expect(existsSync(join(sb.vault, "X.md"))).toBe(false);
@@ -127,7 +127,7 @@ describe("note_write", () => {
 
 describe("note_delete", () => {
   test("moves the note to .trash/ (a name clash gets a number) and prunes the index", async () => {
-    setup({ ".trash/Other.md": "older\n" });
+    await setup({ ".trash/Other.md": "older\n" });
     const out = (await invoke(noteDelete, ctx, { path: "Other.md" })) as any;
     expect(out).toMatchObject({ deleted: true, trashed: true });
     expect(existsSync(join(sb.vault, "Other.md"))).toBe(false);
@@ -138,7 +138,7 @@ describe("note_delete", () => {
   });
 
   test("trashOption none deletes for good; if_match guards it", async () => {
-    setup({ ".obsidian/app.json": JSON.stringify({ trashOption: "none" }) });
+    await setup({ ".obsidian/app.json": JSON.stringify({ trashOption: "none" }) });
     expect((await fail(invoke(noteDelete, ctx, { path: "Other.md", if_match: "ffffffffffffffff" }))).code).toBe("etag_mismatch");
     const out = (await invoke(noteDelete, ctx, { path: "Other.md" })) as any;
     expect(out.trashed).toBe(false);
@@ -149,7 +149,7 @@ describe("note_delete", () => {
 
 describe("concurrency", () => {
   test("20 writers holding the same etag: exactly one wins, the rest get etag_mismatch", async () => {
-    setup();
+    await setup();
     const etag = etagOf(readFileSync(join(sb.vault, "Other.md")));
     const results = await Promise.allSettled(
       Array.from({ length: 20 }, (_, i) => write({ path: "Other.md", body: `# Other\n\nwriter ${i}\n`, if_match: etag })),
@@ -166,7 +166,7 @@ describe("concurrency", () => {
 
 describe("idempotency", () => {
   test("the same key replays without a second write; another body is 409", async () => {
-    setup();
+    await setup();
     const events: VaultEvent[] = [];
     ctx.events.subscribe((e) => events.push(e));
     const first = await invokeOp(noteWrite, ctx, { path: "Idem.md", body: "one\n", idempotency_key: "k-1" });
@@ -182,9 +182,9 @@ describe("idempotency", () => {
   });
 
   test("records survive a rebuild of the index (they live in state.db)", async () => {
-    setup();
+    await setup();
     await invokeOp(noteWrite, ctx, { path: "Idem.md", body: "one\n", idempotency_key: "k-2" });
-    ctx.reindex({ rebuild: true });
+    await ctx.updateIndex({ build: true, rebuild: true });
     const again = await invokeOp(noteWrite, ctx, { path: "Idem.md", body: "one\n", idempotency_key: "k-2" });
     expect(again.replayed).toBe(true);
   });
@@ -192,10 +192,10 @@ describe("idempotency", () => {
 
 describe("events", () => {
   test("writes and outside changes are events in events.log, without content", async () => {
-    setup();
+    await setup();
     await write({ path: "Secretive.md", body: "# top secret words\n" });
     writeFileSync(join(sb.vault, "Other.md"), "# Other, edited in an editor\n");
-    ctx.reindexIncremental();
+    await ctx.updateIndex({ full: true });
     const lines = readFileSync(join(sb.dataDir, "events.log"), "utf8")
       .trim()
       .split("\n")

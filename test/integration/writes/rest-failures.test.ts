@@ -82,7 +82,7 @@ test("a write whose reindex fails (a damaged index) has landed: it answers succe
   const own = sandbox({ "A.md": "# A\n" });
   try {
     const ctx = own.context();
-    ctx.reindex();
+    await ctx.updateIndex({ build: true });
     const db = new Database(join(own.dataDir, "index.db"));
     db.run("DROP TABLE tasks");
     db.close();

@@ -1,6 +1,7 @@
 /** planHeadingRename: links whose subpath starts with the renamed heading get the new heading. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { etagOf } from "../../../src/core/hash.ts";
+import { runIndex } from "../../../src/index/indexer.ts";
 import { planHeadingRename } from "../../../src/links/rewrite.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -34,7 +35,7 @@ const FILES = {
 function planned(selfText?: string) {
   sb = sandbox(FILES);
   const ctx = sb.context();
-  ctx.reindex();
+  runIndex(ctx.vault);
   const plan = planHeadingRename(ctx.vault, ctx.index, "Guide.md", "Step 1: Setup", "Getting started: part 1", selfText);
   ctx.close();
   return plan.edits;

@@ -3,6 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { jsonStringSpans } from "../../../src/canvas/json-spans.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
+import { runIndex } from "../../../src/index/indexer.ts";
 import { LinkResolver } from "../../../src/links/resolve.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";
@@ -21,7 +22,7 @@ function plan(files: Record<string, string>, from: string, to: string, linkForma
   if (linkFormat) files = { ...files, ".obsidian/app.json": JSON.stringify({ newLinkFormat: linkFormat }) };
   sb = sandbox(files);
   const ctx = sb.context();
-  ctx.reindex();
+  runIndex(ctx.vault);
   const { edits } = planMove(ctx.vault, ctx.index, from, to);
   ctx.close();
   const text = (path: string) => edits.find((e) => e.path === path)?.text;
@@ -226,7 +227,7 @@ describe("refusals", () => {
   test("unknown source, taken destination", () => {
     sb = sandbox({ "a.md": "[[b]]\n", "b.md": "b\n" });
     const ctx = sb.context();
-    ctx.reindex();
+    runIndex(ctx.vault);
     const code = (f: () => unknown) => {
       try {
         f();

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
+import { runIndex } from "../../../src/index/indexer.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { indexRows } from "../../support/index-rows.ts";
@@ -20,7 +21,7 @@ beforeAll(() => {
   sb = sandbox();
   cpSync(KEPANO, sb.vault, { recursive: true });
   ctx = sb.context();
-  ctx.reindex();
+  runIndex(ctx.vault);
 });
 afterAll(() => {
   ctx.close();
@@ -49,7 +50,7 @@ function moveAndCheck(from: string, to: string): { edited: number; inbound: numb
   const { edits } = planMove(ctx.vault, ctx.index, from, to);
   applyEdits(sb.vault, edits);
   moveFile(sb.vault, from, to);
-  ctx.reindex();
+  runIndex(ctx.vault);
 
   // Every reference that resolved before lands on the same file (the moved one at its new path).
   const after = new Map(linkRows().map((r) => [`${r.src}#${r.ord}`, r.dst]));

@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
+import { runIndex } from "../../../src/index/indexer.ts";
 import { planTagRename } from "../../../src/tags/rename.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
@@ -60,7 +61,7 @@ const EXPECTED: Record<string, string> = {
 function vault() {
   sb = sandbox(FILES);
   const ctx = sb.context();
-  ctx.reindex();
+  runIndex(ctx.vault);
   return ctx;
 }
 
@@ -83,7 +84,7 @@ describe("planTagRename", () => {
     const again = planTagRename(ctx.vault, ctx.index, "project", "work/main");
     expect(again).toEqual(dry);
     applyEdits(sb!.vault, again.edits);
-    ctx.reindex();
+    runIndex(ctx.vault);
     const tags = indexRows<{ tag: string }>(ctx, "SELECT DISTINCT tag_lower AS tag FROM tags ORDER BY tag").map((r) => r.tag);
     expect(tags.filter((t) => t === "project" || t.startsWith("project/"))).toEqual([]);
     expect(tags).toContain("work/main");
