@@ -3,10 +3,11 @@
  * Compiles indx into one executable, dist/indx. Minify + splitting + bytecode keep start-up to a
  * few milliseconds (docs/stack.md, Build): commands load their code lazily.
  *
- * The index worker is an entrypoint of its own (Bun bundles a Worker's file only when it is one).
- * `[name]` entry naming puts it at the root of the embedded files, beside the chunks, so the
- * `new URL("./index-worker.ts", import.meta.url)` of worker-runner.ts finds it there as it finds
- * the source file next to itself when run from source.
+ * The index worker and the reader worker are entrypoints of their own (Bun bundles a Worker's
+ * file only when it is one). `[name]` entry naming puts them at the root of the embedded files,
+ * beside the chunks, so `new URL("./index-worker.ts", import.meta.url)` in worker-runner.ts (and
+ * "./reader-worker.ts" in reader-pool.ts) finds them there as it finds the source file next to
+ * itself when run from source.
  */
 import { rmSync } from "node:fs";
 
@@ -18,6 +19,7 @@ const proc = Bun.spawnSync(
     "build",
     "src/main.ts",
     "src/index/index-worker.ts",
+    "src/ops/reader-worker.ts",
     "--compile",
     "--minify",
     "--splitting",

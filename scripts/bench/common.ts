@@ -60,6 +60,8 @@ export function isolatedEnv(name: string, vault: string): Record<string, string>
     INDX_VAULT: vault,
     INDX_DATA_DIR: join(home, "data"),
     INDX_LOG: "off",
+    // Compares serve with and without its reader workers (server.read_workers) in the same conditions.
+    ...(process.env.INDX_READ_WORKERS ? { INDX_READ_WORKERS: process.env.INDX_READ_WORKERS } : {}),
   };
 }
 

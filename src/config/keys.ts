@@ -83,6 +83,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "The window of server.auth_failure_limit: a refused address may try again once its oldest failure is this old.",
   },
   {
+    key: "server.read_workers",
+    env: "INDX_READ_WORKERS",
+    type: "int",
+    default: null,
+    description: "Threads of indx serve that answer reads (search, note reads, links, tags). Unset: one per CPU core; 0: reads run on the request thread.",
+  },
+  {
     key: "index.exclude",
     env: "INDX_EXCLUDE",
     type: "list",

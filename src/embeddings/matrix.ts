@@ -44,6 +44,11 @@ export class VectorMatrix {
     return this.rowOf.has(hash);
   }
 
+  /** Every hash held, in row order. */
+  keys(): string[] {
+    return [...this.hashes];
+  }
+
   /** Adds a normalised vector; a hash already present is kept as it is. */
   add(hash: string, vector: Float32Array): void {
     if (this.rowOf.has(hash)) return;

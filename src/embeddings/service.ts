@@ -62,7 +62,10 @@ export class EmbeddingService {
 
   /** The vector store; null when it does not exist and `create` is false. */
   vectors(create = false): VectorStore | null {
-    if (this.store) return this.store;
+    if (this.store?.isCurrent()) return this.store;
+    // Deleted or replaced by `--reembed` in another thread or process: read the new file.
+    this.store?.close();
+    this.store = null;
     if (!create && !VectorStore.exists(this.vault.dataDir)) return null;
     this.vault.ensureDataDir();
     this.store = VectorStore.open(this.vault.dataDir);
@@ -73,6 +76,17 @@ export class EmbeddingService {
   /** An index update makes the coverage stale (the context that owns this service calls it). */
   indexChanged(): void {
     this.coverage = null;
+  }
+
+  /** Another thread's embedding run added or removed vectors (the reader workers of `serve` hear of the main thread's). */
+  vectorsChangedElsewhere(): void {
+    this.coverage = null;
+  }
+
+  /** Long-lived processes and threads keep the vectors in memory for exact scans (VectorStore.keepWarm). */
+  keepVectorsWarm(): void {
+    this.keepWarm = true;
+    if (this.store) this.store.keepWarm = true;
   }
 
   /** Distinct chunk contents, and how many of them have no vector yet. */
@@ -194,8 +208,7 @@ export class EmbeddingService {
    * logged (codes only) and retried with a growing delay. Returns a stop function.
    */
   startBackground(ctx: OpContext): () => void {
-    this.keepWarm = true;
-    if (this.store) this.store.keepWarm = true;
+    this.keepVectorsWarm();
     let settings: EmbeddingsSettings | null;
     try {
       settings = this.settings();

@@ -31,6 +31,8 @@ export class VectorStore {
   keepWarm = false;
   private matrix: VectorMatrix | null = null;
   private matrixUnavailable = false;
+  /** The storage's data_version the matrix reflects: another connection's commit changes it. */
+  private matrixVersion = 0;
 
   private constructor(private readonly storage: VectorStorage) {}
 
@@ -125,10 +127,23 @@ export class VectorStore {
     return this.storage.knn(normalized, limit, Math.min(4096, Math.max(200, limit * 4)));
   }
 
-  /** The in-memory matrix, loaded on first use when the process keeps vectors warm. */
+  /** False once vectors.db was deleted or replaced (`--reembed` by another connection): open it again. */
+  isCurrent(): boolean {
+    return this.storage.isCurrent();
+  }
+
+  /**
+   * The in-memory matrix, loaded on first use when the process keeps vectors warm, and brought
+   * up to date when another connection (the embedder of another thread or process) committed
+   * vectors since: this connection's own writes update it as they happen.
+   */
   private warmMatrix(): VectorMatrix | null {
     if (!this.keepWarm || this.matrixUnavailable) return null;
-    if (this.matrix) return this.matrix;
+    if (this.matrix) {
+      const version = this.storage.dataVersion();
+      if (version !== this.matrixVersion) this.catchUp(this.matrix, version);
+      return this.matrix;
+    }
     const id = this.identity();
     if (!id) return null;
     if (this.count() * Math.ceil(id.dim / 16) * 16 * 4 > MATRIX_MAX_BYTES) {
@@ -137,6 +152,7 @@ export class VectorStore {
     }
     try {
       const matrix = new VectorMatrix(id.dim);
+      this.matrixVersion = this.storage.dataVersion();
       for (const { hash, vector } of this.storage.all()) matrix.add(hash, vector);
       this.matrix = matrix;
     } catch (err) {
@@ -145,6 +161,15 @@ export class VectorStore {
       this.matrixUnavailable = true;
     }
     return this.matrix;
+  }
+
+  /** Takes the stored vectors the matrix lacks and drops those no longer stored. */
+  private catchUp(matrix: VectorMatrix, version: number): void {
+    this.matrixVersion = version;
+    const stored = this.storage.hashes();
+    for (const hash of matrix.keys()) if (!stored.has(hash)) matrix.remove(hash);
+    const missing = [...stored].filter((hash) => !matrix.has(hash));
+    for (const [hash, vector] of this.storage.vectorsOf(missing)) matrix.add(hash, vector);
   }
 
   close(): void {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
@@ -7,6 +8,7 @@ import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import type { OpContext } from "../ops/context.ts";
+import { ReaderPool } from "../ops/reader-pool.ts";
 import { isLoopback } from "./guard.ts";
 import { createApp, errorResponse } from "./server.ts";
 
@@ -26,6 +28,8 @@ export interface RunningServer {
   port: number;
   watcher: VaultWatcher | null;
   mcp: McpHttpHandler;
+  /** The reader workers, unless server.read_workers is 0. */
+  readers: ReaderPool | null;
   stop(): Promise<void>;
 }
 
@@ -62,6 +66,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
   }
 
+  const readers = startReaders(ctx);
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
   const mcp = new McpHttpHandler(ctx, opts.mcp);
@@ -74,6 +79,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
     mcp: (request, scopes) => mcp.handle(request, scopes),
+    readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),
       rateBurst: cfg.int("server.rate_limit_burst"),
@@ -84,6 +90,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
   try {
     listen(app, opts.host, opts.port);
   } catch (err) {
+    readers?.stop();
     await mcp.close();
     throw err;
   }
@@ -110,6 +117,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     port,
     watcher,
     mcp,
+    readers: readers?.pool ?? null,
     async stop() {
       watcher?.stop();
       stopFollowing();
@@ -117,7 +125,29 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
       await ctx.embeddings.idle();
       await mcp.close();
       await app.stop();
+      readers?.stop();
       ctx.close();
+    },
+  };
+}
+
+/**
+ * The reader workers (server.read_workers, one per core by default), told of every index update
+ * and vector change this thread makes so their caches follow (docs/decisions.md).
+ */
+function startReaders(ctx: OpContext): { pool: ReaderPool; stop(): void } | null {
+  const size = ctx.vault.config.get<number | null>("server.read_workers") ?? availableParallelism();
+  if (size === 0) return null;
+  const pool = new ReaderPool(ctx.vault, size);
+  const unlisten = [
+    ctx.onIndexUpdate((report, paths, origin) => pool.indexUpdated(report, paths, origin)),
+    ctx.embeddings.onVectorsChanged(() => pool.vectorsChanged()),
+  ];
+  return {
+    pool,
+    stop() {
+      for (const off of unlisten) off();
+      pool.close();
     },
   };
 }

@@ -6,6 +6,7 @@ import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
+import type { ReaderPool } from "../ops/reader-pool.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { eventStream } from "./events-sse.ts";
@@ -22,6 +23,8 @@ export interface AppOptions extends GuardOptions {
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
   mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
   limits?: RequestLimits;
+  /** Threads that answer the safe operations; without them every operation runs on this thread. */
+  readers?: ReaderPool | null;
 }
 
 interface RequestLimits {
@@ -136,7 +139,8 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
-    const { result, replayed } = await invokeOp(route.op, scoped, input, { coerce: route.input === "query" });
+    const opts = { coerce: route.input === "query" };
+    const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
 
@@ -158,7 +162,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
         c.request,
         on("/metrics", c),
         true,
-        () => new Response(metrics.render(gauges(ctx)), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+        () => new Response(metrics.render(gauges(ctx, o.readers ?? null)), { headers: { "content-type": "text/plain; version=0.0.4" } }),
       ),
     )
     .get("/v1/events", (c) =>
@@ -239,11 +243,12 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: OpContext): Record<string, number> {
+function gauges(ctx: OpContext, readers: ReaderPool | null): Record<string, number> {
+  const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
     const counts = ctx.index.stats.counts();
-    return { indx_index_notes: counts.notes, indx_index_chunks: counts.chunks, indx_index_unresolved_links: counts.unresolvedLinks };
+    return { indx_index_notes: counts.notes, indx_index_chunks: counts.chunks, indx_index_unresolved_links: counts.unresolvedLinks, ...threads };
   } catch {
-    return {};
+    return threads;
   }
 }

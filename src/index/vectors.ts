@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { fileIdentity } from "../core/file-identity.ts";
 import { debugLog } from "../core/log.ts";
 import { jsonList } from "./queries/lists.ts";
 import { loadVec } from "./sqlite-vec.ts";
@@ -36,7 +37,15 @@ export interface StoredVector {
  * decided by the caller (src/embeddings/store.ts).
  */
 export class VectorStorage {
-  private constructor(private readonly db: Database) {}
+  /** Which file the connection opened: `--reembed` in another connection deletes it and makes a new one. */
+  private readonly inode: string | null;
+
+  private constructor(
+    private readonly db: Database,
+    private readonly path: string,
+  ) {
+    this.inode = fileIdentity(path);
+  }
 
   static pathFor(dataDir: string): string {
     return join(dataDir, "vectors.db");
@@ -91,7 +100,7 @@ export class VectorStorage {
         fix: REEMBED_FIX,
       });
     }
-    return new VectorStorage(db);
+    return new VectorStorage(db, path);
   }
 
   /** Deletes vectors.db (`--reembed`). */
@@ -126,6 +135,16 @@ export class VectorStorage {
       this.setMeta("dim", String(id.dim));
       this.setMeta("created_at", new Date().toISOString());
     })();
+  }
+
+  /** False once the file was deleted or replaced: this connection would read vectors nobody else sees. */
+  isCurrent(): boolean {
+    return this.inode !== null && fileIdentity(this.path) === this.inode;
+  }
+
+  /** Changes whenever another connection commits to this file (SQLite's data_version); own writes leave it. */
+  dataVersion(): number {
+    return this.db.query<{ data_version: number }, []>("PRAGMA data_version").get()?.data_version ?? 0;
   }
 
   count(): number {

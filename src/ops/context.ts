@@ -125,9 +125,22 @@ export class OpContext {
     return () => root.indexListeners.delete(fn);
   }
 
+  /**
+   * An index update that another thread's context made and announced (a reader worker hears of
+   * the main thread's): the listeners drop their caches, but no event is emitted, since the
+   * thread that made the update emits them.
+   */
+  indexUpdatedElsewhere(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    this.root.tellListeners(report, paths, origin);
+  }
+
+  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    for (const fn of this.indexListeners) fn(report, paths, origin);
+  }
+
   private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
     // Listeners first (caches are dropped), then events: whoever reacts to an event reads fresh data.
-    for (const fn of this.indexListeners) fn(report, paths, origin);
+    this.tellListeners(report, paths, origin);
     if (report.changed.length > 0) this.emitIndexEvents(report, origin);
   }
 

@@ -199,6 +199,32 @@ describe("the index worker in the compiled binary", () => {
   }, 30_000);
 });
 
+describe("the reader workers in the compiled binary", () => {
+  test("searches answered by the reader workers see a note written a moment before", async () => {
+    const own = sandbox({ "Old.md": "# Old\n\nancient words\n" });
+    const proc = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env: { ...own.env, INDX_READ_WORKERS: "2" }, stdout: "pipe", stderr: "pipe" });
+    try {
+      const url = `http://127.0.0.1:${await servingPort(proc)}`;
+      const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env: own.env }).stdout.toString().trim();
+      const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
+      const workersReady = async () => /^indx_read_workers (\d+)$/m.exec(await (await fetch(`${url}/metrics`, { headers })).text())?.[1];
+      const deadline = Date.now() + 10_000;
+      while (Date.now() < deadline && (await workersReady()) !== "2") await Bun.sleep(20);
+      expect(await workersReady()).toBe("2");
+      for (let i = 0; i < 5; i++) {
+        const put = await fetch(`${url}/v1/notes/Fresh ${i}.md`, { method: "PUT", headers, body: JSON.stringify({ body: `# Fresh\n\nnebula${i}word\n` }) });
+        expect(put.status).toBe(201);
+        const res = await fetch(`${url}/v1/search?q=nebula${i}word`, { headers });
+        expect(((await res.json()) as any).data.results.map((r: any) => r.path)).toEqual([`Fresh ${i}.md`]);
+      }
+    } finally {
+      proc.kill();
+      await proc.exited;
+      own.cleanup();
+    }
+  }, 30_000);
+});
+
 /** Reads a starting `indx serve`'s stderr until it prints its URL; returns the port. */
 async function servingPort(proc: Bun.Subprocess<"ignore", "pipe", "pipe">): Promise<string> {
   const reader = proc.stderr.getReader();
