@@ -3,6 +3,7 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { vaultStatus } from "../../src/vault/ops.ts";
+import { indexWriteLocked } from "../support/index-rows.ts";
 import { invoke } from "../support/ops.ts";
 import { sandbox } from "../support/vault.ts";
 
@@ -48,20 +49,6 @@ async function killMidFirstBuild(): Promise<number> {
   return indexedFiles() ?? 0;
 }
 
-/** True while another connection holds the index's write lock (a write transaction is open). */
-function writeLocked(): boolean {
-  const db = new Database(join(sb.dataDir, "index.db"));
-  try {
-    db.run("BEGIN IMMEDIATE");
-    db.run("ROLLBACK");
-    return false;
-  } catch {
-    return true;
-  } finally {
-    db.close();
-  }
-}
-
 test("a first build killed part-way never looks finished: readers get index_incompatible, vault_status is not ready, the next index run starts over", async () => {
   let partial = 0;
   for (let attempt = 0; attempt < 5 && (partial === 0 || partial >= NOTES); attempt++) partial = await killMidFirstBuild();
@@ -99,7 +86,7 @@ test("a rebuild of a good index killed part-way leaves that index whole: one tra
   while (!inside && Date.now() < deadline && child.exitCode === null) {
     // Readers see the whole old index all along; the write lock shows the rebuild is under way.
     expect(indexedFiles()).toBe(NOTES);
-    inside = writeLocked();
+    inside = indexWriteLocked(sb.dataDir);
     if (!inside) await Bun.sleep(2);
   }
   child.kill("SIGKILL");

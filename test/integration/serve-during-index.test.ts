@@ -1,11 +1,10 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import type { IndexReport } from "../../src/index/indexer.ts";
 import type { OpContext } from "../../src/ops/context.ts";
+import { indexWriteLocked } from "../support/index-rows.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -49,25 +48,10 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
 
 const searchPaths = async (q: string) => (await call("POST", "/v1/search", { q, mode: "lexical", limit: 5 })).body.data.results.map((r: any) => r.path);
 
-/** True while some connection holds the index's write lock: the worker's rebuild transaction is open. */
-function writeLocked(): boolean {
-  const db = new Database(join(sb.dataDir, "index.db"));
-  try {
-    db.run("PRAGMA busy_timeout = 0");
-    db.run("BEGIN IMMEDIATE");
-    db.run("ROLLBACK");
-    return false;
-  } catch {
-    return true;
-  } finally {
-    db.close();
-  }
-}
-
 /** Waits until the rebuild holds the write lock (or `settled` says it is over already). */
 async function untilUnderway(settled: () => boolean): Promise<void> {
   const deadline = Date.now() + 30_000;
-  while (!writeLocked()) {
+  while (!indexWriteLocked(sb.dataDir)) {
     if (settled() || Date.now() > deadline) throw new Error("the rebuild was never seen under way");
     await Bun.sleep(5);
   }
