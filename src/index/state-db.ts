@@ -2,6 +2,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { fileIdentity } from "../core/file-identity.ts";
+import { BUSY_TIMEOUT_MS } from "./store.ts";
 
 /** The first answer to a write sent with an Idempotency-Key. */
 export interface IdempotencyRecord {
@@ -32,8 +33,8 @@ export class StateDb {
     this.conn?.db.close();
     mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
     const db = new Database(this.path, { create: true });
+    db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see connect() in store.ts
     db.run("PRAGMA journal_mode = WAL");
-    db.run("PRAGMA busy_timeout = 10000");
     db.run(`CREATE TABLE IF NOT EXISTS idempotency (
       key         TEXT PRIMARY KEY,
       fingerprint TEXT NOT NULL,

@@ -218,10 +218,12 @@ export const BUSY_TIMEOUT_MS = 10_000;
 
 function connect(path: string): Database {
   const db = new Database(path, { create: true, strict: true });
+  // First: even the journal_mode pragma can meet a lock (another connection checkpointing or
+  // recovering the WAL), and without a timeout it fails at once with "database is locked".
+  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
-  db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.run("PRAGMA temp_store = MEMORY");
   db.run("PRAGMA cache_size = -32000");
   return db;

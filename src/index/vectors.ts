@@ -6,6 +6,7 @@ import { fileIdentity } from "../core/file-identity.ts";
 import { debugLog } from "../core/log.ts";
 import { jsonList } from "./queries/lists.ts";
 import { loadVec } from "./sqlite-vec.ts";
+import { BUSY_TIMEOUT_MS } from "./store.ts";
 
 const VECTORS_SCHEMA_VERSION = 2;
 export const REEMBED_FIX = "indx vault index --reembed";
@@ -73,9 +74,9 @@ export class VectorStorage {
       );
     }
     try {
+      db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see connect() in store.ts
       db.run("PRAGMA journal_mode = WAL");
       db.run("PRAGMA synchronous = NORMAL");
-      db.run("PRAGMA busy_timeout = 10000");
       // The KNN reads every quantised vector: mapping the file saves a copy per page.
       db.run("PRAGMA mmap_size = 1073741824");
       db.run("PRAGMA cache_size = -32000");

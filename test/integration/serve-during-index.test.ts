@@ -46,7 +46,11 @@ async function call(method: string, path: string, body?: unknown): Promise<{ sta
   return { status: res.status, body: await res.json() };
 }
 
-const searchPaths = async (q: string) => (await call("POST", "/v1/search", { q, mode: "lexical", limit: 5 })).body.data.results.map((r: any) => r.path);
+async function searchPaths(q: string): Promise<string[]> {
+  const r = await call("POST", "/v1/search", { q, mode: "lexical", limit: 5 });
+  if (r.status !== 200) throw new Error(`search answered ${r.status}: ${JSON.stringify(r.body.error)}`);
+  return r.body.data.results.map((h: { path: string }) => h.path);
+}
 
 /** Waits until the rebuild holds the write lock (or `settled` says it is over already). */
 async function untilUnderway(settled: () => boolean): Promise<void> {
