@@ -1,5 +1,4 @@
 import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/sdk/types.js";
-import type { Static } from "@sinclair/typebox";
 import { noteList } from "../notes/ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
@@ -49,11 +48,11 @@ function fromList(candidates: readonly string[], prefix: string): Completion {
 async function completeDate(ctx: OpContext, prefix: string): Promise<Completion> {
   const now = new Date();
   const yesterday = new Date(now.getFullYear(), now.getMonth(), now.getDate() - 1);
-  const dated = (await invoke(noteList, ctx, {
+  const dated = await invoke(noteList, ctx, {
     path_glob: "**/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md",
     sort: "mtime",
     limit: MAX_VALUES,
-  })) as Static<typeof noteList.output>;
+  });
   const days = dated.notes.map((n) => /(\d{4}-\d{2}-\d{2})\.md$/.exec(n.path)![1]!);
   return fromList([isoDate(now), isoDate(yesterday), ...days], prefix.trim());
 }
@@ -61,14 +60,14 @@ async function completeDate(ctx: OpContext, prefix: string): Promise<Completion>
 const escapeGlob = (s: string) => s.replace(/[\\*?[\]{}]/g, (c) => `\\${c}`);
 
 async function completePath(ctx: OpContext, prefix: string): Promise<Completion> {
-  const page = (await invoke(noteList, ctx, { path_glob: `${escapeGlob(prefix)}**`, limit: MAX_VALUES })) as Static<typeof noteList.output>;
+  const page = await invoke(noteList, ctx, { path_glob: `${escapeGlob(prefix)}**`, limit: MAX_VALUES });
   return { values: page.notes.map((n) => n.path), total: page.total, hasMore: page.next_cursor !== null };
 }
 
 /** Tags as the tag list spells them, most used first; a leading '#' and case are ignored. */
 async function completeTag(ctx: OpContext, prefix: string): Promise<Completion> {
   const wanted = prefix.trim().replace(/^#/, "").toLowerCase();
-  const { tags } = (await invoke(tagList, ctx, {})) as Static<typeof tagList.output>;
+  const { tags } = await invoke(tagList, ctx, {});
   const values = tags.map((t) => t.tag).filter((t) => t.toLowerCase().startsWith(wanted));
   return { values: values.slice(0, MAX_VALUES), total: values.length, hasMore: values.length > MAX_VALUES };
 }

@@ -15,7 +15,6 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import type { Static } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { noteList } from "../notes/ops.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -164,7 +163,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 /** Notes in the index, for the instructions; null while there is no usable index (stdio builds it after the handshake). */
 async function noteCount(ctx: OpContext): Promise<number | null> {
   try {
-    return ((await invoke(noteList, ctx, { limit: 1 })) as Static<typeof noteList.output>).total;
+    return (await invoke(noteList, ctx, { limit: 1 })).total;
   } catch {
     return null;
   }
