@@ -28,7 +28,7 @@ describe("file system errors of a write become typed errors without paths", () =
     const mapped = writeError(err);
     expect(mapped.code).toBe("disk_full");
     expect(mapped.httpStatus).toBe(507);
-    expect(mapped.exitCode).toBe(7);
+    expect(mapped.exitCode).toBe(9);
     expect(mapped.message).not.toContain("/");
     expect(mapped.details).toEqual({ reason: "ENOSPC" });
   });
