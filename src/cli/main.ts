@@ -29,6 +29,7 @@ export const root: CommandDef = {
     attachment: async () => (await ops()).attachmentCommand,
     canvas: async () => (await ops()).canvasCommand,
     vault: async () => (await ops()).vaultCommand,
+    ai: async () => (await import("./ai-commands.ts")).aiCommand,
     serve: async () => (await admin()).serveCommand,
     token: async () => (await admin()).tokenCommand,
     config: async () => (await admin()).configCommand,

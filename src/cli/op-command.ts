@@ -33,6 +33,8 @@ export interface CliSpec<In = unknown, Out = unknown> {
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
   confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
+  /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
+  flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
 }
 
 const kebab = (s: string) => s.replaceAll("_", "-");
@@ -60,8 +62,10 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
     const s = props[name];
     args[name] = { type: "positional", description: s?.description ?? name, required: required.has(name) };
   }
+  /** A custom flag named like a field takes that field over (`ai toc --write PATH` builds the write object). */
+  const custom = (name: string) => spec.flags !== undefined && kebab(name) in spec.flags.args;
   for (const [name, schema] of Object.entries(props)) {
-    if (spec.positionals?.includes(name)) continue;
+    if (spec.positionals?.includes(name) || custom(name)) continue;
     const desc = schema.description ?? "";
     if (spec.json?.includes(name)) {
       args[kebab(name)] = { type: "string", description: `${desc} (JSON; @file reads a file, - reads stdin)`, valueHint: "json" };
@@ -80,8 +84,9 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       };
     }
   }
+  Object.assign(args, spec.flags?.args);
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
-  if (op.safe)
+  if (op.safe || op.ai)
     args.refresh = {
       type: "boolean",
       default: true,
@@ -110,7 +115,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (value !== undefined && value !== "") input[name] = value;
       });
       for (const [name, schema] of Object.entries(props)) {
-        if (spec.positionals?.includes(name)) continue;
+        if (spec.positionals?.includes(name) || custom(name)) continue;
         const flag = kebab(name);
         if (spec.json?.includes(name)) {
           const text = flags[flag];
@@ -142,9 +147,10 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           input[name] = flags[flag];
         }
       }
+      for (const [name, value] of Object.entries(spec.flags?.toInput(flags, rawArgs) ?? {})) if (input[name] === undefined) input[name] = value;
       const ctx = openContext(flags);
       try {
-        if (op.safe && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
+        if ((op.safe || op.ai) && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
           const target = input[guard.path];
@@ -153,7 +159,14 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
               path: target,
             });
         }
+        // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
+        const streaming = op.ai !== undefined && input.stream === true;
+        if (streaming) ctx.aiStream = (event) => print(JSON.stringify(event));
         const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true });
+        if (streaming) {
+          print(JSON.stringify({ type: "ai.complete", data: output }));
+          return;
+        }
         const format = chooseFormat(flags, process.stdout.isTTY === true);
         const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
         const human = spec.human;

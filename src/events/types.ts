@@ -20,6 +20,21 @@ export const VaultEventSchema = Type.Object({
   etag: Type.Optional(Type.String()),
   count: Type.Optional(Type.Integer()),
   duration_ms: Type.Optional(Type.Integer()),
+  ai: Type.Optional(
+    Type.Object(
+      {
+        provider: Type.String(),
+        model: Type.String(),
+        usage: Type.Object({ input_tokens: Type.Integer(), output_tokens: Type.Integer(), cost_usd: Type.Number() }),
+        cache_hit: Type.Boolean(),
+        ok: Type.Boolean(),
+        error_code: Type.Optional(Type.String()),
+        scope_paths: Type.Array(Type.String(), { description: "The notes the call read (the first 50)." }),
+        applied_paths: Type.Optional(Type.Array(Type.String(), { description: "The notes it wrote (the first 50)." })),
+      },
+      { description: "ai.invocation only: what one AI call did and cost; never its prompt or output." },
+    ),
+  ),
 });
 
 export type VaultEvent = Static<typeof VaultEventSchema>;

@@ -1,4 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
+import type { OpContext } from "../ops/context.ts";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import { ROUTES, type Route, templateOf } from "./routes.ts";
@@ -124,6 +125,13 @@ function operation(r: Route): Record<string, unknown> {
               schema: { type: "object", required: ["ok", "data"], properties: { ok: { const: true }, data: plain(op.output) } },
             },
             ...(r.respond === "attachment" ? { "application/octet-stream": { schema: { type: "string", format: "binary" } } } : {}),
+            ...(op.ai && r.method === "POST"
+              ? {
+                  "text/event-stream": {
+                    schema: { type: "string", description: "With Accept: text/event-stream: ai.partial, ai.citation, ai.usage events, then ai.complete with the data above." },
+                  },
+                }
+              : {}),
           },
         };
   const errorStatuses = [...new Set(Object.values(ERROR_CODES).map((c) => String(c.http)))];
@@ -152,9 +160,11 @@ function operation(r: Route): Record<string, unknown> {
 }
 
 /** OpenAPI 3.1 built from the route table and the operations' TypeBox schemas. */
-export function buildOpenApi(): Record<string, unknown> {
+export function buildOpenApi(ctx?: OpContext): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
+    // AI routes appear once a model is configured (docs/contracts.md, AI runtime).
+    if (r.op.ai && !ctx?.ai.offers(r.op.ai.needs)) continue;
     const p = (paths[templateOf(r)] ??= {});
     p[r.method.toLowerCase()] = operation(r);
   }

@@ -1,3 +1,7 @@
+import { aiAsk } from "../ai/ops/ask.ts";
+import { aiStatus } from "../ai/ops/status.ts";
+import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiToc } from "../ai/ops/toc.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -66,6 +70,10 @@ export const ROUTES: readonly Route[] = [
   { method: "PUT", prefix: "/v1/canvas/", wildParam: "path", op: canvasWrite, input: "body", respond: "written" },
   { method: "PATCH", prefix: "/v1/canvas/", wildParam: "path", op: canvasPatch, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
+  { method: "GET", prefix: "/v1/ai/status", op: aiStatus, input: "query" },
+  { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
+  { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
+  { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

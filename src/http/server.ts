@@ -7,6 +7,7 @@ import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import type { ReaderPool } from "../ops/reader-pool.ts";
+import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { eventStream } from "./events-sse.ts";
@@ -140,6 +141,15 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
     const opts = { coerce: route.input === "query" };
+    if (route.op.ai) {
+      // A client that hangs up stops the model call it was waiting for.
+      scoped.signal = request.signal;
+      if (wantsAiStream(request, input))
+        return aiEventStream((sink) => {
+          scoped.aiStream = sink;
+          return invokeOp(route.op, scoped, input, opts).then((r) => r.result);
+        });
+    }
     const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
@@ -147,7 +157,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
   return new Elysia({ name: "indx" })
     .get("/health", (c) => guarded(c.request, on("/health", c), false, () => ok({ status: "ok", version: VERSION })))
     .get("/openapi.json", (c) =>
-      guarded(c.request, on("/openapi.json", c), false, () => new Response((openapi ??= JSON.stringify(buildOpenApi())), { headers: JSON_HEADERS })),
+      guarded(c.request, on("/openapi.json", c), false, () => new Response((openapi ??= JSON.stringify(buildOpenApi(ctx))), { headers: JSON_HEADERS })),
     )
     .get("/docs", (c) => guarded(c.request, on("/docs", c), false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
     .get("/docs/*", (c) =>

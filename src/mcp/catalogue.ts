@@ -1,4 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { OpContext } from "../ops/context.ts";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { OPERATIONS } from "../ops/registry.ts";
@@ -34,9 +35,12 @@ export function toolOf(op: AnyOperation): Tool {
   return tool;
 }
 
-/** The tools a caller with these scopes may see: the others are not advertised at all. */
-export function visibleTools(scopes: ReadonlySet<Scope>): Tool[] {
-  return OPERATIONS.filter((op) => hasScope(scopes, op.scope)).map(toolOf);
+/**
+ * The tools a caller with these scopes may see: the others are not advertised at all, nor are AI
+ * tools whose model role this vault has not configured (docs/contracts.md, AI runtime).
+ */
+export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: OpContext): Tool[] {
+  return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map(toolOf);
 }
 
 export interface CatalogueSize {
@@ -48,8 +52,8 @@ export interface CatalogueSize {
 }
 
 /** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
-export function catalogueSize(scopes: ReadonlySet<Scope>): CatalogueSize {
-  const tools = visibleTools(scopes);
+export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: OpContext): CatalogueSize {
+  const tools = visibleTools(scopes, ctx);
   const chars = (t: Tool, withOutput: boolean) =>
     JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;
   const tokens = (withOutput: boolean) => Math.round(tools.reduce((sum, t) => sum + chars(t, withOutput), 0) / 4);

@@ -55,7 +55,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const instructions = instructionsFor({
     scopes: opts.scopes,
     noteCount: await noteCount(hub.ctx.withScopes(opts.scopes)),
-    sharedFields: sharedFieldsOf(visibleTools(opts.scopes)),
+    sharedFields: sharedFieldsOf(visibleTools(opts.scopes, hub.ctx)),
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
   const subscriptions = new Subscriptions();
@@ -75,15 +75,18 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     }
   };
 
-  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({ tools: visibleTools(scopesOf(extra)) }));
+  server.setRequestHandler(ListToolsRequestSchema, (_req, extra) => ({ tools: visibleTools(scopesOf(extra), hub.ctx) }));
 
   server.setRequestHandler(CallToolRequestSchema, (req, extra) => {
     const token = req.params._meta?.progressToken;
     const progress =
       token === undefined
         ? undefined
-        : (done: number, total: number) =>
-            extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: done, total } });
+        : (done: number, total?: number, message?: string) =>
+            extra.sendNotification({
+              method: "notifications/progress",
+              params: { progressToken: token, progress: done, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) },
+            });
     return guarded(() =>
       callTool(hub, req.params.name, req.params.arguments, {
         ctx: contextOf(extra),

@@ -1,5 +1,6 @@
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
+import type { AiStreamSink } from "../ai/stream.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
@@ -15,7 +16,7 @@ import { ReplayCache } from "./replay.ts";
 export interface CallEnv {
   ctx: OpContext;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
-  progress?: (done: number, total: number) => Promise<void>;
+  progress?: (done: number, total?: number, message?: string) => Promise<void>;
   /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
   signal?: AbortSignal;
   /** The session's log: one tool_call event per call (name, outcome, duration; never the arguments). */
@@ -62,6 +63,17 @@ function throttledProgress(send: NonNullable<CallEnv["progress"]>) {
 }
 
 /**
+ * An AI call's stream as progress notifications (docs/mcp.md, Tools): each event is one
+ * notification whose message is the event's JSON; progress counts events, so it always increases.
+ */
+function aiProgress(send: NonNullable<CallEnv["progress"]>): AiStreamSink {
+  let n = 0;
+  return (event) => {
+    send(++n, undefined, JSON.stringify(event)).catch(() => {});
+  };
+}
+
+/**
  * tools/call: every call goes through invoke() (scopes, validation, run); nothing else here. An
  * unknown tool name is a malformed request (JSON-RPC Invalid params), not a failed call.
  */
@@ -86,13 +98,15 @@ export async function callTool(hub: McpHub, name: string, args: unknown, env: Ca
 async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operation<I, O>, args: unknown, env: CallEnv): Promise<Outcome> {
   if (!hasScope(env.ctx.scopes, op.scope))
     return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
-  const key = op.safe ? ReplayCache.key(op.name, args) : null;
+  // AI results have their own cache, which also records each call and streams; the replay cache stays out of their way.
+  const key = op.safe && !op.ai ? ReplayCache.key(op.name, args) : null;
   const replay = key ? hub.replays.get(key) : undefined;
   if (replay) return { result: replay };
   await hub.ready;
   const generation = hub.generation;
   const progress = env.progress ? throttledProgress(env.progress) : null;
   if (progress) env.ctx.progress = progress.fn;
+  if (env.progress && op.ai) env.ctx.aiStream = aiProgress(env.progress);
   env.ctx.signal = env.signal;
   try {
     const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});

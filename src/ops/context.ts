@@ -1,3 +1,5 @@
+import { AiService } from "../ai/service.ts";
+import type { AiStreamSink } from "../ai/stream.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { EmbeddingService } from "../embeddings/service.ts";
 import { EventHub } from "../events/hub.ts";
@@ -32,11 +34,15 @@ export class OpContext {
   private idempotencyStore: IdempotencyStore | null = null;
   private embeddingService: EmbeddingService | null = null;
   private stopInvalidatingCoverage: (() => void) | null = null;
+  private aiService: AiService | null = null;
+  private stopInvalidatingAiCache: (() => void) | null = null;
 
   /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
   progress: ProgressFn | undefined;
   /** Aborted when the caller gives up (MCP notifications/cancelled): long work stops at its next step. */
   signal: AbortSignal | undefined;
+  /** Where an AI operation streams its partial output, when the caller asked for a stream. */
+  aiStream: AiStreamSink | undefined;
 
   constructor(
     readonly vault: Vault,
@@ -114,6 +120,17 @@ export class OpContext {
     return root.embeddingService;
   }
 
+  /** The AI runtime of this vault: settings, chat model, cache, spend. Opens nothing until used. */
+  get ai(): AiService {
+    const root = this.root;
+    if (!root.aiService) {
+      const service = new AiService(root.vault);
+      root.stopInvalidatingAiCache = root.onIndexUpdate((report, paths) => service.notesChanged(paths ?? report.changed));
+      root.aiService = service;
+    }
+    return root.aiService;
+  }
+
   get idempotency(): IdempotencyStore {
     const root = this.root;
     return (root.idempotencyStore ??= new IdempotencyStore(root.vault.ensureDataDir()));
@@ -173,5 +190,9 @@ export class OpContext {
     root.stopInvalidatingCoverage = null;
     root.embeddingService?.close();
     root.embeddingService = null;
+    root.stopInvalidatingAiCache?.();
+    root.stopInvalidatingAiCache = null;
+    root.aiService?.close();
+    root.aiService = null;
   }
 }

@@ -3,6 +3,9 @@ import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 
+/** The model an AI operation needs; `any`: it answers with either role, or none (ai_status). */
+export type AiRole = "chat" | "embeddings" | "any";
+
 /**
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
  * translated by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
@@ -19,6 +22,13 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
   dryRunNeedsRead?: boolean;
   /** No side effects: safe to retry, to cache briefly and to serve over GET. */
   safe: boolean;
+  /**
+   * An AI operation (docs/contracts.md, AI runtime): it needs a model role, so it is advertised
+   * (MCP tools/list, OpenAPI) only when that role is configured; it runs on the request thread
+   * (it waits on the network, may stream, and shares the AI cache); and, although a read, it
+   * honours idempotency keys, so a retried call does not pay for a second generation.
+   */
+  ai?: { needs: AiRole };
   input: I;
   output: O;
   /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */

@@ -34,7 +34,7 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   const { dry_run, idempotency_key: key }: WriteControls = input;
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   try {
-    if (op.safe || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
+    if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
     const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
     return { input, result, replayed };

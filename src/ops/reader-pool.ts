@@ -56,9 +56,9 @@ export class ReaderPool {
     for (let i = 0; i < size; i++) this.spawn();
   }
 
-  /** Reads only: a write, an admin operation or anything with side effects stays on this thread. */
+  /** Reads only: a write, an admin operation, an AI call or anything with side effects stays on this thread. */
   static serves(op: AnyOperation): boolean {
-    return op.safe && op.scope !== "vault:admin";
+    return op.safe && op.scope !== "vault:admin" && !op.ai;
   }
 
   /** Workers that take reads now (the indx_read_workers gauge). */

@@ -1,3 +1,7 @@
+import { aiAsk } from "../ai/ops/ask.ts";
+import { aiStatus } from "../ai/ops/status.ts";
+import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiToc } from "../ai/ops/toc.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -37,6 +41,10 @@ export const OPERATIONS: readonly AnyOperation[] = [
   related,
   chunkGet,
   attachmentGet,
+  aiStatus,
+  aiSummarize,
+  aiAsk,
+  aiToc,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -1,0 +1,119 @@
+import { IndxError, toIndxError } from "../core/errors.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Warning } from "../ops/schemas.ts";
+import { ModelSession, ZERO_USAGE } from "./session.ts";
+import type { AiUsage } from "./types.ts";
+
+/** What every AI operation returns besides its own fields. */
+export interface AiOutcome {
+  usage: AiUsage;
+  warnings: Warning[];
+}
+
+export type AiOpName = "summarize" | "ask" | "toc" | "relate" | "tag" | "metadata" | "extract";
+
+/** Fields of an input that never change an output: they stay out of the cache key. */
+const CONTROL_FIELDS = new Set(["idempotency_key", "cache", "stream", "cache_ttl_seconds"]);
+
+export interface AiCall<T extends AiOutcome> {
+  op: AiOpName;
+  ctx: OpContext;
+  /** The caller's input, as validated. */
+  input: Record<string, unknown> & { cache?: boolean; cache_ttl_seconds?: number; max_tokens?: number; seed?: number };
+  /** The notes the call reads, each at the version it reads: the cache key's content fingerprint. */
+  scope: readonly { path: string; etag: string }[];
+  /** Names the prompt and reply shapes, so a change to them never serves an old cached reply. */
+  promptVersion: string;
+  /** Whether producing the result may call the model (ai_toc of one note without descriptions does not). */
+  usesModel: boolean;
+  produce(session: ModelSession | null): Promise<T>;
+}
+
+/**
+ * Runs one AI operation (docs/contracts.md, AI runtime): the cache first (a hit costs nothing and
+ * says so), the daily cost cap before every model request, and one `ai.invocation` event per
+ * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
+ * The operation has already resolved its scope and checked that the model role exists.
+ */
+export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
+  const { ctx } = call;
+  const ai = ctx.ai;
+  const settings = ai.settings();
+  const chat = call.usesModel ? ai.chat() : null;
+  const started = performance.now();
+  const cacheable = settings.cache.enabled && call.input.cache !== false;
+  const key = ai.cacheKey({
+    op: call.op,
+    provider: chat?.provider ?? "none",
+    model: chat?.model ?? "none",
+    temperature: settings.temperature,
+    seed: call.input.seed ?? 0,
+    maxOutputTokens: Math.min(call.input.max_tokens ?? settings.maxOutputTokens, settings.maxOutputTokens),
+    schema: call.promptVersion,
+    input: Object.fromEntries(Object.entries(call.input).filter(([k]) => !CONTROL_FIELDS.has(k))),
+    fingerprint: call.scope.map((n) => [n.path, n.etag] as [string, string]),
+  });
+  const event = (fields: { ok: boolean; cacheHit: boolean; usage: AiUsage; code?: string }) =>
+    ctx.events.emit({
+      kind: "ai.invocation",
+      source: "indx",
+      op: call.op,
+      count: call.scope.length,
+      duration_ms: Math.round(performance.now() - started),
+      ai: {
+        provider: chat?.provider ?? "none",
+        model: chat?.model ?? "none",
+        usage: fields.usage,
+        cache_hit: fields.cacheHit,
+        ok: fields.ok,
+        ...(fields.code ? { error_code: fields.code } : {}),
+        scope_paths: call.scope.slice(0, 50).map((n) => n.path),
+      },
+    });
+
+  if (cacheable) {
+    const hit = ai.cache.get<T>(key);
+    if (hit) {
+      const result: T = { ...hit, usage: { ...ZERO_USAGE }, warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit"), CACHE_HIT] };
+      ctx.aiStream?.({ type: "ai.usage", usage: result.usage });
+      event({ ok: true, cacheHit: true, usage: result.usage });
+      return result;
+    }
+  }
+
+  const session = chat
+    ? new ModelSession(
+        chat,
+        settings,
+        { max_tokens: call.input.max_tokens, seed: call.input.seed },
+        {
+          signal: ctx.signal,
+          stream: ctx.aiStream,
+          checkQuota: () => ai.spend.check(settings.dailyCostUsd),
+          spent: (usd) => ai.spend.add(usd),
+        },
+      )
+    : null;
+  try {
+    const result = await call.produce(session);
+    if (session) {
+      result.usage = { ...session.usage };
+      result.warnings = [...result.warnings, ...session.warnings];
+    }
+    if (cacheable)
+      ai.cache.put(
+        key,
+        result,
+        call.scope.map((n) => n.path),
+        call.input.cache_ttl_seconds ?? settings.cache.ttlSeconds,
+      );
+    event({ ok: true, cacheHit: false, usage: result.usage });
+    return result;
+  } catch (err) {
+    const e = toIndxError(err);
+    event({ ok: false, cacheHit: false, usage: session?.usage ?? { ...ZERO_USAGE }, code: e.code });
+    throw e instanceof IndxError ? e : err;
+  }
+}
+
+const CACHE_HIT: Warning = { code: "ai_cache_hit", message: "Served from the AI cache; usage reflects zero cost." };

@@ -1,0 +1,46 @@
+import { IndxError } from "../../core/errors.ts";
+import type { OpContext } from "../../ops/context.ts";
+import type { Warning } from "../../ops/schemas.ts";
+import type { Citation } from "../citations.ts";
+import type { Passage } from "../passages.ts";
+
+/** Helpers the grounded operations share: budgets, the scope fingerprint, warnings, streaming. */
+
+/**
+ * The passages, best first, that fit the prompt next to `fixedTokens` of instructions and
+ * question; ai_input_too_large when not even the first one does.
+ */
+export function fitToBudget(passages: Passage[], maxInputTokens: number, fixedTokens: number): Passage[] {
+  let used = fixedTokens;
+  const kept: Passage[] = [];
+  for (const p of passages) {
+    if (used + p.tokens > maxInputTokens) break;
+    used += p.tokens;
+    kept.push(p);
+  }
+  if (kept.length === 0 && passages.length > 0)
+    throw new IndxError("ai_input_too_large", `The prompt needs more than ai.max_input_tokens (${maxInputTokens}) tokens.`, {
+      tokens: fixedTokens + passages[0]!.tokens,
+      max_input_tokens: maxInputTokens,
+    });
+  return kept;
+}
+
+/** The notes behind some passages, each at the version read: sorted, one entry per note. */
+export function pinned(passages: readonly Passage[]): { path: string; etag: string }[] {
+  const byPath = new Map(passages.map((p) => [p.path, p.etag]));
+  return [...byPath].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, etag]) => ({ path, etag }));
+}
+
+export function excludedWarning(count: number): Warning {
+  return {
+    code: "globs_excluded",
+    message: `${count} note${count === 1 ? " was" : "s were"} left out by the AI allow/deny globs; no model saw ${count === 1 ? "its" : "their"} text.`,
+  };
+}
+
+/** Each verified citation, as it is known, to a caller that streams. */
+export function streamCitations(ctx: OpContext, citations: readonly Citation[]): void {
+  if (!ctx.aiStream) return;
+  for (const citation of citations) ctx.aiStream({ type: "ai.citation", citation });
+}

@@ -1,0 +1,92 @@
+import { Type } from "@sinclair/typebox";
+
+/**
+ * What the model is told and the shapes it must reply in (docs/contracts.md, AI runtime:
+ * grounding). The model never types a path: it cites passage ids with a short verbatim quote,
+ * and the runtime turns each into a Citation only after checking the quote is really there.
+ */
+
+/** Bumped whenever a prompt or reply shape changes, so cached replies of the old ones are never served. */
+export const PROMPT_VERSION = "2026-11-23.1";
+
+const GROUNDING_RULES = [
+  "You work only from the numbered source passages given to you, each inside <passage id=…> tags.",
+  "Never use outside knowledge, never guess, and never invent sources.",
+  "Support every claim with citations: {passage: the passage id, e.g. P3, quote: a short verbatim quote (5 to 25 words) copied exactly from that passage}.",
+  "A claim you cannot support with a quote must be left out.",
+  "Reply with JSON only, in the requested shape.",
+].join(" ");
+
+const STYLES: Record<string, string> = {
+  neutral: "Write plainly.",
+  bullets: "Write as short bullet points.",
+  executive: "Write for a busy decision maker: outcome first, no detail that does not change a decision.",
+  technical: "Write for an engineer: precise terms, numbers and names kept.",
+};
+
+export function styleLine(style: string | undefined, language: string | undefined, audience?: string): string {
+  return [
+    STYLES[style ?? "neutral"] ?? STYLES.neutral,
+    language ? `Write in the language with BCP 47 tag "${language}".` : "Write in the language of the passages.",
+    audience ? `The reader is: ${audience}.` : "",
+  ]
+    .filter(Boolean)
+    .join(" ");
+}
+
+export const ModelCitation = Type.Object({
+  passage: Type.String({ maxLength: 20 }),
+  quote: Type.String({ maxLength: 1000 }),
+});
+
+const Cited = Type.Array(ModelCitation, { maxItems: 20 });
+
+export const ASK_SYSTEM = `You answer questions about a person's notes. ${GROUNDING_RULES} If the passages do not answer the question, set supported to false and leave answer empty.`;
+
+export const AskReply = Type.Object({
+  answer: Type.String({ maxLength: 20_000 }),
+  supported: Type.Boolean(),
+  confidence: Type.Union([Type.Literal("high"), Type.Literal("medium"), Type.Literal("low")]),
+  citations: Cited,
+  followups: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 5 })),
+});
+
+export const SUMMARIZE_SYSTEM = `You summarize a person's notes. ${GROUNDING_RULES} Each key point carries its own citations.`;
+
+export const SummaryReply = Type.Object({
+  tldr: Type.Optional(Type.String({ maxLength: 2_000 })),
+  text: Type.String({ maxLength: 40_000 }),
+  key_points: Type.Array(Type.Object({ text: Type.String({ maxLength: 2_000 }), citations: Cited }), { maxItems: 40 }),
+  open_questions: Type.Optional(Type.Array(Type.String({ maxLength: 1_000 }), { maxItems: 20 })),
+});
+
+/** The map step of a summary too large for one prompt: key points only, each cited. */
+export const PartialSummaryReply = Type.Object({
+  key_points: Type.Array(Type.Object({ text: Type.String({ maxLength: 2_000 }), citations: Cited }), { maxItems: 40 }),
+});
+
+export const TOC_SYSTEM = `You describe the sections of a person's note for its table of contents. ${GROUNDING_RULES} Give each section one line of at most 20 words.`;
+
+export const TocDescriptionsReply = Type.Object({
+  sections: Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited }), {
+    maxItems: 500,
+  }),
+});
+
+export const MOC_SYSTEM = `You organise a person's notes into a map of content. ${GROUNDING_RULES} Give each group a short title (at most 6 words) and, when asked, each note a one-line description.`;
+
+export const MocReply = Type.Object({
+  groups: Type.Array(
+    Type.Object({
+      key: Type.String({ maxLength: 500 }),
+      title: Type.String({ maxLength: 200 }),
+      items: Type.Optional(Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited }))),
+    }),
+    { maxItems: 200 },
+  ),
+});
+
+/** Topic grouping: the model assigns each note (by passage id) to a named topic. */
+export const TopicReply = Type.Object({
+  topics: Type.Array(Type.Object({ title: Type.String({ maxLength: 200 }), passages: Type.Array(Type.String({ maxLength: 20 })) }), { maxItems: 200 }),
+});

@@ -1,0 +1,82 @@
+import { IndxError } from "../core/errors.ts";
+import type { AiRole } from "../ops/define.ts";
+import type { Vault } from "../vault/vault.ts";
+import { AiCache } from "./cache.ts";
+import { createChatProvider } from "./providers.ts";
+import { AiGlobs } from "./scope.ts";
+import { type AiSettings, aiSettings } from "./settings.ts";
+import { SpendLedger } from "./spend.ts";
+import type { ChatProvider } from "./types.ts";
+
+/**
+ * The AI runtime of one vault, owned by its context (`ctx.ai`, closed by `ctx.close()`): the
+ * settings, the chat provider, the cache and the spend ledger. Nothing opens or connects until an
+ * AI operation needs it, so a vault without AI pays nothing for it.
+ */
+export class AiService {
+  private settingsValue: AiSettings | null = null;
+  private chatProvider: ChatProvider | null = null;
+  private cacheStore: AiCache | null = null;
+  private ledger: SpendLedger | null = null;
+
+  constructor(private readonly vault: Vault) {}
+
+  /** The settings (fixed for the life of the process). Throws validation_failed on a half configuration. */
+  settings(): AiSettings {
+    return (this.settingsValue ??= aiSettings(this.vault.config));
+  }
+
+  /** Whether an operation needing this role can run here: it decides what tools/list and OpenAPI show. */
+  offers(role: AiRole): boolean {
+    let s: AiSettings;
+    try {
+      s = this.settings();
+    } catch {
+      return false;
+    }
+    if (!s.enabled) return false;
+    if (role === "chat") return s.chat !== null;
+    if (role === "embeddings") return s.embeddings !== null;
+    return s.chat !== null || s.embeddings !== null;
+  }
+
+  /** The chat model, or ai_unavailable naming the role and the fix, before anything is sent anywhere. */
+  chat(): ChatProvider {
+    const s = this.settings();
+    if (!s.enabled)
+      throw new IndxError("ai_unavailable", "The AI runtime is turned off (ai.enabled = false).", { required_role: "chat", fix: "set ai.enabled = true" });
+    if (!s.chat)
+      throw new IndxError("ai_unavailable", "No chat model is configured: set INDX_AI_PROVIDER and INDX_AI_MODEL.", {
+        required_role: "chat",
+        fix: "set INDX_AI_PROVIDER and INDX_AI_MODEL",
+      });
+    return (this.chatProvider ??= createChatProvider(s.chat));
+  }
+
+  globs(): AiGlobs {
+    const s = this.settings();
+    return new AiGlobs(s.allowGlobs, s.denyGlobs);
+  }
+
+  get cache(): AiCache {
+    return (this.cacheStore ??= new AiCache(this.vault.ensureDataDir()));
+  }
+
+  get spend(): SpendLedger {
+    return (this.ledger ??= new SpendLedger(this.vault.ensureDataDir()));
+  }
+
+  /** An edit invalidates only the cached results that read the edited notes (null: everything may have changed). */
+  notesChanged(paths: readonly string[] | null): void {
+    if (!this.cacheStore) return;
+    if (paths === null) this.cacheStore.clear();
+    else if (paths.length > 0) this.cacheStore.invalidatePaths([...paths]);
+  }
+
+  close(): void {
+    this.cacheStore?.close();
+    this.cacheStore = null;
+    this.ledger?.close();
+    this.ledger = null;
+  }
+}

@@ -1,0 +1,139 @@
+import type { ArgsDef, CommandDef } from "citty";
+import { aiAsk } from "../ai/ops/ask.ts";
+import { aiStatus } from "../ai/ops/status.ts";
+import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiToc } from "../ai/ops/toc.ts";
+import type { AiScope } from "../ai/scope.ts";
+import { IndxError } from "../core/errors.ts";
+import type { OutputOf } from "../ops/define.ts";
+import { allFlagValues, opCommand } from "./op-command.ts";
+import type { Style } from "./output.ts";
+
+/** The scope flags every scoped AI command takes, one per kind of scope (docs/contracts.md, AI runtime: scopes). */
+const SCOPE_ARGS: ArgsDef = {
+  "scope-paths": { type: "string", description: "Notes to work on (repeatable or comma-separated).", valueHint: "paths" },
+  "scope-glob": { type: "string", description: "Notes whose path matches this glob, e.g. 'Projects/**'.", valueHint: "glob" },
+  "scope-tag": { type: "string", description: "Notes with this tag.", valueHint: "tag" },
+  "scope-query": { type: "string", description: "The notes a search finds.", valueHint: "query" },
+  note: { type: "string", description: "One note (with --include-linked N: and the notes it links to, N hops out).", valueHint: "path" },
+  "include-linked": { type: "string", description: "With --note: follow links this many hops (0–3).", valueHint: "n" },
+};
+
+function scopeFromFlags(flags: Record<string, unknown>, rawArgs: string[]): AiScope | undefined {
+  const given: AiScope[] = [];
+  const paths = allFlagValues(rawArgs, "scope-paths");
+  if (paths.length) given.push({ kind: "paths", paths });
+  if (typeof flags["scope-glob"] === "string") given.push({ kind: "glob", path_glob: flags["scope-glob"] });
+  if (typeof flags["scope-tag"] === "string") given.push({ kind: "tag", tag: flags["scope-tag"].replace(/^#/, "") });
+  if (typeof flags["scope-query"] === "string") given.push({ kind: "query", q: flags["scope-query"] });
+  if (typeof flags.note === "string") {
+    const hops = flags["include-linked"];
+    given.push({ kind: "note", path: flags.note, ...(hops !== undefined ? { include_linked: Number(hops) } : {}) });
+  }
+  if (given.length > 1)
+    throw new IndxError("validation_failed", "Give one scope: --scope-paths, --scope-glob, --scope-tag, --scope-query or --note.", { option: "--scope-*" });
+  return given[0];
+}
+
+const scopeFlags = { args: SCOPE_ARGS, toInput: (flags: Record<string, unknown>, rawArgs: string[]) => ({ scope: scopeFromFlags(flags, rawArgs) }) };
+
+/** Citations under the text: path:line and the quote. */
+function citationLines(citations: readonly { path: string; line?: number; snippet?: string }[], s: Style): string[] {
+  return citations.map((c, i) => `${s.dim(`[${i + 1}]`)} ${s.bold(`${c.path}${c.line ? `:${c.line}` : ""}`)}${c.snippet ? s.dim(`  “${c.snippet}”`) : ""}`);
+}
+
+const warningLines = (warnings: readonly { message: string }[], s: Style) => warnings.map((w) => s.dim(`warning: ${w.message}`));
+
+function askHuman(o: OutputOf<typeof aiAsk>, s: Style): string {
+  return [o.answer, "", ...citationLines(o.citations, s), ...warningLines(o.warnings, s)].join("\n").trimEnd();
+}
+
+function summaryHuman(o: OutputOf<typeof aiSummarize>, s: Style): string {
+  const m = o.summary;
+  return [
+    ...(m.tldr ? [s.bold(m.tldr), ""] : []),
+    m.text,
+    ...(m.key_points?.length ? ["", ...m.key_points.map((p) => `• ${p}`)] : []),
+    ...(m.open_questions?.length ? ["", s.bold("Open questions"), ...m.open_questions.map((q) => `? ${q}`)] : []),
+    "",
+    ...citationLines(o.citations, s),
+    ...warningLines(o.warnings, s),
+  ]
+    .join("\n")
+    .trimEnd();
+}
+
+export const aiCommand: CommandDef = {
+  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, status." },
+  subCommands: {
+    status: opCommand(aiStatus, {
+      human: (o, s) =>
+        [
+          o.enabled ? s.bold("AI on") : s.bold("AI off"),
+          `chat        ${o.chat ? `${o.chat.provider}/${o.chat.model}` : "none"}`,
+          `embeddings  ${o.embeddings ? `${o.embeddings.provider}/${o.embeddings.model}` : "none"}`,
+          `operations  ${o.operations.join(", ") || "none"}`,
+          `spend today $${o.spend_today_usd.toFixed(4)}${o.limits.daily_cost_usd !== null ? ` of $${o.limits.daily_cost_usd}` : ""}`,
+          ...(o.message ? [s.dim(o.message)] : []),
+        ].join("\n"),
+    }),
+    ask: opCommand(aiAsk, {
+      positionals: ["question"],
+      rest: true,
+      json: ["scope", "retrieve", "history"],
+      flags: {
+        args: { ...SCOPE_ARGS, "top-k": { type: "string", description: "Notes retrieved (default 8).", valueHint: "n" }, mode: { type: "string", description: "Retrieval mode [lexical|semantic|hybrid]." } },
+        toInput: (flags, rawArgs) => {
+          const retrieve = {
+            ...(flags["top-k"] !== undefined ? { top_k: Number(flags["top-k"]) } : {}),
+            ...(typeof flags.mode === "string" ? { mode: flags.mode as "lexical" | "semantic" | "hybrid" } : {}),
+          };
+          return { scope: scopeFromFlags(flags, rawArgs), ...(Object.keys(retrieve).length ? { retrieve } : {}) };
+        },
+      },
+      human: askHuman,
+      examples: [
+        `indx ai ask "what does the etag scheme guarantee?"`,
+        `indx ai ask "who owns the launch?" --scope-glob 'Projects/**' --top-k 5`,
+        `indx ai ask "summarize the risks" --stream   # NDJSON events, ending with ai.complete`,
+      ],
+    }),
+    summarize: opCommand(aiSummarize, {
+      json: ["scope"],
+      flags: scopeFlags,
+      human: summaryHuman,
+      examples: [
+        `indx ai summarize --scope-paths Spec.md,API.md --style bullets --length short`,
+        `indx ai summarize --scope-tag project/alpha --include tldr,key_points,open_questions`,
+      ],
+    }),
+    toc: opCommand(aiToc, {
+      json: ["scope"],
+      flags: {
+        args: {
+          ...SCOPE_ARGS,
+          moc: { type: "boolean", description: "A map of content over a scope (default with a --scope-* flag)." },
+          descriptions: { type: "boolean", description: "note mode: one grounded line per section (calls the model)." },
+          write: { type: "string", description: "Also save the result as this note (needs --yes to replace one).", valueHint: "path" },
+          yes: { type: "boolean", alias: "y", description: "Replace an existing note with --write." },
+        },
+        toInput: (flags, rawArgs) => {
+          const scope = scopeFromFlags({ ...flags, note: flags.moc === true ? flags.note : undefined }, rawArgs);
+          const moc = flags.moc === true || (scope !== undefined && typeof flags.note !== "string");
+          const target = typeof flags.write === "string" ? flags.write : undefined;
+          return {
+            mode: moc ? "moc" : "note",
+            ...(moc ? { scope } : typeof flags.note === "string" ? { path: flags.note } : {}),
+            ...(flags.descriptions === true ? { include_descriptions: true } : {}),
+            ...(target ? { write: { path: target, ...(flags.yes === true ? {} : { if_not_exists: true }) } } : {}),
+          };
+        },
+      },
+      human: (o, s) => [o.toc_markdown, ...(o.written ? ["", s.dim(`wrote ${o.written.path} (etag ${o.written.etag})`)] : []), ...warningLines(o.warnings, s)].join("\n"),
+      examples: [
+        `indx ai toc --note Architecture.md --depth 3          # no model, no cost`,
+        `indx ai toc --moc --scope-glob 'Projects/**' --group-by tag --write Index/Projects.md`,
+      ],
+    }),
+  },
+};
