@@ -1,12 +1,22 @@
-import { Ollama } from "ollama";
+import { type ChatResponse, Ollama, type ChatRequest as OllamaChatRequest } from "ollama";
+import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
 import type { ChatSettings, EmbeddingsSettings } from "./settings.ts";
-import { type ChatProvider, type ChatRequest, checkVectors, classifyError, type EmbeddingProvider, ProviderError } from "./types.ts";
+import {
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResult,
+  checkVectors,
+  classifyError,
+  type EmbeddingProvider,
+  type FinishReason,
+  ProviderError,
+} from "./types.ts";
 
 /**
  * Ollama through the official `ollama` client: batched /api/embed, falling back to one
  * /api/embeddings call per text on servers older than 0.3 (which answer /api/embed with a plain
- * 404), and /api/chat with `format` for structured replies.
+ * 404), and /api/chat with `format` for structured replies, streamed as NDJSON when asked.
  */
 export class OllamaEmbeddings implements EmbeddingProvider {
   readonly provider = "ollama" as const;
@@ -57,23 +67,53 @@ export class OllamaChat implements ChatProvider {
     this.model = s.model;
   }
 
-  async generate(req: ChatRequest): Promise<{ text: string }> {
+  async generate(req: ChatRequest): Promise<ChatResult> {
     const client = new Ollama({ host: this.s.baseUrl, fetch: providerFetch(this.s.timeoutMs, req.signal) });
+    const o = callOptions(this.s, req);
+    const body = {
+      model: this.model,
+      messages: [{ role: "system", content: req.system }, ...req.messages],
+      ...(req.jsonSchema ? { format: req.jsonSchema } : {}),
+      options: { temperature: o.temperature, seed: o.seed, num_predict: o.maxOutputTokens },
+    };
     try {
-      const res = await client.chat({
-        model: this.model,
-        stream: false,
-        messages: [
-          { role: "system", content: req.system },
-          { role: "user", content: req.prompt },
-        ],
-        ...(req.jsonSchema ? { format: req.jsonSchema } : {}),
-        options: { temperature: 0, seed: 0, ...(req.maxOutputTokens ? { num_predict: req.maxOutputTokens } : {}) },
-      });
+      if (req.onDelta) return await this.stream(client, body, req, req.onDelta);
+      const res = await client.chat({ ...body, stream: false });
       if (typeof res?.message?.content !== "string") throw new ProviderError("bad_response", "ollama chat: no message in the reply");
-      return { text: res.message.content };
+      return chatResult(this.s, req, { ...usage(res), text: res.message.content, streamed: false });
     } catch (err) {
+      if (err instanceof DeltaCallbackError) throw err.error;
       throw classifyError(err, "ollama chat");
     }
   }
+
+  /** stream: true is NDJSON: content in parts with done: false, then one part with done: true and the counts. */
+  private async stream(client: Ollama, body: ChatRequestBody, req: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
+    const parts = await client.chat({ ...body, stream: true });
+    let text = "";
+    let streamed = false;
+    let last: ChatResponse | null = null;
+    try {
+      for await (const part of parts) {
+        const piece = part.message?.content ?? "";
+        if (!part.done) streamed = true;
+        if (piece) {
+          text += piece;
+          deliver(onDelta, piece);
+        }
+        if (part.done) last = part;
+      }
+    } catch (err) {
+      parts.abort();
+      throw err;
+    }
+    if (!last) throw new ProviderError("bad_response", "ollama chat: the stream ended before the reply was done");
+    return chatResult(this.s, req, { ...usage(last), text, streamed });
+  }
+}
+
+type ChatRequestBody = Omit<OllamaChatRequest, "stream">;
+
+function usage(res: ChatResponse): { inputTokens: number | undefined; outputTokens: number | undefined; finish: FinishReason } {
+  return { inputTokens: res.prompt_eval_count, outputTokens: res.eval_count, finish: res.done_reason === "length" ? "length" : "stop" };
 }

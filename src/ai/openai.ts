@@ -1,16 +1,31 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { embedMany, generateText, jsonSchema, Output } from "ai";
+import { embedMany, generateText, jsonSchema, NoObjectGeneratedError, Output, type FinishReason as SdkFinishReason, streamText } from "ai";
+import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
 import type { ChatSettings, EmbeddingsSettings, Endpoint } from "./settings.ts";
-import { type ChatProvider, type ChatRequest, checkVectors, classifyError, type EmbeddingProvider } from "./types.ts";
+import {
+  type ChatProvider,
+  type ChatRequest,
+  type ChatResult,
+  checkVectors,
+  classifyError,
+  type EmbeddingProvider,
+  type FinishReason,
+  ProviderError,
+  type ProviderName,
+} from "./types.ts";
 
-/** Any OpenAI-compatible endpoint (OpenAI, LM Studio, vLLM, llama.cpp, Ollama's /v1) through the AI SDK. */
+/**
+ * Any OpenAI-compatible endpoint (OpenAI, the Vercel AI Gateway, LM Studio, vLLM, llama.cpp,
+ * Ollama's /v1) through the AI SDK. Streams ask for the final usage chunk (stream_options).
+ */
 function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal) {
   return createOpenAICompatible({
     name: "indx",
     baseURL: e.baseUrl,
     ...(e.apiKey ? { apiKey: e.apiKey } : {}),
     supportsStructuredOutputs: true,
+    includeUsage: true,
     fetch: providerFetch(timeoutMs, signal),
   });
 }
@@ -41,32 +56,86 @@ export class OpenAIEmbeddings implements EmbeddingProvider {
   }
 }
 
+/** The chat role of openai and vercel-ai-gateway: both speak the OpenAI chat completions protocol. */
 export class OpenAIChat implements ChatProvider {
-  readonly provider = "openai" as const;
+  readonly provider: ProviderName;
   readonly model: string;
 
   constructor(private readonly s: ChatSettings) {
+    this.provider = s.provider;
     this.model = s.model;
   }
 
-  async generate(req: ChatRequest): Promise<{ text: string }> {
+  async generate(req: ChatRequest): Promise<ChatResult> {
+    const o = callOptions(this.s, req);
+    const call = {
+      model: sdk(this.s, this.s.timeoutMs, req.signal).chatModel(this.model),
+      system: req.system,
+      messages: req.messages,
+      temperature: o.temperature,
+      seed: o.seed,
+      maxOutputTokens: o.maxOutputTokens,
+      maxRetries: 0,
+      abortSignal: req.signal,
+      ...(req.jsonSchema ? { output: Output.object({ schema: jsonSchema(req.jsonSchema) }) } : {}),
+    };
+    const what = `${this.provider} chat`;
     try {
-      const res = await generateText({
-        model: sdk(this.s, this.s.timeoutMs, req.signal).chatModel(this.model),
-        system: req.system,
-        prompt: req.prompt,
-        temperature: 0,
-        seed: 0,
-        maxRetries: 0,
-        abortSignal: req.signal,
-        ...(req.maxOutputTokens ? { maxOutputTokens: req.maxOutputTokens } : {}),
-        ...(req.jsonSchema ? { output: Output.object({ schema: jsonSchema(req.jsonSchema) }) } : {}),
+      if (req.onDelta) return await this.stream(call, req, req.onDelta);
+      const res = await generateText(call);
+      return chatResult(this.s, req, {
+        text: res.text,
+        inputTokens: res.usage.inputTokens,
+        outputTokens: res.usage.outputTokens,
+        finish: finishReason(res.finishReason),
+        streamed: false,
       });
-      return { text: res.text };
     } catch (err) {
-      throw classifyError(unwrap(err), "openai chat");
+      if (err instanceof DeltaCallbackError) throw err.error;
+      // A reply that does not parse (prose, or JSON cut off at the token cap) is still a reply:
+      // the caller sees its text, its finish reason and no `structured`, as with Ollama.
+      if (NoObjectGeneratedError.isInstance(err) && typeof err.text === "string")
+        return chatResult(this.s, req, {
+          text: err.text,
+          inputTokens: err.usage?.inputTokens,
+          outputTokens: err.usage?.outputTokens,
+          finish: finishReason(err.finishReason ?? "stop"),
+          streamed: false,
+        });
+      throw classifyError(unwrap(err), what);
     }
   }
+
+  /** streamText reports failures as stream parts, not rejections: each is rethrown here. */
+  private async stream(call: Parameters<typeof streamText>[0], req: ChatRequest, onDelta: (text: string) => void): Promise<ChatResult> {
+    // The default onError prints to the console, which is the MCP channel of `indx mcp`.
+    const res = streamText({ ...call, onError: () => {} });
+    let text = "";
+    for await (const part of res.fullStream) {
+      if (part.type === "text-delta") {
+        text += part.text;
+        deliver(onDelta, part.text);
+      } else if (part.type === "error") throw part.error;
+      else if (part.type === "abort") throw new ProviderError("timeout", "the request was cancelled");
+      else if (part.type === "finish")
+        return chatResult(this.s, req, {
+          text,
+          inputTokens: part.totalUsage.inputTokens,
+          outputTokens: part.totalUsage.outputTokens,
+          finish: finishReason(part.finishReason),
+          streamed: true,
+        });
+    }
+    throw new ProviderError("bad_response", "the stream ended before the reply was done");
+  }
+}
+
+/** Tool calls and "other" never end a reply we asked for (no tools are offered), so they count as a stop. */
+function finishReason(r: SdkFinishReason): FinishReason {
+  if (r === "length") return "length";
+  if (r === "content-filter") return "content_filter";
+  if (r === "error") return "error";
+  return "stop";
 }
 
 /** The AI SDK wraps errors (RetryError, APICallError): find the one with a status code. */

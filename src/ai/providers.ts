@@ -1,3 +1,6 @@
+import { join } from "node:path";
+import { IndxError } from "../core/errors.ts";
+import { withRecordReplay } from "./record-replay.ts";
 import type { ChatSettings, EmbeddingsSettings } from "./settings.ts";
 import type { ChatProvider, ChatRequest, EmbeddingProvider } from "./types.ts";
 
@@ -19,12 +22,23 @@ export function createEmbeddingProvider(s: EmbeddingsSettings): EmbeddingProvide
   };
 }
 
-export function createChatProvider(s: ChatSettings): ChatProvider {
+/**
+ * The chat provider of the settings; under AI_TEST_RECORD / AI_TEST_REPLAY it records or replays
+ * fixtures in ai.fixtures_dir, else `<dataDir>/ai-fixtures`.
+ */
+export function createChatProvider(s: ChatSettings, dataDir: string | null = null): ChatProvider {
   let inner: Promise<ChatProvider> | null = null;
   const client = () => (inner ??= s.provider === "ollama" ? loadOllama().then((m) => new m.OllamaChat(s)) : loadOpenAI().then((m) => new m.OpenAIChat(s)));
-  return {
+  const live: ChatProvider = {
     provider: s.provider,
     model: s.model,
     generate: async (req: ChatRequest) => (await client()).generate(req),
   };
+  if (!s.fixtures) return live;
+  const dir = s.fixtures.dir ?? (dataDir ? join(dataDir, "ai-fixtures") : null);
+  if (!dir)
+    throw new IndxError("validation_failed", "AI_TEST_RECORD / AI_TEST_REPLAY need a fixtures folder: set INDX_AI_FIXTURES_DIR.", {
+      key: "ai.fixtures_dir",
+    });
+  return withRecordReplay(live, s, s.fixtures.mode, dir);
 }

@@ -2,26 +2,61 @@
  * Provider interfaces. The core sees only these; "not configured" is null at the call sites
  * (see settings.ts), never a stub implementation.
  */
+export type ProviderName = "ollama" | "openai" | "vercel-ai-gateway";
+/** Embeddings have no gateway provider: the gateway serves the chat role only. */
+export type EmbeddingsProviderName = Exclude<ProviderName, "vercel-ai-gateway">;
+
 export interface EmbeddingProvider {
-  readonly provider: "ollama" | "openai";
+  readonly provider: EmbeddingsProviderName;
   readonly model: string;
   /** One vector per input, in order. Throws ProviderError. */
   embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
 }
 
+export interface ChatMessage {
+  role: "user" | "assistant";
+  content: string;
+}
+
 export interface ChatRequest {
   system: string;
-  prompt: string;
-  /** JSON Schema of the wanted reply: structured output where the provider supports it. */
+  messages: ChatMessage[];
+  /** JSON Schema of the reply: structured output (Ollama `format`, OpenAI response_format json_schema). */
   jsonSchema?: Record<string, unknown>;
   maxOutputTokens?: number;
+  /** Default: the configured ai.temperature (0). */
+  temperature?: number;
+  /** Default 0. */
+  seed?: number;
   signal?: AbortSignal;
+  /** When given, the provider streams and calls this with each text delta as it arrives. */
+  onDelta?: (text: string) => void;
+}
+
+export interface AiUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cost_usd: number;
+}
+
+export type FinishReason = "stop" | "length" | "content_filter" | "error";
+
+export interface ChatResult {
+  text: string;
+  /** The parsed JSON when jsonSchema was given and the text is JSON; undefined otherwise. */
+  structured?: unknown;
+  /** Tokens as the provider counted them; the cost from the price table (src/ai/pricing.ts). */
+  usage: AiUsage;
+  finish_reason: FinishReason;
+  /** False when onDelta was given but the reply came in one piece (the runtime warns stream_unsupported). */
+  streamed: boolean;
 }
 
 export interface ChatProvider {
-  readonly provider: "ollama" | "openai";
+  readonly provider: ProviderName;
   readonly model: string;
-  generate(req: ChatRequest): Promise<{ text: string }>;
+  /** Throws ProviderError. */
+  generate(req: ChatRequest): Promise<ChatResult>;
 }
 
 export type ProviderErrorKind =
@@ -40,7 +75,9 @@ export type ProviderErrorKind =
   /** The reply did not have the expected shape (count, dimensions, numbers). */
   | "bad_response"
   /** Another 4xx. */
-  | "rejected";
+  | "rejected"
+  /** AI_TEST_REPLAY found no recorded exchange for the request. */
+  | "replay_miss";
 
 /** A provider failure. Its message never carries note text, queries or credentials. */
 export class ProviderError extends Error {
@@ -63,7 +100,8 @@ export class ProviderError extends Error {
    * (503: the fix is on the operator's side); anything it answered wrongly is a provider error (502).
    */
   get code(): "ai_unavailable" | "ai_provider_error" {
-    return this.kind === "unreachable" || this.kind === "timeout" || this.kind === "model_missing" ? "ai_unavailable" : "ai_provider_error";
+    const unavailable = this.kind === "unreachable" || this.kind === "timeout" || this.kind === "model_missing" || this.kind === "replay_miss";
+    return unavailable ? "ai_unavailable" : "ai_provider_error";
   }
 }
 

@@ -3,7 +3,7 @@
  * variable, its type and default. Loading, `config get|set`, vault_config_get and the README
  * reference all read this table, so a key is declared exactly once.
  */
-export type KeyType = "string" | "int" | "bool" | "list";
+export type KeyType = "string" | "int" | "number" | "bool" | "list";
 
 export interface ConfigKey {
   key: string; // dotted TOML path, e.g. "server.port"
@@ -12,6 +12,13 @@ export interface ConfigKey {
   default: unknown;
   description: string;
   secret?: boolean; // shown only as set/unset
+  /**
+   * Which of the environment and the config file wins when both set the key (flags win over
+   * both). "env" (the default) lets an operator override or lock down a setting;
+   * "file" is for the AI tuning knobs, which the user's file tunes over a shared environment
+   * (docs/decisions.md, AI settings: which source wins).
+   */
+  precedence?: "env" | "file";
 }
 
 export const CONFIG_KEYS: readonly ConfigKey[] = [
@@ -173,14 +180,119 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "Timeout of one embedding request (a search query's embedding gets at most 10 s).",
   },
   {
+    key: "ai.enabled",
+    env: "INDX_AI_ENABLED",
+    type: "bool",
+    default: true,
+    description: "false turns the AI runtime off whatever else is set: no AI operation is offered and search does not rerank.",
+  },
+  {
     key: "ai.provider",
     env: "INDX_AI_PROVIDER",
     type: "string",
     default: null,
-    description: "Chat model provider (ollama | openai), used for reranking. Unset: the embeddings provider.",
+    description: "Chat model provider: ollama | openai | vercel-ai-gateway. Unset: the embeddings provider.",
   },
-  { key: "ai.model", env: "INDX_AI_MODEL", type: "string", default: null, description: "Chat model name. Unset: no chat model (no reranking)." },
+  {
+    key: "ai.model",
+    env: "INDX_AI_MODEL",
+    type: "string",
+    default: null,
+    description: "Chat model name (e.g. llama3.2, gpt-4o-mini, anthropic/claude-haiku-4-5). Unset: no chat model.",
+  },
+  {
+    key: "ai.gateway_url",
+    env: "INDX_AI_GATEWAY_URL",
+    type: "string",
+    default: "https://ai-gateway.vercel.sh/v1",
+    description: "OpenAI-compatible base URL of the Vercel AI Gateway.",
+  },
+  {
+    key: "ai.gateway_key",
+    env: "INDX_AI_GATEWAY_KEY",
+    type: "string",
+    default: null,
+    secret: true,
+    description: "API key of the Vercel AI Gateway (provider vercel-ai-gateway).",
+  },
+  {
+    key: "ai.max_input_tokens",
+    env: "INDX_AI_MAX_INPUT_TOKENS",
+    type: "int",
+    default: 64000,
+    precedence: "file",
+    description: "Hard cap on the prompt of one AI call, in tokens.",
+  },
+  {
+    key: "ai.max_output_tokens",
+    env: "INDX_AI_MAX_OUTPUT_TOKENS",
+    type: "int",
+    default: 2048,
+    precedence: "file",
+    description: "Hard cap on the reply of one AI call, in tokens (a request may ask for less).",
+  },
+  {
+    key: "ai.temperature",
+    env: "INDX_AI_TEMPERATURE",
+    type: "number",
+    default: 0,
+    precedence: "file",
+    description: "Sampling temperature of the chat model (0: as deterministic as the provider allows).",
+  },
+  {
+    key: "ai.allow_globs",
+    env: "INDX_AI_ALLOW_GLOBS",
+    type: "list",
+    default: [],
+    precedence: "file",
+    description: "Vault-relative globs of the notes AI operations may read. Empty: all notes.",
+  },
+  {
+    key: "ai.deny_globs",
+    env: "INDX_AI_DENY_GLOBS",
+    type: "list",
+    default: [],
+    precedence: "file",
+    description: "Globs of notes no AI operation may read or send to a provider; they win over ai.allow_globs.",
+  },
+  {
+    key: "ai.daily_cost_usd",
+    env: "INDX_AI_DAILY_COST_USD",
+    type: "number",
+    default: null,
+    description: "Spending ceiling per UTC day in USD; beyond it AI calls fail with ai_quota_exceeded. Unset: no ceiling.",
+  },
+  {
+    key: "ai.prices",
+    env: "INDX_AI_PRICES",
+    type: "list",
+    default: [],
+    description: 'Chat model prices that add to or replace the built-in table, as "model=input/output" in USD per million tokens (e.g. "my-model=0.5/1.5").',
+  },
+  { key: "ai.cache.enabled", env: "INDX_AI_CACHE", type: "bool", default: true, description: "Cache AI results (on | off)." },
+  { key: "ai.cache.ttl_hours", type: "number", default: 24, description: "How long a cached AI result is served." },
   { key: "ai.timeout_ms", env: "INDX_AI_TIMEOUT_MS", type: "int", default: 30000, description: "Timeout of one chat model call." },
+  {
+    key: "ai.test_record",
+    env: "AI_TEST_RECORD",
+    type: "bool",
+    default: false,
+    description: "Tests: record every chat exchange as a JSON fixture in ai.fixtures_dir (the provider is still called).",
+  },
+  {
+    key: "ai.test_replay",
+    env: "AI_TEST_REPLAY",
+    type: "bool",
+    default: false,
+    description: "Tests: answer chat calls from the fixtures in ai.fixtures_dir, never calling a provider; a missing fixture is ai_unavailable.",
+  },
+  {
+    key: "ai.fixtures_dir",
+    env: "INDX_AI_FIXTURES_DIR",
+    type: "string",
+    default: null,
+    description: "Folder of the chat fixtures of ai.test_record / ai.test_replay (default: <data dir>/ai-fixtures).",
+  },
   {
     key: "search.rerank",
     env: "INDX_SEARCH_RERANK",

@@ -20,7 +20,10 @@ export interface ConfigInput {
   env?: Record<string, string | undefined>;
 }
 
-/** The merged configuration: flags > env > file > defaults (docs/contracts.md, Configuration). */
+/**
+ * The merged configuration: flags > env > file > defaults (docs/contracts.md, Configuration),
+ * except for keys whose declared precedence puts the file before the environment.
+ */
 export class Config {
   constructor(
     readonly path: string,
@@ -46,6 +49,11 @@ export class Config {
   }
   int(key: string): number {
     return Number(this.get(key));
+  }
+  /** A numeric key's value, or null when it is unset. */
+  num(key: string): number | null {
+    const v = this.get(key);
+    return typeof v === "number" ? v : null;
   }
   list(key: string): string[] {
     const v = this.get(key);
@@ -77,19 +85,24 @@ export function configPath(env: Record<string, string | undefined> = process.env
   return join(base, "indx", "config.toml");
 }
 
+const ENV_FIRST = ["flag", "env", "file"] as const;
+const FILE_FIRST = ["flag", "file", "env"] as const;
+
 export function loadConfig(input: ConfigInput = {}): Config {
   const env = input.env ?? process.env;
   const path = configPath(env);
   const file = readConfigFile(path);
   const values = new Map<string, { value: unknown; source: ConfigSource }>();
   for (const k of CONFIG_KEYS) {
-    const flag = input.flags?.[k.key];
     const envRaw = k.env ? env[k.env] : undefined;
-    const fileVal = getDotted(file.data, k.key);
-    if (flag !== undefined && flag !== null) values.set(k.key, { value: coerce(k, flag, "flag"), source: "flag" });
-    else if (envRaw !== undefined && envRaw !== "") values.set(k.key, { value: coerce(k, envRaw, "env"), source: "env" });
-    else if (fileVal !== undefined) values.set(k.key, { value: coerce(k, fileVal, "file"), source: "file" });
-    else values.set(k.key, { value: k.default, source: "default" });
+    const candidates: Record<Exclude<ConfigSource, "default">, unknown> = {
+      flag: input.flags?.[k.key] ?? undefined,
+      env: envRaw === "" ? undefined : envRaw,
+      file: getDotted(file.data, k.key),
+    };
+    const order = k.precedence === "file" ? FILE_FIRST : ENV_FIRST;
+    const source = order.find((s) => candidates[s] !== undefined);
+    values.set(k.key, source ? { value: coerce(k, candidates[source], source), source } : { value: k.default, source: "default" });
   }
   return new Config(path, file.exists, values);
 }
@@ -138,6 +151,11 @@ export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input")
     case "int": {
       const n = typeof raw === "number" ? raw : typeof raw === "string" && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 0) throw bad();
+      return n;
+    }
+    case "number": {
+      const n = typeof raw === "number" ? raw : typeof raw === "string" && /^\s*\d+(\.\d+)?\s*$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isFinite(n) || n < 0) throw bad();
       return n;
     }
     case "bool":

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { createChatProvider } from "../ai/providers.ts";
-import { chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
+import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
 import { type ChatProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
@@ -240,12 +240,16 @@ async function rerankHits(
   if (offset >= n) return hits;
   let chat: ChatProvider;
   try {
+    if (!aiEnabled(cfg)) {
+      warnings.push({ code: "rerank_unavailable", message: "The AI runtime is turned off (ai.enabled = false); results are in fused order." });
+      return hits;
+    }
     const s = chatSettings(cfg);
     if (s === null) {
       warnings.push({ code: "rerank_unavailable", message: "Reranking needs a chat model (INDX_AI_MODEL); results are in fused order." });
       return hits;
     }
-    chat = createChatProvider(s);
+    chat = createChatProvider(s, ctx.vault.dataDir);
   } catch (err) {
     warnings.push({ code: "rerank_unavailable", message: `${(err as Error).message} Results are in fused order.` });
     return hits;

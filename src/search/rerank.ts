@@ -52,14 +52,17 @@ export async function rerankScores(
       return `[${i + 1}] ${head}\n${text}`;
     })
     .join("\n\n");
-  const { text } = await chat.generate({
+  const { structured } = await chat.generate({
     system: SYSTEM,
-    prompt: `Query: ${query.replace(/\s+/g, " ").trim()}\n\nPassages:\n\n${passages}`,
-    jsonSchema: RERANK_SCHEMA as unknown as Record<string, unknown>,
+    messages: [{ role: "user", content: `Query: ${query.replace(/\s+/g, " ").trim()}\n\nPassages:\n\n${passages}` }],
+    jsonSchema: RERANK_SCHEMA,
     maxOutputTokens: 40 + candidates.length * 20,
+    // Grades must not depend on the configured creative temperature.
+    temperature: 0,
+    seed: 0,
     signal: signal ? AbortSignal.any([AbortSignal.timeout(timeoutMs), signal]) : AbortSignal.timeout(timeoutMs),
   });
-  const parsed = parseJson(text) as { scores?: { id?: unknown; relevance?: unknown }[] } | null;
+  const parsed = structured as { scores?: { id?: unknown; relevance?: unknown }[] } | undefined;
   if (!parsed || !Array.isArray(parsed.scores)) throw new ProviderError("bad_response", "rerank: the reply is not the expected JSON");
   const out = new Array<number>(candidates.length).fill(NaN);
   for (const s of parsed.scores) {
@@ -87,18 +90,4 @@ export function blend(retrieval: number[], relevance: number[]): number[] {
     const w = blendWeight(i + 1);
     return w * r + (1 - w) * relevance[i]!;
   });
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const m = /\{[\s\S]*\}/.exec(text);
-    if (!m) return null;
-    try {
-      return JSON.parse(m[0]);
-    } catch {
-      return null;
-    }
-  }
 }

@@ -342,7 +342,7 @@ async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; requi
 }
 
 /** Keys whose values are local paths: shown as set/unset outside the local `indx config` commands. */
-const PATH_KEYS = new Set(["vault", "data_dir"]);
+const PATH_KEYS = new Set(["vault", "data_dir", "ai.fixtures_dir"]);
 
 export const vaultConfigGet = defineOp({
   name: "vault_config_get",
