@@ -80,7 +80,9 @@ export const MocReply = Type.Object({
     Type.Object({
       key: Type.String({ maxLength: 500 }),
       title: Type.String({ maxLength: 200 }),
-      items: Type.Optional(Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited }))),
+      items: Type.Optional(
+        Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited })),
+      ),
     }),
     { maxItems: 200 },
   ),

@@ -1,7 +1,8 @@
 import { IndxError } from "../core/errors.ts";
+import { AiDb } from "../index/ai-db.ts";
 import type { AiRole } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
-import { AiCache } from "./cache.ts";
+import { AiCache, type CacheKeyParts, cacheKey } from "./cache.ts";
 import { createChatProvider } from "./providers.ts";
 import { AiGlobs } from "./scope.ts";
 import { type AiSettings, aiSettings } from "./settings.ts";
@@ -16,6 +17,7 @@ import type { ChatProvider } from "./types.ts";
 export class AiService {
   private settingsValue: AiSettings | null = null;
   private chatProvider: ChatProvider | null = null;
+  private db: AiDb | null = null;
   private cacheStore: AiCache | null = null;
   private ledger: SpendLedger | null = null;
 
@@ -58,25 +60,31 @@ export class AiService {
     return new AiGlobs(s.allowGlobs, s.denyGlobs);
   }
 
+  private get store(): AiDb {
+    return (this.db ??= new AiDb(this.vault.ensureDataDir()));
+  }
+
   get cache(): AiCache {
-    return (this.cacheStore ??= new AiCache(this.vault.ensureDataDir()));
+    return (this.cacheStore ??= new AiCache(this.store));
   }
 
   get spend(): SpendLedger {
-    return (this.ledger ??= new SpendLedger(this.vault.ensureDataDir()));
+    return (this.ledger ??= new SpendLedger(this.store));
   }
 
-  /** An edit invalidates only the cached results that read the edited notes (null: everything may have changed). */
-  notesChanged(paths: readonly string[] | null): void {
-    if (!this.cacheStore) return;
-    if (paths === null) this.cacheStore.clear();
-    else if (paths.length > 0) this.cacheStore.invalidatePaths([...paths]);
+  cacheKey(parts: CacheKeyParts): string {
+    return cacheKey(parts);
+  }
+
+  /** An edit invalidates only the cached results that read the edited notes. */
+  notesChanged(paths: readonly string[]): void {
+    if (this.cacheStore && paths.length > 0) this.cacheStore.invalidatePaths(paths);
   }
 
   close(): void {
-    this.cacheStore?.close();
+    this.db?.close();
+    this.db = null;
     this.cacheStore = null;
-    this.ledger?.close();
     this.ledger = null;
   }
 }

@@ -82,7 +82,11 @@ export const aiCommand: CommandDef = {
       rest: true,
       json: ["scope", "retrieve", "history"],
       flags: {
-        args: { ...SCOPE_ARGS, "top-k": { type: "string", description: "Notes retrieved (default 8).", valueHint: "n" }, mode: { type: "string", description: "Retrieval mode [lexical|semantic|hybrid]." } },
+        args: {
+          ...SCOPE_ARGS,
+          "top-k": { type: "string", description: "Notes retrieved (default 8).", valueHint: "n" },
+          mode: { type: "string", description: "Retrieval mode [lexical|semantic|hybrid]." },
+        },
         toInput: (flags, rawArgs) => {
           const retrieve = {
             ...(flags["top-k"] !== undefined ? { top_k: Number(flags["top-k"]) } : {}),
@@ -122,14 +126,15 @@ export const aiCommand: CommandDef = {
           const moc = flags.moc === true || (scope !== undefined && typeof flags.note !== "string");
           const target = typeof flags.write === "string" ? flags.write : undefined;
           return {
-            mode: moc ? "moc" : "note",
+            mode: moc ? ("moc" as const) : ("note" as const),
             ...(moc ? { scope } : typeof flags.note === "string" ? { path: flags.note } : {}),
             ...(flags.descriptions === true ? { include_descriptions: true } : {}),
             ...(target ? { write: { path: target, ...(flags.yes === true ? {} : { if_not_exists: true }) } } : {}),
           };
         },
       },
-      human: (o, s) => [o.toc_markdown, ...(o.written ? ["", s.dim(`wrote ${o.written.path} (etag ${o.written.etag})`)] : []), ...warningLines(o.warnings, s)].join("\n"),
+      human: (o, s) =>
+        [o.toc_markdown, ...(o.written ? ["", s.dim(`wrote ${o.written.path} (etag ${o.written.etag})`)] : []), ...warningLines(o.warnings, s)].join("\n"),
       examples: [
         `indx ai toc --note Architecture.md --depth 3          # no model, no cost`,
         `indx ai toc --moc --scope-glob 'Projects/**' --group-by tag --write Index/Projects.md`,

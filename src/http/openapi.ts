@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
-import type { OpContext } from "../ops/context.ts";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
+import type { OpContext } from "../ops/context.ts";
 import { ROUTES, type Route, templateOf } from "./routes.ts";
 
 /** TypeBox schemas are JSON Schema; JSON round-tripping drops TypeBox's symbol keys. */
@@ -128,7 +128,10 @@ function operation(r: Route): Record<string, unknown> {
             ...(op.ai && r.method === "POST"
               ? {
                   "text/event-stream": {
-                    schema: { type: "string", description: "With Accept: text/event-stream: ai.partial, ai.citation, ai.usage events, then ai.complete with the data above." },
+                    schema: {
+                      type: "string",
+                      description: "With Accept: text/event-stream: ai.partial, ai.citation, ai.usage events, then ai.complete with the data above.",
+                    },
                   },
                 }
               : {}),

@@ -125,7 +125,7 @@ export class OpContext {
     const root = this.root;
     if (!root.aiService) {
       const service = new AiService(root.vault);
-      root.stopInvalidatingAiCache = root.onIndexUpdate((report, paths) => service.notesChanged(paths ?? report.changed));
+      root.stopInvalidatingAiCache = root.onIndexUpdate((report) => service.notesChanged(report.changed));
       root.aiService = service;
     }
     return root.aiService;

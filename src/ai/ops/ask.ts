@@ -62,10 +62,9 @@ const Output = Type.Object({
   answer: Type.String({ description: "Markdown, drawn only from the cited passages." }),
   confidence: Type.Union([Type.Literal("high"), Type.Literal("medium"), Type.Literal("low"), Type.Literal("unknown")]),
   citations: Citations,
-  retrieved: Type.Array(
-    Type.Object({ path: Type.String(), score: Type.Number(), matched_in: Type.Array(Type.String()) }),
-    { description: "What retrieval found, best first: the notes the model read." },
-  ),
+  retrieved: Type.Array(Type.Object({ path: Type.String(), score: Type.Number(), matched_in: Type.Array(Type.String()) }), {
+    description: "What retrieval found, best first: the notes the model read.",
+  }),
   followups: Type.Array(Type.String(), { description: "Questions worth asking next." }),
   usage: AiUsageSchema,
   warnings: Type.Array(WarningSchema),
@@ -89,7 +88,14 @@ export const aiAsk = defineOp({
     const hits = await retrieve(ctx, input, topK, warnings);
     const retrieved = hits.map((h) => ({ path: h.path, score: h.score, matched_in: h.matched_in }));
     const fixed = estimateTokens(ASK_SYSTEM) + estimateTokens(input.question) + (input.history ?? []).reduce((n, t) => n + estimateTokens(t.content), 0);
-    const passages = fitToBudget(passagesForChunks(ctx, hits.map((h) => h.chunk_id)), ctx.ai.settings().maxInputTokens, fixed);
+    const passages = fitToBudget(
+      passagesForChunks(
+        ctx,
+        hits.map((h) => h.chunk_id),
+      ),
+      ctx.ai.settings().maxInputTokens,
+      fixed,
+    );
     if (passages.length === 0) return dontKnow(retrieved, warnings);
     const byId = new Map(passages.map((p) => [p.id, p]));
     return runAi({
@@ -175,4 +181,3 @@ export function groundingFailed(dropped: readonly { passage: string; reason: str
     dropped: dropped.slice(0, 50),
   });
 }
-

@@ -6,7 +6,7 @@ import { noteWrite } from "../../notes/write-ops.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { hasScope, invoke } from "../../ops/invoke.ts";
-import { INPUT_LIMITS, type Warning, Warning as WarningSchema, VaultPath } from "../../ops/schemas.ts";
+import { INPUT_LIMITS, VaultPath, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
 import { type Citation, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
 import { passagesForPaths, renderPassages } from "../passages.ts";
@@ -59,6 +59,7 @@ const Input = Type.Object(
     max_per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
     include_summaries: Type.Optional(Type.Boolean({ default: false, description: "moc mode: a grounded one-line description per note." })),
     title: Type.Optional(Type.String({ maxLength: 200, description: "moc mode: the map's title." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only descriptions backed by a verified citation." })),
     write: Type.Optional(
       Type.Object(
         {
@@ -114,8 +115,7 @@ export const aiToc = defineOp({
     });
     return { ...result, written: { path: written.path, etag: written.etag } };
   },
-  summary: (o) =>
-    `${o.toc_tree.length} top-level entr${o.toc_tree.length === 1 ? "y" : "ies"}${o.written ? `; wrote ${o.written.path}` : ""}`,
+  summary: (o) => `${o.toc_tree.length} top-level entr${o.toc_tree.length === 1 ? "y" : "ies"}${o.written ? `; wrote ${o.written.path}` : ""}`,
 });
 
 /** One note's table of contents: its headings to `depth`, linked; the model only writes descriptions when asked. */
@@ -162,7 +162,12 @@ async function noteToc(ctx: OpContext, input: Input): Promise<TocOutput> {
         citations = [...new Map(citations.map((c) => [`${c.path}\u0000${c.line}\u0000${c.snippet}`, c])).values()];
         streamCitations(ctx, citations);
       }
-      const tree = nest(headings.map((h) => ({ level: h.level, node: { title: h.text, anchor: h.text, ...(descriptions.has(h.line) ? { description: descriptions.get(h.line)! } : {}) } })));
+      const tree = nest(
+        headings.map((h) => ({
+          level: h.level,
+          node: { title: h.text, anchor: h.text, ...(descriptions.has(h.line) ? { description: descriptions.get(h.line)! } : {}) },
+        })),
+      );
       const link = (n: TocNode) => (input.include_links === false ? n.title : `[[${linkTarget(note.path)}#${n.anchor}|${n.title}]]`);
       return {
         toc_markdown: renderTree(tree, link, input.style ?? "compact"),

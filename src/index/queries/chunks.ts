@@ -35,6 +35,19 @@ export interface ChunkPassage {
   text: string;
 }
 
+/** A chunk as a grounded prompt cites it: where it is, which version of its note, and its text. */
+export interface ChunkSource {
+  path: string;
+  etag: string;
+  ord: number;
+  headingPathJson: string;
+  startLine: number;
+  endLine: number;
+  text: string;
+}
+
+const SOURCE_COLUMNS = "f.path, f.etag, c.ord, c.heading_path AS headingPathJson, c.start_line AS startLine, c.end_line AS endLine, c.text";
+
 /** The text embedded for a content hash (one of the chunks that have it). */
 export interface EmbeddingInput {
   hash: string;
@@ -128,6 +141,26 @@ export class ChunkQueries {
           WHERE c.id IN (SELECT value FROM json_each(?1))`,
       )
       .all(jsonList(chunkIds));
+  }
+
+  /** Every chunk of these notes, notes in the order given, chunks in note order. */
+  sourcesOf(paths: string[]): ChunkSource[] {
+    return this.db
+      .query<ChunkSource, [string]>(
+        `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value JOIN chunks c ON c.file_id = f.id
+          WHERE f.etag IS NOT NULL ORDER BY j.key, c.ord`,
+      )
+      .all(JSON.stringify(paths));
+  }
+
+  /** These chunks (by note path and position), in the order given; chunks not found are missing. */
+  sourcesAt(refs: { path: string; ord: number }[]): ChunkSource[] {
+    return this.db
+      .query<ChunkSource, [string]>(
+        `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value ->> 0 JOIN chunks c ON c.file_id = f.id AND c.ord = j.value ->> 1
+          WHERE f.etag IS NOT NULL ORDER BY j.key`,
+      )
+      .all(JSON.stringify(refs.map((r) => [r.path, r.ord])));
   }
 
   /** Passages of some chunks for a model to read (any order; ids not found are missing). */

@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import type { AiDb, CacheStats } from "../index/ai-db.ts";
+
+/** Entries kept at most; the oldest go first. */
+const MAX_ENTRIES = 5_000;
+
+/** Everything that decides an AI result (docs/contracts.md, AI runtime: cache). */
+export interface CacheKeyParts {
+  op: string;
+  provider: string;
+  model: string;
+  temperature: number;
+  seed: number;
+  maxOutputTokens: number;
+  /** The prompt and reply shapes' version. */
+  schema: string;
+  /** The caller's input without the fields that never change a result. */
+  input: Record<string, unknown>;
+  /** (path, etag) of every note the call read, sorted: an edit makes a new key. */
+  fingerprint: [string, string][];
+}
+
+/** Canonical JSON: object keys sorted, so the same input always hashes the same. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
+  if (value && typeof value === "object")
+    return `{${Object.keys(value)
+      .sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(",")}}`;
+  return JSON.stringify(value) ?? "null";
+}
+
+export function cacheKey(parts: CacheKeyParts): string {
+  const fingerprint = [...parts.fingerprint].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash("sha256")
+    .update(canonical({ ...parts, fingerprint }))
+    .digest("hex");
+}
+
+/**
+ * The AI result cache: a hit is a result computed from exactly these notes at exactly these
+ * versions, by the same model and settings, within its TTL. Entries remember the notes they read,
+ * so an edit drops them; the fingerprint in the key would miss them anyway, dropping keeps the file small.
+ */
+export class AiCache {
+  constructor(private readonly db: AiDb) {}
+
+  get<T>(key: string): T | null {
+    const row = this.db.get(key, Date.now());
+    return row ? (JSON.parse(row.valueJson) as T) : null;
+  }
+
+  put(key: string, value: unknown, paths: readonly string[], ttlSeconds: number): void {
+    if (ttlSeconds <= 0) return;
+    const now = Date.now();
+    this.db.put(key, JSON.stringify(value), paths, now, now + ttlSeconds * 1000, MAX_ENTRIES);
+  }
+
+  invalidatePaths(paths: readonly string[]): number {
+    return this.db.invalidatePaths(paths);
+  }
+
+  stats(): CacheStats {
+    return this.db.stats(Date.now());
+  }
+}

@@ -1,0 +1,144 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { etagOf } from "../core/hash.ts";
+import type { OpContext } from "../ops/context.ts";
+import type { Warning } from "../ops/schemas.ts";
+import type { Passage } from "./passages.ts";
+
+/** A verified source: the note, the version that was read, and where in it the quote is. */
+export const Citation = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "The version cited: compare with note_read's etag to see whether the note changed since." }),
+  anchor: Type.Optional(Type.String({ description: "The section's heading, usable after '#' in a link." })),
+  line: Type.Optional(Type.Integer({ description: "The line where the quote starts." })),
+  span: Type.Optional(Type.Tuple([Type.Integer(), Type.Integer()], { description: "The cited passage's first and last line." })),
+  snippet: Type.Optional(Type.String({ description: "The quote, as it is written in the note." })),
+});
+export type Citation = Static<typeof Citation>;
+
+/** What the model returns for one citation: a passage id and a verbatim quote from it. */
+export interface ModelCitation {
+  passage: string;
+  quote: string;
+}
+
+export interface Dropped {
+  passage: string;
+  reason: "unknown_passage" | "quote_not_found" | "drift";
+}
+
+export interface Verified {
+  citations: Citation[];
+  warnings: Warning[];
+  dropped: Dropped[];
+}
+
+/** A quote shorter than this (normalised) proves nothing: "the" occurs everywhere. */
+const MIN_QUOTE_CHARS = 12;
+const MAX_SNIPPET_CHARS = 300;
+
+/**
+ * Turns the model's citations into Citations, keeping only those that hold now (docs/contracts.md,
+ * AI runtime): the passage was one the model was given; its note on disk still has the etag the
+ * model read (an edit during generation is `citation_drift`); and the quote occurs in the passage,
+ * whitespace-, case- and emphasis-insensitively (else `citation_invalid`). The anchor is the
+ * passage's own heading, which exists in that version by construction.
+ */
+export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<string, Passage>, cites: readonly ModelCitation[]): Promise<Verified> {
+  const out: Verified = { citations: [], warnings: [], dropped: [] };
+  const seen = new Set<string>();
+  const etags = new Map<string, string | null>();
+  const drop = (passage: string, reason: Dropped["reason"], warning: Warning) => {
+    out.dropped.push({ passage, reason });
+    if (!out.warnings.some((w) => w.code === warning.code && w.path === warning.path && w.message === warning.message)) out.warnings.push(warning);
+  };
+  for (const cite of cites) {
+    const id = cite.passage.trim().toUpperCase();
+    const passage = passages.get(id);
+    if (!passage) {
+      drop(cite.passage.slice(0, 20), "unknown_passage", { code: "citation_invalid", message: "A citation named a passage the model was not given." });
+      continue;
+    }
+    const found = locateQuote(passage.text, cite.quote);
+    if (!found) {
+      drop(id, "quote_not_found", { code: "citation_invalid", message: `A quote attributed to ${passage.path} is not in it.`, path: passage.path });
+      continue;
+    }
+    if (!etags.has(passage.path)) etags.set(passage.path, await etagOnDisk(ctx, passage.path));
+    if (etags.get(passage.path) !== passage.etag) {
+      drop(id, "drift", { code: "citation_drift", message: `${passage.path} changed since the model read it.`, path: passage.path });
+      continue;
+    }
+    const line = passage.startLine + countNewlines(passage.text, found.start);
+    const snippet = passage.text.slice(found.start, found.end).replace(/\s+/g, " ").slice(0, MAX_SNIPPET_CHARS);
+    const key = `${passage.path}\u0000${line}\u0000${snippet}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.citations.push({
+      path: passage.path,
+      etag: passage.etag,
+      ...(passage.anchor ? { anchor: passage.anchor } : {}),
+      line,
+      span: [passage.startLine, passage.endLine],
+      snippet,
+    });
+  }
+  return out;
+}
+
+async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {
+  try {
+    return etagOf(new Uint8Array(await Bun.file(ctx.vault.abs(path)).arrayBuffer()));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Where a quote is in a text, compared after normalising both: case folded, runs of whitespace
+ * as one space, Markdown emphasis and code marks ignored, curly quotes straightened. Returns the
+ * quote's range in the original text, or null.
+ */
+export function locateQuote(text: string, quote: string): { start: number; end: number } | null {
+  const q = normalize(
+    quote
+      .trim()
+      .replace(/^["“'‘]+|["”'’]+$/g, "")
+      .replace(/(?:\.\.\.|…)$/, ""),
+  ).text.trim();
+  if (q.length < MIN_QUOTE_CHARS && q !== normalize(text).text.trim()) return null;
+  const t = normalize(text);
+  const at = t.text.indexOf(q);
+  if (at < 0) return null;
+  return { start: t.map[at]!, end: t.map[at + q.length - 1]! + 1 };
+}
+
+const IGNORED = new Set(["*", "_", "`", "~"]);
+const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'" };
+
+/** The normalised text and, for each of its characters, the offset of the original one. */
+function normalize(text: string): { text: string; map: number[] } {
+  let out = "";
+  const map: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (IGNORED.has(c)) continue;
+    if (/\s/.test(c)) {
+      if (out.length > 0 && out[out.length - 1] !== " ") {
+        out += " ";
+        map.push(i);
+      }
+      continue;
+    }
+    for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) {
+      out += ch;
+      map.push(i);
+    }
+  }
+  return { text: out, map };
+}
+
+function countNewlines(text: string, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) if (text.charCodeAt(i) === 10) n++;
+  return n;
+}

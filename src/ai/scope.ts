@@ -1,0 +1,132 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { filterNoteIds, normalizeTag } from "../notes/filter.ts";
+import type { OpContext } from "../ops/context.ts";
+import { invoke } from "../ops/invoke.ts";
+import { FrontmatterFilter, INPUT_LIMITS, TagFilter, VaultPath } from "../ops/schemas.ts";
+import { vaultSearch } from "../search/ops.ts";
+import { globToRegExp } from "../vault/glob.ts";
+
+/** Notes one scope may name explicitly, and hops a note scope may follow. */
+const MAX_PATHS = 500;
+const MAX_HOPS = 3;
+
+/** What an AI operation works on (docs/contracts.md, AI runtime: scopes). */
+export const AiScope = Type.Union(
+  [
+    Type.Object({ kind: Type.Literal("paths"), paths: Type.Array(VaultPath, { minItems: 1, maxItems: MAX_PATHS }) }, { additionalProperties: false }),
+    Type.Object(
+      { kind: Type.Literal("glob"), path_glob: Type.String({ minLength: 1, maxLength: 500, description: "e.g. 'Projects/**'." }) },
+      { additionalProperties: false },
+    ),
+    Type.Object({ kind: Type.Literal("tag"), tag: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }) }, { additionalProperties: false }),
+    Type.Object(
+      {
+        kind: Type.Literal("query"),
+        q: Type.String({ minLength: 1, maxLength: 2_000 }),
+        mode: Type.Optional(Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")])),
+        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+        filters: Type.Optional(
+          Type.Object(
+            {
+              tag: Type.Optional(TagFilter("Only notes with all these tags.")),
+              path_glob: Type.Optional(Type.String({ maxLength: 500 })),
+              frontmatter: Type.Optional(FrontmatterFilter),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal("note"),
+        path: VaultPath,
+        include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, default: 0, description: "Follow the note's links this many hops out." })),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: "The notes to work on: explicit paths, a path glob, a tag, a search, or a note and the notes it links to." },
+);
+export type AiScope = Static<typeof AiScope>;
+
+/** ai.allow_globs and ai.deny_globs: a note is eligible when some allow glob (or none is set) and no deny glob matches. */
+export class AiGlobs {
+  private readonly allow: RegExp[];
+  private readonly deny: RegExp[];
+
+  constructor(allow: readonly string[], deny: readonly string[]) {
+    this.allow = allow.map((g) => globToRegExp(g));
+    this.deny = deny.map((g) => globToRegExp(g));
+  }
+
+  allows(path: string): boolean {
+    if (this.deny.some((re) => re.test(path))) return false;
+    return this.allow.length === 0 || this.allow.some((re) => re.test(path));
+  }
+}
+
+export interface ResolvedScope {
+  /** Eligible notes, sorted. */
+  paths: string[];
+  /** Notes in scope that the globs keep from any model (never read). */
+  excluded: string[];
+}
+
+/** The notes a scope names, then split by the globs. Explicit paths that are not notes are not_found. */
+export async function resolveScope(ctx: OpContext, scope: AiScope, globs: AiGlobs): Promise<ResolvedScope> {
+  const found = [...new Set(await candidates(ctx, scope))].sort();
+  return { paths: found.filter((p) => globs.allows(p)), excluded: found.filter((p) => !globs.allows(p)) };
+}
+
+async function candidates(ctx: OpContext, scope: AiScope): Promise<string[]> {
+  const index = ctx.index;
+  switch (scope.kind) {
+    case "paths":
+      return scope.paths.map((p) => requireNote(ctx, p));
+    case "glob":
+      return pathsOf(ctx, filterNoteIds(index, { path_glob: scope.path_glob }));
+    case "tag":
+      return pathsOf(ctx, filterNoteIds(index, { tag: [normalizeTag(scope.tag)] }));
+    case "query": {
+      const found = await invoke(vaultSearch, ctx, { q: scope.q, mode: scope.mode ?? "auto", limit: scope.limit ?? 20, ...(scope.filters ?? {}) });
+      return found.results.map((r) => r.path);
+    }
+    case "note":
+      return linkedNotes(ctx, requireNote(ctx, scope.path), scope.include_linked ?? 0);
+  }
+}
+
+function requireNote(ctx: OpContext, path: string): string {
+  const safe = ctx.vault.safePath(path);
+  if (!ctx.index.notes.byPath(safe)) throw new IndxError("not_found", `No indexed note at ${safe}.`, { path: safe });
+  return safe;
+}
+
+function pathsOf(ctx: OpContext, ids: Set<number> | null): string[] {
+  return ctx.index.files.notes().flatMap((n) => (ids === null || ids.has(n.id) ? [n.path] : []));
+}
+
+/**
+ * A note and the notes its links resolve to, `hops` steps out (breadth first). Only outgoing
+ * links: "this note and what it builds on"; backlinks would pull in every note that mentions a hub.
+ */
+function linkedNotes(ctx: OpContext, start: string, hops: number): string[] {
+  const seen = new Set([start]);
+  let frontier = [start];
+  for (let hop = 0; hop < hops && frontier.length; hop++) {
+    const next: string[] = [];
+    for (const path of frontier)
+      for (const link of ctx.index.links.forward(path)) {
+        const target = link.target;
+        if (target?.toLowerCase().endsWith(".md") && !seen.has(target)) {
+          seen.add(target);
+          next.push(target);
+        }
+      }
+    frontier = next;
+  }
+  return [...seen];
+}
