@@ -3,10 +3,14 @@
  * and semantic search): the real provider code (the `ollama` client, the AI SDK) talks to it over
  * HTTP. Embeddings are deterministic, dense and similarity-preserving: random indexing over the
  * words (lowercased, crude stemming, stopwords dropped), L2-normalised, so texts sharing words are
- * near. Chat replies are JSON shaped by the requested schema; a rerank request ("Query: …" +
- * "[n] …" passages) is graded by word overlap. Every request is logged for assertions, and knobs
- * make it fail, slow down, refuse big batches or act like an Ollama older than /api/embed.
+ * near. Chat (test/support/fake-chat.ts) speaks both protocols, streaming included, with scripted
+ * or schema-shaped replies. Every request is logged for assertions, and knobs make it fail, slow
+ * down, refuse big batches or act like an Ollama older than /api/embed.
  */
+
+import type { ProviderName } from "../../src/ai/types.ts";
+import { type ChatReply, type ChatScript, chatResponse, type FakeChat, parseChat } from "./fake-chat.ts";
+import { fakeTokens } from "./fake-words.ts";
 
 export interface FakeRequest {
   /** e.g. "/api/embed", "/v1/embeddings". */
@@ -46,7 +50,13 @@ export interface FakeAiServer {
   /** Base URL for the OpenAI-compatible routes (…/v1). */
   openaiUrl: string;
   requests: FakeRequest[];
+  /** Every chat request, in order, with the text that reached the "provider". */
+  chats: FakeChat[];
   knobs: FakeKnobs;
+  /** Queues replies for the next chat requests, one each (then the script, then the default). */
+  scriptChat(...replies: ChatReply[]): void;
+  /** Answers chat requests the queue does not: undefined keeps the default reply. */
+  onChat(fn: ChatScript | null): void;
   /** Embedding requests only. */
   embedRequests(): FakeRequest[];
   /** Texts embedded so far (all requests). */
@@ -63,19 +73,9 @@ export const FAKE_MODELS: Record<string, number> = {
   "fake-embed-768": 768,
   "nomic-embed-text": 768,
   "fake-chat": 0,
+  // A gateway model id: the gateway names models vendor/model.
+  "anthropic/claude-haiku-4-5": 0,
 };
-
-const STOP = new Set(
-  "a an and are as at be but by for if in into is it no not of on or such that the their then there these they this to was will with what which who how does do".split(
-    " ",
-  ),
-);
-
-export function fakeTokens(text: string): string[] {
-  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])
-    .filter((w) => w.length > 1 && !STOP.has(w))
-    .map((w) => (w.length > 4 && w.endsWith("s") ? w.slice(0, -1) : w));
-}
 
 const tokenVectors = new Map<string, Int8Array>();
 
@@ -118,41 +118,6 @@ export function fakeEmbedding(text: string, dim: number): number[] {
   return Array.from(v, (x) => Math.round((x / n) * 1e6) / 1e6);
 }
 
-function overlap(a: string, b: string): number {
-  const qa = new Set(fakeTokens(a));
-  if (qa.size === 0) return 0;
-  const tb = new Set(fakeTokens(b));
-  let n = 0;
-  for (const t of qa) if (tb.has(t)) n++;
-  return n / qa.size;
-}
-
-/** Grades "[n] …" passages against the "Query: …" line by word overlap (0–10). */
-function gradeRerank(prompt: string): { scores: { id: string; relevance: number }[] } {
-  const query = /Query:\s*(.*)/.exec(prompt)?.[1] ?? "";
-  const scores: { id: string; relevance: number }[] = [];
-  const re = /^\[(\d+)\]\s*([\s\S]*?)(?=^\[\d+\]|$(?![\s\S]))/gm;
-  for (let m = re.exec(prompt); m; m = re.exec(prompt)) scores.push({ id: m[1]!, relevance: Math.round(overlap(query, m[2]!) * 100) / 10 });
-  return { scores };
-}
-
-/** A value shaped like a JSON schema (the first type of each property). */
-function shaped(schema: Record<string, unknown> | undefined, prompt: string): unknown {
-  if (!schema) return "ok";
-  const props = (schema.properties ?? {}) as Record<string, Record<string, unknown>>;
-  if (props.scores) return gradeRerank(prompt);
-  const fill = (s: Record<string, unknown>): unknown => {
-    const t = Array.isArray(s.type) ? s.type[0] : s.type;
-    if (t === "object")
-      return Object.fromEntries(Object.entries((s.properties ?? {}) as Record<string, Record<string, unknown>>).map(([k, v]) => [k, fill(v)]));
-    if (t === "array") return [];
-    if (t === "number" || t === "integer") return 0;
-    if (t === "boolean") return false;
-    return "ok";
-  };
-  return fill(schema);
-}
-
 export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer {
   const defaults: FakeKnobs = {
     failStatus: 0,
@@ -165,15 +130,27 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     garbageChat: false,
     apiKey: null,
   };
+  const queue: ChatReply[] = [];
+  let script: ChatScript | null = null;
+  /** The scripted queue first, then the script function, then the default reply. */
+  const nextReply = (chat: FakeChat): ChatReply => queue.shift() ?? script?.(chat) ?? {};
   const state: FakeAiServer = {
     url: "",
     openaiUrl: "",
     requests: [],
     knobs: { ...defaults, ...knobs },
+    chats: [],
+    scriptChat: (...replies) => void queue.push(...replies),
+    onChat: (fn) => {
+      script = fn;
+    },
     embedRequests: () => state.requests.filter((r) => r.inputs > 0),
     embeddedTexts: () => state.requests.filter((r) => r.ok).flatMap((r) => r.texts),
     reset() {
       state.requests.length = 0;
+      state.chats.length = 0;
+      queue.length = 0;
+      script = null;
       state.knobs = { ...defaults };
     },
     stop: () => server.stop(true),
@@ -240,43 +217,14 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
       }
 
       if (path === "/api/chat" || path === "/v1/chat/completions") {
+        const chat = parseChat(isOpenAI ? "openai" : "ollama", body, req.headers.get("authorization"));
+        state.chats.push(chat);
         if (k.chatDelayMs) await Bun.sleep(k.chatDelayMs);
-        if (!model || !(model in FAKE_MODELS)) return isOpenAI ? openaiMissing(String(model)) : ollamaMissing(String(model));
-        const messages = (body.messages ?? []) as { role: string; content: unknown }[];
-        const prompt = messages
-          .filter((m) => m.role === "user")
-          .map((m) => (typeof m.content === "string" ? m.content : Array.isArray(m.content) ? m.content.map((p: any) => p.text ?? "").join("") : ""))
-          .join("\n");
-        const schema = isOpenAI ? body.response_format?.json_schema?.schema : typeof body.format === "object" ? body.format : undefined;
-        const content = k.garbageChat ? "I cannot grade these, sorry." : JSON.stringify(shaped(schema, prompt));
-        const stream = body.stream === true;
-        if (path === "/api/chat") {
-          const done = {
-            model,
-            created_at: new Date().toISOString(),
-            message: { role: "assistant", content: stream ? "" : content },
-            done: true,
-            done_reason: "stop",
-          };
-          if (!stream) return json(done);
-          const lines = [JSON.stringify({ model, message: { role: "assistant", content }, done: false }), JSON.stringify(done)];
-          return new Response(`${lines.join("\n")}\n`, { headers: { "content-type": "application/x-ndjson" } });
-        }
-        const base = { id: "chatcmpl-fake", created: Math.floor(Date.now() / 1000), model };
-        if (!stream)
-          return json({
-            ...base,
-            object: "chat.completion",
-            choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
-            usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-          });
-        const events = [
-          { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: { role: "assistant", content }, finish_reason: null }] },
-          { ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
-        ];
-        return new Response(`${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join("")}data: [DONE]\n\n`, {
-          headers: { "content-type": "text/event-stream" },
-        });
+        const reply = nextReply(chat);
+        if (!reply.status && reply.rawBody === undefined && (!model || !(model in FAKE_MODELS)))
+          return isOpenAI ? openaiMissing(String(model)) : ollamaMissing(String(model));
+        const includeUsage = (body.stream_options as { include_usage?: unknown } | undefined)?.include_usage === true;
+        return chatResponse(chat, { ...(k.garbageChat ? { content: "I cannot grade these, sorry." } : {}), ...reply }, req.signal, includeUsage);
       }
       return new Response("404 page not found", { status: 404, headers: { "content-type": "text/plain" } });
     },
@@ -292,6 +240,21 @@ export function fakeEnv(fake: FakeAiServer, provider: "ollama" | "openai" = "oll
     ? { INDX_EMBEDDINGS_PROVIDER: "ollama", INDX_EMBEDDINGS_MODEL: model, INDX_OLLAMA_URL: fake.url }
     : { INDX_EMBEDDINGS_PROVIDER: "openai", INDX_EMBEDDINGS_MODEL: model, INDX_OPENAI_BASE_URL: fake.openaiUrl, INDX_OPENAI_API_KEY: "sk-test-fake" };
 }
+
+/** Environment that gives indx a chat role on the fake; the gateway's key is FAKE_GATEWAY_KEY. */
+export function fakeChatEnv(fake: FakeAiServer, provider: ProviderName = "ollama"): Record<string, string> {
+  if (provider === "ollama") return { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "fake-chat", INDX_OLLAMA_URL: fake.url };
+  if (provider === "openai")
+    return { INDX_AI_PROVIDER: "openai", INDX_AI_MODEL: "fake-chat", INDX_OPENAI_BASE_URL: fake.openaiUrl, INDX_OPENAI_API_KEY: "sk-test-fake" };
+  return {
+    INDX_AI_PROVIDER: "vercel-ai-gateway",
+    INDX_AI_MODEL: "anthropic/claude-haiku-4-5",
+    INDX_AI_GATEWAY_URL: fake.openaiUrl,
+    INDX_AI_GATEWAY_KEY: FAKE_GATEWAY_KEY,
+  };
+}
+
+export const FAKE_GATEWAY_KEY = "vck_test_fake_gateway";
 
 // `bun test/support/fake-ai-server.ts` runs it standalone (manual checks, benchmarks in another process).
 if (import.meta.main) {
