@@ -1,4 +1,5 @@
 import { IndxError, toIndxError } from "../core/errors.ts";
+import { debugLog } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { ModelSession, ZERO_USAGE } from "./session.ts";
@@ -100,19 +101,26 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
       result.usage = { ...session.usage };
       result.warnings = [...result.warnings, ...session.warnings];
     }
-    if (cacheable)
-      ai.cache.put(
-        key,
-        result,
-        call.scope.map((n) => n.path),
-        call.input.cache_ttl_seconds ?? settings.cache.ttlSeconds,
-      );
+    if (cacheable) {
+      // A cache that cannot be written must not cost the caller an answer already paid for.
+      try {
+        ai.cache.put(
+          key,
+          result,
+          call.scope.map((n) => n.path),
+          call.input.cache_ttl_seconds ?? settings.cache.ttlSeconds,
+        );
+      } catch (err) {
+        debugLog("ai cache write failed", { op: call.op, error: err });
+      }
+    }
     event({ ok: true, cacheHit: false, usage: result.usage });
     return result;
   } catch (err) {
+    if (!(err instanceof IndxError)) debugLog("ai call failed", { op: call.op, error: err });
     const e = toIndxError(err);
     event({ ok: false, cacheHit: false, usage: session?.usage ?? { ...ZERO_USAGE }, code: e.code });
-    throw e instanceof IndxError ? e : err;
+    throw e;
   }
 }
 

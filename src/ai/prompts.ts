@@ -35,7 +35,7 @@ export function styleLine(style: string | undefined, language: string | undefine
 }
 
 export const ModelCitation = Type.Object({
-  passage: Type.String({ maxLength: 20 }),
+  passage: Type.String(),
   quote: Type.String({ maxLength: 1000 }),
 });
 
@@ -68,7 +68,7 @@ export const PartialSummaryReply = Type.Object({
 export const TOC_SYSTEM = `You describe the sections of a person's note for its table of contents. ${GROUNDING_RULES} Give each section one line of at most 20 words.`;
 
 export const TocDescriptionsReply = Type.Object({
-  sections: Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited }), {
+  sections: Type.Array(Type.Object({ passage: Type.String(), description: Type.String({ maxLength: 500 }), citations: Cited }), {
     maxItems: 500,
   }),
 });
@@ -80,9 +80,7 @@ export const MocReply = Type.Object({
     Type.Object({
       key: Type.String({ maxLength: 500 }),
       title: Type.String({ maxLength: 200 }),
-      items: Type.Optional(
-        Type.Array(Type.Object({ passage: Type.String({ maxLength: 20 }), description: Type.String({ maxLength: 500 }), citations: Cited })),
-      ),
+      items: Type.Optional(Type.Array(Type.Object({ passage: Type.String(), description: Type.String({ maxLength: 500 }), citations: Cited }))),
     }),
     { maxItems: 200 },
   ),
@@ -90,5 +88,5 @@ export const MocReply = Type.Object({
 
 /** Topic grouping: the model assigns each note (by passage id) to a named topic. */
 export const TopicReply = Type.Object({
-  topics: Type.Array(Type.Object({ title: Type.String({ maxLength: 200 }), passages: Type.Array(Type.String({ maxLength: 20 })) }), { maxItems: 200 }),
+  topics: Type.Array(Type.Object({ title: Type.String({ maxLength: 200 }), passages: Type.Array(Type.String()) }), { maxItems: 200 }),
 });

@@ -60,7 +60,7 @@ export class AiDb {
       for (const p of paths) add.run(key, p);
       const old = this.db
         .query<{ key: string }, [number, number]>(
-          "SELECT key FROM entries WHERE expires_at <= ?1 UNION SELECT key FROM entries ORDER BY created_at DESC LIMIT -1 OFFSET ?2",
+          "SELECT key FROM entries WHERE expires_at <= ?1 UNION SELECT key FROM (SELECT key FROM entries ORDER BY created_at DESC LIMIT -1 OFFSET ?2)",
         )
         .all(now, maxEntries);
       if (old.length) this.deleteIn(old.map((r) => r.key));

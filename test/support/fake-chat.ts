@@ -214,6 +214,7 @@ export function defaultContent(schema: Json | null, prompt: string): unknown {
 }
 
 function fill(s: Json, g: Grounding): unknown {
+  if ("const" in s) return s.const;
   if (Array.isArray(s.enum)) return s.enum[0];
   const variants = (s.anyOf ?? s.oneOf) as Json[] | undefined;
   if (variants?.length) return fill(variants[0]!, g);

@@ -1,0 +1,248 @@
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { aiAsk } from "../../../src/ai/ops/ask.ts";
+import { aiStatus } from "../../../src/ai/ops/status.ts";
+import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
+import { aiToc } from "../../../src/ai/ops/toc.ts";
+import type { IndxError } from "../../../src/core/errors.ts";
+import type { OpContext } from "../../../src/ops/context.ts";
+import { vaultReindex } from "../../../src/vault/ops.ts";
+import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
+import { invoke } from "../../support/ops.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
+
+/** The grounded AI operations in process, against the fake chat server speaking Ollama's protocol. */
+let fake: FakeAiServer;
+let sb: Sandbox;
+let ctx: OpContext;
+
+function context(env: Record<string, string> = {}): OpContext {
+  Object.assign(sb.env, env);
+  return sb.context();
+}
+
+beforeAll(async () => {
+  fake = startFakeAiServer();
+  sb = sandbox({ "Private/Secret.md": "# Secret\n\nThe launch code of the rollback canary is swordfish.\n" }, { fromDemo: true });
+  ctx = context(fakeChatEnv(fake));
+  await invoke(vaultReindex, ctx, {});
+});
+
+afterEach(() => fake.reset());
+
+afterAll(() => {
+  ctx.close();
+  fake.stop();
+  sb.cleanup();
+});
+
+/** The first passage id of a prompt and a line of its text long enough to quote. */
+function quotable(prompt: string): [string, string, string] {
+  for (const m of prompt.matchAll(/<passage id="(P\d+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)) {
+    const line = m[2]!.split("\n").find((l) => l.trim().length >= 30);
+    if (line) return [m[0], m[1]!, line.trim()];
+  }
+  throw new Error("no quotable passage");
+}
+
+const errorOf = async (p: Promise<unknown>) =>
+  (await p.then(
+    () => null,
+    (e) => e,
+  )) as IndxError;
+
+describe("ai_ask", () => {
+  test("answers from retrieved passages with citations verified against the notes", async () => {
+    const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", cache: false });
+    expect(out.citations.length).toBeGreaterThan(0);
+    const c = out.citations[0]!;
+    expect(c.path).toBe("Reference/Runbook.md");
+    const text = await Bun.file(`${sb.vault}/${c.path}`).text();
+    // The snippet is verbatim from the cited line of the note.
+    expect(text.split("\n")[c.line! - 1]).toContain(c.snippet!.slice(0, 20));
+    expect(out.retrieved.map((r) => r.path)).toContain("Reference/Runbook.md");
+    expect(out.usage.input_tokens).toBeGreaterThan(0);
+    // The model saw numbered passages, never asked to type a path.
+    expect(fake.chats[0]!.text).toContain('<passage id="P1"');
+  });
+
+  test("a fabricated quote or an unknown passage is dropped with citation_invalid; none left is ai_grounding_failed", async () => {
+    fake.scriptChat({
+      content: { answer: "Turn it off.", supported: true, confidence: "high", citations: [{ passage: "P1", quote: "a sentence that is in no note at all" }] },
+    });
+    const all = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back?", cache: false }));
+    expect(all.code).toBe("ai_grounding_failed");
+    expect((all.details?.dropped as unknown[]).length).toBe(1);
+
+    fake.onChat((chat) => {
+      const real = quotable(chat.text);
+      return {
+        content: {
+          answer: "Partly grounded.",
+          supported: true,
+          confidence: "high",
+          citations: [
+            { passage: real[1]!, quote: real[2]! },
+            { passage: "P99", quote: real[2]! },
+          ],
+        },
+      };
+    });
+    const some = await invoke(aiAsk, ctx, { question: "How do we roll back?", cache: false });
+    expect(some.citations).toHaveLength(1);
+    expect(some.confidence).toBe("medium");
+    expect(some.warnings.map((w) => w.code)).toContain("citation_invalid");
+  });
+
+  test("a note edited while the model writes is citation_drift", async () => {
+    const runbook = `${sb.vault}/Reference/Runbook.md`;
+    const before = await Bun.file(runbook).text();
+    fake.onChat(() => {
+      Bun.write(runbook, `${before}\nEdited during generation.\n`);
+      return undefined;
+    });
+    try {
+      const err = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back the release?", retrieve: { top_k: 1 }, cache: false }));
+      expect(err.code).toBe("ai_grounding_failed");
+      const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", retrieve: { top_k: 1 }, cache: false, cite: false });
+      expect(out.warnings.map((w) => w.code)).toContain("citation_drift");
+    } finally {
+      await Bun.write(runbook, before);
+      await invoke(vaultReindex, ctx, {});
+    }
+  });
+
+  test("without support it says it does not know, with unsupported_question", async () => {
+    fake.scriptChat({ content: { answer: "", supported: false, confidence: "low", citations: [] } });
+    const out = await invoke(aiAsk, ctx, { question: "What is the boiling point of mercury?", cache: false });
+    expect(out.answer).toBe("I don't know based on the indexed vault.");
+    expect(out.confidence).toBe("low");
+    expect(out.warnings.map((w) => w.code)).toContain("unsupported_question");
+  });
+
+  test("a deny-globbed note's text never reaches the provider, and the answer says globs_excluded", async () => {
+    const denied = context({ INDX_AI_DENY_GLOBS: "Private/**" });
+    try {
+      const out = await invoke(aiAsk, denied, { question: "What is the launch code of the rollback canary?", cache: false });
+      expect(out.warnings.map((w) => w.code)).toContain("globs_excluded");
+      expect(fake.chats.length).toBeGreaterThan(0);
+      for (const chat of fake.chats) expect(chat.text).not.toContain("swordfish");
+      expect(out.retrieved.map((r) => r.path)).not.toContain("Private/Secret.md");
+    } finally {
+      denied.close();
+      delete sb.env.INDX_AI_DENY_GLOBS;
+    }
+  });
+
+  test("a cache hit makes no request and costs nothing; an edit invalidates only the entries that read the note", async () => {
+    const ask = { question: "How do we roll back the release?", retrieve: { top_k: 1 } };
+    const first = await invoke(aiAsk, ctx, ask);
+    expect(first.warnings.map((w) => w.code)).not.toContain("ai_cache_hit");
+    const other = await invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["People/Ada Lovelace.md"] } });
+    const calls = fake.chats.length;
+    const hit = await invoke(aiAsk, ctx, ask);
+    expect(fake.chats.length).toBe(calls);
+    expect(hit.usage).toEqual({ input_tokens: 0, output_tokens: 0, cost_usd: 0 });
+    expect(hit.warnings.map((w) => w.code)).toContain("ai_cache_hit");
+    expect(hit.answer).toBe(first.answer);
+
+    const entries = ctx.ai.cache.stats().entries;
+    const runbook = `${sb.vault}/Reference/Runbook.md`;
+    await Bun.write(runbook, `${await Bun.file(runbook).text()}\nOne more line.\n`);
+    await ctx.updateIndex({ paths: ["Reference/Runbook.md"] });
+    expect(ctx.ai.cache.stats().entries).toBe(entries - 1);
+    const again = await invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["People/Ada Lovelace.md"] } });
+    expect(again.warnings.map((w) => w.code)).toContain("ai_cache_hit");
+    expect(again.summary.text).toBe(other.summary.text);
+  });
+
+  test("over the daily cost cap: ai_quota_exceeded with when it resets", async () => {
+    const capped = context({ ...fakeChatEnv(fake, "openai"), INDX_AI_DAILY_COST_USD: "0.000001", INDX_AI_PRICES: "fake-chat=1000/1000" });
+    try {
+      await invoke(aiAsk, capped, { question: "How do we roll back?", cache: false });
+      const err = await errorOf(invoke(aiAsk, capped, { question: "How do we roll back?", cache: false }));
+      expect(err.code).toBe("ai_quota_exceeded");
+      expect(Date.parse(String(err.details?.reset_at))).toBeGreaterThan(Date.now());
+      expect(err.details?.retry_after_s).toBeGreaterThan(0);
+    } finally {
+      capped.close();
+      delete sb.env.INDX_AI_DAILY_COST_USD;
+      delete sb.env.INDX_AI_PRICES;
+      Object.assign(sb.env, fakeChatEnv(fake));
+    }
+  });
+});
+
+describe("ai_summarize and ai_toc", () => {
+  test("a summary keeps only key points with a verified citation", async () => {
+    fake.onChat((chat) => {
+      const real = quotable(chat.text);
+      return {
+        content: {
+          tldr: "Short.",
+          text: "The project in brief.",
+          key_points: [
+            { text: "Grounded point.", citations: [{ passage: real[1]!, quote: real[2]!.slice(0, 40) }] },
+            { text: "Invented point.", citations: [{ passage: real[1]!, quote: "nothing like this is written anywhere" }] },
+          ],
+        },
+      };
+    });
+    const out = await invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["Projects/Apollo Launch.md"] }, cache: false });
+    expect(out.summary.key_points).toEqual(["Grounded point."]);
+    expect(out.warnings.map((w) => w.code)).toContain("ungrounded_dropped");
+    expect(out.scope_resolved.paths).toEqual(["Projects/Apollo Launch.md"]);
+  });
+
+  test("a scope larger than the prompt budget is summarized map-reduce, each step grounded", async () => {
+    const small = context({ INDX_AI_MAX_INPUT_TOKENS: "1500" });
+    try {
+      const out = await invoke(aiSummarize, small, { scope: { kind: "glob", path_glob: "**" }, cache: false });
+      // Several map requests (each within the budget), then one reduce request.
+      expect(fake.chats.length).toBeGreaterThan(2);
+      expect(out.citations.length).toBeGreaterThan(0);
+      const paths = new Set(out.citations.map((c) => c.path));
+      for (const p of paths) expect(out.scope_resolved.paths).toContain(p);
+    } finally {
+      small.close();
+      delete sb.env.INDX_AI_MAX_INPUT_TOKENS;
+    }
+  });
+
+  test("ai_toc of one note without descriptions makes no provider request", async () => {
+    const out = await invoke(aiToc, ctx, { mode: "note", path: "Projects/Apollo Launch.md" });
+    expect(fake.chats).toHaveLength(0);
+    expect(out.toc_tree[0]!.title).toBe("Apollo Launch");
+    expect(out.toc_markdown).toContain("[[Projects/Apollo Launch#Risks|Risks]]");
+    expect(out.usage.cost_usd).toBe(0);
+  });
+
+  test("a map of content groups by folder and can be written through the write pipeline", async () => {
+    const out = await invoke(aiToc, ctx, {
+      mode: "moc",
+      scope: { kind: "glob", path_glob: "Projects/**" },
+      title: "Projects",
+      write: { path: "Index/Projects.md", if_not_exists: true },
+      cache: false,
+    });
+    expect(out.toc_tree[0]!.children!.map((c) => c.path).sort()).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md"]);
+    expect(out.written?.path).toBe("Index/Projects.md");
+    expect(await Bun.file(`${sb.vault}/Index/Projects.md`).text()).toContain("[[Projects/Apollo Launch|Apollo Launch]]");
+  });
+});
+
+describe("without a chat model", () => {
+  test("ai_status answers; the others are ai_unavailable naming the role, and nothing is sent", async () => {
+    const none = sandbox({}, { fromDemo: true }).context();
+    try {
+      const status = await invoke(aiStatus, none, {});
+      expect(status.enabled).toBe(false);
+      const err = await errorOf(invoke(aiAsk, none, { question: "anything" }));
+      expect(err.code).toBe("ai_unavailable");
+      expect(err.details?.required_role).toBe("chat");
+      expect(fake.chats).toHaveLength(0);
+      expect(fake.requests).toHaveLength(0);
+    } finally {
+      none.close();
+    }
+  });
+});
