@@ -45,24 +45,24 @@ export function cacheKey(parts: CacheKeyParts): string {
  * so an edit drops them; the fingerprint in the key would miss them anyway, dropping keeps the file small.
  */
 export class AiCache {
-  constructor(private readonly db: AiDb) {}
+  constructor(private readonly records: AiDb) {}
 
   get<T>(key: string): T | null {
-    const row = this.db.get(key, Date.now());
+    const row = this.records.get(key, Date.now());
     return row ? (JSON.parse(row.valueJson) as T) : null;
   }
 
   put(key: string, value: unknown, paths: readonly string[], ttlSeconds: number): void {
     if (ttlSeconds <= 0) return;
     const now = Date.now();
-    this.db.put(key, JSON.stringify(value), paths, now, now + ttlSeconds * 1000, MAX_ENTRIES);
+    this.records.put(key, JSON.stringify(value), paths, now, now + ttlSeconds * 1000, MAX_ENTRIES);
   }
 
   invalidatePaths(paths: readonly string[]): number {
-    return this.db.invalidatePaths(paths);
+    return this.records.invalidatePaths(paths);
   }
 
   stats(): CacheStats {
-    return this.db.stats(Date.now());
+    return this.records.stats(Date.now());
   }
 }

@@ -3,7 +3,7 @@ import { IndxError } from "../core/errors.ts";
 import { filterNoteIds, normalizeTag } from "../notes/filter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
-import { FrontmatterFilter, INPUT_LIMITS, TagFilter, VaultPath } from "../ops/schemas.ts";
+import { INPUT_LIMITS, VaultPath } from "../ops/schemas.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { globToRegExp } from "../vault/glob.ts";
 
@@ -11,44 +11,28 @@ import { globToRegExp } from "../vault/glob.ts";
 const MAX_PATHS = 500;
 const MAX_HOPS = 3;
 
-/** What an AI operation works on (docs/contracts.md, AI runtime: scopes). */
-export const AiScope = Type.Union(
-  [
-    Type.Object({ kind: Type.Literal("paths"), paths: Type.Array(VaultPath, { minItems: 1, maxItems: MAX_PATHS }) }, { additionalProperties: false }),
-    Type.Object(
-      { kind: Type.Literal("glob"), path_glob: Type.String({ minLength: 1, maxLength: 500, description: "e.g. 'Projects/**'." }) },
-      { additionalProperties: false },
+/**
+ * What an AI operation works on (docs/contracts.md, AI runtime: scopes). One flat object rather
+ * than a union of five: an agent reads this schema in three tools on every turn, and the flat form
+ * costs a third of the tokens (docs/decisions.md, "AI scopes"). Which fields a kind needs is
+ * checked in resolveScope.
+ */
+export const AiScope = Type.Object(
+  {
+    kind: Type.Union(
+      [Type.Literal("paths"), Type.Literal("glob"), Type.Literal("tag"), Type.Literal("query"), Type.Literal("note")],
+      { description: "paths: `paths`; glob: `path_glob`; tag: `tag`; query: `q` (+ mode, limit); note: `path` (+ include_linked)." },
     ),
-    Type.Object({ kind: Type.Literal("tag"), tag: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }) }, { additionalProperties: false }),
-    Type.Object(
-      {
-        kind: Type.Literal("query"),
-        q: Type.String({ minLength: 1, maxLength: 2_000 }),
-        mode: Type.Optional(Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")])),
-        limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-        filters: Type.Optional(
-          Type.Object(
-            {
-              tag: Type.Optional(TagFilter("Only notes with all these tags.")),
-              path_glob: Type.Optional(Type.String({ maxLength: 500 })),
-              frontmatter: Type.Optional(FrontmatterFilter),
-            },
-            { additionalProperties: false },
-          ),
-        ),
-      },
-      { additionalProperties: false },
-    ),
-    Type.Object(
-      {
-        kind: Type.Literal("note"),
-        path: VaultPath,
-        include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, default: 0, description: "Follow the note's links this many hops out." })),
-      },
-      { additionalProperties: false },
-    ),
-  ],
-  { description: "The notes to work on: explicit paths, a path glob, a tag, a search, or a note and the notes it links to." },
+    paths: Type.Optional(Type.Array(VaultPath, { minItems: 1, maxItems: MAX_PATHS })),
+    path_glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "e.g. 'Projects/**'." })),
+    tag: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars })),
+    q: Type.Optional(Type.String({ minLength: 1, maxLength: 2_000 })),
+    mode: Type.Optional(Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")])),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    path: Type.Optional(VaultPath),
+    include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: "Also the notes the note links to, this many hops out." })),
+  },
+  { additionalProperties: false, description: "The notes to work on." },
 );
 export type AiScope = Static<typeof AiScope>;
 
@@ -85,18 +69,25 @@ async function candidates(ctx: OpContext, scope: AiScope): Promise<string[]> {
   const index = ctx.index;
   switch (scope.kind) {
     case "paths":
-      return scope.paths.map((p) => requireNote(ctx, p));
+      return need(scope, "paths").map((p) => requireNote(ctx, p));
     case "glob":
-      return pathsOf(ctx, filterNoteIds(index, { path_glob: scope.path_glob }));
+      return pathsOf(ctx, filterNoteIds(index, { path_glob: need(scope, "path_glob") }));
     case "tag":
-      return pathsOf(ctx, filterNoteIds(index, { tag: [normalizeTag(scope.tag)] }));
+      return pathsOf(ctx, filterNoteIds(index, { tag: [normalizeTag(need(scope, "tag"))] }));
     case "query": {
-      const found = await invoke(vaultSearch, ctx, { q: scope.q, mode: scope.mode ?? "auto", limit: scope.limit ?? 20, ...(scope.filters ?? {}) });
+      const found = await invoke(vaultSearch, ctx, { q: need(scope, "q"), mode: scope.mode ?? "auto", limit: scope.limit ?? 20 });
       return found.results.map((r) => r.path);
     }
     case "note":
-      return linkedNotes(ctx, requireNote(ctx, scope.path), scope.include_linked ?? 0);
+      return linkedNotes(ctx, requireNote(ctx, need(scope, "path")), scope.include_linked ?? 0);
   }
+}
+
+/** The field a scope kind needs, or validation_failed naming it. */
+function need<K extends "paths" | "path_glob" | "tag" | "q" | "path">(scope: AiScope, field: K): NonNullable<AiScope[K]> {
+  const value = scope[field];
+  if (value === undefined) throw new IndxError("validation_failed", `A scope of kind ${scope.kind} needs ${field}.`, { field: `scope.${field}` });
+  return value as NonNullable<AiScope[K]>;
 }
 
 function requireNote(ctx: OpContext, path: string): string {

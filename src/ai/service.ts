@@ -17,7 +17,7 @@ import type { ChatProvider } from "./types.ts";
 export class AiService {
   private settingsValue: AiSettings | null = null;
   private chatProvider: ChatProvider | null = null;
-  private db: AiDb | null = null;
+  private records: AiDb | null = null;
   private cacheStore: AiCache | null = null;
   private ledger: SpendLedger | null = null;
 
@@ -61,7 +61,7 @@ export class AiService {
   }
 
   private get store(): AiDb {
-    return (this.db ??= new AiDb(this.vault.ensureDataDir()));
+    return (this.records ??= new AiDb(this.vault.ensureDataDir()));
   }
 
   get cache(): AiCache {
@@ -82,8 +82,8 @@ export class AiService {
   }
 
   close(): void {
-    this.db?.close();
-    this.db = null;
+    this.records?.close();
+    this.records = null;
     this.cacheStore = null;
     this.ledger = null;
   }

@@ -9,16 +9,16 @@ const utcDay = (now: Date) => now.toISOString().slice(0, 10);
  */
 export class SpendLedger {
   constructor(
-    private readonly db: AiDb,
+    private readonly records: AiDb,
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
   add(usd: number): void {
-    if (usd > 0) this.db.addSpend(utcDay(this.clock()), usd);
+    if (usd > 0) this.records.addSpend(utcDay(this.clock()), usd);
   }
 
   today(): number {
-    return Math.round(this.db.spendOn(utcDay(this.clock())) * 1e6) / 1e6;
+    return Math.round(this.records.spendOn(utcDay(this.clock())) * 1e6) / 1e6;
   }
 
   /** ai_quota_exceeded once today's spend has reached the cap (null: no cap), with when it resets. */

@@ -4,6 +4,12 @@ import { visibleTools } from "../../src/mcp/catalogue.ts";
 import type { AnyOperation } from "../../src/ops/define.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
 import { commandOps } from "../support/ops.ts";
+import { sandbox } from "../support/vault.ts";
+
+/** A vault with a chat model configured (nothing is contacted: listing tools only reads the settings). */
+const withChat = sandbox();
+Object.assign(withChat.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
+const aiCtx = withChat.context();
 
 /**
  * One core, three surfaces: every operation is reachable over REST, the CLI and MCP, and no
@@ -19,7 +25,7 @@ const EXEMPT: Record<"rest" | "cli" | "mcp", Record<string, string>> = {
 const names = (ops: Iterable<AnyOperation>) => new Set([...ops].map((op) => op.name));
 
 async function surfaces(): Promise<Record<"rest" | "cli" | "mcp", Set<string>>> {
-  const tools = visibleTools(new Set(["vault:admin"]));
+  const tools = visibleTools(new Set(["vault:admin"]), aiCtx);
   return {
     rest: names(ROUTES.map((r) => r.op)),
     cli: names((await commandOps()).values()),
@@ -28,6 +34,18 @@ async function surfaces(): Promise<Record<"rest" | "cli" | "mcp", Set<string>>> 
 }
 
 describe("surface parity", () => {
+  test("AI tools are listed only when their model role is configured", () => {
+    const plain = sandbox().context();
+    const ai = OPERATIONS.filter((op) => op.ai).map((op) => op.name);
+    expect(ai.length).toBeGreaterThan(0);
+    expect(visibleTools(new Set(["vault:admin"]), plain).filter((t) => ai.includes(t.name))).toEqual([]);
+    expect(
+      visibleTools(new Set(["vault:admin"]), aiCtx)
+        .filter((t) => ai.includes(t.name))
+        .map((t) => t.name),
+    ).toEqual(ai);
+  });
+
   test("every operation has a REST route, a CLI command and an MCP tool, or a listed exemption", async () => {
     const offered = await surfaces();
     const missing: string[] = [];
@@ -43,7 +61,7 @@ describe("surface parity", () => {
     expect(commands).toEqual([]);
     const known = names(OPERATIONS);
     expect(
-      visibleTools(new Set(["vault:admin"]))
+      visibleTools(new Set(["vault:admin"]), aiCtx)
         .filter((t) => !known.has(t.name))
         .map((t) => t.name),
     ).toEqual([]);

@@ -3,7 +3,7 @@ import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { invoke } from "../../ops/invoke.ts";
-import { FrontmatterFilter, TagFilter, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
+import { type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
 import { vaultSearch } from "../../search/ops.ts";
 import { verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
@@ -25,29 +25,12 @@ const Input = Type.Object(
   {
     question: Type.String({ minLength: 1, maxLength: 4_000, description: "The question, in natural language." }),
     scope: Type.Optional(AiScope),
-    retrieve: Type.Optional(
-      Type.Object(
-        {
-          mode: Type.Optional(
-            Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
-              description: "Retrieval mode (default: hybrid, lexical with a warning when embeddings are unavailable).",
-            }),
-          ),
-          top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes whose best passage the model reads." })),
-          filters: Type.Optional(
-            Type.Object(
-              {
-                tag: Type.Optional(TagFilter("Only notes with all these tags.")),
-                path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Only notes whose path matches this glob." })),
-                frontmatter: Type.Optional(FrontmatterFilter),
-              },
-              { additionalProperties: false },
-            ),
-          ),
-        },
-        { additionalProperties: false },
-      ),
+    mode: Type.Optional(
+      Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
+        description: "Retrieval (default hybrid; lexical with a warning without embeddings).",
+      }),
     ),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes whose best passage the model reads." })),
     style: Type.Optional(Style),
     language: Language,
     cite: Type.Optional(Type.Boolean({ default: true, description: "Fail (ai_grounding_failed) rather than answer without a verified citation." })),
@@ -84,7 +67,7 @@ export const aiAsk = defineOp({
   async run(ctx, input): Promise<Output> {
     ctx.ai.chat();
     const warnings: Warning[] = [];
-    const topK = input.retrieve?.top_k ?? 8;
+    const topK = input.top_k ?? 8;
     const hits = await retrieve(ctx, input, topK, warnings);
     const retrieved = hits.map((h) => ({ path: h.path, score: h.score, matched_in: h.matched_in }));
     const fixed = estimateTokens(ASK_SYSTEM) + estimateTokens(input.question) + (input.history ?? []).reduce((n, t) => n + estimateTokens(t.content), 0);
@@ -145,9 +128,8 @@ async function retrieve(ctx: OpContext, input: Static<typeof Input>, topK: numbe
   const allowed = inScope ? new Set(inScope.paths) : null;
   const found = await invoke(vaultSearch, ctx, {
     q: input.question,
-    mode: input.retrieve?.mode ?? "hybrid",
+    mode: input.mode ?? "hybrid",
     limit: allowed ? 100 : Math.min(100, topK * 3),
-    ...(input.retrieve?.filters ?? {}),
   });
   warnings.push(...found.warnings.filter((w) => w.code !== "query_empty"));
   let denied = 0;

@@ -1,4 +1,4 @@
-import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../../core/errors.ts";
 import { parseNote } from "../../markdown/parse.ts";
 import { readNote } from "../../notes/read.ts";
@@ -25,7 +25,7 @@ export interface TocNode {
 }
 
 /** Recursive node schema: children are nodes. */
-const TocNodeSchema: TSchema = Type.Recursive(
+const TocNodeSchema = Type.Recursive(
   (Self) =>
     Type.Object({
       title: Type.String(),

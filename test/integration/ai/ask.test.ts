@@ -101,9 +101,9 @@ describe("ai_ask", () => {
       return undefined;
     });
     try {
-      const err = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back the release?", retrieve: { top_k: 1 }, cache: false }));
+      const err = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back the release?", top_k: 1, cache: false }));
       expect(err.code).toBe("ai_grounding_failed");
-      const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", retrieve: { top_k: 1 }, cache: false, cite: false });
+      const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", top_k: 1, cache: false, cite: false });
       expect(out.warnings.map((w) => w.code)).toContain("citation_drift");
     } finally {
       await Bun.write(runbook, before);
@@ -134,7 +134,7 @@ describe("ai_ask", () => {
   });
 
   test("a cache hit makes no request and costs nothing; an edit invalidates only the entries that read the note", async () => {
-    const ask = { question: "How do we roll back the release?", retrieve: { top_k: 1 } };
+    const ask = { question: "How do we roll back the release?", top_k: 1 };
     const first = await invoke(aiAsk, ctx, ask);
     expect(first.warnings.map((w) => w.code)).not.toContain("ai_cache_hit");
     const other = await invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["People/Ada Lovelace.md"] } });

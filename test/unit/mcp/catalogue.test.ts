@@ -4,6 +4,7 @@ import { sharedFieldsOf } from "../../../src/mcp/glossary.ts";
 import { instructionsFor } from "../../../src/mcp/identity.ts";
 import type { Scope } from "../../../src/ops/define.ts";
 import { OPERATIONS } from "../../../src/ops/registry.ts";
+import { sandbox } from "../../support/vault.ts";
 
 const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
@@ -11,9 +12,23 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { prope
 describe("the tool catalogue", () => {
   test("costs an agent at most 4,500 tokens (name, description and inputSchema of every tool, chars/4)", () => {
     const size = catalogueSize(ALL);
-    expect(size.tools).toBe(OPERATIONS.length);
+    expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
     expect(size.tokens).toBeLessThanOrEqual(4500);
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
+  });
+
+  test("with a chat model, the AI tools add at most 2,100 tokens (docs/decisions.md, \"AI scopes\")", () => {
+    const sb = sandbox();
+    Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
+    const ctx = sb.context();
+    try {
+      const size = catalogueSize(ALL, ctx);
+      expect(size.tools).toBe(OPERATIONS.length);
+      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(2100);
+    } finally {
+      ctx.close();
+      sb.cleanup();
+    }
   });
 
   test("compact schemas keep every field and every required one", () => {
