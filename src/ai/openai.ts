@@ -79,7 +79,6 @@ export class OpenAIChat implements ChatProvider {
       abortSignal: req.signal,
       ...(req.jsonSchema ? { output: Output.object({ schema: jsonSchema(req.jsonSchema) }) } : {}),
     };
-    const what = `${this.provider} chat`;
     try {
       if (req.onDelta) return await this.stream(call, req, req.onDelta);
       const res = await generateText(call);
@@ -102,7 +101,7 @@ export class OpenAIChat implements ChatProvider {
           finish: finishReason(err.finishReason ?? "stop"),
           streamed: false,
         });
-      throw classifyError(unwrap(err), what);
+      throw classifyError(unwrap(err), `${this.provider} chat`);
     }
   }
 
@@ -116,7 +115,7 @@ export class OpenAIChat implements ChatProvider {
         text += part.text;
         deliver(onDelta, part.text);
       } else if (part.type === "error") throw part.error;
-      else if (part.type === "abort") throw new ProviderError("timeout", "the request was cancelled");
+      else if (part.type === "abort") throw new ProviderError("timeout", `${this.provider} chat: the request was cancelled`);
       else if (part.type === "finish")
         return chatResult(this.s, req, {
           text,
@@ -126,7 +125,7 @@ export class OpenAIChat implements ChatProvider {
           streamed: true,
         });
     }
-    throw new ProviderError("bad_response", "the stream ended before the reply was done");
+    throw new ProviderError("bad_response", `${this.provider} chat: the stream ended before the reply was done`);
   }
 }
 

@@ -421,6 +421,15 @@ describe("reranking with the chat model", () => {
     const none = await search(ctx({ INDX_AI_MODEL: "" }), { q: "oven", mode: "hybrid", rerank: true });
     expect(none.warnings.map((w: any) => w.code)).toEqual(["rerank_unavailable"]);
   });
+
+  test("ai.enabled = false: no reranking and no chat request, whatever else is configured", async () => {
+    const { ctx } = setup({ INDX_AI_MODEL: "fake-chat", INDX_AI_ENABLED: "false" });
+    await reindex(ctx());
+    const s = await search(ctx(), { q: "oven crust dough", mode: "hybrid", rerank: true });
+    expect(s.warnings.map((w: any) => w.code)).toEqual(["rerank_unavailable"]);
+    expect(s.warnings[0].message).toContain("ai.enabled = false");
+    expect(fake.chats).toHaveLength(0);
+  });
 });
 
 describe("status and background embedding", () => {

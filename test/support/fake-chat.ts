@@ -206,7 +206,7 @@ interface Grounding {
 }
 
 /** A value shaped like the requested schema; plain "ok" without one. */
-export function defaultContent(schema: Json | null, prompt: string): unknown {
+function defaultContent(schema: Json | null, prompt: string): unknown {
   if (!schema) return "ok";
   const props = (schema.properties ?? {}) as Record<string, Json>;
   if (props.scores) return gradeRerank(prompt);
