@@ -19,10 +19,9 @@ const MAX_HOPS = 3;
  */
 export const AiScope = Type.Object(
   {
-    kind: Type.Union(
-      [Type.Literal("paths"), Type.Literal("glob"), Type.Literal("tag"), Type.Literal("query"), Type.Literal("note")],
-      { description: "paths: `paths`; glob: `path_glob`; tag: `tag`; query: `q` (+ mode, limit); note: `path` (+ include_linked)." },
-    ),
+    kind: Type.Union([Type.Literal("paths"), Type.Literal("glob"), Type.Literal("tag"), Type.Literal("query"), Type.Literal("note")], {
+      description: "paths: `paths`; glob: `path_glob`; tag: `tag`; query: `q` (+ mode, limit); note: `path` (+ include_linked).",
+    }),
     paths: Type.Optional(Type.Array(VaultPath, { minItems: 1, maxItems: MAX_PATHS })),
     path_glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "e.g. 'Projects/**'." })),
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars })),

@@ -71,7 +71,7 @@ describe("ai_ask", () => {
     });
     const all = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back?", cache: false }));
     expect(all.code).toBe("ai_grounding_failed");
-    expect((all.details?.dropped as unknown[]).length).toBe(1);
+    expect(all.details?.dropped).toHaveLength(1);
 
     fake.onChat((chat) => {
       const real = quotable(chat.text);

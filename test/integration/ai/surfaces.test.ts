@@ -79,7 +79,10 @@ describe("REST", () => {
     expect(names.at(-1)).toBe("ai.complete");
     expect(evs.at(-1)![1].data).toEqual(plainBody.data);
     // The partial deltas spell the answer.
-    const text = evs.filter(([n]) => n === "ai.partial").map(([, d]) => d.delta).join("");
+    const text = evs
+      .filter(([n]) => n === "ai.partial")
+      .map(([, d]) => d.delta)
+      .join("");
     expect(text).toBe(plainBody.data.answer);
   });
 
@@ -140,11 +143,9 @@ describe("MCP over HTTP", () => {
     try {
       fake.scriptChat({ chunks: 24, chunkDelayMs: 10 });
       const seen: { at: number; message: string }[] = [];
-      const result = await client.callTool(
-        { name: "ai_ask", arguments: { question: "How do we roll back the release?", cache: false } },
-        undefined,
-        { onprogress: (p) => seen.push({ at: performance.now(), message: String(p.message) }) },
-      );
+      const result = await client.callTool({ name: "ai_ask", arguments: { question: "How do we roll back the release?", cache: false } }, undefined, {
+        onprogress: (p) => seen.push({ at: performance.now(), message: String(p.message) }),
+      });
       const done = performance.now();
       expect(result.isError).toBeFalsy();
       const partials = seen.filter((s) => JSON.parse(s.message).type === "ai.partial");

@@ -17,7 +17,7 @@ describe("the tool catalogue", () => {
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 
-  test("with a chat model, the AI tools add at most 2,100 tokens (docs/decisions.md, \"AI scopes\")", () => {
+  test('with a chat model, the AI tools add at most 2,100 tokens (docs/decisions.md, "AI scopes")', () => {
     const sb = sandbox();
     Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
     const ctx = sb.context();
