@@ -52,7 +52,7 @@ export class AiService {
         required_role: "chat",
         fix: "set INDX_AI_PROVIDER and INDX_AI_MODEL",
       });
-    return (this.chatProvider ??= createChatProvider(s.chat));
+    return (this.chatProvider ??= createChatProvider(s.chat, this.vault.dataDir));
   }
 
   globs(): AiGlobs {

@@ -13,12 +13,18 @@ export class SpendLedger {
     private readonly clock: () => Date = () => new Date(),
   ) {}
 
+  /** One model request and what it cost (free ones count as requests too). */
   add(usd: number): void {
-    if (usd > 0) this.records.addSpend(utcDay(this.clock()), usd);
+    this.records.addSpend(utcDay(this.clock()), Math.max(0, usd));
   }
 
   today(): number {
-    return Math.round(this.records.spendOn(utcDay(this.clock())) * 1e6) / 1e6;
+    return Math.round(this.records.spendOn(utcDay(this.clock())).usd * 1e6) / 1e6;
+  }
+
+  /** Model requests made today, across processes. */
+  requestsToday(): number {
+    return this.records.spendOn(utcDay(this.clock())).calls;
   }
 
   /** ai_quota_exceeded once today's spend has reached the cap (null: no cap), with when it resets. */

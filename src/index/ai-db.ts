@@ -97,8 +97,8 @@ export class AiDb {
     this.db.run("INSERT INTO spend (day, usd, calls) VALUES (?1, ?2, 1) ON CONFLICT (day) DO UPDATE SET usd = usd + ?2, calls = calls + 1", [day, usd]);
   }
 
-  spendOn(day: string): number {
-    return this.db.query<{ usd: number }, [string]>("SELECT usd FROM spend WHERE day = ?").get(day)?.usd ?? 0;
+  spendOn(day: string): { usd: number; calls: number } {
+    return this.db.query<{ usd: number; calls: number }, [string]>("SELECT usd, calls FROM spend WHERE day = ?").get(day) ?? { usd: 0, calls: 0 };
   }
 
   close(): void {

@@ -1,6 +1,7 @@
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
+import { AiSummary, aiSummary } from "../ai/ops/status.ts";
 import { describeIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
@@ -142,6 +143,7 @@ export const vaultStatus = defineOp({
       counts: Type.Optional(IndexCounts),
     }),
     embeddings: EmbeddingsStatus,
+    ai: AiSummary,
     warnings: Type.Array(Warning),
     warnings_total: Type.Integer(),
   }),
@@ -160,6 +162,7 @@ export const vaultStatus = defineOp({
       return {
         ...base,
         embeddings: await embeddingsStatus(ctx, input.probe !== false, false),
+        ai: aiSummary(ctx),
         index: {
           state: err.code === "index_missing" ? ("missing" as const) : ("incompatible" as const),
           fix: String(err.details?.fix ?? "indx vault index"),
@@ -195,6 +198,7 @@ export const vaultStatus = defineOp({
     return {
       ...base,
       embeddings: await embeddingsStatus(ctx, input.probe !== false, true),
+      ai: aiSummary(ctx),
       index: {
         state: "ready" as const,
         schema_version: SCHEMA_VERSION,

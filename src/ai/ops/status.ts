@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { Nullable } from "../../ops/schemas.ts";
 import type { AiSettings } from "../settings.ts";
@@ -20,6 +21,28 @@ const Output = Type.Object({
   spend_today_usd: Type.Number({ description: "Spent since 00:00 UTC, across every process of this vault." }),
   message: Type.Optional(Type.String({ description: "Why AI is off, and the fix." })),
 });
+
+/** The AI part of vault_status: on or off, the chat model, and today's use (docs/contracts.md, AI runtime). */
+export const AiSummary = Type.Object({
+  enabled: Type.Boolean(),
+  chat: Nullable(Type.String({ description: "provider/model" })),
+  requests_today: Type.Integer({ description: "Model requests since 00:00 UTC (cache hits make none)." }),
+  cache_hits_24h: Type.Integer(),
+  spend_today_usd: Type.Number(),
+});
+
+export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
+  const none = { enabled: false, chat: null, requests_today: 0, cache_hits_24h: 0, spend_today_usd: 0 };
+  if (!ctx.ai.offers("any")) return none;
+  const s = ctx.ai.settings();
+  return {
+    enabled: true,
+    chat: s.chat ? `${s.chat.provider}/${s.chat.model}` : null,
+    requests_today: ctx.ai.spend.requestsToday(),
+    cache_hits_24h: ctx.ai.cache.stats().hits_24h,
+    spend_today_usd: ctx.ai.spend.today(),
+  };
+}
 
 /** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
 const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc"];

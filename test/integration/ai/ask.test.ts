@@ -230,6 +230,28 @@ describe("ai_summarize and ai_toc", () => {
   });
 });
 
+describe("events", () => {
+  test("each call is one ai.invocation event with paths, usage and outcome, never the question or the answer", async () => {
+    const question = "What does the feature flag guard during the rollout?";
+    const before = ctx.events;
+    const seen: unknown[] = [];
+    const stop = before.subscribe((e) => {
+      if (e.kind === "ai.invocation") seen.push(e);
+    });
+    try {
+      const out = await invoke(aiAsk, ctx, { question, cache: false });
+      expect(seen).toHaveLength(1);
+      expect(seen[0]).toMatchObject({ kind: "ai.invocation", op: "ask", ai: { ok: true, cache_hit: false, model: "fake-chat" } });
+      const log = await Bun.file(`${sb.dataDir}/events.log`).text();
+      expect(log).toContain('"ai.invocation"');
+      expect(log).not.toContain(question);
+      expect(log).not.toContain(out.answer);
+    } finally {
+      stop();
+    }
+  });
+});
+
 describe("without a chat model", () => {
   test("ai_status answers; the others are ai_unavailable naming the role, and nothing is sent", async () => {
     const none = sandbox({}, { fromDemo: true }).context();

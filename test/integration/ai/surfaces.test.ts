@@ -92,6 +92,11 @@ describe("REST", () => {
     expect(status.data).toMatchObject({ enabled: true, chat: { provider: "ollama", model: "fake-chat" } });
     const spec = (await fetch(`${ai.server.url}/openapi.json`).then((r) => r.json())) as any;
     expect(spec.paths["/v1/ai/ask"].post).toBeTruthy();
+    const vault = (await fetch(`${ai.server.url}/v1/vault/status?probe=false`, { headers: { authorization: `Bearer ${ai.token}` } }).then((r) =>
+      r.json(),
+    )) as any;
+    expect(vault.data.ai).toMatchObject({ enabled: true, chat: "ollama/fake-chat" });
+    expect(vault.data.ai.requests_today).toBeGreaterThan(0);
   });
 
   test("without a provider: 503 ai_unavailable naming the role, ai_status still answers, nothing is sent", async () => {
