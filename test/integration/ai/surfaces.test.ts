@@ -86,6 +86,23 @@ describe("REST", () => {
     expect(text).toBe(plainBody.data.answer);
   });
 
+  test("an Idempotency-Key replays an AI read without a second generation; a provider that does not stream says so", async () => {
+    const body = { question: "What must never be skipped before a deploy?", cache: false };
+    const first = await post(ai, "/v1/ai/ask", body, { "idempotency-key": "ask-once" });
+    expect(first.status).toBe(200);
+    const calls = fake.chats.length;
+    const again = await post(ai, "/v1/ai/ask", body, { "idempotency-key": "ask-once" });
+    expect(again.headers.get("x-indx-idempotent-replay")).toBe("true");
+    expect(((await again.json()) as any).data).toEqual(((await first.json()) as any).data);
+    expect(fake.chats.length).toBe(calls);
+
+    fake.scriptChat({ noStream: true });
+    const streamed = await post(ai, "/v1/ai/ask", body, { accept: "text/event-stream" });
+    const complete = events(await streamed.text()).at(-1)!;
+    expect(complete[0]).toBe("ai.complete");
+    expect(complete[1].data.warnings.map((w: { code: string }) => w.code)).toContain("stream_unsupported");
+  });
+
   test("GET /v1/ai/status reports the chat model; OpenAPI lists the AI routes", async () => {
     const status = (await fetch(`${ai.server.url}/v1/ai/status`, { headers: { authorization: `Bearer ${ai.token}` } }).then((r) => r.json())) as any;
     assertRestOutput("GET", "/v1/ai/status", status);
