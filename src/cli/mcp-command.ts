@@ -1,4 +1,5 @@
 import { IndxError } from "../core/errors.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
 import { type GlobalFlags, openContext } from "./context.ts";
@@ -38,7 +39,15 @@ export const mcpCommand = command({
 /** `indx mcp catalogue`: the tools these flags' scopes would see, in tokens (a JSON object with --json or when piped). */
 async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
   const { catalogueSize } = await import("../mcp/catalogue.ts");
-  const size = catalogueSize(scopes);
+  // The vault's configuration decides whether the AI tools are in it; no vault, no AI tools.
+  let ctx: OpContext | undefined;
+  try {
+    ctx = openContext(flags);
+  } catch {
+    ctx = undefined;
+  }
+  const size = catalogueSize(scopes, ctx);
+  ctx?.close();
   if (chooseFormat(flags, process.stdout.isTTY === true) !== "human") return print(JSON.stringify(size));
   print(
     `${size.tools} tools: ${size.tokens} tokens (name, description, inputSchema; chars/4), ${size.tokens_with_output_schema} with outputSchema. Scopes: ${[...scopes].join(", ")}.`,

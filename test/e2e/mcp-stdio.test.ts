@@ -4,7 +4,11 @@ import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../src/core/version.ts";
-import { OPERATIONS } from "../../src/ops/registry.ts";
+import { OPERATIONS as ALL_OPERATIONS } from "../../src/ops/registry.ts";
+
+/** The tools of a vault without a model: AI tools are listed only with one (test/e2e/ai.test.ts covers them). */
+const OPERATIONS = ALL_OPERATIONS.filter((op) => !op.ai);
+
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
