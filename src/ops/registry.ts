@@ -1,3 +1,4 @@
+import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -32,6 +33,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   canvasRead,
   canvasWrite,
   canvasPatch,
+  baseQuery,
   vaultReindex,
   vaultConfigGet,
   related,
