@@ -22,13 +22,21 @@ export const DATE_METHODS: MethodTable<DateValue> = {
   isEmpty: method([0, 0], () => false),
 };
 
-/** Whole units of a duration, truncated toward zero: (now() - file.ctime).days. */
-const whole = (unitMs: number) => (d: DurationValue) => Math.trunc(d.totalMs / unitMs);
+/**
+ * A duration in one unit, fractional like moment's asDays(): (now() - birthday).years.floor() is
+ * an age (docs/decisions.md, "Bases values").
+ */
+const inUnit = (unitMs: number) => (d: DurationValue) => d.totalMs / unitMs;
+
+const DAY_MS = 86_400_000;
 
 export const DURATION_FIELDS: FieldTable<DurationValue> = {
-  days: whole(86_400_000),
-  hours: whole(3_600_000),
-  minutes: whole(60_000),
-  seconds: whole(1000),
+  years: inUnit(365.2425 * DAY_MS),
+  months: inUnit((365.2425 / 12) * DAY_MS),
+  weeks: inUnit(7 * DAY_MS),
+  days: inUnit(DAY_MS),
+  hours: inUnit(3_600_000),
+  minutes: inUnit(60_000),
+  seconds: inUnit(1000),
   milliseconds: (d) => d.totalMs,
 };

@@ -338,8 +338,11 @@ describe("date and duration methods", () => {
     expect(cell('date("2025-10-25") + "2d"')).toEqual({ type: "date", value: "2025-10-27" });
   });
 
-  test("date − date is a duration with whole-unit fields that compares as milliseconds", () => {
+  test("date − date is a duration with fields in each unit that compares as milliseconds", () => {
     expect(ev('(date("2025-01-03") - date("2025-01-01")).days')).toBe(2);
+    expect(ev('(date("2025-01-01T12:00:00") - date("2025-01-01")).days')).toBe(0.5);
+    expect(ev('(date("2025-06-15") - date("1990-06-16")).years.floor()')).toBe(34);
+    expect(ev('(date("2025-01-15") - date("2025-01-01")).weeks')).toBe(2);
     expect(ev('(now() + "1d") - now()')).toBeInstanceOf(DurationValue);
     expect(ev('((now() + "1d") - now()) == duration("1d")')).toBe(true);
     expect(ev('((now() + "1d") - now()) > 86399999')).toBe(true);
