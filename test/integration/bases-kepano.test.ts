@@ -6,7 +6,7 @@ import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import type { OpContext } from "../../src/ops/context.ts";
 import type { OutputOf } from "../../src/ops/define.ts";
-import { invoke } from "../../src/ops/invoke.ts";
+import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
