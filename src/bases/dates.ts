@@ -13,6 +13,19 @@ const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(
  * zone the time is local.
  */
 export function parseDate(text: string): DateValue | null {
+  // Filters compare every row with the same literal ("date > '2025-01-01'"): parse each text once.
+  const known = parsed.get(text);
+  if (known !== undefined) return known;
+  const value = parseDateText(text);
+  if (parsed.size >= PARSED_MAX) parsed.clear();
+  parsed.set(text, value);
+  return value;
+}
+
+const parsed = new Map<string, DateValue | null>();
+const PARSED_MAX = 10_000;
+
+function parseDateText(text: string): DateValue | null {
   const m = DATE_RE.exec(text.trim());
   if (!m) return null;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];

@@ -29,3 +29,29 @@ export function ascending(a: Value, b: Value): number {
 
 /** Whether a sort key is empty (null, "", [] or {}), so it sorts after every other row. */
 export const sortsLast = (v: Value) => isEmpty(v) || (isList(v) && v.every((x) => x === null));
+
+/** A value reduced to what ordering needs, computed once per row instead of once per comparison. */
+export interface SortKey {
+  empty: boolean;
+  rank: number;
+  /** Numbers, durations (ms), dates (ms), booleans (0/1). */
+  num: number;
+  /** Text of everything else. */
+  text: string;
+}
+
+export function sortKeyOf(v: Value): SortKey {
+  if (sortsLast(v)) return { empty: true, rank: 0, num: 0, text: "" };
+  const r = rank(v);
+  if (r === 2) return { empty: false, rank: r, num: 0, text: toText(v) };
+  const num = typeof v === "number" ? v : v instanceof DurationValue ? v.totalMs : v instanceof DateValue ? v.ms : Number(v);
+  return { empty: false, rank: r, num, text: "" };
+}
+
+/** ascending() on precomputed keys; empty keys last whatever the direction. */
+export function compareSortKeys(a: SortKey, b: SortKey, descending: boolean): number {
+  if (a.empty || b.empty) return a.empty === b.empty ? 0 : a.empty ? 1 : -1;
+  let c = a.rank - b.rank;
+  if (c === 0) c = a.rank === 2 ? collator.compare(a.text, b.text) || (a.text < b.text ? -1 : a.text > b.text ? 1 : 0) : a.num - b.num;
+  return descending ? -c : c;
+}

@@ -4,9 +4,10 @@
  * Cells are made only for the rows of the page asked for.
  */
 import { type Cell, toCell } from "./cells.ts";
+import { startOfDay } from "./dates.ts";
 import type { Entry, World } from "./entry.ts";
 import { type Env, EVALUATING, type Row, type Scope } from "./expr/scope.ts";
-import { ascending, sortsLast } from "./order.ts";
+import { ascending, compareSortKeys, sortKeyOf, sortsLast } from "./order.ts";
 import type { BaseView, Direction } from "./parse.ts";
 import { type CompiledBase, compileProperty } from "./plan.ts";
 import { builtInSummary } from "./summaries.ts";
@@ -63,7 +64,9 @@ function makeEnv(base: CompiledBase, opts: RunOptions): Env {
     world: opts.world,
     thisEntry: opts.thisEntry,
     now: opts.now,
+    today: startOfDay(opts.now),
     formula(row: Row, name: string): Value {
+      row.formulas ??= new Map();
       const cached = row.formulas.get(name);
       if (cached !== undefined) return cached === EVALUATING ? error(`formula.${name} refers to itself`) : cached;
       const run = base.formulas.get(name);
@@ -80,13 +83,19 @@ function makeEnv(base: CompiledBase, opts: RunOptions): Env {
 export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions): ViewResult {
   const view = base.definition.views[viewIndex]!;
   const env = makeEnv(base, opts);
-  const scopeOf = (entry: Entry): Scope => ({ env, row: { entry, formulas: new Map() }, locals: null });
+  const scopeOf = (entry: Entry): Scope => ({ env, row: { entry, formulas: null }, locals: null });
   const baseFilter = base.filter;
   const viewFilter = base.viewFilters[viewIndex] ?? null;
   let rows: Scope[] = [];
+  // A file the filters reject leaves its scope to the next one: most files of a vault are rejected.
+  let spare: Scope | null = null;
   for (const entry of opts.world.candidates) {
-    const s = scopeOf(entry);
-    if ((baseFilter === null || baseFilter(s)) && (viewFilter === null || viewFilter(s))) rows.push(s);
+    const s: Scope = spare ?? scopeOf(entry);
+    s.row.entry = entry;
+    s.row.formulas = null;
+    const kept = (baseFilter === null || baseFilter(s)) && (viewFilter === null || viewFilter(s));
+    if (kept) rows.push(s);
+    spare = kept ? null : s;
   }
   const matched = rows.length;
   rows = sortRows(rows, view);
@@ -95,14 +104,11 @@ export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions)
   const columns = columnIds.map((id) => ({ id, name: columnName(base, id) }));
   const grouped = view.groupBy ? groupRows(rows, view.groupBy.property, view.groupBy.direction) : null;
   const ordered = grouped ? grouped.flatMap((g) => g.rows) : rows;
-  const groupIndex = new Map<Scope, number>();
-  grouped?.forEach((g, i) => {
-    for (const r of g.rows) groupIndex.set(r, i);
-  });
+  const groupOf = grouped ? grouped.flatMap((g, i) => g.rows.map(() => i)) : null;
   const cellsOf = columnIds.map((id) => [id, compileProperty(id)] as const);
-  const page = ordered.slice(opts.offset, opts.offset + opts.pageSize).map((s) => ({
+  const page = ordered.slice(opts.offset, opts.offset + opts.pageSize).map((s, i) => ({
     path: s.row.entry.path,
-    group: grouped ? groupIndex.get(s)! : null,
+    group: groupOf ? groupOf[opts.offset + i]! : null,
     cells: Object.fromEntries(cellsOf.map(([id, get]) => [id, toCell(get(s))])),
   }));
   const summarize = (subset: Scope[]) => summaries(base, view, subset, env);
@@ -127,12 +133,13 @@ function compareKeys(a: Value, b: Value, direction: Direction): number {
 
 function sortRows(rows: Scope[], view: BaseView): Scope[] {
   if (view.sort.length === 0) return rows;
-  const getters = view.sort.map((k) => ({ get: compileProperty(k.property), direction: k.direction }));
-  const keyed = rows.map((s) => ({ s, keys: getters.map((g) => g.get(s)) }));
+  const getters = view.sort.map((k) => compileProperty(k.property));
+  const descending = view.sort.map((k) => k.direction === "DESC");
+  const keyed = rows.map((s) => ({ s, keys: getters.map((get) => sortKeyOf(get(s))) }));
   // Array.prototype.sort is stable, as Obsidian's sort is.
   keyed.sort((a, b) => {
     for (let i = 0; i < getters.length; i++) {
-      const c = compareKeys(a.keys[i]!, b.keys[i]!, getters[i]!.direction);
+      const c = compareSortKeys(a.keys[i]!, b.keys[i]!, descending[i]!);
       if (c !== 0) return c;
     }
     return 0;
@@ -150,13 +157,27 @@ function groupRows(rows: Scope[], property: string, direction: Direction): Group
   const get = compileProperty(property);
   const byKey = new Map<string, Group>();
   for (const s of rows) {
-    const key = get(s);
-    const id = JSON.stringify(toCell(sortsLast(key) ? null : key));
+    const raw = get(s);
+    const key = sortsLast(raw) ? null : raw;
+    const id = groupId(key);
     let group = byKey.get(id);
-    if (!group) byKey.set(id, (group = { key: sortsLast(key) ? null : key, rows: [] }));
+    if (!group) byKey.set(id, (group = { key, rows: [] }));
     group.rows.push(s);
   }
   return [...byKey.values()].sort((a, b) => compareKeys(a.key, b.key, direction));
+}
+
+/** Equal values, equal ids: plain values by type and value, the rest by their typed JSON form. */
+function groupId(key: Value): string {
+  switch (typeof key) {
+    case "string":
+      return `s${key}`;
+    case "number":
+      return `n${key}`;
+    case "boolean":
+      return `b${key}`;
+  }
+  return JSON.stringify(toCell(key));
 }
 
 function summaries(base: CompiledBase, view: BaseView, rows: Scope[], env: Env): Record<string, Cell> {
@@ -166,7 +187,7 @@ function summaries(base: CompiledBase, view: BaseView, rows: Scope[], env: Env):
     const values = rows.map(get);
     const custom = base.summaries.get(name);
     let value: Value;
-    if (custom) value = custom({ env, row: { entry: env.thisEntry, formulas: new Map() }, locals: { values } });
+    if (custom) value = custom({ env, row: { entry: env.thisEntry, formulas: null }, locals: { values } });
     else
       value = builtInSummary(
         name,

@@ -1,3 +1,4 @@
+import { startOfDay } from "../../src/bases/dates.ts";
 import type { Entry, World } from "../../src/bases/entry.ts";
 import { compileExpression } from "../../src/bases/expr/compile.ts";
 import type { Env, Row } from "../../src/bases/expr/scope.ts";
@@ -59,6 +60,7 @@ export class MemoryVault implements World {
       world: this,
       thisEntry: this.entry(opts.thisPath ?? path)!,
       now: Date.parse(opts.now ?? "2025-06-15T12:00:00"),
+      today: startOfDay(Date.parse(opts.now ?? "2025-06-15T12:00:00")),
       formula(row: Row, name: string) {
         const f = compiledFormulas.get(name);
         return f ? f({ env, row, locals: null }) : null;

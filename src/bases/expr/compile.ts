@@ -2,7 +2,7 @@
  * Turns a syntax tree into a tree of closures, so a filter or formula is parsed and resolved once
  * and then runs per row with no tree walking or name lookups left but the property ones.
  */
-import { fieldOf, indexOf, METHOD_NAMES, methodFor, own, propertyOf } from "../functions/dispatch.ts";
+import { callMethod, fieldOf, indexOf, METHOD_NAMES, NO_METHOD, own, propertyOf } from "../functions/dispatch.ts";
 import { GLOBALS } from "../functions/global.ts";
 import { ErrorValue, error, FileValue, isTruthy, ObjectValue, ThisValue, typeOf, type Value } from "../values.ts";
 import { ExpressionError } from "./errors.ts";
@@ -115,7 +115,7 @@ function compileCall(node: Extract<Node, { kind: "call" }>, formulas: Set<string
   const name = callee.name;
   if (!METHOD_NAMES.has(name)) throw new ExpressionError(`Unknown method '${name}'`, callee.at);
   const receiver = compileNode(callee.object, formulas);
-  return (s) => callMethod(receiver(s), name, args, s);
+  return (s) => methodCall(receiver(s), name, args, s);
 }
 
 function checkArity(name: string, [min, max]: readonly [number, number], count: number, at: number): void {
@@ -125,14 +125,9 @@ function checkArity(name: string, [min, max]: readonly [number, number], count: 
   }
 }
 
-function callMethod(self: Value, name: string, args: readonly Compiled[], s: Scope): Value {
+function methodCall(self: Value, name: string, args: readonly Compiled[], s: Scope): Value {
   if (self instanceof ErrorValue) return self;
-  const method = methodFor(self, name);
-  if (!method) return self === null ? null : error(`A ${typeOf(self)} has no method ${name}()`);
-  const [min, max] = method.arity;
-  if (args.length < min || args.length > max) return error(`${name}() takes ${min === max ? min : `${min} to ${max}`} arguments`);
-  if (method.lazy) return method.call(args, s);
-  const values = args.map((a) => a(s));
-  const failed = values.find((v) => v instanceof ErrorValue);
-  return failed ?? method.call(values, s);
+  const result = callMethod(self, name, args, s);
+  if (result !== NO_METHOD) return result;
+  return self === null ? null : error(`A ${typeOf(self)} has no method ${name}()`);
 }

@@ -51,8 +51,7 @@ export function valuesEqual(a: Value, b: Value): boolean {
   const da = asDate(a);
   const db = asDate(b);
   if (da && db && (a instanceof DateValue || b instanceof DateValue)) {
-    if (!da.hasTime || !db.hasTime) return startOfDay(da.ms) === startOfDay(db.ms);
-    return da.ms === db.ms;
+    return dayOrInstant(da, db) === 0;
   }
   if (a instanceof DurationValue && b instanceof DurationValue) return a.totalMs === b.totalMs;
   if (isList(a) && isList(b)) return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i]!));
@@ -72,6 +71,12 @@ function linkEqualsText(link: LinkValue, text: string): boolean {
   return link.target !== null && (inner === link.target || `${inner}.md` === link.target);
 }
 
+/** Date-times compare as instants; when either is a plain date, as days (a date holds its midnight already). */
+function dayOrInstant(a: DateValue, b: DateValue): number {
+  if (a.hasTime === b.hasTime) return a.ms - b.ms;
+  return (a.hasTime ? startOfDay(a.ms) : a.ms) - (b.hasTime ? startOfDay(b.ms) : b.ms);
+}
+
 const asDate = (v: Value): DateValue | null => (v instanceof DateValue ? v : typeof v === "string" ? parseDate(v) : null);
 
 /** Ordering for < <= > >=: numbers, texts, dates (with date strings), durations; null when incomparable. */
@@ -82,8 +87,7 @@ export function compareValues(a: Value, b: Value): number | null {
     const da = asDate(a);
     const db = asDate(b);
     if (!da || !db) return null;
-    if (!da.hasTime || !db.hasTime) return startOfDay(da.ms) - startOfDay(db.ms);
-    return da.ms - db.ms;
+    return dayOrInstant(da, db);
   }
   const na = a instanceof DurationValue ? a.totalMs : a;
   const nb = b instanceof DurationValue ? b.totalMs : b;

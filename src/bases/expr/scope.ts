@@ -11,6 +11,8 @@ export interface Env {
   thisEntry: Entry;
   /** now() and today() answer the same instant for the whole query. */
   now: number;
+  /** Local midnight of `now`. */
+  today: number;
   /** A formula's value for a row, computed once and cached on the row. */
   formula(row: Row, name: string): Value;
 }
@@ -21,7 +23,8 @@ export const EVALUATING = Symbol("evaluating");
 /** One row being evaluated: its file and its formula values so far. */
 export interface Row {
   entry: Entry;
-  formulas: Map<string, Value | typeof EVALUATING>;
+  /** Made on the first formula the row needs (most rows of a filtered-out file need none). */
+  formulas: Map<string, Value | typeof EVALUATING> | null;
 }
 
 /** The implicit names of filter/map/reduce (value, index, acc) and of summary formulas (values). */

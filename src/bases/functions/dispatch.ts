@@ -1,7 +1,7 @@
 /** Which field or method a name means on a value: the tables of each type, then the ones every value has. */
 import type { Entry } from "../entry.ts";
 import type { Compiled, Scope } from "../expr/scope.ts";
-import { DateValue, DurationValue, ErrorValue, FileValue, isList, LinkValue, ObjectValue, ThisValue, type Value } from "../values.ts";
+import { DateValue, DurationValue, ErrorValue, error, FileValue, isList, LinkValue, ObjectValue, ThisValue, type Value } from "../values.ts";
 import { ANY_METHODS } from "./any.ts";
 import { DATE_FIELDS, DATE_METHODS, DURATION_FIELDS } from "./date.ts";
 import { FILE_FIELDS, FILE_METHODS, LINK_METHODS } from "./file.ts";
@@ -58,43 +58,51 @@ export function indexOf(v: Value, index: Value, scope: Scope): Value {
   return typeof index === "string" ? fieldOf(v, index, scope) : null;
 }
 
-/** A method bound to its receiver; lazy ones take their arguments unevaluated. */
-export type BoundMethod =
-  | { lazy: false; arity: readonly [number, number]; call(args: readonly Value[], scope: Scope): Value }
-  | { lazy: true; arity: readonly [number, number]; call(args: readonly Compiled[], scope: Scope): Value };
+/** What callMethod() returns when the value has no method of that name. */
+export const NO_METHOD = Symbol("no method");
 
-export function bind<T>(def: AnyMethodDef<T>, self: T): BoundMethod {
-  if ("lazy" in def) return { lazy: true, arity: def.arity, call: (args, scope) => def.call(self, args, scope) };
-  return { lazy: false, arity: def.arity, call: (args, scope) => def.call(self, args, scope) };
+/** Calls one method: checks the argument count, evaluates the arguments unless the method is lazy. */
+function callDef<T>(def: AnyMethodDef<T>, self: T, name: string, args: readonly Compiled[], scope: Scope): Value {
+  const [min, max] = def.arity;
+  if (args.length < min || args.length > max) return error(`${name}() takes ${min === max ? min : `${min} to ${max}`} arguments`);
+  if ("lazy" in def) return def.call(self, args, scope);
+  const values: Value[] = [];
+  for (const a of args) {
+    const v = a(scope);
+    if (v instanceof ErrorValue) return v;
+    values.push(v);
+  }
+  return def.call(self, values, scope);
 }
 
 /**
- * The method `name` of a value, bound to it; the methods every value has come last. A link takes
+ * Calls the method `name` of a value: its type's method, else one every value has. A link takes
  * the string methods of its link text when it has no method of that name
- * (file.embeds[0].containsAny("jpg")).
+ * (file.embeds[0].containsAny("jpg")). NO_METHOD when there is none.
  */
-export function methodFor(v: Value, name: string): BoundMethod | null {
-  const typed = ownMethod(v, name);
-  if (typed) return typed;
+export function callMethod(v: Value, name: string, args: readonly Compiled[], scope: Scope): Value | typeof NO_METHOD {
+  const typed = callOwnMethod(v, name, args, scope);
+  if (typed !== NO_METHOD) return typed;
   const text = own(STRING_METHODS, name);
-  if (v instanceof LinkValue && text) return bind(text, v.linkpath);
+  if (v instanceof LinkValue && text) return callDef(text, v.linkpath, name, args, scope);
   const any = own(ANY_METHODS, name);
-  return any ? bind(any, v) : null;
+  return any ? callDef(any, v, name, args, scope) : NO_METHOD;
 }
 
-function ownMethod(v: Value, name: string): BoundMethod | null {
-  const pick = <T>(table: MethodTable<T>, self: T) => {
-    const def = own(table, name);
-    return def ? bind(def, self) : null;
-  };
-  if (v === null) return null;
-  if (typeof v === "string") return pick(STRING_METHODS, v);
-  if (typeof v === "number") return pick(NUMBER_METHODS, v);
-  if (isList(v)) return pick(LIST_METHODS, v);
-  if (v instanceof DateValue) return pick(DATE_METHODS, v);
-  if (v instanceof FileValue) return pick(FILE_METHODS, v.entry);
-  if (v instanceof LinkValue) return pick(LINK_METHODS, v);
-  if (v instanceof ObjectValue) return pick(OBJECT_METHODS, v);
-  if (v instanceof RegExp) return pick(REGEXP_METHODS, v);
-  return null;
+function callOwnMethod(v: Value, name: string, args: readonly Compiled[], scope: Scope): Value | typeof NO_METHOD {
+  if (v === null) return NO_METHOD;
+  if (typeof v === "string") return callIn(STRING_METHODS, v, name, args, scope);
+  if (typeof v === "number") return callIn(NUMBER_METHODS, v, name, args, scope);
+  if (isList(v)) return callIn(LIST_METHODS, v, name, args, scope);
+  if (v instanceof DateValue) return callIn(DATE_METHODS, v, name, args, scope);
+  if (v instanceof FileValue) return callIn(FILE_METHODS, v.entry, name, args, scope);
+  if (v instanceof LinkValue) return callIn(LINK_METHODS, v, name, args, scope);
+  if (v instanceof ObjectValue) return callIn(OBJECT_METHODS, v, name, args, scope);
+  if (v instanceof RegExp) return callIn(REGEXP_METHODS, v, name, args, scope);
+  return NO_METHOD;
+}
+
+function callIn<T>(table: MethodTable<T>, self: T, name: string, args: readonly Compiled[], scope: Scope): Value | typeof NO_METHOD {
+  const def = own(table, name);
+  return def ? callDef(def, self, name, args, scope) : NO_METHOD;
 }

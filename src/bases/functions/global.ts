@@ -1,4 +1,4 @@
-import { parseDate, parseDuration, startOfDay } from "../dates.ts";
+import { parseDate, parseDuration } from "../dates.ts";
 import { toText } from "../expr/operators.ts";
 import { ascending } from "../order.ts";
 import { DateValue, DurationValue, ErrorValue, error, FileValue, isList, isTruthy, LinkValue, MarkupValue, type Value } from "../values.ts";
@@ -64,7 +64,7 @@ export const GLOBALS: Readonly<Record<string, GlobalDef>> = {
   max: method([1, Infinity], (_, args) => extreme(args, 1)),
   min: method([1, Infinity], (_, args) => extreme(args, -1)),
   now: method([0, 0], (_, _args, scope) => new DateValue(scope.env.now, true)),
-  today: method([0, 0], (_, _args, scope) => new DateValue(startOfDay(scope.env.now), false)),
+  today: method([0, 0], (_, _args, scope) => new DateValue(scope.env.today, false)),
   number: method([1, 1], (_, [v]) => toNumber(v!)),
   random: method([0, 0], () => Math.random()),
 };
