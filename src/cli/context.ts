@@ -8,7 +8,7 @@ export const GLOBAL_ARGS = {
   vault: { type: "string", description: "Vault folder (else INDX_VAULT, else `vault` in the config file).", valueHint: "dir" },
   "data-dir": { type: "string", description: "Index and state folder for this vault (else INDX_DATA_DIR).", valueHint: "dir" },
   json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)." },
-  format: { type: "string", description: "Output format: json | ndjson | csv | md | files.", valueHint: "fmt" },
+  format: { type: "string", description: "Output format: json | ndjson | csv | md | files | table.", valueHint: "fmt" },
 } as const satisfies ArgsDef;
 
 export interface GlobalFlags {

@@ -28,6 +28,7 @@ export const root: CommandDef = {
     chunk: async () => (await ops()).chunkCommand,
     attachment: async () => (await ops()).attachmentCommand,
     canvas: async () => (await ops()).canvasCommand,
+    base: async () => (await ops()).baseCommand,
     vault: async () => (await ops()).vaultCommand,
     ai: async () => (await import("./ai-commands.ts")).aiCommand,
     serve: async () => (await admin()).serveCommand,

@@ -25,6 +25,8 @@ export interface CliSpec<In = unknown, Out = unknown> {
    * summary (writes show it above their diff). Without it, `key: value` lines.
    */
   human?: (output: Out, style: Style, summary: string) => string;
+  /** The rows of --format csv|md|ndjson|files, when the output's own list is not them. */
+  table?: (output: Out) => Record<string, unknown>[];
   /** This text field is read from standard input when it is not given and stdin is piped. */
   stdin?: string;
   /** Fields taken as JSON (`--ops '[…]'`, `--ops @ops.json`, `--ops -` for stdin). */
@@ -170,7 +172,10 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         const format = chooseFormat(flags, process.stdout.isTTY === true);
         const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
         const human = spec.human;
-        print(render(output, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(output))));
+        const table = spec.table;
+        print(
+          render(output, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(output)), table && (() => table(output))),
+        );
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {

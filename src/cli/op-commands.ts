@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import type { CommandDef } from "citty";
+import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -13,6 +14,7 @@ import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
 import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
+import { baseRows, baseTable } from "./base-table.ts";
 import { opCommand } from "./op-command.ts";
 import { keyValueLines, type Style, writeDiff } from "./output.ts";
 
@@ -83,6 +85,22 @@ export const canvasCommand: CommandDef = {
     get: opCommand(canvasRead, { positionals: ["path"] }),
     create: opCommand(canvasWrite, { positionals: ["path"], json: ["canvas"], confirmReplace: { path: "path", exists: fileExists }, human: writeDiff }),
     patch: opCommand(canvasPatch, { positionals: ["path"], json: ["ops"], human: writeDiff }),
+  },
+};
+
+export const baseCommand: CommandDef = {
+  meta: { description: "Obsidian bases: run a view of a .base file, a note's base block, or inline base YAML." },
+  subCommands: {
+    query: opCommand(baseQuery, {
+      positionals: ["path"],
+      human: baseTable,
+      table: baseRows,
+      examples: [
+        `indx base query "Bases/Books.base" --view "Top rated"`,
+        `indx base query "Bases/Books.base" --format csv`,
+        `indx base query --base 'filters: file.hasTag("project")'`,
+      ],
+    }),
   },
 };
 

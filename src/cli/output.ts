@@ -1,7 +1,7 @@
 import { IndxError } from "../core/errors.ts";
 
 export type Format = "human" | "json" | "ndjson" | "csv" | "md" | "files";
-export const FORMATS = ["json", "ndjson", "csv", "md", "files"] as const;
+export const FORMATS = ["json", "ndjson", "csv", "md", "files", "table"] as const;
 
 /** Lists in operation outputs that --format ndjson|csv|md|files turns into rows. */
 const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "orphans", "outline"];
@@ -10,7 +10,8 @@ export function chooseFormat(flags: { json?: boolean; format?: string }, isTty: 
   if (flags.format) {
     if (!(FORMATS as readonly string[]).includes(flags.format))
       throw new IndxError("validation_failed", `Unknown --format ${flags.format}; use ${FORMATS.join(", ")}.`, { known: FORMATS });
-    return flags.format as Format;
+    // `table` names the human view explicitly (a table for base queries), even through a pipe.
+    return flags.format === "table" ? "human" : (flags.format as Format);
   }
   if (flags.json) return "json";
   return isTty ? "human" : "json";
@@ -32,11 +33,14 @@ function csvEscape(s: string): string {
   return /[",\n\r]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
-/** Renders an operation's output for stdout in the chosen format; `human` runs only for the human format. */
-export function render(data: unknown, format: Format, human: () => string): string {
+/**
+ * Renders an operation's output for stdout in the chosen format; `human` runs only for the human
+ * format, `table` (when the command has one) gives the rows of the list formats.
+ */
+export function render(data: unknown, format: Format, human: () => string, table?: () => Record<string, unknown>[]): string {
   if (format === "human") return human();
   if (format === "json") return JSON.stringify(data, null, 2);
-  const rows = listOf(data);
+  const rows = table ? table() : listOf(data);
   if (!rows) {
     if (format === "ndjson") return JSON.stringify(data);
     throw new IndxError("validation_failed", `--format ${format} needs a command that returns a list.`);

@@ -2,6 +2,7 @@ import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -69,6 +70,8 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/canvas/", wildParam: "path", op: canvasRead, input: "query", respond: "etag" },
   { method: "PUT", prefix: "/v1/canvas/", wildParam: "path", op: canvasWrite, input: "body", respond: "written" },
   { method: "PATCH", prefix: "/v1/canvas/", wildParam: "path", op: canvasPatch, input: "body", respond: "written" },
+  { method: "POST", prefix: "/v1/bases/query", op: baseQuery, input: "body" },
+  { method: "GET", prefix: "/v1/bases/", suffix: "/query", wildParam: "path", op: baseQuery, input: "query" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
   { method: "GET", prefix: "/v1/ai/status", op: aiStatus, input: "query" },
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },

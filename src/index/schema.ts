@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -52,6 +52,13 @@ CREATE TABLE tags (
   tag       TEXT NOT NULL,
   source    TEXT NOT NULL,            -- frontmatter | body
   line      INTEGER NOT NULL
+);
+
+CREATE TABLE properties (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  key     TEXT NOT NULL,              -- top-level frontmatter key, as written
+  type    TEXT NOT NULL,              -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
+  value   TEXT NOT NULL               -- the YAML value as JSON
 );
 
 CREATE TABLE blocks (
@@ -107,6 +114,7 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
   "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
   "CREATE INDEX IF NOT EXISTS tasks_file ON tasks(file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { fileIdentity } from "../core/file-identity.ts";
+import { BaseQueries } from "./queries/bases.ts";
 import { ChunkQueries } from "./queries/chunks.ts";
 import { FileQueries } from "./queries/files.ts";
 import { FtsQueries } from "./queries/fts.ts";
@@ -40,6 +41,7 @@ export class IndexStore {
   readonly chunks: ChunkQueries;
   readonly fts: FtsQueries;
   readonly stats: StatsQueries;
+  readonly bases: BaseQueries;
 
   private constructor(
     private readonly db: Database,
@@ -52,6 +54,7 @@ export class IndexStore {
     this.chunks = new ChunkQueries(db);
     this.fts = new FtsQueries(db);
     this.stats = new StatsQueries(db, this.links);
+    this.bases = new BaseQueries(db);
     this.inode = fileIdentity(path);
   }
 

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { inferPropertyType } from "../bases/properties.ts";
 import { etagOf } from "../core/hash.ts";
 import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
 import type { ParsedNote } from "../markdown/types.ts";
@@ -40,6 +41,7 @@ export class IndexWriter {
       deleteLinks: q("DELETE FROM links WHERE src_id = ?"),
       deleteTags: q("DELETE FROM tags WHERE file_id = ?"),
       deleteBlocks: q("DELETE FROM blocks WHERE file_id = ?"),
+      deleteProperties: q("DELETE FROM properties WHERE file_id = ?"),
       deleteTasks: q("DELETE FROM tasks WHERE file_id = ?"),
       deleteFile: q("DELETE FROM files WHERE id = ?"),
       insertNote: q("INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, word_count, outline) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
@@ -47,6 +49,7 @@ export class IndexWriter {
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
+      insertProperty: q("INSERT INTO properties(file_id, key, type, value) VALUES (?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertTask: q("INSERT INTO tasks(file_id, line, status, text) VALUES (?, ?, ?, ?)"),
       insertChunk: q("INSERT INTO chunks(file_id, ord, heading_path, start_line, end_line, text, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"),
@@ -112,6 +115,7 @@ export class IndexWriter {
     this.s.deleteLinks!.run(id);
     this.s.deleteTags!.run(id);
     this.s.deleteBlocks!.run(id);
+    this.s.deleteProperties!.run(id);
     this.s.deleteTasks!.run(id);
   }
 
@@ -148,6 +152,8 @@ export class IndexWriter {
       );
     });
     for (const t of p.tagOccurrences) this.s.insertTag!.run(id, t.tag.toLowerCase(), t.tag, t.source, t.line);
+    for (const [key, value] of Object.entries(p.frontmatter ?? {}))
+      this.s.insertProperty!.run(id, key, inferPropertyType(value), JSON.stringify(value ?? null));
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
     for (const t of p.tasks) this.s.insertTask!.run(id, t.line, t.status, t.text);
     const aliases = p.aliases.join(" ");

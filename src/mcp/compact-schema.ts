@@ -10,6 +10,7 @@
  *   the server's refusal names the limit), `title`, `additionalProperties` (the instructions say that only listed fields
  *   are accepted), a `type` beside a `const`, and every `default` but `true` (a boolean that is
  *   on unless turned off is worth knowing) go: noise to a model.
+ * - A `pattern` beside a description goes (the description says it in words).
  * - A union of constants becomes an `enum`, a union of plain types a `type` list, a union of
  *   objects states `type: "object"` once, and a catch-all patternProperties becomes additionalProperties.
  */
@@ -35,6 +36,9 @@ function compact(node: JsonObject, seen: Set<string>): JsonObject {
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED_KEYS.has(key) || (key === "default" && value !== true) || (key === "type" && "const" in node)) continue;
     if (key === "additionalProperties" && typeof value === "boolean") continue;
+    // A described field's pattern repeats the description in regex: the description stays, and the
+    // server's refusal names the pattern.
+    if (key === "pattern" && typeof node.description === "string") continue;
     if (key === "description" && typeof value === "string") {
       if (seen.has(value)) continue;
       seen.add(value);
@@ -46,7 +50,8 @@ function compact(node: JsonObject, seen: Set<string>): JsonObject {
       if (Object.keys(values).length > 0) out.additionalProperties = values;
     } else if (key === "anyOf" && Array.isArray(value)) {
       const constants = constantsOf(value);
-      const types = value.every((v) => isObject(v) && Object.keys(v).length === 1 && typeof v.type === "string")
+      // Bounds go first (see DROPPED_KEYS), so a union of bounded plain types is a type list too.
+      const types = value.every((v) => isObject(v) && Object.keys(v).filter((k) => !DROPPED_KEYS.has(k)).length === 1 && typeof v.type === "string")
         ? value.map((v) => (isObject(v) ? v.type! : v))
         : null;
       if (constants) Object.assign(out, constants);

@@ -1,4 +1,5 @@
 import type { ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
+import { baseQuery } from "../bases/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
@@ -59,6 +60,14 @@ export const RESOURCE_TEMPLATES: ResourceTemplate[] = [
     mimeType: JSON_MIME,
   },
   {
+    uriTemplate: "vault://base/{+path}{?view}",
+    name: "base",
+    title: "A base's result",
+    description:
+      "What base_query returns for a .base file or a note with a base block (JSON, the first page of rows). Subscribe to hear when a change to the vault changes the result.",
+    mimeType: JSON_MIME,
+  },
+  {
     uriTemplate: "vault://graph/backlinks/{+path}",
     name: "backlinks",
     title: "Backlinks of a note",
@@ -112,6 +121,8 @@ export async function readResource(hub: McpHub, ctx: OpContext, uri: string): Pr
       return json(uri, await invoke(linkBacklinks, ctx, { path: parsed.path }));
     case "forward":
       return json(uri, await invoke(linkForward, ctx, { path: parsed.path }));
+    case "base":
+      return json(uri, await invoke(baseQuery, ctx, { path: parsed.path, ...(parsed.view ? { view: parsed.view } : {}) }));
     case "search": {
       const input: Record<string, unknown> = {};
       for (const [k, v] of parsed.params) {

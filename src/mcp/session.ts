@@ -15,7 +15,8 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { IndxError } from "../core/errors.ts";
+import { IndxError, toIndxError } from "../core/errors.ts";
+import { etagOf } from "../core/hash.ts";
 import { noteList } from "../notes/ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
@@ -127,10 +128,32 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     }),
   );
 
+  /** What a result URI reads as now: a hash of its text, or the code of the error it gives. */
+  const fingerprintOf = async (uri: string): Promise<string> => {
+    try {
+      const read = await readResource(hub, hub.ctx, uri);
+      const first = read.contents[0];
+      return etagOf(first && "text" in first ? first.text : "");
+    } catch (err) {
+      return `error:${toIndxError(err).code}`;
+    }
+  };
+
+  /** After an index update: each subscribed base result is read again and announced if it changed. */
+  const recheckResults = async () => {
+    for (const uri of subscriptions.resultUris())
+      if (subscriptions.resultChanged(uri, await fingerprintOf(uri))) server.sendResourceUpdated({ uri }).catch(() => {});
+  };
+
   server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>
-    guarded(() => {
+    guarded(async () => {
       needRead(scopesOf(extra));
-      subscriptions.add(req.params.uri);
+      const uri = req.params.uri;
+      subscriptions.add(uri);
+      if (subscriptions.resultUris().includes(uri)) {
+        await hub.ready;
+        subscriptions.resultChanged(uri, await fingerprintOf(uri));
+      }
       return {};
     }),
   );
@@ -148,6 +171,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     indexChanged(changed, listChanged) {
       log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
       for (const uri of subscriptions.updatedUris(changed)) server.sendResourceUpdated({ uri }).catch(() => {});
+      if (subscriptions.resultUris().length) void recheckResults();
       if (listChanged) server.sendResourceListChanged().catch(() => {});
     },
   });

@@ -15,6 +15,7 @@ export type VaultUri =
   | { kind: "graph"; cursor: string | null }
   | { kind: "backlinks"; path: string }
   | { kind: "forward"; path: string }
+  | { kind: "base"; path: string; view: string | null }
   | { kind: "tags" };
 
 /** encodeURIComponent leaves *'()! alone; * would read as a glob, so all five are escaped. */
@@ -74,7 +75,7 @@ export const isGlobPath = (raw: string) => /[*[{]/.test(raw);
 
 export function parseVaultUri(uri: string): VaultUri {
   if (typeof uri !== "string" || !uri.startsWith(SCHEME))
-    throw invalid("Resource URIs look like vault://<path>, vault://search?q=…, vault://graph or vault://tags.");
+    throw invalid("Resource URIs look like vault://<path>, vault://search?q=…, vault://graph, vault://tags or vault://base/<path>.");
   const rest = uri.slice(SCHEME.length);
   const q = rest.indexOf("?");
   const raw = q >= 0 ? rest.slice(0, q) : rest;
@@ -85,6 +86,7 @@ export function parseVaultUri(uri: string): VaultUri {
   if (raw === "search") return { kind: "search", params };
   if (raw.startsWith("graph/backlinks/")) return { kind: "backlinks", path: decodeSegments(raw.slice("graph/backlinks/".length)) };
   if (raw.startsWith("graph/forward/")) return { kind: "forward", path: decodeSegments(raw.slice("graph/forward/".length)) };
+  if (raw.startsWith("base/")) return { kind: "base", path: decodeSegments(raw.slice("base/".length)), view: params.get("view") };
   if (isGlobPath(raw)) {
     const glob = decodeGlob(raw);
     globToRegExp(glob); // validation_failed for a broken glob

@@ -2,6 +2,7 @@ import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
@@ -36,6 +37,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   canvasRead,
   canvasWrite,
   canvasPatch,
+  baseQuery,
   vaultReindex,
   vaultConfigGet,
   related,

@@ -6,6 +6,8 @@ export interface ObsidianAppSettings {
   trashOption: "system" | "local" | "none";
   newLinkFormat: "shortest" | "relative" | "absolute";
   useMarkdownLinks: boolean;
+  /** "Excluded files": folder or path prefixes, or /regular expressions/. */
+  userIgnoreFilters: string[];
 }
 
 /**
@@ -23,5 +25,25 @@ export function readObsidianApp(vaultRoot: string): ObsidianAppSettings {
     trashOption: pick(raw.trashOption, ["system", "local", "none"] as const, "system"),
     newLinkFormat: pick(raw.newLinkFormat, ["shortest", "relative", "absolute"] as const, "shortest"),
     useMarkdownLinks: raw.useMarkdownLinks === true,
+    userIgnoreFilters: Array.isArray(raw.userIgnoreFilters) ? raw.userIgnoreFilters.filter((f): f is string => typeof f === "string" && f !== "") : [],
   };
+}
+
+/**
+ * Obsidian's "Excluded files" as a predicate over vault paths: a `/regex/` entry tests the path, any
+ * other entry is a path prefix ("Templates/" or "Templates"). An invalid regex excludes nothing.
+ */
+export function ignoredBy(filters: readonly string[]): (path: string) => boolean {
+  const tests = filters.map((f): ((path: string) => boolean) => {
+    if (f.length > 2 && f.startsWith("/") && f.endsWith("/")) {
+      try {
+        const re = new RegExp(f.slice(1, -1));
+        return (path) => re.test(path);
+      } catch {
+        return () => false;
+      }
+    }
+    return (path) => path.startsWith(f);
+  });
+  return (path) => tests.some((t) => t(path));
 }

@@ -53,6 +53,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   related: { id: "Projects/Apollo Launch.md", limit: 3 },
   chunk_get: { id: "Reference/Runbook.md#1" },
   attachment_get: { path: "Attachments/diagram.png" },
+  base_query: { path: "Projects.base", view: "By status" },
   // Writes, in registry order: create, patch, then delete the same scratch note.
   note_write: { path: "Inbox/MCP note.md", body: "# MCP note\n\n## Log\n\nfirst\n" },
   note_patch: { path: "Inbox/MCP note.md", ops: [{ op: "append_to_section", heading: "Log", markdown: "second" }] },

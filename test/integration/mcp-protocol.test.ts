@@ -141,7 +141,7 @@ describe("completions", () => {
     expect(today[0]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
 
     const paths = await values(client, { type: "ref/resource", uri: "vault://{+path}" }, "path", "Proj");
-    expect(paths).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md"]);
+    expect(paths).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md", "Projects/Project board.md"]);
     const backlinks = await values(client, { type: "ref/resource", uri: "vault://graph/backlinks/{+path}" }, "path", "People/A");
     expect(backlinks).toEqual(["People/Ada Lovelace.md"]);
 

@@ -224,7 +224,11 @@ describe("ai_summarize and ai_toc", () => {
       write: { path: "Index/Projects.md", if_not_exists: true },
       cache: false,
     });
-    expect(out.toc_tree[0]!.children!.map((c) => c.path).sort()).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md"]);
+    expect(out.toc_tree[0]!.children!.map((c) => c.path).sort()).toEqual([
+      "Projects/Apollo Launch.md",
+      "Projects/Beacon Research.md",
+      "Projects/Project board.md",
+    ]);
     expect(out.written?.path).toBe("Index/Projects.md");
     expect(await Bun.file(`${sb.vault}/Index/Projects.md`).text()).toContain("[[Projects/Apollo Launch|Apollo Launch]]");
   });

@@ -1,0 +1,41 @@
+import { fenceOpenAt, isFenceCloseAt } from "../markdown/fences.ts";
+
+export interface BaseBlock {
+  /** The YAML between the fences. */
+  yaml: string;
+  /** 1-based line of the first YAML line in the note. */
+  line: number;
+}
+
+/** The ```base code blocks of a note, in order. */
+export function baseBlocks(text: string): BaseBlock[] {
+  const blocks: BaseBlock[] = [];
+  const starts = [0];
+  for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
+  const lineEnd = (n: number) => (n + 1 < starts.length ? starts[n + 1]! - 1 : text.length);
+  for (let n = 0; n < starts.length; n++) {
+    const start = starts[n]! + indentOf(text, starts[n]!, lineEnd(n));
+    const open = fenceOpenAt(text, start, lineEnd(n));
+    if (!open) continue;
+    const info = text
+      .slice(start + open.length, lineEnd(n))
+      .trim()
+      .split(/\s+/)[0];
+    let close = n + 1;
+    while (close < starts.length && !isFenceCloseAt(text, starts[close]! + indentOf(text, starts[close]!, lineEnd(close)), lineEnd(close), open)) close++;
+    if (info === "base") {
+      const from = starts[n + 1] ?? text.length;
+      const to = close < starts.length ? starts[close]! : text.length;
+      blocks.push({ yaml: text.slice(from, to).replace(/\r$/gm, ""), line: n + 2 });
+    }
+    n = close;
+  }
+  return blocks;
+}
+
+/** Up to three spaces of indentation, as CommonMark allows before a fence. */
+function indentOf(text: string, from: number, end: number): number {
+  let i = 0;
+  while (i < 3 && from + i < end && text.charCodeAt(from + i) === 32) i++;
+  return i;
+}

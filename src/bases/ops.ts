@@ -1,0 +1,125 @@
+import { readFileSync } from "node:fs";
+import { type Static, Type } from "@sinclair/typebox";
+import { IndxError } from "../core/errors.ts";
+import { readNote, statVaultFile } from "../notes/read.ts";
+import type { OpContext } from "../ops/context.ts";
+import { defineOp } from "../ops/define.ts";
+import { Cursor, decodeCursor, encodeCursor, INPUT_LIMITS, Limit, NextCursor, VaultPath } from "../ops/schemas.ts";
+import { baseBlocks } from "./blocks.ts";
+import type { Entry } from "./entry.ts";
+import { BASE_LIMITS, type BaseDefinition, parseBase } from "./parse.ts";
+import { compileBase, NO_FILE } from "./plan.ts";
+import { runView } from "./query.ts";
+import { snapshotOf } from "./snapshot.ts";
+
+const CellSchema = Type.Object(
+  { type: Type.String(), value: Type.Unknown() },
+  {
+    description: "A typed value: type is string, number, boolean, date, datetime, duration (ms), link or file ({path, display}), list, object, null or error.",
+  },
+);
+
+const Cells = Type.Record(Type.String(), CellSchema);
+
+const Output = Type.Object({
+  path: Type.Union([Type.String(), Type.Null()], { description: "The .base file or note the base came from; null for an inline base." }),
+  view: Type.Object({ name: Type.String(), type: Type.String(), options: Type.Record(Type.String(), Type.Unknown()) }),
+  views: Type.Array(Type.String(), { description: "Every view of the base, by name." }),
+  columns: Type.Array(Type.Object({ id: Type.String(), name: Type.String() })),
+  matched: Type.Integer({ description: "Files that pass the filters." }),
+  total: Type.Integer({ description: "Rows after the view's limit." }),
+  rows: Type.Array(Type.Object({ path: Type.String(), group: Type.Union([Type.Integer(), Type.Null()]), cells: Cells })),
+  groups: Type.Union([Type.Array(Type.Object({ key: CellSchema, count: Type.Integer(), summaries: Cells })), Type.Null()]),
+  summaries: Cells,
+  next_cursor: NextCursor,
+});
+
+type Output = Static<typeof Output>;
+
+interface LoadedBase {
+  definition: BaseDefinition;
+  text: string;
+  source: string;
+  /** The file `this` stands for. */
+  thisPath: string | null;
+  path: string | null;
+}
+
+export const baseQuery = defineOp({
+  name: "base_query",
+  title: "Run an Obsidian base",
+  description: "Runs a view (default: the first) of the Obsidian base at path (.base file, or a note's ```base block) or given as YAML in base.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object(
+    {
+      path: Type.Optional(VaultPath),
+      // Described in the operation's description: the catalogue an agent reads each turn stays small.
+      base: Type.Optional(Type.String({ maxLength: BASE_LIMITS.chars })),
+      view: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars })),
+      limit: Type.Optional(Limit(100, 1000)),
+      cursor: Type.Optional(Cursor),
+    },
+    { additionalProperties: false },
+  ),
+  output: Output,
+  run(ctx, input) {
+    const loaded = loadBase(ctx, input);
+    const compiled = compileBase(loaded.definition, loaded.text, loaded.source);
+    const views = loaded.definition.views;
+    const viewIndex = input.view === undefined ? 0 : views.findIndex((v) => v.name === input.view);
+    if (viewIndex < 0)
+      throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
+    const snapshot = snapshotOf(ctx.index, ctx.vault);
+    const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
+    const offset = decodeCursor(input.cursor);
+    const pageSize = input.limit ?? 100;
+    const result = runView(compiled, viewIndex, { world: snapshot, thisEntry, now: Date.now(), offset, pageSize });
+    const view = views[viewIndex]!;
+    return {
+      path: loaded.path,
+      view: { name: view.name, type: view.type, options: view.options },
+      views: views.map((v) => v.name),
+      ...result,
+      next_cursor: offset + pageSize < result.total ? encodeCursor(offset + pageSize) : null,
+    } satisfies Output;
+  },
+  summary: (o) => `${o.total} rows in view ${o.view.name}${o.path ? ` of ${o.path}` : ""}${o.groups ? `, ${o.groups.length} groups` : ""}`,
+});
+
+function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: string }): LoadedBase {
+  if (input.base !== undefined) {
+    const thisPath = input.path === undefined ? null : statVaultFile(ctx.vault, input.path).path;
+    return { definition: parseBase(input.base, "the base"), text: input.base, source: "the base", thisPath, path: null };
+  }
+  if (input.path === undefined)
+    throw new IndxError("validation_failed", "Give the path of a .base file or of a note with a base block, or an inline base.", {});
+  const file = statVaultFile(ctx.vault, input.path);
+  if (file.kind === "base") {
+    const text = readBaseFile(ctx, file.path, file.size);
+    return { definition: parseBase(text, file.path), text, source: file.path, thisPath: file.path, path: file.path };
+  }
+  if (file.kind !== "note") throw new IndxError("validation_failed", `${file.path} is neither a .base file nor a note.`, { path: file.path });
+  const blocks = baseBlocks(readNote(ctx.vault, file.path).text);
+  if (blocks.length === 0) throw new IndxError("not_found", `${file.path} has no base code block.`, { path: file.path });
+  // With several blocks, the view name picks the block: the first one that has a view of that name.
+  let first: LoadedBase | null = null;
+  for (const block of blocks) {
+    // Blank lines before the YAML keep error positions on the note's own lines.
+    const text = "\n".repeat(block.line - 1) + block.yaml;
+    const loaded: LoadedBase = { definition: parseBase(text, file.path), text, source: file.path, thisPath: file.path, path: file.path };
+    if (input.view === undefined || loaded.definition.views.some((v) => v.name === input.view)) return loaded;
+    first ??= loaded;
+  }
+  return first!;
+}
+
+function readBaseFile(ctx: OpContext, path: string, size: number): string {
+  if (size > BASE_LIMITS.chars)
+    throw new IndxError("payload_too_large", `${path} is ${size} bytes, over the ${BASE_LIMITS.chars}-byte limit of a base.`, {
+      path,
+      size,
+      limit: BASE_LIMITS.chars,
+    });
+  return readFileSync(ctx.vault.abs(path), "utf8");
+}

@@ -1,0 +1,96 @@
+/**
+ * Typed note properties (docs/decisions.md, "Typed properties"). The index stores each
+ * frontmatter value as JSON with the type Obsidian would infer for it; the vault's declared types
+ * (.obsidian/types.json) are applied when a base reads them, so editing types.json needs no reindex.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseDate } from "./dates.ts";
+import { DateValue, LinkValue, ObjectValue, type Value } from "./values.ts";
+
+/** The property types of Obsidian's types.json, plus what the index infers for nested values. */
+export type PropertyType = "text" | "multitext" | "number" | "checkbox" | "date" | "datetime" | "tags" | "aliases" | "object";
+
+const DECLARABLE = new Set<string>(["text", "multitext", "number", "checkbox", "date", "datetime", "tags", "aliases"]);
+
+/** Keys whose type Obsidian forces, whatever types.json says. */
+const FORCED: Record<string, PropertyType> = { tags: "tags", aliases: "aliases", cssclasses: "multitext" };
+
+const DATE_ONLY = /^\d{4}-[01]\d-[0-3]\d$/;
+const DATE_TIME = /^\d{4}-[01]\d-[0-3]\dT\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
+
+/** The type Obsidian infers for a frontmatter value when types.json declares none. */
+export function inferPropertyType(value: unknown): PropertyType {
+  if (typeof value === "number") return "number";
+  if (typeof value === "boolean") return "checkbox";
+  if (Array.isArray(value)) return "multitext";
+  if (typeof value === "string") return DATE_ONLY.test(value) ? "date" : DATE_TIME.test(value) ? "datetime" : "text";
+  if (value !== null && typeof value === "object") return "object";
+  return "text";
+}
+
+/** Declared types by lowercased property name (types are per name and case-insensitive). */
+export type DeclaredTypes = ReadonlyMap<string, PropertyType>;
+
+/** Reads .obsidian/types.json; a missing or malformed file declares nothing. */
+export function readDeclaredTypes(vaultRoot: string): { types: DeclaredTypes; text: string } {
+  const types = new Map<string, PropertyType>();
+  let text = "";
+  try {
+    text = readFileSync(join(vaultRoot, ".obsidian", "types.json"), "utf8");
+    const parsed: unknown = JSON.parse(text);
+    const declared = parsed && typeof parsed === "object" && "types" in parsed ? parsed.types : null;
+    if (declared && typeof declared === "object")
+      for (const [name, type] of Object.entries(declared))
+        if (typeof type === "string" && DECLARABLE.has(type)) types.set(name.toLowerCase(), type as PropertyType);
+  } catch {}
+  return { types, text };
+}
+
+export function effectiveType(key: string, inferred: PropertyType, declared: DeclaredTypes): PropertyType {
+  const lower = key.toLowerCase();
+  return FORCED[lower] ?? declared.get(lower) ?? inferred;
+}
+
+/** Resolves a link written in `from`'s frontmatter. */
+export type ResolveLink = (linkpath: string) => string | null;
+
+const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
+
+/** A frontmatter value → a Bases value of the given type; what does not fit the type stays as written. */
+export function typedValue(raw: unknown, type: PropertyType, resolve: ResolveLink): Value {
+  if (raw === null || raw === undefined) return null;
+  switch (type) {
+    case "date":
+    case "datetime": {
+      const d = typeof raw === "string" ? parseDate(raw) : null;
+      if (d) return type === "date" && !d.hasTime ? d : new DateValue(d.ms, d.hasTime || type === "datetime");
+      return plainValue(raw, resolve);
+    }
+    case "number":
+      if (typeof raw === "string" && raw.trim() !== "" && Number.isFinite(Number(raw))) return Number(raw);
+      return plainValue(raw, resolve);
+    case "checkbox":
+      if (raw === "true" || raw === "false") return raw === "true";
+      return plainValue(raw, resolve);
+    case "multitext":
+    case "tags":
+    case "aliases":
+      return Array.isArray(raw) ? raw.map((item) => plainValue(item, resolve)) : [plainValue(raw, resolve)];
+    default:
+      return plainValue(raw, resolve);
+  }
+}
+
+/** A value as YAML gave it: a whole-string wikilink is a Link, a date-shaped string stays text. */
+function plainValue(raw: unknown, resolve: ResolveLink): Value {
+  if (raw === null || raw === undefined) return null;
+  if (typeof raw === "string") {
+    const m = WIKILINK.exec(raw.trim());
+    return m ? new LinkValue(m[1]!, resolve(m[1]!), m[3] ?? null) : raw;
+  }
+  if (typeof raw === "number" || typeof raw === "boolean") return raw;
+  if (Array.isArray(raw)) return raw.map((item) => plainValue(item, resolve));
+  if (typeof raw === "object") return new ObjectValue(Object.fromEntries(Object.entries(raw).map(([k, v]) => [k, plainValue(v, resolve)])));
+  return null;
+}
