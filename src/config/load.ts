@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { IndxError } from "../core/errors.ts";
+import { configHome, currentPlatform } from "../core/platform-dirs.ts";
+import { renameOver } from "../core/rename-over.ts";
 import { CONFIG_KEYS, type ConfigKey, KEY_BY_NAME } from "./keys.ts";
 
 export type ConfigSource = "flag" | "env" | "file" | "default";
@@ -73,8 +74,7 @@ export class Config {
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
   if (env.INDX_CONFIG) return env.INDX_CONFIG;
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return join(base, "indx", "config.toml");
+  return join(configHome(currentPlatform(env)), "config.toml");
 }
 
 export function loadConfig(input: ConfigInput = {}): Config {
@@ -170,5 +170,5 @@ export function writeConfigValue(path: string, key: string, raw: unknown): void 
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${stringifyToml(data)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  renameOver(tmp, path);
 }

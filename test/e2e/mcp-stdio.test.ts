@@ -5,6 +5,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../../src/core/version.ts";
 import { OPERATIONS } from "../../src/ops/registry.ts";
+import { BIN } from "../support/binary.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -12,7 +13,6 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
 
 /** End-to-end: the compiled binary as an agent spawns it, driven by the SDK's own client. Build first. */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 /** The read tools of the mapping table (docs/contracts.md, Operations). */
 const SEED_READ_TOOLS = [
