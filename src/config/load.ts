@@ -13,6 +13,7 @@ export interface ConfigSnapshot {
   path: string;
   fileExists: boolean;
   values: [string, { value: unknown; source: ConfigSource }][];
+  unknownKeys: string[];
 }
 
 export interface ConfigInput {
@@ -27,15 +28,17 @@ export class Config {
     readonly path: string,
     readonly fileExists: boolean,
     private readonly values: Map<string, { value: unknown; source: ConfigSource }>,
+    /** Keys in the file that indx does not know (a typo does nothing, so it is reported). */
+    readonly unknownKeys: readonly string[] = [],
   ) {}
 
   static fromSnapshot(s: ConfigSnapshot): Config {
-    return new Config(s.path, s.fileExists, new Map(s.values));
+    return new Config(s.path, s.fileExists, new Map(s.values), s.unknownKeys);
   }
 
   /** The merged values as they are now, so another thread sees exactly this configuration. */
   snapshot(): ConfigSnapshot {
-    return { path: this.path, fileExists: this.fileExists, values: [...this.values] };
+    return { path: this.path, fileExists: this.fileExists, values: [...this.values], unknownKeys: [...this.unknownKeys] };
   }
 
   get<T = unknown>(key: string): T {
@@ -91,7 +94,20 @@ export function loadConfig(input: ConfigInput = {}): Config {
     else if (fileVal !== undefined) values.set(k.key, { value: coerce(k, fileVal, "file"), source: "file" });
     else values.set(k.key, { value: k.default, source: "default" });
   }
-  return new Config(path, file.exists, values);
+  return new Config(path, file.exists, values, unknownKeysIn(file.data));
+}
+
+/** Dotted keys of a parsed config file that are not configuration keys (tables that hold known keys are fine). */
+export function unknownKeysIn(data: Record<string, unknown>, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    const key = prefix + k;
+    if (KEY_BY_NAME.has(key)) continue;
+    const isTable = v !== null && typeof v === "object" && !Array.isArray(v);
+    if (isTable && CONFIG_KEYS.some((c) => c.key.startsWith(`${key}.`))) out.push(...unknownKeysIn(v as Record<string, unknown>, `${key}.`));
+    else out.push(key);
+  }
+  return out;
 }
 
 function readConfigFile(path: string): { exists: boolean; data: Record<string, unknown> } {

@@ -1,4 +1,4 @@
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { debugLog } from "../core/log.ts";
@@ -84,5 +84,15 @@ export function loadVec(db: Database): boolean {
   } catch (err) {
     debugLog("sqlite-vec failed to load", { error: err });
     return false;
+  }
+}
+
+/** Whether sqlite-vec loads in this process (indx doctor). */
+export function vecLoads(): boolean {
+  const db = new Database(":memory:");
+  try {
+    return loadVec(db);
+  } finally {
+    db.close();
   }
 }

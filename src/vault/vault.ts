@@ -34,7 +34,7 @@ export class Vault {
     if (!configured) throw new IndxError("validation_failed", "No vault given: pass --vault <folder>, set INDX_VAULT, or `indx config set vault <folder>`.");
     const abs = resolve(expandHome(configured, currentPlatform(env)));
     if (!existsSync(abs) || !statSync(abs).isDirectory())
-      throw new IndxError("not_found", "The vault folder does not exist or is not a folder.", { vault: basename(abs) });
+      throw new IndxError("not_found", `The vault folder ${abs} does not exist or is not a folder.`, { vault: basename(abs) });
     const root = realpathSync(abs);
     const dataDir = config.str("data_dir") ?? defaultDataDir(root, env);
     return new Vault(root, resolve(dataDir), config);
