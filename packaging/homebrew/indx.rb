@@ -29,6 +29,7 @@ class Indx < Formula
 
   def install
     bin.install "indx"
+    generate_completions_from_executable(bin/"indx", "completion")
   end
 
   test do
