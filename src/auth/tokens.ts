@@ -1,7 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
+import { renameOver } from "../core/rename-over.ts";
 import type { Scope } from "../ops/define.ts";
 
 export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault:admin"];
@@ -78,7 +79,7 @@ export class TokenStore {
     const tmp = `${this.file}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify({ tokens: this.tokens }, null, 2)}\n`, { mode: 0o600 });
     chmodSync(tmp, 0o600);
-    renameSync(tmp, this.file);
+    renameOver(tmp, this.file);
     this.loadedStamp = this.stamp();
   }
 

@@ -1,8 +1,11 @@
+import { existsSync, statSync } from "node:fs";
+import { basename, resolve } from "node:path";
 import type { CommandDef } from "citty";
 import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
+import { expandHome } from "../core/platform-dirs.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { vaultReindex } from "../vault/ops.ts";
 import { Vault } from "../vault/vault.ts";
@@ -11,6 +14,7 @@ import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
 import { chooseFormat, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
+import { didYouMean } from "./suggest.ts";
 
 const out = (flags: GlobalFlags, data: unknown, human: () => string) => print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
 
@@ -18,6 +22,7 @@ export const vaultIndexCommand = command({
   description:
     "Bring the index up to date (only changed files are re-read), then embed new and changed chunks when an embeddings provider is configured. --rebuild starts the index from scratch (stored embeddings are kept).",
   runs: vaultReindex,
+  examples: ["indx vault index", "indx vault index --rebuild", "indx vault index --reembed   # after changing the embedding model"],
   args: {
     rebuild: { type: "boolean", description: "Drop the index and build it again." },
     reembed: { type: "boolean", description: "Drop every stored vector and embed the whole vault again (after changing the embedding model)." },
@@ -54,7 +59,8 @@ export const vaultIndexCommand = command({
         return lines.join("\n");
       });
       // Piped JSON carries the warnings; a person at a terminal sees embedding trouble on stderr too.
-      if (process.stdout.isTTY !== true) for (const w of r.warnings) if (w.code.startsWith("embeddings_")) printErr(`warning: ${w.message}`);
+      if (process.stdout.isTTY !== true)
+        for (const w of r.warnings) if (w.code.startsWith("embeddings_") || w.code === "vault_empty") printErr(`warning: ${w.message}`);
     } finally {
       bar.done();
       embedBar.done();
@@ -64,8 +70,9 @@ export const vaultIndexCommand = command({
 });
 
 export const serveCommand = command({
-  description:
-    "Serve the vault over REST (/v1, /v1/events, /docs, /openapi.json, /health, /metrics) and MCP (/mcp), watching it and keeping the index (and embeddings) current.",
+  description: "Serve the vault over REST and MCP (HTTP), keeping the index current.",
+  long: "REST at /v1 (with /v1/events, /docs, /openapi.json, /health, /metrics) and MCP at /mcp. The vault is watched and the index (and embeddings) kept current. On a terminal the log is human lines; piped, JSON lines (INDX_LOG=json|human|off).",
+  examples: ["indx serve", "indx serve --port 9000 --vault ~/Notes"],
   args: {
     host: { type: "string", description: "Bind address (default 127.0.0.1; config server.host, INDX_HOST)." },
     port: { type: "string", description: "Port (default 8787; 0 picks a free one; config server.port, INDX_PORT)." },
@@ -93,12 +100,12 @@ export const serveCommand = command({
 
 const configGet = command({
   description: "Show the effective configuration (or one key) and where each value comes from. Secrets show as set/unset.",
+  examples: ["indx config get", "indx config get server.port"],
   args: { key: { type: "positional", required: false, description: "A dotted key, e.g. server.port." } },
   run(flags) {
     const cfg = configFromFlags(flags);
     const all = cfg.redacted();
-    if (flags.key && !KEY_BY_NAME.has(flags.key))
-      throw new IndxError("validation_failed", `Unknown config key: ${flags.key}`, { known: CONFIG_KEYS.map((k) => k.key) });
+    if (flags.key && !KEY_BY_NAME.has(flags.key)) throw unknownKey(flags.key);
     const data = flags.key ? { [flags.key]: all[flags.key] } : all;
     out(flags, data, () =>
       Object.entries(data)
@@ -109,7 +116,9 @@ const configGet = command({
 });
 
 const configSet = command({
-  description: "Write a key to the user config file (created with mode 0600). An empty value removes the key.",
+  description:
+    "Write a key to the user config file (created with mode 0600). An empty value removes the key. `vault` and `data_dir` are stored as absolute paths; the vault folder must exist.",
+  examples: ["indx config set vault ~/Notes", "indx config set server.port 9000", 'indx config set embeddings.model ""   # remove the key'],
   args: {
     key: { type: "positional", required: true, description: "A dotted key, e.g. server.port." },
     value: { type: "positional", required: true, description: "The value; lists are comma-separated." },
@@ -117,15 +126,17 @@ const configSet = command({
   run(flags) {
     const cfg = configFromFlags(flags);
     const k = KEY_BY_NAME.get(flags.key);
-    if (k?.secret)
+    if (!k) throw unknownKey(flags.key);
+    if (k.secret)
       throw new IndxError("validation_failed", `${flags.key} is a secret: set it with its environment variable ${k.env ?? ""} or edit the config file.`);
-    writeConfigValue(cfg.path, flags.key, flags.value);
+    writeConfigValue(cfg.path, flags.key, k.key === "vault" || k.key === "data_dir" ? absoluteFolder(k.key, flags.value) : flags.value);
     printErr(`set ${flags.key} (see \`indx config path\` for the file)`);
   },
 });
 
 const configPath = command({
   description: "Print the config file path, the vault and its data directory.",
+  examples: ["indx config path"],
   args: {},
   run(flags) {
     const cfg = configFromFlags(flags);
@@ -146,7 +157,8 @@ const configPath = command({
 });
 
 const revealApiKey = command({
-  description: "Print the admin API key (created by the first `indx serve`). Treat it like a password.",
+  description: "Print the admin API key (created by `indx init` or the first `indx serve`). Treat it like a password.",
+  examples: ['curl -H "Authorization: Bearer $(indx config reveal-api-key)" http://127.0.0.1:8787/v1/vault/status'],
   args: {},
   run(flags) {
     const key = configFromFlags(flags).str("server.api_key");
@@ -155,6 +167,29 @@ const revealApiKey = command({
   },
 });
 
+function unknownKey(key: string): IndxError {
+  return new IndxError(
+    "validation_failed",
+    `Unknown config key: ${key}.${didYouMean(
+      key,
+      CONFIG_KEYS.map((k) => k.key),
+    )} See indx config get.`,
+    {
+      key,
+      known: CONFIG_KEYS.map((k) => k.key),
+    },
+  );
+}
+
+/** `config set vault .` means this folder: stored absolute, and a vault folder must exist (the error names the path tried). */
+function absoluteFolder(key: string, value: string): string {
+  if (value === "") return value;
+  const abs = resolve(expandHome(value));
+  if (key === "vault" && !(existsSync(abs) && statSync(abs).isDirectory()))
+    throw new IndxError("not_found", `The vault folder ${abs} does not exist or is not a folder.`, { vault: basename(abs) });
+  return abs;
+}
+
 export const configCommand: CommandDef = {
   meta: { description: "Read and write the user configuration (TOML)." },
   subCommands: { get: configGet, set: configSet, path: configPath, "reveal-api-key": revealApiKey },
@@ -162,6 +197,7 @@ export const configCommand: CommandDef = {
 
 const tokenCreate = command({
   description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept.",
+  examples: ["indx token create --name agent --scopes vault:read", "indx token create --name editor --scopes vault:read,vault:write"],
   args: {
     name: { type: "string", required: true, description: "A name to recognise it by." },
     scopes: { type: "string", description: "Comma-separated: vault:read, vault:write, vault:admin (default vault:read)." },
@@ -176,6 +212,7 @@ const tokenCreate = command({
 
 const tokenList = command({
   description: "List this vault's tokens (never the tokens themselves).",
+  examples: ["indx token list"],
   args: {},
   run(flags) {
     const tokens = new TokenStore(Vault.open(configFromFlags(flags)).dataDir).list();
@@ -185,6 +222,7 @@ const tokenList = command({
 
 const tokenRevoke = command({
   description: "Revoke a token by id or name.",
+  examples: ["indx token revoke agent"],
   args: { id: { type: "positional", required: true, description: "Token id (tok_…) or name." } },
   run(flags) {
     if (!new TokenStore(Vault.open(configFromFlags(flags)).dataDir).revoke(flags.id))

@@ -1,7 +1,9 @@
 import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
 import { IndxError } from "../core/errors.ts";
 import type { AnyOperation } from "../ops/define.ts";
-import { GLOBAL_ARGS } from "./context.ts";
+import { GLOBAL_ARGS } from "./global-args.ts";
+import { HELP_TEXT } from "./help.ts";
+import { closest } from "./suggest.ts";
 
 /** The operation a command runs: lets a test check that every operation has a command. */
 export const COMMAND_OPS = new WeakMap<object, AnyOperation>();
@@ -19,6 +21,10 @@ export function command<const A extends ArgsDef>(def: {
   args: A;
   /** The operation this command runs, when it is the CLI face of one (`vault index` runs vault_reindex). */
   runs?: AnyOperation;
+  /** Worked examples for --help, each a whole command line. */
+  examples: string[];
+  /** More than the one-line description, for this command's own --help. */
+  long?: string;
   run(flags: Flags<A>, rawArgs: string[]): void | Promise<void>;
 }): CommandDef<A & typeof GLOBAL_ARGS> {
   const args = { ...def.args, ...GLOBAL_ARGS };
@@ -31,6 +37,7 @@ export function command<const A extends ArgsDef>(def: {
     },
   };
   if (def.runs) COMMAND_OPS.set(cmd, def.runs);
+  HELP_TEXT.set(cmd, { long: def.long, examples: def.examples });
   return cmd;
 }
 
@@ -47,6 +54,13 @@ function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
     if (a === "--") break;
     const m = /^--?([^=]+)/.exec(a);
     if (!m || /^-\d/.test(a) || a === "-") continue;
-    if (!known.has(m[1]!)) throw new IndxError("validation_failed", `Unknown option ${a.split("=")[0]}. See --help.`, { option: a.split("=")[0] });
+    if (!known.has(m[1]!)) {
+      const option = a.split("=")[0]!;
+      const near = closest(
+        m[1]!,
+        [...known].filter((k) => k.length > 1),
+      ).map((k) => `--${k}`);
+      throw new IndxError("validation_failed", `Unknown option ${option}.${near.length ? ` Did you mean ${near.join(" or ")}?` : ""} See --help.`, { option });
+    }
   }
 }

@@ -1,15 +1,10 @@
-import type { ArgsDef } from "citty";
+import { basename } from "node:path";
+import { CONFIG_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
 import { OpContext } from "../ops/context.ts";
 import { Vault } from "../vault/vault.ts";
-
-/** Flags every command accepts (citty does not pass a parent's flags down, so each leaf declares them). */
-export const GLOBAL_ARGS = {
-  vault: { type: "string", description: "Vault folder (else INDX_VAULT, else `vault` in the config file).", valueHint: "dir" },
-  "data-dir": { type: "string", description: "Index and state folder for this vault (else INDX_DATA_DIR).", valueHint: "dir" },
-  json: { type: "boolean", description: "JSON output (the default when stdout is not a terminal)." },
-  format: { type: "string", description: "Output format: json | ndjson | csv | md | files | table.", valueHint: "fmt" },
-} as const satisfies ArgsDef;
+import { printErr } from "./io.ts";
+import { didYouMean } from "./suggest.ts";
 
 export interface GlobalFlags {
   vault?: string;
@@ -18,8 +13,21 @@ export interface GlobalFlags {
   format?: string;
 }
 
+let warnedUnknownKeys = false;
+
+/** The configuration of this command; unknown keys in the file are warned about on stderr, once. */
 export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknown> = {}) {
-  return loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra } });
+  const config = loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra } });
+  if (!warnedUnknownKeys)
+    for (const key of config.unknownKeys)
+      printErr(
+        `warning: ${basename(config.path)}: unknown key ${key}, ignored.${didYouMean(
+          key,
+          CONFIG_KEYS.map((k) => k.key),
+        )}`,
+      );
+  warnedUnknownKeys = true;
+  return config;
 }
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */

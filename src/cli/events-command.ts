@@ -11,6 +11,7 @@ import { print } from "./io.ts";
 /** `indx events`: the vault's recent events from events.log, and with --follow the new ones as they come. */
 export const eventsCommand = command({
   description: "Show the vault's events (writes, changes seen on disk, index updates); --follow streams new ones.",
+  examples: ["indx events --last 50", "indx events --follow --kinds note.moved,tag.renamed"],
   args: {
     follow: { type: "boolean", alias: "f", description: "Keep printing events as they happen (Ctrl-C to stop)." },
     last: { type: "string", description: "How many past events to show first (default 20; 0 for none).", valueHint: "n" },

@@ -1,9 +1,13 @@
-import { type CommandDef, renderUsage, runCommand } from "citty";
+import { type CommandDef, runCommand } from "citty";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { LONG_HELP } from "./help.ts";
+import { jsonFieldCandidate, normalizeArgv, takeJsonFields } from "./argv.ts";
+import { outputFields, requestFields } from "./fields.ts";
+import { renderHelp } from "./help.ts";
 import { print, printErr } from "./io.ts";
+import { didYouMean } from "./suggest.ts";
+import { subCommandsOf } from "./tree.ts";
 
 /**
  * The command tree. Leaves load lazily so `indx --help` and `indx search` only parse what they use.
@@ -20,6 +24,7 @@ export const root: CommandDef = {
     description: "Index an Obsidian-style Markdown vault and search, read, edit and serve it (CLI, REST, MCP).",
   },
   subCommands: {
+    init: async () => (await import("./init-command.ts")).initCommand,
     search: async () => (await ops()).searchCommand,
     related: async () => (await ops()).relatedCommand,
     note: async () => (await ops()).noteCommand,
@@ -32,54 +37,61 @@ export const root: CommandDef = {
     vault: async () => (await ops()).vaultCommand,
     ai: async () => (await import("./ai-commands.ts")).aiCommand,
     serve: async () => (await admin()).serveCommand,
-    token: async () => (await admin()).tokenCommand,
-    config: async () => (await admin()).configCommand,
     mcp: async () => (await import("./mcp-command.ts")).mcpCommand,
     events: async () => (await import("./events-command.ts")).eventsCommand,
+    token: async () => (await admin()).tokenCommand,
+    config: async () => (await admin()).configCommand,
+    doctor: async () => (await import("./doctor-command.ts")).doctorCommand,
+    completion: async () => (await import("./completion-command.ts")).completionCommand,
   },
 };
 
-async function resolve<T>(v: T | Promise<T> | (() => T | Promise<T>)): Promise<T> {
-  return typeof v === "function" ? await (v as () => T | Promise<T>)() : await v;
-}
-
-/** Walks argv down the command tree: the deepest command named, and its parent. */
-async function findCommand(argv: string[]): Promise<{ cmd: CommandDef; path: string[]; unknown?: string }> {
+/** Walks argv down the command tree: the deepest command named, and the word that named none. */
+export async function findCommand(argv: readonly string[]): Promise<{ cmd: CommandDef; path: string[]; unknown?: string; siblings?: string[] }> {
   let cmd = root;
   const path: string[] = [];
   for (const word of argv) {
     if (word.startsWith("-")) continue;
-    const subs = cmd.subCommands ? await resolve(cmd.subCommands) : undefined;
+    const subs = await subCommandsOf(cmd);
     if (!subs) break;
     const next = subs[word];
-    if (!next) return { cmd, path, unknown: word };
+    if (!next) return { cmd, path, unknown: word, siblings: Object.keys(subs) };
     path.push(word);
-    cmd = await resolve(next);
+    cmd = next;
   }
   return { cmd, path };
 }
 
-/** Usage text with the full command name (citty would fall back to the executable's path). */
-async function usageOf(cmd: CommandDef, path: string[]): Promise<string> {
-  if (path.length === 0) return renderUsage(root);
-  const meta = await resolve(cmd.meta ?? {});
-  const named: CommandDef = { ...cmd, meta: { ...meta, name: path[path.length - 1] } };
-  return renderUsage(named, { meta: { name: ["indx", ...path.slice(0, -1)].join(" "), version: VERSION } });
-}
-
-export async function main(argv: string[]): Promise<number> {
+export async function main(rawArgv: string[]): Promise<number> {
   try {
-    if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-v")) {
+    if (rawArgv.length === 1 && (rawArgv[0] === "--version" || rawArgv[0] === "-v")) {
       print(VERSION);
       return 0;
     }
+    if (rawArgv[0] === "__complete") {
+      const { complete } = await import("./completion.ts");
+      print((await complete(rawArgv.slice(1))).join("\n"));
+      return 0;
+    }
+    const candidate = jsonFieldCandidate(rawArgv);
+    const known = candidate && !candidate.includes(",") ? await allOutputFields() : new Set<string>();
+    const taken = takeJsonFields(rawArgv, known);
+    requestFields(taken.fields);
+    const argv = normalizeArgv(taken.argv);
     const found = await findCommand(argv);
     const wantsHelp = argv.includes("--help") || argv.includes("-h");
-    if (found.unknown && !wantsHelp) throw new IndxError("validation_failed", `Unknown command: ${found.unknown}. See indx --help.`);
+    if (found.unknown && !wantsHelp) {
+      const where = ["indx", ...found.path].join(" ");
+      throw new IndxError(
+        "validation_failed",
+        `Unknown command: ${where} ${found.unknown}.${didYouMean(found.unknown, found.siblings ?? [])} See ${where} --help.`,
+        {
+          command: found.unknown,
+        },
+      );
+    }
     if (wantsHelp || (found.cmd.subCommands && !found.cmd.run)) {
-      const long = LONG_HELP.get(found.cmd);
-      const usage = await usageOf(found.cmd, found.path);
-      print(plain(long ? `${usage}\n\n${long}` : usage));
+      print(await renderHelp(found.cmd, found.path));
       return wantsHelp || argv.length === 0 ? 0 : 2;
     }
     await runCommand(root, { rawArgs: argv });
@@ -92,10 +104,15 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** citty colours its usage text even when piped; keep colours for terminals only. */
-function plain(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: ESC starts the ANSI colour codes removed here
-  return process.stdout.isTTY && !process.env.NO_COLOR ? text : text.replace(/\x1b\[[0-9;]*m/g, "");
+/** Every field name an operation's output has (for telling `--json path` from `--json <positional>`). */
+async function allOutputFields(): Promise<Set<string>> {
+  const { OPERATIONS } = await import("../ops/registry.ts");
+  const names = new Set<string>();
+  for (const op of OPERATIONS) {
+    const { top, rows } = outputFields(op);
+    for (const n of [...top, ...rows]) names.add(n);
+  }
+  return names;
 }
 
 /** citty throws plain errors for a missing required argument: those are the user's, not ours. */

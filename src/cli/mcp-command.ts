@@ -3,7 +3,7 @@ import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
 import { type GlobalFlags, openContext } from "./context.ts";
-import { print } from "./io.ts";
+import { print, printErr } from "./io.ts";
 import { chooseFormat } from "./output.ts";
 
 /**
@@ -13,8 +13,9 @@ import { chooseFormat } from "./output.ts";
  * served at /mcp by `indx serve`.
  */
 export const mcpCommand = command({
-  description:
-    "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex): `indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get). Over HTTP, MCP is at /mcp on `indx serve`.",
+  description: "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex).",
+  long: "`indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get). Over HTTP, MCP is at /mcp on `indx serve`.",
+  examples: ["indx mcp", "indx mcp --read-only", "claude mcp add indx -- indx mcp", "indx mcp catalogue"],
   args: {
     action: { type: "positional", required: false, description: "serve (the default), or catalogue: print the tool catalogue's size in tokens." },
     stdio: { type: "boolean", description: "Use the stdio transport (the default and only local transport)." },
@@ -30,6 +31,11 @@ export const mcpCommand = command({
     const scopes = new Set<Scope>(readOnly ? ["vault:read"] : flags.admin ? ["vault:read", "vault:write", "vault:admin"] : ["vault:read", "vault:write"]);
     if (flags.action === "catalogue") return printCatalogueSize(scopes, flags);
     const ctx = openContext(flags);
+    // Started by hand, `indx mcp` would otherwise sit silent: an agent starts it, not a person.
+    if (process.stdin.isTTY)
+      printErr(
+        "indx mcp: waiting for an MCP client on stdin (an agent starts this command; `indx init` prints the set-ups for Claude Code, Cursor and Codex). Ctrl-C to quit.",
+      );
     const { serveStdio } = await import("../mcp/stdio.ts");
     await serveStdio(ctx, { scopes, watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch") });
     process.exit(0);

@@ -1,14 +1,17 @@
-import { readFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
 import { IndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
+import { enumValues, oneOf } from "../ops/schema-words.ts";
 import { command } from "./command.ts";
 import { openContext } from "./context.ts";
-import { LONG_HELP } from "./help.ts";
+import { outputFields, requestedFields, selectFields } from "./fields.ts";
+import { HELP_TEXT } from "./help.ts";
 import { print } from "./io.ts";
+import { resolveTypedPath, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 import { refreshIndex } from "./refresh.ts";
 
@@ -37,6 +40,10 @@ export interface CliSpec<In = unknown, Out = unknown> {
   confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
   /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
   flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
+  /** `--raw`: the input it implies, and the exact text it prints instead of any format. */
+  raw?: { input: Partial<In>; text: (output: Out) => string };
+  /** `--output FILE`: the input it implies, and the bytes written to FILE (stdout gets the result without them). */
+  saveTo?: { input: Partial<In>; bytes: (output: Out) => Uint8Array; strip: (output: Out) => unknown };
 }
 
 const kebab = (s: string) => s.replaceAll("_", "-");
@@ -79,14 +86,19 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
     } else if (schema.type === "boolean") {
       args[kebab(name)] = { type: "boolean", description: desc };
     } else {
-      const enumValues = (schema.anyOf as { const?: string }[] | undefined)?.map((a) => a.const).filter(Boolean);
+      const values = enumValues(schema);
+      const range = schema.type === "integer" && schema.maximum !== undefined ? ` From ${schema.minimum ?? 0} to ${schema.maximum}.` : "";
+      const def = schema.default !== undefined && !Array.isArray(schema.default) ? ` Default: ${schema.default}.` : "";
       args[kebab(name)] = {
         type: "string",
-        description: `${desc}${schema.type === "array" ? " (repeatable or comma-separated)" : ""}${enumValues?.length ? ` [${enumValues.join("|")}]` : ""}`,
+        description: `${desc}${schema.type === "array" ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
+        valueHint: values.length && values.join("|").length <= 30 ? values.join("|") : hintFor(schema),
       };
     }
   }
   Object.assign(args, spec.flags?.args);
+  if (spec.raw) args.raw = { type: "boolean", description: "Print the file's text exactly as it is on disk, nothing else." };
+  if (spec.saveTo) args.output = { type: "string", description: "Write the file's bytes to this file.", valueHint: "file" };
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
   if (op.safe || op.ai)
     args.refresh = {
@@ -99,6 +111,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
     description: op.title,
     args,
     runs: op,
+    examples: spec.examples ?? [],
     async run(flags, rawArgs) {
       const input: Record<string, unknown> = {};
       const positionals = (flags._ ?? []).map(String);
@@ -150,9 +163,14 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
       }
       for (const [name, value] of Object.entries(spec.flags?.toInput(flags, rawArgs) ?? {})) if (input[name] === undefined) input[name] = value;
+      if (spec.raw && flags.raw) Object.assign(input, spec.raw.input);
+      const outputFile = typeof flags.output === "string" && flags.output !== "" ? flags.output : null;
+      if (spec.saveTo && outputFile) Object.assign(input, spec.saveTo.input);
       const ctx = openContext(flags);
       try {
         if ((op.safe || op.ai) && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
+        const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
+        if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
           const target = input[guard.path];
@@ -164,17 +182,24 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
         const streaming = op.ai !== undefined && input.stream === true;
         if (streaming) ctx.aiStream = (event) => print(JSON.stringify(event));
-        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true });
+        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true }).catch((err: unknown) => {
+          throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
+        });
         if (streaming) {
           print(JSON.stringify({ type: "ai.complete", data: output }));
           return;
         }
+        if (spec.raw && flags.raw) return void process.stdout.write(spec.raw.text(output));
+        const shown = spec.saveTo && outputFile ? spec.saveTo.strip(output) : output;
+        if (spec.saveTo && outputFile) writeFileSync(outputFile, spec.saveTo.bytes(output));
         const format = chooseFormat(flags, process.stdout.isTTY === true);
         const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
         const human = spec.human;
         const table = spec.table;
+        const fields = requestedFields();
+        const data = fields ? selectFields(shown, fields, outputFields(op)) : shown;
         print(
-          render(output, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(output)), table && (() => table(output))),
+          render(data, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(shown)), table && (() => table(output))),
         );
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
@@ -183,8 +208,23 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       }
     },
   });
-  LONG_HELP.set(cmd, spec.examples?.length ? `${op.description}\n\nExamples:\n${spec.examples.map((e) => `  ${e}`).join("\n")}` : op.description);
+  HELP_TEXT.set(cmd, { long: op.description, examples: spec.examples });
   return cmd;
+}
+
+function hintFor(schema: TSchema): string {
+  if (schema.type === "integer" || schema.type === "number") return "n";
+  if (schema.type === "array") return "list";
+  return "value";
+}
+
+/** A validation error about input fields, said with the flags and arguments a person typed: `--mode must be …`. */
+function inFlagWords(err: unknown, positionals: readonly string[]): unknown {
+  if (!(err instanceof IndxError) || err.code !== "validation_failed") return err;
+  const errors = err.details?.errors as { field?: string; expected?: string }[] | undefined;
+  if (!errors?.length || !errors.every((e) => e.field && e.expected)) return err;
+  const name = (field: string) => (positionals.includes(field) ? `<${field}>` : field === "frontmatter" ? "--fm" : `--${kebab(field.split(".")[0]!)}`);
+  return new IndxError("validation_failed", errors.map((e) => `${name(e.field!)} ${e.expected}`).join("; "), err.details);
 }
 
 /** A JSON flag: inline JSON, @file, or - for stdin. Errors name the flag, never the content. */

@@ -34,21 +34,53 @@ function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
 const paths = (notes: readonly { path: string }[]) => notes.map((n) => n.path).join("\n");
 
 /** CLI names of the read operations (docs/contracts.md, Operations). */
-export const searchCommand = opCommand(vaultSearch, { positionals: ["q"], rest: true, human: rankedResults });
-export const relatedCommand = opCommand(related, { positionals: ["id"], human: rankedResults });
+export const searchCommand = opCommand(vaultSearch, {
+  positionals: ["q"],
+  rest: true,
+  human: rankedResults,
+  examples: [
+    "indx search deploy runbook",
+    `indx search '"exact phrase" +required -excluded' --tag project --path-glob 'Projects/**'`,
+    'indx search "how do we roll back a launch" --mode semantic --limit 5',
+    "indx search rollback --json path,score",
+  ],
+});
+export const relatedCommand = opCommand(related, {
+  positionals: ["id"],
+  human: rankedResults,
+  examples: ['indx related "Projects/Apollo Launch.md"', 'indx related "Projects/Apollo Launch.md#2" --limit 5'],
+});
 
 const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
   meta: { description: "Notes: get, list, outline, exists, update, patch, delete, move." },
   subCommands: {
-    get: opCommand(noteRead, { positionals: ["path"], human: (o) => o.content ?? o.body ?? keyValueLines(o) }),
-    list: opCommand(noteList, { human: (o, s) => paths(o.notes) + (o.next_cursor ? `\n${s.dim(`more: --cursor ${o.next_cursor}`)}` : "") }),
+    get: opCommand(noteRead, {
+      positionals: ["path"],
+      human: (o) => o.content ?? o.body ?? keyValueLines(o),
+      raw: { input: { include: ["content"], allow_large: true }, text: (o) => o.content ?? "" },
+      examples: [
+        'indx note get "Projects/Apollo Launch.md"',
+        'indx note get "Apollo Launch"            # an Obsidian-style name, resolved like [[Apollo Launch]]',
+        'indx note get "Projects/Apollo Launch.md" --include frontmatter,outline,backlinks --json',
+        'indx note get "Projects/Apollo Launch.md" --raw > apollo.md',
+      ],
+    }),
+    list: opCommand(noteList, {
+      human: (o, s) => paths(o.notes) + (o.next_cursor ? `\n${s.dim(`more: --cursor ${o.next_cursor}`)}` : ""),
+      examples: ["indx note list --path-glob 'Projects/**'", "indx note list --tag project --fm status=active --sort mtime"],
+    }),
     outline: opCommand(noteOutline, {
+      examples: ['indx note outline "Projects/Apollo Launch.md"'],
       positionals: ["path"],
       human: (o, s) => o.outline.map((h) => `${"  ".repeat(h.level - 1)}${"#".repeat(h.level)} ${h.text}  ${s.dim(`L${h.line}`)}`).join("\n"),
     }),
-    exists: opCommand(noteExists, { positionals: ["path"], exitCode: (o) => (o.exists ? 0 : 3) }),
+    exists: opCommand(noteExists, {
+      positionals: ["path"],
+      exitCode: (o) => (o.exists ? 0 : 3),
+      examples: ['indx note exists "Inbox/Idea.md" && echo there'],
+    }),
     update: opCommand(noteWrite, {
       positionals: ["path"],
       stdin: "body",
@@ -56,8 +88,8 @@ export const noteCommand: CommandDef = {
       confirmReplace: { path: "path", exists: fileExists },
       human: writeDiff,
       examples: [
-        `echo '# Idea' | indx note update "Inbox/Idea.md" --if-not-exists`,
         `indx note update Projects/Alpha.md --body-file alpha.md --frontmatter '{"status":"active"}' --if-match <etag>`,
+        `echo '# Idea' | indx note update "Inbox/Idea.md" --if-not-exists`,
       ],
     }),
     patch: opCommand(notePatch, {
@@ -70,7 +102,7 @@ export const noteCommand: CommandDef = {
         `indx note patch Projects/Alpha.md --ops @edits.json`,
       ],
     }),
-    delete: opCommand(noteDelete, { positionals: ["path"], human: writeDiff }),
+    delete: opCommand(noteDelete, { positionals: ["path"], human: writeDiff, examples: ['indx note delete "Inbox/Idea.md"   # to the vault\'s trash'] }),
     move: opCommand(noteMove, {
       positionals: ["from", "to"],
       human: writeDiff,
@@ -82,9 +114,20 @@ export const noteCommand: CommandDef = {
 export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },
   subCommands: {
-    get: opCommand(canvasRead, { positionals: ["path"] }),
-    create: opCommand(canvasWrite, { positionals: ["path"], json: ["canvas"], confirmReplace: { path: "path", exists: fileExists }, human: writeDiff }),
-    patch: opCommand(canvasPatch, { positionals: ["path"], json: ["ops"], human: writeDiff }),
+    get: opCommand(canvasRead, { positionals: ["path"], examples: ["indx canvas get Demo.canvas"] }),
+    create: opCommand(canvasWrite, {
+      positionals: ["path"],
+      json: ["canvas"],
+      confirmReplace: { path: "path", exists: fileExists },
+      human: writeDiff,
+      examples: [`indx canvas create Board.canvas --canvas '{"nodes":[],"edges":[]}'`, "indx canvas create Board.canvas --canvas @board.json --yes"],
+    }),
+    patch: opCommand(canvasPatch, {
+      positionals: ["path"],
+      json: ["ops"],
+      human: writeDiff,
+      examples: ["indx canvas patch Demo.canvas --ops @canvas-ops.json"],
+    }),
   },
 };
 
@@ -109,24 +152,30 @@ export const linkCommand: CommandDef = {
   subCommands: {
     backlinks: opCommand(linkBacklinks, {
       positionals: ["path"],
+      examples: ['indx link backlinks "People/Ada Lovelace.md"'],
       human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${s.dim(b.raw)}`).join("\n") || "No backlinks.",
     }),
     forward: opCommand(linkForward, {
       positionals: ["path"],
+      examples: ['indx link forward "Projects/Apollo Launch.md"'],
       human: (o, s) => o.links.map((l) => `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${s.dim(`L${l.line} ${l.raw}`)}`).join("\n") || "No links.",
     }),
     unresolved: opCommand(linkUnresolved, {
+      examples: ["indx link unresolved --limit 20"],
       human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
     }),
-    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans." }),
+    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans.", examples: ["indx link orphans --format files"] }),
   },
 };
 
 export const tagCommand: CommandDef = {
   meta: { description: "Tags: list them, the notes that carry one, rename one everywhere." },
   subCommands: {
-    list: opCommand(tagList, { human: (o, s) => o.tags.map((t) => `#${t.tag}  ${s.dim(String(t.count))}`).join("\n") }),
-    notes: opCommand(tagNotes, { positionals: ["tag"], human: (o) => paths(o.notes) }),
+    list: opCommand(tagList, {
+      human: (o, s) => o.tags.map((t) => `#${t.tag}  ${s.dim(String(t.count))}`).join("\n"),
+      examples: ["indx tag list", "indx tag list --prefix project"],
+    }),
+    notes: opCommand(tagNotes, { positionals: ["tag"], human: (o) => paths(o.notes), examples: ["indx tag notes project/apollo"] }),
     rename: opCommand(tagRename, {
       positionals: ["from", "to"],
       human: writeDiff,
@@ -140,19 +189,34 @@ export const tagCommand: CommandDef = {
 
 export const chunkCommand: CommandDef = {
   meta: { description: "Chunks (heading-aware sections) of notes." },
-  subCommands: { get: opCommand(chunkGet, { positionals: ["id"], human: (o) => o.content }) },
+  subCommands: {
+    get: opCommand(chunkGet, { positionals: ["id"], human: (o) => o.content, examples: ['indx chunk get "Projects/Apollo Launch.md#2"'] }),
+  },
 };
 
 export const attachmentCommand: CommandDef = {
   meta: { description: "Attachments (non-Markdown files): metadata, or bytes with --download." },
-  subCommands: { get: opCommand(attachmentGet, { positionals: ["path"] }) },
+  subCommands: {
+    get: opCommand(attachmentGet, {
+      positionals: ["path"],
+      saveTo: {
+        input: { download: true },
+        bytes: (o) => Buffer.from(o.data_base64 ?? "", "base64"),
+        strip: ({ data_base64: _bytes, ...meta }) => meta,
+      },
+      examples: ["indx attachment get Attachments/diagram.png", "indx attachment get Attachments/diagram.png --output diagram.png"],
+    }),
+  },
 };
 
 export const vaultCommand: CommandDef = {
   meta: { description: "The vault and its index: status, index, config." },
   subCommands: {
-    status: opCommand(vaultStatus),
+    status: opCommand(vaultStatus, { examples: ["indx vault status", "indx vault status --json index"] }),
     index: vaultIndexCommand,
-    config: { meta: { description: "The merged configuration." }, subCommands: { get: opCommand(vaultConfigGet) } },
+    config: {
+      meta: { description: "The merged configuration." },
+      subCommands: { get: opCommand(vaultConfigGet, { examples: ["indx vault config get --json"] }) },
+    },
   },
 };

@@ -1,8 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { IndxError } from "../core/errors.ts";
+import { configHome, currentPlatform } from "../core/platform-dirs.ts";
+import { renameOver } from "../core/rename-over.ts";
 import { CONFIG_KEYS, type ConfigKey, KEY_BY_NAME } from "./keys.ts";
 
 export type ConfigSource = "flag" | "env" | "file" | "default";
@@ -12,6 +13,7 @@ export interface ConfigSnapshot {
   path: string;
   fileExists: boolean;
   values: [string, { value: unknown; source: ConfigSource }][];
+  unknownKeys: string[];
 }
 
 export interface ConfigInput {
@@ -29,15 +31,17 @@ export class Config {
     readonly path: string,
     readonly fileExists: boolean,
     private readonly values: Map<string, { value: unknown; source: ConfigSource }>,
+    /** Keys in the file that indx does not know (a typo does nothing, so it is reported). */
+    readonly unknownKeys: readonly string[] = [],
   ) {}
 
   static fromSnapshot(s: ConfigSnapshot): Config {
-    return new Config(s.path, s.fileExists, new Map(s.values));
+    return new Config(s.path, s.fileExists, new Map(s.values), s.unknownKeys);
   }
 
   /** The merged values as they are now, so another thread sees exactly this configuration. */
   snapshot(): ConfigSnapshot {
-    return { path: this.path, fileExists: this.fileExists, values: [...this.values] };
+    return { path: this.path, fileExists: this.fileExists, values: [...this.values], unknownKeys: [...this.unknownKeys] };
   }
 
   get<T = unknown>(key: string): T {
@@ -81,8 +85,7 @@ export class Config {
 
 export function configPath(env: Record<string, string | undefined> = process.env): string {
   if (env.INDX_CONFIG) return env.INDX_CONFIG;
-  const base = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), ".config");
-  return join(base, "indx", "config.toml");
+  return join(configHome(currentPlatform(env)), "config.toml");
 }
 
 const ENV_FIRST = ["flag", "env", "file"] as const;
@@ -104,7 +107,20 @@ export function loadConfig(input: ConfigInput = {}): Config {
     const source = order.find((s) => candidates[s] !== undefined);
     values.set(k.key, source ? { value: coerce(k, candidates[source], source), source } : { value: k.default, source: "default" });
   }
-  return new Config(path, file.exists, values);
+  return new Config(path, file.exists, values, unknownKeysIn(file.data));
+}
+
+/** Dotted keys of a parsed config file that are not configuration keys (tables that hold known keys are fine). */
+export function unknownKeysIn(data: Record<string, unknown>, prefix = ""): string[] {
+  const out: string[] = [];
+  for (const [k, v] of Object.entries(data)) {
+    const key = prefix + k;
+    if (KEY_BY_NAME.has(key)) continue;
+    const isTable = v !== null && typeof v === "object" && !Array.isArray(v);
+    if (isTable && CONFIG_KEYS.some((c) => c.key.startsWith(`${key}.`))) out.push(...unknownKeysIn(v as Record<string, unknown>, `${key}.`));
+    else out.push(key);
+  }
+  return out;
 }
 
 function readConfigFile(path: string): { exists: boolean; data: Record<string, unknown> } {
@@ -188,5 +204,5 @@ export function writeConfigValue(path: string, key: string, raw: unknown): void 
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${stringifyToml(data)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  renameOver(tmp, path);
 }

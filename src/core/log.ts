@@ -4,8 +4,23 @@
  * tokens or absolute paths (docs/contracts.md, Privacy and safety).
  */
 export function logEvent(event: string, fields: Record<string, unknown> = {}): void {
-  if (process.env.INDX_LOG === "off") return;
-  process.stderr.write(`${JSON.stringify({ ts: new Date().toISOString(), event, ...fields })}\n`);
+  const mode = process.env.INDX_LOG;
+  if (mode === "off") return;
+  const ts = new Date();
+  const human = mode === "human" || (mode !== "json" && process.stderr.isTTY === true);
+  process.stderr.write(human ? `${humanLine(ts, event, fields)}\n` : `${JSON.stringify({ ts: ts.toISOString(), event, ...fields })}\n`);
+}
+
+/**
+ * A log line for a person at a terminal: local time, the event, then key=value pairs. Programs
+ * reading stderr from a pipe get JSON lines (INDX_LOG=json or human forces either).
+ */
+export function humanLine(ts: Date, event: string, fields: Record<string, unknown>): string {
+  const time = ts.toTimeString().slice(0, 8);
+  const pairs = Object.entries(fields)
+    .filter(([, v]) => v !== undefined)
+    .map(([k, v]) => `${k}=${typeof v === "string" && !/\s/.test(v) ? v : JSON.stringify(v)}`);
+  return [time, event.replaceAll("_", " "), ...pairs].join("  ");
 }
 
 /** Details of unexpected failures, only when INDX_DEBUG=1: they may hold paths, so never by default. */

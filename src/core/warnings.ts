@@ -10,6 +10,7 @@ export const WARNING_CODES = {
   note_too_large: "Larger than index.max_note_bytes: listed but not searchable.",
   binary_content: "Binary content in a Markdown file: listed but not searchable.",
   unreadable: "The file could not be read and was skipped.",
+  vault_empty: "The vault folder has no files to index: it may be the wrong folder.",
   symlink_escape: "A symlink leads outside the vault and was skipped.",
   // Search.
   query_empty: "The query has no searchable words.",

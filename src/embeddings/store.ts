@@ -40,9 +40,9 @@ export class VectorStore {
     return VectorStorage.exists(dataDir);
   }
 
-  /** Opens (creating when missing) the vector store of a data directory. */
-  static open(dataDir: string): VectorStore {
-    return new VectorStore(VectorStorage.open(dataDir));
+  /** Opens (creating when missing) the vector store of a data directory; `extension: false` scans without sqlite-vec. */
+  static open(dataDir: string, opts: { extension?: boolean } = {}): VectorStore {
+    return new VectorStore(VectorStorage.open(dataDir, opts));
   }
 
   /** Deletes vectors.db (`--reembed`). */

@@ -1,5 +1,6 @@
-import { appendFileSync, renameSync, statSync, unlinkSync } from "node:fs";
+import { appendFileSync, statSync, unlinkSync } from "node:fs";
 import { join } from "node:path";
+import { renameOver } from "../core/rename-over.ts";
 import type { VaultEvent } from "./types.ts";
 
 const MAX_BYTES = 5 * 1024 * 1024;
@@ -42,11 +43,11 @@ export class EventLog {
     } catch {}
     for (let i = KEEP - 1; i >= 1; i--) {
       try {
-        renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
+        renameOver(`${this.file}.${i}`, `${this.file}.${i + 1}`);
       } catch {}
     }
     try {
-      renameSync(this.file, `${this.file}.1`);
+      renameOver(this.file, `${this.file}.1`);
     } catch {}
   }
 }

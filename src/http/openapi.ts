@@ -2,6 +2,7 @@ import type { TSchema } from "@sinclair/typebox";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
+import { errorCodesOf, errorResponses, exampleOf } from "./openapi-responses.ts";
 import { ROUTES, type Route, templateOf } from "./routes.ts";
 
 /** TypeBox schemas are JSON Schema; JSON round-tripping drops TypeBox's symbol keys. */
@@ -41,6 +42,7 @@ const EVENTS_OPERATION = {
   responses: {
     "200": { description: "An event stream: `event: <kind>`, `data: <event JSON>`.", content: { "text/event-stream": { schema: { type: "string" } } } },
     "400": { description: "Unknown kind.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } },
+    ...errorResponses(["unauthorized", "forbidden", "rate_limited"]),
   },
 };
 
@@ -58,6 +60,7 @@ function parameters(r: Route): unknown[] {
       required: true,
       description: r.wildParam === "path" ? "Vault-relative POSIX path; slashes are part of it, percent-encode other reserved characters." : undefined,
       schema: { type: "string" },
+      example: r.wildParam === "tag" ? "project/active" : "Projects/Apollo Launch.md",
     });
   }
   const inputProps = (r.op.input as { properties: Record<string, TSchema> }).properties;
@@ -137,7 +140,11 @@ function operation(r: Route): Record<string, unknown> {
               : {}),
           },
         };
-  const errorStatuses = [...new Set(Object.values(ERROR_CODES).map((c) => String(c.http)))];
+  const created =
+    r.respond === "written" && "created" in op.output.properties
+      ? { "201": { ...success, description: "Created: the file did not exist before (200 when an existing one was replaced)." } }
+      : {};
+  const requestExample = r.input === "body" ? exampleOf(op.input) : undefined;
   return {
     operationId: `${op.name}${r.method === "POST" && ROUTES.some((o) => o.op === op && o.method === "GET") ? "_post" : ""}`,
     summary: op.title,
@@ -148,16 +155,15 @@ function operation(r: Route): Record<string, unknown> {
       ? {
           requestBody: {
             required: false,
-            content: { "application/json": { schema: plain(op.input) } },
+            content: { "application/json": { schema: plain(op.input), example: requestExample } },
           },
         }
       : {}),
     responses: {
       "200": success,
+      ...created,
       ...(r.respond === "etag" ? { "304": { description: "Not modified: the If-None-Match etag is current." } } : {}),
-      ...Object.fromEntries(
-        errorStatuses.map((s) => [s, { description: "Error envelope.", content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } } }]),
-      ),
+      ...errorResponses(errorCodesOf(r)),
     },
   };
 }

@@ -3,7 +3,6 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { fileIdentity } from "../core/file-identity.ts";
-import { debugLog } from "../core/log.ts";
 import { jsonList } from "./queries/lists.ts";
 import { loadVec } from "./sqlite-vec.ts";
 import { BUSY_TIMEOUT_MS } from "./store.ts";
@@ -44,6 +43,8 @@ export class VectorStorage {
   private constructor(
     private readonly db: Database,
     private readonly path: string,
+    /** sqlite-vec is loaded: the int8 KNN table is kept and used. */
+    readonly hasKnn: boolean,
   ) {
     this.inode = fileIdentity(path);
   }
@@ -56,23 +57,17 @@ export class VectorStorage {
     return existsSync(VectorStorage.pathFor(dataDir));
   }
 
-  /** Opens (creating when missing) the vector storage of a data directory. */
-  static open(dataDir: string): VectorStorage {
+  /**
+   * Opens (creating when missing) the vector storage of a data directory. Without sqlite-vec
+   * (`extension: false`, or a library that does not load, as on macOS) the exact vectors are
+   * still stored and scanned, only the int8 KNN table is not kept; the next connection that has
+   * the extension rebuilds that table (docs/decisions.md, "sqlite-vec on every desktop").
+   */
+  static open(dataDir: string, opts: { extension?: boolean } = {}): VectorStorage {
     const path = VectorStorage.pathFor(dataDir);
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
     const db = new Database(path, { create: true, strict: true });
-    try {
-      loadVec(db);
-    } catch (err) {
-      db.close();
-      if (err instanceof IndxError) throw err;
-      debugLog("sqlite-vec failed to load", { error: err });
-      throw new IndxError(
-        "ai_unavailable",
-        "Vector search is unavailable: the sqlite-vec extension could not be loaded. Set INDX_SQLITE_VEC_PATH to a vec0 library for this platform.",
-        { fix: "set INDX_SQLITE_VEC_PATH" },
-      );
-    }
+    const withVec = opts.extension !== false && loadVec(db);
     try {
       db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see connect() in store.ts
       db.run("PRAGMA journal_mode = WAL");
@@ -101,7 +96,9 @@ export class VectorStorage {
         fix: REEMBED_FIX,
       });
     }
-    return new VectorStorage(db, path);
+    const storage = new VectorStorage(db, path, withVec);
+    if (withVec) storage.catchUpKnnTable();
+    return storage;
   }
 
   /** Deletes vectors.db (`--reembed`). */
@@ -130,7 +127,7 @@ export class VectorStorage {
   /** Records the identity and creates the vec0 table for its dimension (a positive integer). */
   recordIdentity(id: StoredIdentity): void {
     this.db.transaction(() => {
-      this.db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS vec USING vec0(embedding int8[${id.dim}])`);
+      if (this.hasKnn) this.db.run(`CREATE VIRTUAL TABLE IF NOT EXISTS vec USING vec0(embedding int8[${id.dim}])`);
       this.setMeta("provider", id.provider);
       this.setMeta("model", id.model);
       this.setMeta("dim", String(id.dim));
@@ -165,16 +162,17 @@ export class VectorStorage {
   /** Stores normalised vectors in one transaction and returns those that were new (a hash already present is kept as it is). */
   insert(entries: StoredVector[]): StoredVector[] {
     const insert = this.db.prepare("INSERT OR IGNORE INTO embeddings(hash, vector) VALUES (?, ?)");
-    const insertVec = this.db.prepare("INSERT INTO vec(rowid, embedding) VALUES (?, vec_quantize_int8(?, 'unit'))");
+    const insertVec = this.hasKnn ? this.db.prepare("INSERT INTO vec(rowid, embedding) VALUES (?, vec_quantize_int8(?, 'unit'))") : null;
     const added: StoredVector[] = [];
     this.db.transaction(() => {
       for (const e of entries) {
         const blob = toBlob(e.vector);
         const r = insert.run(e.hash, blob);
         if (r.changes === 0) continue;
-        insertVec.run(Number(r.lastInsertRowid), blob);
+        insertVec?.run(Number(r.lastInsertRowid), blob);
         added.push(e);
       }
+      if (!insertVec && added.length) this.setMeta("knn_stale", "1");
     })();
     return added;
   }
@@ -187,12 +185,13 @@ export class VectorStorage {
       .filter((r) => !live.has(r.hash));
     if (dead.length === 0) return [];
     const delE = this.db.prepare("DELETE FROM embeddings WHERE id = ?");
-    const delV = this.db.prepare("DELETE FROM vec WHERE rowid = ?");
+    const delV = this.hasKnn && this.hasKnnTable() ? this.db.prepare("DELETE FROM vec WHERE rowid = ?") : null;
     this.db.transaction(() => {
       for (const r of dead) {
         delE.run(r.id);
-        delV.run(r.id);
+        delV?.run(r.id);
       }
+      if (!this.hasKnn) this.setMeta("knn_stale", "1");
     })();
     return dead.map((r) => r.hash);
   }
@@ -216,6 +215,7 @@ export class VectorStorage {
 
   /** The `limit` nearest of all vectors (or of `among`), scored exactly, by cosine distance then age. */
   scan(query: Float32Array, limit: number, among?: string[]): VectorHit[] {
+    if (!this.hasKnn) return this.scanWithoutExtension(query, limit, among);
     const q = toBlob(query);
     if (among)
       return this.db
@@ -229,8 +229,26 @@ export class VectorStorage {
       .all(q);
   }
 
+  /** The same exact scan in JavaScript: stored vectors and the query are normalised, so cosine distance is 1 − dot. */
+  private scanWithoutExtension(query: Float32Array, limit: number, among?: string[]): VectorHit[] {
+    const rows = among
+      ? this.db
+          .query<[string, Uint8Array], [string]>("SELECT hash, vector FROM embeddings WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY id")
+          .values(jsonList(among))
+      : this.db.query<[string, Uint8Array], []>("SELECT hash, vector FROM embeddings ORDER BY id").values();
+    const hits = rows.map(([hash, blob]) => {
+      const v = fromBlob(blob as Uint8Array);
+      let dot = 0;
+      for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
+      return { hash: hash as string, distance: 1 - dot };
+    });
+    // A stable sort keeps insertion order (id) among equal distances, as the SQL does.
+    return hits.sort((a, b) => a.distance - b.distance).slice(0, limit);
+  }
+
   /** A coarse int8 KNN over `candidates` vectors, rescored exactly: the `limit` best of those. */
   knn(query: Float32Array, limit: number, candidates: number): VectorHit[] {
+    if (!this.hasKnn) return this.scan(query, limit);
     const q = toBlob(query);
     const ids = this.db
       .query<{ rowid: number }, [Uint8Array, number]>("SELECT rowid FROM vec WHERE embedding MATCH vec_quantize_int8(?, 'unit') AND k = ?")
@@ -241,6 +259,24 @@ export class VectorStorage {
           WHERE id IN (SELECT value FROM json_each(?2)) ORDER BY distance, id LIMIT ${limit}`,
       )
       .all(q, jsonList(ids.map((r) => r[0] as number)));
+  }
+
+  private hasKnnTable(): boolean {
+    return this.db.query("SELECT 1 FROM sqlite_master WHERE name = 'vec'").get() !== null;
+  }
+
+  /** Vectors written without the extension are missing from the KNN table: it is made again from the exact ones. */
+  private catchUpKnnTable(): void {
+    if (this.meta("knn_stale") !== "1") return;
+    const id = this.identity();
+    this.db.transaction(() => {
+      this.db.run("DROP TABLE IF EXISTS vec");
+      if (id) {
+        this.db.run(`CREATE VIRTUAL TABLE vec USING vec0(embedding int8[${id.dim}])`);
+        this.db.run("INSERT INTO vec(rowid, embedding) SELECT id, vec_quantize_int8(vector, 'unit') FROM embeddings");
+      }
+      this.db.run("DELETE FROM meta WHERE key = 'knn_stale'");
+    })();
   }
 
   close(): void {

@@ -30,7 +30,7 @@ export class VaultWatcher {
       if (!filename) {
         this.fullPass = true;
       } else {
-        const rel = String(filename).split("\\").join("/").normalize("NFC");
+        const rel = watchedPath(String(filename));
         if (ex.excludes(rel)) return;
         this.pending.add(rel);
       }
@@ -76,4 +76,9 @@ export class VaultWatcher {
     this.watcher?.close();
     this.watcher = null;
   }
+}
+
+/** A watcher's file name as a vault path: Windows reports backslashes, macOS decomposed (NFD) names. */
+export function watchedPath(filename: string): string {
+  return filename.split("\\").join("/").normalize("NFC");
 }

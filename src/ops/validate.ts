@@ -1,6 +1,8 @@
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
+import { type ValueError, ValueErrorType } from "@sinclair/typebox/errors";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
+import { expectation } from "./schema-words.ts";
 import { INPUT_LIMITS } from "./schemas.ts";
 
 const MAX_ERRORS = 10;
@@ -38,11 +40,28 @@ function assertShallow(value: object, name: string): void {
 
 function assertValid<T extends TSchema>(schema: T, value: unknown, name: string): asserts value is Static<T> {
   if (Value.Check(schema, value)) return;
-  const errors: { path: string; message: string }[] = [];
+  const errors: { path: string; message: string; field: string; expected: string }[] = [];
+  const seen = new Set<string>();
   for (const e of Value.Errors(schema, value)) {
-    errors.push({ path: e.path || "/", message: e.message });
+    const path = e.path || "/";
+    // A union reports each branch too: the first error of a path says it best.
+    if (seen.has(path)) continue;
+    seen.add(path);
+    errors.push({ path, message: e.message, field: path.slice(1).replaceAll("/", "."), expected: inWords(e) });
     if (errors.length >= MAX_ERRORS) break;
   }
   const first = errors[0];
-  throw new IndxError("validation_failed", first ? `Invalid input for ${name}: ${first.path} ${first.message}` : `Invalid input for ${name}`, { errors });
+  throw new IndxError("validation_failed", first ? `Invalid input for ${name}: ${first.field || "the input"} ${first.expected}` : `Invalid input for ${name}`, {
+    errors,
+  });
+}
+
+/** A validation error in words ("must be lexical, semantic or hybrid (got \"fuzzy\")"), never schema jargon. */
+function inWords(e: ValueError): string {
+  if (e.type === ValueErrorType.ObjectRequiredProperty) return "is required";
+  if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not a known field";
+  const expected = expectation(e.schema);
+  if (!expected) return e.message.replace(/^Expected/, "must be");
+  const got = typeof e.value === "string" ? JSON.stringify(e.value.length > 40 ? `${e.value.slice(0, 40)}…` : e.value) : JSON.stringify(e.value);
+  return got === undefined ? expected : `${expected} (got ${got})`;
 }

@@ -287,6 +287,8 @@ export const vaultReindex = defineOp({
     await ctx.writer.recover();
     const r = await ctx.updateIndex({ build: true, rebuild: input.rebuild }, { onProgress: ctx.progress, signal: ctx.signal });
     const warnings: Warning[] = [...r.warnings];
+    // An empty folder is most often the wrong folder: say so instead of succeeding silently.
+    if (r.scanned === 0) warnings.push({ code: "vault_empty", message: "The vault folder has no notes or other files to index: is it the right folder?" });
     const embeddings = input.embeddings === false ? null : await embedAfterIndex(ctx, input, warnings);
     return {
       rebuilt: r.rebuilt,

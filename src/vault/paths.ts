@@ -12,7 +12,7 @@ export const MAX_NAME_BYTES = 255;
  * (also when percent-encoded), and hidden segments (dot files and dot folders are never vault
  * content: docs/contracts.md, Privacy and safety).
  */
-export function normalizeVaultPath(input: unknown, what = "path"): string {
+export function normalizeVaultPath(input: unknown, what = "path", platform: NodeJS.Platform = process.platform): string {
   if (typeof input !== "string" || input.trim() === "") throw invalid(`${what} is required`, "empty");
   if (input.includes("\0")) throw invalid(`${what} contains a NUL byte`, "nul");
   if (input.length > 1024) throw invalid(`${what} is too long`, "too_long");
@@ -44,7 +44,26 @@ export function normalizeVaultPath(input: unknown, what = "path"): string {
   if (parts.some((p) => p.startsWith("."))) throw invalid(`${what} points into a hidden file or folder`, "hidden");
   if (parts.some((p) => Buffer.byteLength(p.normalize("NFC")) > MAX_NAME_BYTES))
     throw invalid(`${what} has a file or folder name longer than ${MAX_NAME_BYTES} bytes (the file system limit)`, "name_too_long");
+  if (platform === "win32")
+    for (const seg of parts) {
+      const problem = windowsNameProblem(seg);
+      if (problem) throw invalid(`${what} ${problem} (Windows refuses it)`, "windows_name");
+    }
   return parts.join("/").normalize("NFC");
+}
+
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[1-9¹²³]|lpt[1-9¹²³])(\.|$)/i;
+
+/**
+ * Why Windows cannot have a file or folder of this name, or null. A `:` would even write an
+ * NTFS alternate data stream of another file, so these are refused before any file is touched.
+ */
+export function windowsNameProblem(segment: string): string | null {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what Windows refuses here
+  if (/[<>:"|?*\x00-\x1f]/.test(segment)) return `has a name with one of < > : " | ? * or a control character`;
+  if (WINDOWS_RESERVED.test(segment)) return `uses a reserved device name (${segment.split(".")[0]})`;
+  if (/[. ]$/.test(segment)) return "has a name ending in a dot or a space";
+  return null;
 }
 
 function invalid(message: string, reason: string): IndxError {

@@ -1,9 +1,9 @@
 import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
-import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { Config, type ConfigSnapshot } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
+import { currentPlatform, dataHome, expandHome } from "../core/platform-dirs.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
 import { Exclusions } from "./scan.ts";
 
@@ -32,9 +32,9 @@ export class Vault {
   static open(config: Config, env: Record<string, string | undefined> = process.env): Vault {
     const configured = config.str("vault");
     if (!configured) throw new IndxError("validation_failed", "No vault given: pass --vault <folder>, set INDX_VAULT, or `indx config set vault <folder>`.");
-    const abs = resolve(configured.startsWith("~/") ? join(homedir(), configured.slice(2)) : configured);
+    const abs = resolve(expandHome(configured, currentPlatform(env)));
     if (!existsSync(abs) || !statSync(abs).isDirectory())
-      throw new IndxError("not_found", "The vault folder does not exist or is not a folder.", { vault: basename(abs) });
+      throw new IndxError("not_found", `The vault folder ${abs} does not exist or is not a folder.`, { vault: basename(abs) });
     const root = realpathSync(abs);
     const dataDir = config.str("data_dir") ?? defaultDataDir(root, env);
     return new Vault(root, resolve(dataDir), config);
@@ -85,6 +85,5 @@ export function vaultId(root: string): string {
 }
 
 function defaultDataDir(root: string, env: Record<string, string | undefined>): string {
-  const base = env.XDG_DATA_HOME || join(env.HOME || homedir(), ".local", "share");
-  return join(base, "indx", "vaults", vaultId(root));
+  return join(dataHome(currentPlatform(env)), "vaults", vaultId(root));
 }

@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, renameSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { renameOver } from "../core/rename-over.ts";
 import { writeError } from "./fs-errors.ts";
 
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
@@ -35,7 +36,7 @@ function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | unde
   }
   closeSync(fd);
   try {
-    renameSync(temp, abs);
+    renameOver(temp, abs);
   } catch (err) {
     unlinkQuietly(temp);
     throw err;
@@ -46,7 +47,7 @@ function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | unde
 /** Renames within one file system and makes the rename durable in both folders. */
 export function renameDurable(fromAbs: string, toAbs: string): void {
   try {
-    renameSync(fromAbs, toAbs);
+    renameOver(fromAbs, toAbs);
   } catch (err) {
     throw writeError(err);
   }

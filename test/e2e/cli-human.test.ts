@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { BIN } from "../support/binary.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
  * The human output: what a person at a terminal sees. The binary runs in a pseudo-terminal, since
  * piped stdout gets JSON. Build first: `bun run build`.
  */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 const ESC = "\x1b";
 
 let sb: Sandbox;

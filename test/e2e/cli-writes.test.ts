@@ -2,11 +2,11 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { BIN } from "../support/binary.ts";
 import { assertCliOutput, commandOps } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end writes through the compiled binary. Build first: `bun run build`. */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
 let commands: Awaited<ReturnType<typeof commandOps>>;

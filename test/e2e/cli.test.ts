@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
+import { BIN } from "../support/binary.ts";
 import { assertCliOutput, commandOps } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** End-to-end: the compiled binary, as a user runs it. Build first: `bun run build`. */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
 let commands: Awaited<ReturnType<typeof commandOps>>;

@@ -9,6 +9,7 @@ import { OPERATIONS as ALL_OPERATIONS } from "../../src/ops/registry.ts";
 /** The tools of a vault without a model: AI tools are listed only with one (test/e2e/ai.test.ts covers them). */
 const OPERATIONS = ALL_OPERATIONS.filter((op) => !op.ai);
 
+import { BIN } from "../support/binary.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -16,7 +17,6 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
 
 /** End-to-end: the compiled binary as an agent spawns it, driven by the SDK's own client. Build first. */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 /** The read tools of the mapping table (docs/contracts.md, Operations). */
 const SEED_READ_TOOLS = [

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BIN } from "../support/binary.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -10,7 +11,6 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
  * End-to-end: the compiled binary loads sqlite-vec from inside itself and talks to the fake
  * Ollama / OpenAI-compatible server. Build first: `bun run build`.
  */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
 let fake: FakeAiServer;
@@ -74,6 +74,28 @@ describe("semantic search in the compiled binary", () => {
       const out = JSON.parse(await new Response(p.stdout).text());
       expect(await p.exited).toBe(0);
       expect(out.embeddings).toMatchObject({ provider: "openai", dimension: 128, error: null });
+    } finally {
+      other.cleanup();
+    }
+  });
+
+  test("without sqlite-vec (macOS's system SQLite refuses extensions) semantic search scans exactly", async () => {
+    const other = sandbox({}, { fromDemo: true });
+    try {
+      const env = { ...other.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), INDX_SQLITE_VEC_PATH: "off" };
+      const runOther = async (args: string[]) => {
+        const p = Bun.spawn([BIN, ...args], { env, stdout: "pipe", stderr: "pipe" });
+        const [stdout, stderr, code] = await Promise.all([new Response(p.stdout).text(), new Response(p.stderr).text(), p.exited]);
+        return { code, stderr, json: () => JSON.parse(stdout) };
+      };
+      const idx = await runOther(["vault", "index"]);
+      expect(idx.code).toBe(0);
+      expect(idx.json().embeddings).toMatchObject({ dimension: 128, pending: 0, error: null });
+      const sem = await runOther(["search", "rollback", "runbook", "--mode", "semantic"]);
+      expect(sem.stderr).toBe("");
+      expect(sem.json().mode_used).toBe("semantic");
+      expect(sem.json().results.map((r: any) => r.path)).toContain("Reference/Runbook.md");
+      expect((await runOther(["related", "Reference/Runbook.md"])).json().results.length).toBeGreaterThan(0);
     } finally {
       other.cleanup();
     }

@@ -81,3 +81,66 @@ describe("vector store", () => {
     expect(found / 200).toBeGreaterThanOrEqual(0.9);
   });
 });
+
+/** macOS's system SQLite cannot load sqlite-vec: the same store, scanned exactly without it. */
+describe("vector store without sqlite-vec", () => {
+  function openAt(dir: string, extension: boolean): VectorStore {
+    const s = VectorStore.open(dir, { extension });
+    stores.push(s);
+    return s;
+  }
+  function freshDir(): string {
+    const dir = mkdtempSync(join(tmpdir(), "indx-vec-"));
+    dirs.push(dir);
+    return dir;
+  }
+
+  test("stores, prunes and finds the exact nearest vectors, above 4,000 too", () => {
+    const s = openAt(freshDir(), false);
+    const dim = 32;
+    s.initIdentity({ provider: "ollama", model: "m", dim });
+    const docs = Array.from({ length: 4200 }, (_, i) => ({ hash: `h${i}`, vector: fakeEmbedding(text(30), dim) }));
+    expect(s.put(docs)).toBe(4200);
+    for (let i = 0; i < 5; i++) {
+      const q = fakeEmbedding(text(5), dim);
+      const exact = s.nearest(
+        q,
+        10,
+        docs.map((d) => d.hash),
+      );
+      expect(s.nearest(q, 10)).toEqual(exact);
+      expect(exact).toHaveLength(10);
+    }
+    const self = s.nearest(docs[7]!.vector, 1)[0]!;
+    expect(self.hash).toBe("h7");
+    expect(self.distance).toBeCloseTo(0, 5);
+    expect(s.prune(new Set(["h1", "h2"]))).toBe(4198);
+    expect(
+      s
+        .nearest(docs[7]!.vector, 5)
+        .map((h) => h.hash)
+        .sort(),
+    ).toEqual(["h1", "h2"]);
+  });
+
+  test("vectors written without the extension reach the KNN table once it loads again", () => {
+    const dir = freshDir();
+    const dim = 16;
+    const withVec = openAt(dir, true);
+    withVec.initIdentity({ provider: "ollama", model: "m", dim });
+    const docs = Array.from({ length: 4100 }, (_, i) => ({ hash: `h${i}`, vector: fakeEmbedding(text(20), dim) }));
+    withVec.put(docs.slice(0, 100));
+    withVec.close();
+    stores.splice(stores.indexOf(withVec), 1);
+
+    const without = openAt(dir, false);
+    without.put(docs.slice(100));
+    without.close();
+    stores.splice(stores.indexOf(without), 1);
+
+    // Above 4,000 vectors nearest() takes the int8 KNN, which now has to know the later ones.
+    const again = openAt(dir, true);
+    expect(again.count()).toBe(4100);
+    expect(again.nearest(docs[4050]!.vector, 1)[0]!.hash).toBe("h4050");
+  });
+});

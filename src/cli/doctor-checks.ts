@@ -1,0 +1,163 @@
+import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
+import { createServer } from "node:net";
+import { join } from "node:path";
+import { CONFIG_KEYS } from "../config/keys.ts";
+import { type Config, loadConfig } from "../config/load.ts";
+import { toIndxError } from "../core/errors.ts";
+import { vecLoads } from "../index/sqlite-vec.ts";
+import { OpContext } from "../ops/context.ts";
+import { invokeOp } from "../ops/invoke.ts";
+import { vaultStatus } from "../vault/ops.ts";
+import { scanVault } from "../vault/scan.ts";
+import { Vault } from "../vault/vault.ts";
+import { didYouMean } from "./suggest.ts";
+
+export type CheckStatus = "ok" | "warn" | "fail";
+
+export interface Check {
+  name: string;
+  status: CheckStatus;
+  message: string;
+  fix?: string;
+}
+
+const ok = (name: string, message: string): Check => ({ name, status: "ok", message });
+const warn = (name: string, message: string, fix?: string): Check => ({ name, status: "warn", message, ...(fix ? { fix } : {}) });
+const fail = (name: string, message: string, fix?: string): Check => ({ name, status: "fail", message, ...(fix ? { fix } : {}) });
+
+/** Group and other bits set on a file that should be the owner's alone (Windows has no such modes). */
+function looseMode(path: string, allowed: number): boolean {
+  return process.platform !== "win32" && (statSync(path).mode & 0o777 & ~allowed) !== 0;
+}
+
+/**
+ * Everything `indx doctor` looks at, in order, each with what to do about it. The checks never
+ * change anything; a check that cannot run because an earlier one failed is left out.
+ */
+export async function runChecks(flags: Record<string, unknown>): Promise<Check[]> {
+  const checks: Check[] = [];
+  let config: Config;
+  try {
+    config = loadConfig({ flags });
+  } catch (err) {
+    return [fail("config", toIndxError(err).message, "fix the file named by `indx config path`")];
+  }
+  checks.push(...configChecks(config));
+
+  let vault: Vault;
+  try {
+    vault = Vault.open(config);
+    readdirSync(vault.root);
+  } catch (err) {
+    checks.push(fail("vault", toIndxError(err).message, "indx init --vault <folder>   (or indx config set vault <folder>)"));
+    return [...checks, sqliteVecCheck(), await portCheck(config)];
+  }
+  checks.push(ok("vault", `${vault.root} is readable`));
+  checks.push(dataDirCheck(vault));
+  const ctx = new OpContext(vault);
+  try {
+    checks.push(indexCheck(ctx));
+    checks.push(sqliteVecCheck());
+    checks.push(await providerCheck(ctx));
+  } finally {
+    ctx.close();
+  }
+  checks.push(await portCheck(config));
+  checks.push(adminTokenCheck(config));
+  return checks;
+}
+
+function configChecks(config: Config): Check[] {
+  const checks: Check[] = [];
+  const known = CONFIG_KEYS.map((k) => k.key);
+  if (config.unknownKeys.length === 0) checks.push(ok("config", config.fileExists ? `${config.path}: every key is known` : "no config file (defaults)"));
+  else
+    checks.push(
+      warn(
+        "config",
+        `${config.path}: unknown ${config.unknownKeys.length === 1 ? "key" : "keys"} ${config.unknownKeys.map((k) => `${k} (ignored).${didYouMean(k, known)}`).join(" ")}`,
+        "rename or remove the key (indx config get lists them all)",
+      ),
+    );
+  if (config.fileExists && looseMode(config.path, 0o600))
+    checks.push(warn("config_mode", `${config.path} can be read by other users and may hold the admin token`, `chmod 600 ${config.path}`));
+  return checks;
+}
+
+function dataDirCheck(vault: Vault): Check {
+  const dir = vault.dataDir;
+  if (!existsSync(dir)) return warn("data_dir", `${dir} does not exist yet`, "indx vault index");
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return fail("data_dir", `${dir} is not writable: the index cannot be updated`, `chmod u+w ${dir}`);
+  }
+  if (looseMode(dir, 0o700)) return warn("data_dir", `${dir} is open to other users (tokens, events)`, `chmod 700 ${dir}`);
+  const tokens = join(dir, "tokens.json");
+  if (existsSync(tokens) && looseMode(tokens, 0o600)) return warn("data_dir", `${tokens} can be read by other users`, `chmod 600 ${tokens}`);
+  return ok("data_dir", `${dir} is writable and private`);
+}
+
+/** The index exists, is of this version and configuration, and holds exactly the files on disk. */
+function indexCheck(ctx: OpContext): Check {
+  let stored: Map<string, { size: number; mtimeMs: number }>;
+  try {
+    stored = new Map(ctx.index.files.stored().map((f) => [f.path, f]));
+  } catch (err) {
+    const e = toIndxError(err);
+    return fail("index", e.message, String(e.details?.fix ?? "indx vault index"));
+  }
+  const { files } = scanVault(ctx.vault.root, ctx.vault.exclusions);
+  let changed = 0;
+  for (const f of files) {
+    const s = stored.get(f.path);
+    if (!s || s.size !== f.size || s.mtimeMs !== f.mtimeMs) changed++;
+    stored.delete(f.path);
+  }
+  const behind = changed + stored.size;
+  if (files.length === 0) return warn("index", "the vault folder has no files to index: is it the right folder?", "indx config set vault <folder>");
+  if (behind > 0) return warn("index", `${behind} of ${files.length} files changed since the last index run`, "indx vault index");
+  return ok("index", `${files.length} files, all current`);
+}
+
+function sqliteVecCheck(): Check {
+  if (vecLoads()) return ok("sqlite_vec", "the sqlite-vec extension loads");
+  const why = process.platform === "darwin" ? "macOS's SQLite cannot load extensions" : "the sqlite-vec extension does not load here";
+  return warn("sqlite_vec", `${why}: semantic search scans the stored vectors exactly (same results, slower above 4,000 chunks)`);
+}
+
+async function providerCheck(ctx: OpContext): Promise<Check> {
+  const { result } = await invokeOp(vaultStatus, ctx, { probe: true });
+  const e = result.embeddings;
+  if (!e.configured) return ok("provider", "no embeddings provider configured: lexical search only");
+  if (e.probe && !e.probe.ok)
+    return fail(
+      "provider",
+      `${e.provider} ${e.model}: ${e.probe.error?.message ?? "does not answer"}`,
+      e.probe.error?.kind === "model_missing" ? `ollama pull ${e.model}` : "start the provider, or check embeddings.* with indx config get",
+    );
+  if (e.state === "incompatible") return fail("provider", `the stored vectors are of another model than ${e.model}`, "indx vault index --reembed");
+  if (e.state === "misconfigured") return fail("provider", `${e.provider} is not fully configured`, "indx config get embeddings");
+  return ok("provider", `${e.provider} ${e.model} answers${e.probe ? ` (${e.probe.latency_ms} ms)` : ""}; embeddings ${e.state}`);
+}
+
+async function portCheck(config: Config): Promise<Check> {
+  const host = config.str("server.host") ?? "127.0.0.1";
+  const port = config.int("server.port");
+  if (port === 0) return ok("port", "server.port 0: indx serve picks a free port");
+  const free = await new Promise<boolean>((resolve) => {
+    const server = createServer();
+    server.once("error", () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
+  });
+  return free
+    ? ok("port", `${host}:${port} is free for indx serve`)
+    : warn("port", `${host}:${port} is in use (another indx serve?)`, "indx serve --port <n>, or indx config set server.port <n>");
+}
+
+function adminTokenCheck(config: Config): Check {
+  if (config.get<boolean>("server.auth") === false)
+    return warn("token", "server.auth is off: the server takes requests without a token", "indx config set server.auth true");
+  if (config.str("server.api_key")) return ok("token", "an admin token is set (indx config reveal-api-key prints it)");
+  return warn("token", "no admin token yet", "indx init, or the first indx serve creates one");
+}

@@ -1,0 +1,27 @@
+import { command } from "./command.ts";
+import { runChecks } from "./doctor-checks.ts";
+import { print } from "./io.ts";
+import { chooseFormat, render, styleFor } from "./output.ts";
+
+/** `indx doctor`: what stands between this set-up and a working indx, each with its fix. Exit 1 when a check fails. */
+export const doctorCommand = command({
+  description: "Check the set-up and say how to fix what is wrong.",
+  long: "Checks the config file (unknown keys, file mode), the vault folder, the data folder, the index (present, current), sqlite-vec, the embeddings provider and model, the serve port and the admin token. Each check is ok, warn or fail with its fix; exits 1 when one fails.",
+  examples: ["indx doctor", "indx doctor --vault ~/Notes --json"],
+  args: {},
+  async run(flags) {
+    const checks = await runChecks({ vault: flags.vault, data_dir: flags["data-dir"] });
+    const failed = checks.some((c) => c.status === "fail");
+    const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const mark = { ok: style.green("ok  "), warn: style.yellow("warn"), fail: style.red("FAIL") };
+    const width = Math.max(...checks.map((c) => c.name.length));
+    print(
+      render({ ok: !failed, checks }, chooseFormat(flags, process.stdout.isTTY === true), () =>
+        checks
+          .map((c) => `${mark[c.status]}  ${c.name.padEnd(width)}  ${c.message}${c.fix ? `\n      ${" ".repeat(width)}  ${style.dim(`fix: ${c.fix}`)}` : ""}`)
+          .join("\n"),
+      ),
+    );
+    if (failed) process.exitCode = 1;
+  },
+});

@@ -1,0 +1,47 @@
+import { existsSync } from "node:fs";
+import { IndxError } from "../core/errors.ts";
+import { LinkResolver } from "../links/resolve.ts";
+import type { OpContext } from "../ops/context.ts";
+import { closest } from "./suggest.ts";
+
+/**
+ * A path typed on the command line, as a person types it: when no such file exists, an
+ * Obsidian-style name (`note get "Apollo Launch"`) is resolved as the wikilink [[Apollo Launch]]
+ * would be, from the vault root. REST and MCP take exact paths; only the CLI guesses, and only
+ * for reads. Returns the path to use.
+ */
+export function resolveTypedPath(ctx: OpContext, typed: string): string {
+  let exists = false;
+  try {
+    exists = existsSync(ctx.vault.abs(ctx.vault.safePath(typed)));
+  } catch {
+    return typed; // not a valid vault path: the operation's own error says why
+  }
+  if (exists) return typed;
+  const paths = indexedPaths(ctx);
+  return (paths && new LinkResolver(paths).resolve(typed.replace(/^\[\[|\]\]$/g, ""), "")) ?? typed;
+}
+
+/** A not_found error about a path, with the closest indexed paths as suggestions. */
+export function withPathSuggestions(err: unknown, ctx: OpContext, typed: string): unknown {
+  if (!(err instanceof IndxError) || err.code !== "not_found") return err;
+  const paths = indexedPaths(ctx);
+  if (!paths) return err;
+  const near = closest(typed, paths);
+  const byName = near.length
+    ? near
+    : closest(
+        typed.split("/").pop() ?? typed,
+        paths.map((p) => p.split("/").pop() ?? p),
+      ).flatMap((n) => paths.filter((p) => p.endsWith(`/${n}`) || p === n));
+  if (byName.length === 0) return err;
+  return new IndxError(err.code, `${err.message} Did you mean ${byName.slice(0, 3).join(" or ")}?`, { ...err.details, suggestions: byName.slice(0, 3) });
+}
+
+function indexedPaths(ctx: OpContext): string[] | null {
+  try {
+    return ctx.index.files.paths();
+  } catch {
+    return null; // no index yet: nothing to suggest from
+  }
+}

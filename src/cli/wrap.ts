@@ -1,0 +1,21 @@
+/**
+ * Wraps text to `width` columns at spaces: the first line starts with `first` (default: `indent`),
+ * the following ones with `indent`. Paragraphs (blank-line separated) and explicit line breaks are
+ * kept; a word longer than a line stays whole.
+ */
+export function wrap(text: string, width: number, indent = "", first = indent): string {
+  const out: string[] = [];
+  text.split("\n").forEach((para, p) => {
+    let line = p === 0 ? first : indent;
+    let empty = true;
+    for (const word of para.split(/ +/).filter(Boolean)) {
+      if (!empty && line.length + 1 + word.length > width) {
+        out.push(line);
+        line = indent + word;
+      } else line += (empty ? "" : " ") + word;
+      empty = false;
+    }
+    out.push(empty ? line.trimEnd() : line);
+  });
+  return out.join("\n");
+}
