@@ -9,6 +9,8 @@ import { type AiSettings, aiSettings } from "./settings.ts";
 import { SpendLedger } from "./spend.ts";
 import type { ChatProvider } from "./types.ts";
 
+const MAX_RETRIEVALS = 256;
+
 /**
  * The AI runtime of one vault, owned by its context (`ctx.ai`, closed by `ctx.close()`): the
  * settings, the chat provider, the cache and the spend ledger. Nothing opens or connects until an
@@ -20,6 +22,8 @@ export class AiService {
   private records: AiDb | null = null;
   private cacheStore: AiCache | null = null;
   private ledger: SpendLedger | null = null;
+  /** Retrievals of this process, valid until the index or the vectors change (docs/decisions.md, "AI cache hits"). */
+  private readonly retrievals = new Map<string, unknown>();
 
   constructor(private readonly vault: Vault) {}
 
@@ -76,9 +80,28 @@ export class AiService {
     return cacheKey(parts);
   }
 
-  /** An edit invalidates only the cached results that read the edited notes. */
+  /** An edit invalidates only the cached results that read the edited notes, and every remembered retrieval. */
   notesChanged(paths: readonly string[]): void {
-    if (this.cacheStore && paths.length > 0) this.cacheStore.invalidatePaths(paths);
+    if (paths.length === 0) return;
+    this.retrievals.clear();
+    this.cacheStore?.invalidatePaths(paths);
+  }
+
+  vectorsChanged(): void {
+    this.retrievals.clear();
+  }
+
+  /**
+   * A retrieval, run once per key while the index and the vectors stay as they are: the same
+   * question over the same notes finds the same passages, so a cache hit need not search again.
+   */
+  async retrieval<T>(key: string, run: () => Promise<T>): Promise<T> {
+    const known = this.retrievals.get(key);
+    if (known !== undefined) return known as T;
+    const found = await run();
+    if (this.retrievals.size >= MAX_RETRIEVALS) this.retrievals.delete(this.retrievals.keys().next().value!);
+    this.retrievals.set(key, found);
+    return found;
   }
 
   close(): void {

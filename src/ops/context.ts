@@ -125,7 +125,12 @@ export class OpContext {
     const root = this.root;
     if (!root.aiService) {
       const service = new AiService(root.vault);
-      root.stopInvalidatingAiCache = root.onIndexUpdate((report) => service.notesChanged(report.changed));
+      const stopIndex = root.onIndexUpdate((report) => service.notesChanged(report.changed));
+      const stopVectors = root.embeddings.onVectorsChanged(() => service.vectorsChanged());
+      root.stopInvalidatingAiCache = () => {
+        stopIndex();
+        stopVectors();
+      };
       root.aiService = service;
     }
     return root.aiService;

@@ -68,7 +68,13 @@ export const aiAsk = defineOp({
     ctx.ai.chat();
     const warnings: Warning[] = [];
     const topK = input.top_k ?? 8;
-    const hits = await retrieve(ctx, input, topK, warnings);
+    const key = JSON.stringify([input.question, input.mode ?? "hybrid", topK, input.scope ?? null]);
+    const found = await ctx.ai.retrieval(key, async () => {
+      const w: Warning[] = [];
+      return { hits: await retrieve(ctx, input, topK, w), warnings: w };
+    });
+    const hits = found.hits;
+    warnings.push(...found.warnings);
     const retrieved = hits.map((h) => ({ path: h.path, score: h.score, matched_in: h.matched_in }));
     const fixed = estimateTokens(ASK_SYSTEM) + estimateTokens(input.question) + (input.history ?? []).reduce((n, t) => n + estimateTokens(t.content), 0);
     const passages = fitToBudget(

@@ -155,6 +155,18 @@ describe("ai_ask", () => {
     expect(again.summary.text).toBe(other.summary.text);
   });
 
+  test("a repeated question searches again once the index changed: a new note can be retrieved", async () => {
+    const ask = { question: "Which zeppelin hangar stores the quokka telescope?", top_k: 3 };
+    const first = await invoke(aiAsk, ctx, ask);
+    expect(first.retrieved.map((r) => r.path)).not.toContain("Inbox/Hangar.md");
+    sb.write("Inbox/Hangar.md", "# Hangar\n\nThe zeppelin hangar stores the quokka telescope in bay seven.\n");
+    await ctx.updateIndex({ paths: ["Inbox/Hangar.md"] });
+    const again = await invoke(aiAsk, ctx, ask);
+    expect(again.retrieved.map((r) => r.path)).toContain("Inbox/Hangar.md");
+    expect(again.warnings.map((w) => w.code)).not.toContain("ai_cache_hit");
+    expect(again.citations.map((c) => c.path)).toContain("Inbox/Hangar.md");
+  });
+
   test("over the daily cost cap: ai_quota_exceeded with when it resets", async () => {
     const capped = context({ ...fakeChatEnv(fake, "openai"), INDX_AI_DAILY_COST_USD: "0.000001", INDX_AI_PRICES: "fake-chat=1000/1000" });
     try {
