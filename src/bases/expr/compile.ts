@@ -3,6 +3,7 @@
  * and then runs per row with no tree walking or name lookups left but the property ones.
  */
 import { callMethod, fieldOf, indexOf, METHOD_NAMES, NO_METHOD, own, propertyOf } from "../functions/dispatch.ts";
+import { FILE_FIELDS } from "../functions/file.ts";
 import { GLOBALS } from "../functions/global.ts";
 import { ErrorValue, error, FileValue, isTruthy, ObjectValue, ThisValue, typeOf, type Value } from "../values.ts";
 import { ExpressionError } from "./errors.ts";
@@ -92,7 +93,11 @@ function compileMember(objectNode: Node, name: string, formulas: Set<string>): C
     formulas.add(name);
     return (s) => s.env.formula(s.row, name);
   }
-  if (objectNode.kind === "ident" && objectNode.name === "file" && name === "file") return (s) => new FileValue(s.row.entry);
+  if (objectNode.kind === "ident" && objectNode.name === "file") {
+    // file.x is resolved here once, not looked up per row.
+    const field = own(FILE_FIELDS, name);
+    return field ? (s) => field(s.row.entry, s) : () => null;
+  }
   const object = compileNode(objectNode, formulas);
   return (s) => fieldOf(object(s), name, s);
 }
