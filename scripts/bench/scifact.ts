@@ -7,7 +7,7 @@
  * pytrec_eval) and Recall@100 are printed, one JSON line per mode. The embeddings provider comes
  * from the environment (a real Ollama where one is reachable), else the fake server of the tests,
  * whose semantic figures are only a smoke test. Embedding throughput (chunks/s, requests per
- * chunk) is printed too.
+ * chunk) is printed too. BENCH_MODES=lexical measures the lexical mode alone, without embedding.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,13 +55,20 @@ const queries = readFileSync(join(dir, "queries.jsonl"), "utf8")
   .map((l) => JSON.parse(l) as { _id: string; text: string })
   .filter((q) => qrels.has(q._id));
 
-const provider = await benchProvider();
+const lexicalOnly = process.env.BENCH_MODES === "lexical";
+const provider = lexicalOnly ? { env: {}, label: "none", stop() {} } : await benchProvider();
 const env = { ...isolatedEnv("scifact", vaultDir), ...provider.env };
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
 const t = performance.now();
 await ctx.updateIndex({ build: true });
 const buildMs = performance.now() - t;
+
+await evaluate("lexical");
+if (lexicalOnly) {
+  ctx.close();
+  process.exit(0);
+}
 
 // Embedding: the whole corpus, timed apart from the lexical index.
 const te = performance.now();
@@ -117,7 +124,6 @@ async function evaluate(mode: string, extra: Record<string, unknown> = {}) {
   });
 }
 
-await evaluate("lexical");
 if (emb && emb.embedded > 0) {
   await evaluate("semantic");
   await evaluate("hybrid");

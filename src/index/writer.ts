@@ -156,7 +156,20 @@ export class IndexWriter {
       const headingPath = JSON.stringify(c.headingPath);
       const hash = etagOf(`${headingPath}\n${c.text}`);
       const chunkId = Number(this.s.insertChunk!.run(id, c.index, headingPath, c.startLine, c.endLine, c.text, hash).lastInsertRowid);
-      this.s.insertFts!.run(chunkId, note.title, aliases, tags, c.headingPath.join(" "), c.text);
+      const searchable = withoutTitle(note.title, c.headingPath, c.text);
+      this.s.insertFts!.run(chunkId, note.title, aliases, tags, searchable.headings, searchable.body);
     }
   }
+}
+
+/**
+ * The title is counted once, in its own column: a heading that repeats it (the usual `# Title`
+ * of a note) leaves the headings column, and its line leaves the body.
+ */
+function withoutTitle(title: string, headingPath: string[], text: string): { headings: string; body: string } {
+  const same = (heading: string) => heading.trim().toLowerCase() === title.trim().toLowerCase();
+  const headings = headingPath.filter((h) => !same(h)).join(" ");
+  const firstLine = /^#{1,6}[ \t]+(.*?)[ \t#]*(?:\n|$)/.exec(text);
+  const body = firstLine && same(firstLine[1]!) ? text.slice(firstLine[0].length) : text;
+  return { headings, body };
 }

@@ -1,6 +1,6 @@
 import type { RankedChunk, ScoredChunk } from "../index/queries/fts.ts";
 import type { IndexStore } from "../index/store.ts";
-import { compileQuery } from "./query.ts";
+import { compileQuery, queryParts } from "./query.ts";
 
 export interface LexicalPage {
   /** Notes found, each pointing at its best chunk. */
@@ -26,7 +26,7 @@ export function lexicalSearch(
 ): LexicalPage {
   const compiled = compileQuery(q);
   const want = opts.offset + opts.limit + 1;
-  const scope = { allowed: opts.allowed, excluded: opts.excludeFileIds };
+  const scope = { allowed: opts.allowed, excluded: excludedNotes(index, q, opts.excludeFileIds) };
   if (compiled.empty || opts.allowed?.size === 0) return { hits: [], hasMore: false, match: compiled.match, cjk: compiled.cjk };
 
   const best = new Map<number, ScoredChunk>();
@@ -67,6 +67,12 @@ export function lexicalSearch(
   };
 }
 
+/** An excluded item excludes every note that has it in any section, not just that section. */
+function excludedNotes(index: IndexStore, q: string, excludeFileIds: number[] = []): number[] {
+  const { excluded } = queryParts(q);
+  return excluded.length ? [...excludeFileIds, ...index.fts.filesMatching(excluded.join(" OR "))] : excludeFileIds;
+}
+
 /** Maps bm25 (negative, unbounded) onto [0, 1): query-independent and monotonic. */
 export function normalizeScore(bm25: number): number {
   const s = Math.abs(bm25);
@@ -84,7 +90,7 @@ export function lexicalChunks(
 ): { chunks: RankedChunk[]; match: string | null; cjk: string[] } {
   const compiled = compileQuery(q);
   if (compiled.empty || opts.allowed?.size === 0) return { chunks: [], match: compiled.match, cjk: compiled.cjk };
-  const scope = { allowed: opts.allowed, excluded: opts.excludeFileIds };
+  const scope = { allowed: opts.allowed, excluded: excludedNotes(index, q, opts.excludeFileIds) };
   const out: RankedChunk[] = [];
   const seen = new Set<number>();
   if (compiled.match) {
