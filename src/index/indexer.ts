@@ -99,7 +99,9 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
       addedPaths.push(f.path);
     }
 
-  const writer = store.writer();
+  // A first build loads rows without secondary indexes or full-text rows, and builds them once at the end.
+  const bulk = stored.size === 0 && changed.length > BATCH;
+  const writer = store.writer({ deferSearch: bulk });
   const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
@@ -129,8 +131,6 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     }
   });
 
-  // A first build loads rows without secondary indexes and indexes them once at the end.
-  const bulk = stored.size === 0 && changed.length > BATCH;
   if (bulk) store.beginBulkLoad();
   for (let i = 0; i < changed.length; i += BATCH) {
     throwIfStopped(opts);
@@ -140,6 +140,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   }
 
   throwIfStopped(opts);
+  if (bulk) store.transaction(() => store.rebuildSearch())();
   store.ensureIndexes();
   if (bulk) store.endBulkLoad();
   let linksReresolved = 0;

@@ -10,7 +10,7 @@ import { LinkQueries } from "./queries/links.ts";
 import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
-import { DATA_SQL, DATA_TABLES_CHILDREN_FIRST, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { DATA_SQL, DROP_DATA_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -116,7 +116,7 @@ export class IndexStore {
   replaceContents<T>(load: () => T): T {
     return this.db
       .transaction(() => {
-        for (const table of DATA_TABLES_CHILDREN_FIRST) this.db.run(`DROP TABLE ${table}`);
+        for (const drop of DROP_DATA_SQL) this.db.run(drop);
         this.db.run(DATA_SQL);
         return load();
       })
@@ -189,9 +189,14 @@ export class IndexStore {
     return this.db.transaction(fn).immediate;
   }
 
-  /** Statements that write one file's rows; run them inside transaction(). */
-  writer(): IndexWriter {
-    return new IndexWriter(this.db);
+  /** Statements that write one file's rows; run them inside transaction(). `deferSearch`: see rebuildSearch(). */
+  writer(opts: { deferSearch?: boolean } = {}): IndexWriter {
+    return new IndexWriter(this.db, opts.deferSearch);
+  }
+
+  /** Indexes every note for full-text search in one pass, after a load that deferred it. */
+  rebuildSearch(): void {
+    this.db.run("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')");
   }
 
   getMeta(key: string): string | null {

@@ -12,11 +12,11 @@ import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
-import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
-import { compileQuery, queryParts } from "./query.ts";
+import { lexicalNotes, lexicalSearch, normalizeScore } from "./lexical.ts";
+import { type CompiledQuery, compileQuery, queryParts } from "./query.ts";
 import { parseChunkId, relatedQuery } from "./related.ts";
 import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
-import { buildResults, type RankedHit, SearchResult } from "./results.ts";
+import { buildResults, type RankedHit, SearchResult, sectionsToShow } from "./results.ts";
 import { centroid, semanticPage, vectorChunks } from "./semantic.ts";
 
 const Mode = Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")]);
@@ -184,7 +184,7 @@ export const vaultSearch = defineOp({
 
     if (p.mode === "lexical") {
       const page = lexicalSearch(index, input.q, { offset, limit, allowed });
-      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
       return out(buildResults(index, hits, page.match, page.cjk), page.hasMore, "lexical");
     }
     const want = offset + limit + 1;
@@ -201,19 +201,19 @@ export const vaultSearch = defineOp({
     }
 
     const depth = depthFor(want);
-    const lex = lexicalChunks(index, input.q, { limit: depth, allowed });
+    const lex = lexicalNotes(index, compiled, { limit: depth, allowed }).map((n) => ({ fileId: n.fileId, chunkId: null }));
     // The vector list is shallower: past a few dozen, RRF adds little and the KNN costs more.
     const vec = vectorChunks(index, p.store, p.vector, {
       limit: Math.min(depth, Math.max(40, want * 3)),
       allowed: syntax.allowed,
       excludeFileIds: syntax.exclude,
     });
-    const fused = fuse([lex.chunks, vec]);
+    const fused = fuse([lex, vec]);
     const top = maxFused(2);
     const names = ["lexical", "semantic"];
     let hits: RankedHit[] = toHits(fused, names, (n) => n.fused / top);
     if ((input.rerank ?? ctx.vault.config.get<boolean>("search.rerank")) === true && fused.length > 1)
-      hits = await rerankHits(ctx, index, input.q, fused, hits, offset, warnings);
+      hits = await rerankHits(ctx, index, input.q, compiled, fused, hits, offset, warnings);
     return out(buildResults(index, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
   },
   summary: (o) =>
@@ -230,6 +230,7 @@ async function rerankHits(
   ctx: OpContext,
   index: IndexStore,
   q: string,
+  compiled: CompiledQuery,
   fused: FusedNote[],
   hits: RankedHit[],
   offset: number,
@@ -251,14 +252,16 @@ async function rerankHits(
     return hits;
   }
   const head = fused.slice(0, n);
-  const byId = new Map(index.chunks.passages(head.map((h) => h.chunkId)).map((r) => [r.chunkId, r]));
+  const shown = sectionsToShow(index, head, compiled.match, compiled.cjk);
+  const chunkOf = (h: FusedNote) => shown.get(h.fileId)?.chunkId ?? -1;
+  const byId = new Map(index.chunks.passages(head.map(chunkOf)).map((r) => [r.chunkId, r]));
   const started = performance.now();
   try {
     const relevance = await rerankScores(
       chat,
       q,
       head.map((h) => {
-        const r = byId.get(h.chunkId);
+        const r = byId.get(chunkOf(h));
         const hp = r ? (JSON.parse(r.headingPathJson) as string[]) : [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
@@ -315,7 +318,7 @@ export const related = defineOp({
     });
     const lexical = () => {
       const page = lexicalSearch(index, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
-      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
       return out(hits, page.match, page.cjk, "lexical", "shares terms");
     };
     if (requested === "lexical") return lexical();
@@ -338,10 +341,11 @@ export const related = defineOp({
     if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
     const vec = vectorChunks(index, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
     if (requested === "hybrid") {
-      const lex = lexicalChunks(index, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
-      const fused = fuse([lex.chunks, vec]);
+      const compiled = compileQuery(query);
+      const lex = lexicalNotes(index, compiled, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
+      const fused = fuse([lex.map((n) => ({ fileId: n.fileId, chunkId: null })), vec]);
       const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused(2));
-      return out(hits, lex.match, lex.cjk, "hybrid");
+      return out(hits, compiled.match, compiled.cjk, "hybrid");
     }
     const page = semanticPage(vec, 0, limit);
     return out(

@@ -1,3 +1,4 @@
+import { CJK_RUN } from "../core/cjk.ts";
 import { QUERY_STOPWORDS } from "./stopwords.ts";
 
 /**
@@ -11,10 +12,18 @@ import { QUERY_STOPWORDS } from "./stopwords.ts";
 export interface CompiledQuery {
   /** FTS5 expression for `MATCH ?`, or null when nothing searchable is left. */
   match: string | null;
+  /** `match` without the exclusions. */
+  positive: string | null;
+  /** The FTS5 literals of its items, by what they do. */
+  required: string[];
+  optional: string[];
+  excluded: string[];
   /** Lowercased words of the positive items, for highlighting and snippets. */
   terms: string[];
   /** CJK runs of the positive items: unicode61 keeps a run as one token, so callers add a substring pass. */
   cjk: string[];
+  /** CJK runs of the excluded items: a note with one inside its own runs is excluded too. */
+  excludedCjk: string[];
   /** True when there is nothing positive to search for (only exclusions, punctuation or operators). */
   empty: boolean;
 }
@@ -44,28 +53,34 @@ const TOKEN_CHAR = /[\p{L}\p{N}]/u;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 /** The `s` of `it's`, the `x` of `x-ray`: a part that finds everything; the phrase keeps it. */
 const LONE_LETTER = /^\p{L}\p{M}*$/u;
-/** Han, Kana and Hangul, plus the Kana marks Unicode files under Common/Inherited (ー, ゛). */
-const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3099-\u309C\u30FC\uFF70]+/gu;
 
 export function compileQuery(input: string): CompiledQuery {
   const items = parseItems(input);
   const groups: Record<Mode, Item[]> = { required: [], optional: [], excluded: [] };
   for (const item of items) groups[item.mode].push(item);
-  const required = uniqueByKey(groups.required);
-  const requiredKeys = new Set(required.map(itemKey));
-  const optional = uniqueByKey(groups.optional).filter((i) => !requiredKeys.has(itemKey(i)));
+  const requiredItems = uniqueByKey(groups.required);
+  const requiredKeys = new Set(requiredItems.map(itemKey));
+  const required = requiredItems.map(toLiteral);
+  const optional = uniqueByKey(groups.optional)
+    .filter((i) => !requiredKeys.has(itemKey(i)))
+    .map(toLiteral);
   const excluded = uniqueByKey(groups.excluded).map(toLiteral);
 
-  const positive = positiveExpression(required.map(toLiteral), optional.map(toLiteral));
-  if (positive === null) return { match: null, terms: [], cjk: [], empty: true };
+  const positive = positiveExpression(required, optional);
+  if (positive === null) return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true };
   // FTS5's NOT is binary: one positive side, one side listing everything excluded.
   const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
 
   const positives = items.filter((i) => i.mode !== "excluded");
   return {
     match,
+    positive,
+    required,
+    optional,
+    excluded,
     terms: unique(positives.flatMap((i) => i.text.toLowerCase().match(WORD) ?? [])),
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
+    excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
   };
 }

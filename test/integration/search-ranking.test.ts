@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { SCORE_CAP } from "../../src/search/lexical.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -46,6 +47,42 @@ describe("lexical search over a real index", () => {
     expect(beta).toMatchObject({ path: "Titled.md", matched_in: ["title"] });
     const [details] = await search(ctx, "details numbers");
     expect(details).toMatchObject({ path: "Alpha report.md", heading: "Details" });
+    ctx.close();
+  });
+
+  test("above SCORE_CAP matching notes, the notes that decide BM25's order are still ranked first", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < SCORE_CAP + 100; i++) files[`many/n${String(i).padStart(4, "0")}.md`] = `Alpha notes, number ${i}, with filler words.\n`;
+    files["zz/Rare.md"] = "Zeta, nothing else.\n";
+    files["zz/Alpha.md"] = "Filler.\n";
+    sb = sandbox(files);
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    // The rare word's notes are candidates whatever their place in the index.
+    expect((await search(ctx, "alpha zeta"))[0]!.path).toBe("zz/Rare.md");
+    // A title match outranks body matches even when the word is in every note.
+    expect((await search(ctx, "alpha"))[0]!.path).toBe("zz/Alpha.md");
+    expect(await search(ctx, "alpha")).toHaveLength(10);
+    ctx.close();
+  });
+
+  test("a CJK word is found inside a longer run, at its start, middle or end", async () => {
+    sb = sandbox({
+      "Tokyo.md": "東京タワーに行きました。\n",
+      "Osaka.md": "大阪城の写真。\n",
+      "Mixed.md": "Notes on 京都 and more.\n",
+    });
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    const paths = async (q: string) => (await search(ctx, q)).map((h) => h.path).sort();
+    expect(await paths("東京")).toEqual(["Tokyo.md"]);
+    expect(await paths("タワー")).toEqual(["Tokyo.md"]);
+    expect(await paths("京タ")).toEqual(["Tokyo.md"]);
+    expect(await paths("京")).toEqual(["Mixed.md", "Tokyo.md"]);
+    expect(await paths("城")).toEqual(["Osaka.md"]);
+    expect(await paths("真")).toEqual(["Osaka.md"]); // the last character of a run
+    expect(await paths("大阪城の写真")).toEqual(["Osaka.md"]);
+    expect(await paths("東京 -タワー")).toEqual([]);
     ctx.close();
   });
 });

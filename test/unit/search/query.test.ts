@@ -256,7 +256,17 @@ describe("query parsing rules", () => {
 describe("compileQuery output", () => {
   test("only exclusions, punctuation or operators is empty", () => {
     for (const q of ["", "   ", "-fox", '-"a b" -c', "-", "*", "🙂", '""', "OR", "AND OR", "+", "()"]) {
-      expect(compileQuery(q)).toEqual({ match: null, terms: [], cjk: [], empty: true });
+      expect(compileQuery(q)).toEqual({
+        match: null,
+        positive: null,
+        required: [],
+        optional: [],
+        excluded: [],
+        terms: [],
+        cjk: [],
+        excludedCjk: [],
+        empty: true,
+      });
     }
   });
 
