@@ -90,7 +90,8 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
   });
 
-  const resolver = new LinkResolver(opts.only ? [...stored.keys()] : present.map((f) => f.path));
+  // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
+  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? stored.keys() : present.map((f) => f.path)) : []);
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
   for (const f of changed)
