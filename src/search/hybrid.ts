@@ -23,31 +23,34 @@ export interface FusedNote {
 }
 
 /**
- * Reciprocal rank fusion of note lists: a list of sections counts each note once, at its best
- * section. The note shows the section of the list where it ranks best. Ties break on note id for
- * a stable order.
+ * Reciprocal rank fusion of note lists, each weighted (1 by default): a list of sections counts
+ * each note once, at its best section. The note shows the section of the list where it ranks best.
+ * The top-rank bonus counts with the weight of the list that gave it. Ties break on note id for a
+ * stable order.
  */
-export function fuse(lists: RankedNote[][], k = RRF_K): FusedNote[] {
-  const notes = new Map<number, FusedNote & { best: number }>();
+export function fuse(lists: RankedNote[][], weights: number[] = lists.map(() => 1)): FusedNote[] {
+  const notes = new Map<number, FusedNote & { best: number; bonusWeight: number }>();
   lists.forEach((list, li) => {
+    const w = weights[li] ?? 1;
     let rank = 0;
     for (const entry of list) {
       let n = notes.get(entry.fileId);
       if (n?.ranks[li] != null) continue;
-      if (!n) notes.set(entry.fileId, (n = { fileId: entry.fileId, chunkId: entry.chunkId, fused: 0, ranks: lists.map(() => null), best: Infinity }));
-      n.fused += 1 / (k + rank + 1);
+      if (!n)
+        notes.set(entry.fileId, (n = { fileId: entry.fileId, chunkId: entry.chunkId, fused: 0, ranks: lists.map(() => null), best: Infinity, bonusWeight: 0 }));
+      n.fused += w / (RRF_K + rank + 1);
       n.ranks[li] = rank + 1;
-      if (rank < n.best) [n.best, n.chunkId] = [rank, entry.chunkId];
+      if (rank < n.best || (rank === n.best && w > n.bonusWeight)) [n.best, n.chunkId, n.bonusWeight] = [rank, entry.chunkId, w];
       rank++;
     }
   });
   return [...notes.values()]
-    .map(({ best, ...n }) => ({ ...n, fused: n.fused + (best === 0 ? BONUS_FIRST : best <= 2 ? BONUS_TOP3 : 0) }))
+    .map(({ best, bonusWeight, ...n }) => ({ ...n, fused: n.fused + bonusWeight * (best === 0 ? BONUS_FIRST : best <= 2 ? BONUS_TOP3 : 0) }))
     .sort((a, b) => b.fused - a.fused || a.fileId - b.fileId);
 }
 
-/** The best fused score possible with n lists: first in every one, plus the bonus. */
-export const maxFused = (lists: number, k = RRF_K) => lists / (k + 1) + BONUS_FIRST;
+/** The best fused score possible with these list weights: first in every one, plus the bonus. */
+export const maxFused = (weights: number[]) => weights.reduce((sum, w) => sum + w / (RRF_K + 1), 0) + BONUS_FIRST * Math.max(...weights);
 
 export function hybridReason(n: FusedNote, names: string[]): string {
   const parts = n.ranks.map((r, i) => (r === null ? null : `${names[i]} #${r}`)).filter(Boolean);
