@@ -162,22 +162,21 @@ export class IndexStore {
 
   /**
    * Before a first build: drops the secondary indexes (ensureIndexes() builds them once at the
-   * end) and skips fsyncs and checkpoints. Derived data that nobody reads while it is built.
-   * Inside replaceContents() only the indexes go: SQLite refuses to change `synchronous` within a
-   * transaction, and nothing is checkpointed before its commit anyway.
+   * end) and skips fsyncs. Derived data that nobody reads while it is built. Checkpoints still run
+   * as the WAL grows: one checkpoint of the whole WAL at the end cost more than all of them
+   * (docs/decisions.md, "Building a large vault"). Inside replaceContents() only the indexes go:
+   * SQLite refuses to change `synchronous` within a transaction.
    */
   beginBulkLoad(): void {
     for (const name of INDEX_NAMES) this.db.run(`DROP INDEX IF EXISTS ${name}`);
     if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = OFF");
-    this.db.run("PRAGMA wal_autocheckpoint = 0");
   }
 
   /** Back to durable writes after beginBulkLoad(). */
   endBulkLoad(): void {
     if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = NORMAL");
-    this.db.run("PRAGMA wal_autocheckpoint = 1000");
   }
 
   /**
