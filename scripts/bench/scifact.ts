@@ -2,12 +2,13 @@
 /**
  * Retrieval quality on BEIR SciFact (read from ../shared/bench/scifact, never copied): every
  * abstract becomes a note (title in frontmatter and as its H1, then the text), the 300 test claims
- * are searched (limit 100) in each mode — lexical, semantic, hybrid (and hybrid reranked when
+ * are searched (limit 100) in each mode — lexical, semantic, hybrid, auto (and hybrid reranked when
  * INDX_BENCH_RERANK=1 and a chat model is configured) — and nDCG@10 (linear gain, as
  * pytrec_eval) and Recall@100 are printed, one JSON line per mode. The embeddings provider comes
- * from the environment (a real Ollama where one is reachable), else the fake server of the tests,
+ * from the environment (a real Ollama where one is reachable), BENCH_EMBEDDINGS=use for a real model
+ * that runs offline (scripts/bench/use-shim.ts), else the fake server of the tests,
  * whose semantic figures are only a smoke test. Embedding throughput (chunks/s, requests per
- * chunk) is printed too.
+ * chunk) is printed too. BENCH_MODES=lexical measures the lexical mode alone, without embedding.
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -15,7 +16,7 @@ import { loadConfig } from "../../src/config/load.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
-import { vaultReindex } from "../../src/vault/ops.ts";
+import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, outDir, requireShared, round, SHARED } from "./common.ts";
 import { benchProvider } from "./embed-provider.ts";
@@ -55,13 +56,20 @@ const queries = readFileSync(join(dir, "queries.jsonl"), "utf8")
   .map((l) => JSON.parse(l) as { _id: string; text: string })
   .filter((q) => qrels.has(q._id));
 
-const provider = await benchProvider();
+const lexicalOnly = process.env.BENCH_MODES === "lexical";
+const provider = lexicalOnly ? { env: {}, label: "none", stop() {} } : await benchProvider();
 const env = { ...isolatedEnv("scifact", vaultDir), ...provider.env };
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
 const ctx = new OpContext(Vault.open(loadConfig({ env })));
 const t = performance.now();
 await ctx.updateIndex({ build: true });
 const buildMs = performance.now() - t;
+
+await evaluate("lexical");
+if (lexicalOnly) {
+  ctx.close();
+  process.exit(0);
+}
 
 // Embedding: the whole corpus, timed apart from the lexical index.
 const te = performance.now();
@@ -117,10 +125,13 @@ async function evaluate(mode: string, extra: Record<string, unknown> = {}) {
   });
 }
 
-await evaluate("lexical");
 if (emb && emb.embedded > 0) {
   await evaluate("semantic");
   await evaluate("hybrid");
+  // auto: the vector list at the weight measured on the vault (vault_status shows why).
+  const status = (await invoke(vaultStatus, ctx, { probe: false })) as { embeddings: { fusion?: unknown } };
+  emit({ bench: "scifact.fusion", provider: provider.label, fusion: status.embeddings.fusion ?? null });
+  await evaluate("auto");
   if (process.env.INDX_BENCH_RERANK === "1") await evaluate("hybrid", { rerank: true });
 }
 ctx.close();

@@ -301,6 +301,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "Rerank hybrid results with the chat model by default (a request can override it with rerank).",
   },
   {
+    key: "search.vector_weight",
+    env: "INDX_SEARCH_VECTOR_WEIGHT",
+    type: "string",
+    default: "auto",
+    description: "How much the vector list counts in auto and hybrid search (lexical: 1). auto: measured on the vault (vault_status); 0: auto stays lexical.",
+  },
+  {
     key: "search.rerank_candidates",
     type: "int",
     default: 20,

@@ -7,6 +7,7 @@ import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
+import { decisionCurrent, type FusionDecision, measureFusion, parseDecision } from "../search/fusion-weight.ts";
 import type { Vault } from "../vault/vault.ts";
 import { type EmbedReport, embedPending } from "./job.ts";
 import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
@@ -192,6 +193,8 @@ export class EmbeddingService {
           backoffMs: this.backoffMs,
         });
         changed ||= report.embedded > 0 || report.pruned > 0;
+        this.coverage = null;
+        if (!report.error) await this.measureFusion(index, store, s, opts.signal);
         return report;
       } finally {
         this.coverage = null;
@@ -200,6 +203,34 @@ export class EmbeddingService {
     });
     this.queue = next.catch(() => {});
     return next;
+  }
+
+  /**
+   * Measures how much the vector list should count in `auto` search (src/search/fusion-weight.ts)
+   * when these vectors have no measure yet, or one taken on a vault a tenth larger or smaller.
+   * A failure leaves the last measure (or none: auto stays lexical) and is logged.
+   */
+  private async measureFusion(index: IndexStore, store: VectorStore, s: EmbeddingsSettings, signal?: AbortSignal): Promise<void> {
+    const { embedded } = this.counts(index, store);
+    if (embedded === 0 || decisionCurrent(parseDecision(store.fusion()), embedded)) return;
+    const provider = this.provider(s);
+    const embed = async (texts: string[]) => {
+      const out: Float32Array[] = [];
+      for (let i = 0; i < texts.length; i += s.batchSize) out.push(...(await provider.embed(texts.slice(i, i + s.batchSize), signal)).map(normalize));
+      return out;
+    };
+    try {
+      const decision = await measureFusion(index, store, embed, embedded);
+      store.recordFusion(JSON.stringify(decision));
+      logEvent("search.fusion_measured", { weight: decision.weight, queries: decision.queries });
+    } catch (err) {
+      logEvent("search.fusion_measure_failed", { code: err instanceof IndxError ? err.code : err instanceof ProviderError ? err.kind : "internal" });
+    }
+  }
+
+  /** The vector list's weight in fusion measured for the stored vectors, or null. */
+  fusion(): FusionDecision | null {
+    return parseDecision(this.vectors(false)?.fusion() ?? null);
   }
 
   /**

@@ -50,6 +50,15 @@ export class VectorStore {
     VectorStorage.remove(dataDir);
   }
 
+  /** The measured fusion weight of these vectors (JSON, src/search/fusion-weight.ts), or null. */
+  fusion(): string | null {
+    return this.storage.fusion();
+  }
+
+  recordFusion(json: string): void {
+    this.storage.recordFusion(json);
+  }
+
   /** The identity of the stored vectors, or null before the first vector. */
   identity(): EmbeddingIdentity | null {
     const id = this.storage.identity();

@@ -90,7 +90,8 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
   });
 
-  const resolver = new LinkResolver(opts.only ? [...stored.keys()] : present.map((f) => f.path));
+  // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
+  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? stored.keys() : present.map((f) => f.path)) : []);
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
   for (const f of changed)
@@ -99,7 +100,9 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
       addedPaths.push(f.path);
     }
 
-  const writer = store.writer();
+  // A first build loads rows without secondary indexes or full-text rows, and builds them once at the end.
+  const bulk = stored.size === 0 && changed.length > BATCH;
+  const writer = store.writer({ deferSearch: bulk });
   const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
@@ -129,8 +132,6 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     }
   });
 
-  // A first build loads rows without secondary indexes and indexes them once at the end.
-  const bulk = stored.size === 0 && changed.length > BATCH;
   if (bulk) store.beginBulkLoad();
   for (let i = 0; i < changed.length; i += BATCH) {
     throwIfStopped(opts);
@@ -140,6 +141,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   }
 
   throwIfStopped(opts);
+  if (bulk) store.transaction(() => store.rebuildSearch())();
   store.ensureIndexes();
   if (bulk) store.endBulkLoad();
   let linksReresolved = 0;

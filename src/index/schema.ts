@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -27,7 +27,12 @@ CREATE TABLE notes (
   fm_error    TEXT,
   status      TEXT NOT NULL,          -- ok | too_large | binary
   word_count  INTEGER NOT NULL,
-  outline     TEXT NOT NULL           -- JSON [{level,text,line}]
+  outline     TEXT NOT NULL,          -- JSON [{level,text,line}]
+  -- What full-text search reads besides the chunk text (note_search):
+  search_aliases  TEXT NOT NULL,      -- the aliases, space-separated
+  search_tags     TEXT NOT NULL,      -- the tags, '/' split into words
+  search_headings TEXT NOT NULL,      -- the headings, without one that repeats the title
+  title_skip      INTEGER NOT NULL    -- characters of the first chunk that repeat the title (its '# Title' line)
 );
 
 CREATE TABLE links (
@@ -87,8 +92,23 @@ CREATE TABLE chunks (
   UNIQUE (file_id, ord)
 );
 
-CREATE VIRTUAL TABLE chunks_fts USING fts5(
+-- One searchable document per note, read from the rows above: chunk text is stored once (chunks).
+CREATE VIEW note_search AS
+SELECT n.file_id AS file_id, n.title AS title, n.search_aliases AS aliases, n.search_tags AS tags,
+       n.search_headings AS headings,
+       substr((SELECT group_concat(c.text, char(10) || char(10) ORDER BY c.ord) FROM chunks c WHERE c.file_id = n.file_id), n.title_skip + 1) AS body
+  FROM notes n WHERE n.status = 'ok' AND EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id);
+
+-- The Han, Kana and Hangul runs of each note as overlapping character pairs (src/core/cjk.ts): a
+-- word inside a run is found by the phrase of its pairs. No content: only the index is kept.
+CREATE VIRTUAL TABLE cjk_fts USING fts5(
+  grams, content = '', contentless_delete = 1,
+  tokenize = 'unicode61 remove_diacritics 0'
+);
+
+CREATE VIRTUAL TABLE notes_fts USING fts5(
   title, aliases, tags, headings, body,
+  content = 'note_search', content_rowid = 'file_id',
   tokenize = 'porter unicode61 remove_diacritics 2'
 );
 `;
@@ -96,11 +116,13 @@ CREATE VIRTUAL TABLE chunks_fts USING fts5(
 export const SCHEMA_SQL = `${META_SQL}\n${DATA_SQL}`;
 
 /**
- * The data tables, children first: dropping them in this order never deletes a row that another
- * table still references, so no foreign-key action runs (and dropping chunks_fts takes its FTS5
- * shadow tables with it).
+ * DROP statements for the data tables and views, children first: dropping them in this order never
+ * deletes a row that another table still references, so no foreign-key action runs (and dropping
+ * notes_fts takes its FTS5 shadow tables with it).
  */
-export const DATA_TABLES_CHILDREN_FIRST = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => m[1]!).reverse();
+export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (VIRTUAL TABLE|TABLE|VIEW) (\w+)/g)]
+  .map((m) => `DROP ${m[1] === "VIEW" ? "VIEW" : "TABLE"} ${m[2]}`)
+  .reverse();
 
 /**
  * Secondary indexes, kept apart so a first build can load rows first and index them once at the
@@ -122,9 +144,9 @@ export const INDEX_SQL = [
 export const INDEX_NAMES = INDEX_SQL.map((sql) => /EXISTS (\w+)/.exec(sql)![1]!);
 
 /**
- * Column weights for bm25(chunks_fts, …), in column order. Titles and aliases name the note, so
+ * Column weights for bm25(notes_fts, …), in column order. Titles and aliases name the note, so
  * they weigh most; headings less than one might guess (tuned on SciFact, where a 2× heading
  * weight cost 0.002 nDCG@10 against 1.5×).
  */
-export const FTS_WEIGHTS = { title: 3.0, aliases: 3.0, tags: 2.0, headings: 1.5, body: 1.0 } as const;
+export const FTS_WEIGHTS = { title: 8, aliases: 8, tags: 2.0, headings: 1.5, body: 1.0 } as const;
 export const FTS_COLUMNS = ["title", "aliases", "tags", "headings", "body"] as const;

@@ -11,7 +11,7 @@ import { LinkQueries } from "./queries/links.ts";
 import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
-import { DATA_SQL, DATA_TABLES_CHILDREN_FIRST, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { DATA_SQL, DROP_DATA_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -119,7 +119,7 @@ export class IndexStore {
   replaceContents<T>(load: () => T): T {
     return this.db
       .transaction(() => {
-        for (const table of DATA_TABLES_CHILDREN_FIRST) this.db.run(`DROP TABLE ${table}`);
+        for (const drop of DROP_DATA_SQL) this.db.run(drop);
         this.db.run(DATA_SQL);
         return load();
       })
@@ -165,22 +165,21 @@ export class IndexStore {
 
   /**
    * Before a first build: drops the secondary indexes (ensureIndexes() builds them once at the
-   * end) and skips fsyncs and checkpoints. Derived data that nobody reads while it is built.
-   * Inside replaceContents() only the indexes go: SQLite refuses to change `synchronous` within a
-   * transaction, and nothing is checkpointed before its commit anyway.
+   * end) and skips fsyncs. Derived data that nobody reads while it is built. Checkpoints still run
+   * as the WAL grows: one checkpoint of the whole WAL at the end cost more than all of them
+   * (docs/decisions.md, "Building a large vault"). Inside replaceContents() only the indexes go:
+   * SQLite refuses to change `synchronous` within a transaction.
    */
   beginBulkLoad(): void {
     for (const name of INDEX_NAMES) this.db.run(`DROP INDEX IF EXISTS ${name}`);
     if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = OFF");
-    this.db.run("PRAGMA wal_autocheckpoint = 0");
   }
 
   /** Back to durable writes after beginBulkLoad(). */
   endBulkLoad(): void {
     if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = NORMAL");
-    this.db.run("PRAGMA wal_autocheckpoint = 1000");
   }
 
   /**
@@ -192,9 +191,14 @@ export class IndexStore {
     return this.db.transaction(fn).immediate;
   }
 
-  /** Statements that write one file's rows; run them inside transaction(). */
-  writer(): IndexWriter {
-    return new IndexWriter(this.db);
+  /** Statements that write one file's rows; run them inside transaction(). `deferSearch`: see rebuildSearch(). */
+  writer(opts: { deferSearch?: boolean } = {}): IndexWriter {
+    return new IndexWriter(this.db, opts.deferSearch);
+  }
+
+  /** Indexes every note for full-text search in one pass, after a load that deferred it. */
+  rebuildSearch(): void {
+    this.db.run("INSERT INTO notes_fts(notes_fts) VALUES ('rebuild')");
   }
 
   getMeta(key: string): string | null {

@@ -115,6 +115,15 @@ export class VectorStorage {
     this.db.query("INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value").run(key, value);
   }
 
+  /** How much the vector list weighs in fusion for these vectors, as JSON (src/search/fusion-weight.ts); null before it is measured. */
+  fusion(): string | null {
+    return this.meta("fusion");
+  }
+
+  recordFusion(json: string): void {
+    this.setMeta("fusion", json);
+  }
+
   /** The recorded identity, or null before the first vector. */
   identity(): StoredIdentity | null {
     const provider = this.meta("provider");

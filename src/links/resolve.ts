@@ -55,6 +55,9 @@ export class LinkResolver {
     let n = fold(linkpath);
     const bucket = this.byName.get(baseName(n));
     if (!bucket) return [];
+    // A bare name and one file of that name: every rule below returns that file. Most links are
+    // this, so a first build resolves them without sorting or folding the source's folder.
+    if (bucket.lowerByPath.size === 1 && !n.includes("/")) return [bucket.lowerByPath.keys().next().value!];
     const cands = sortedCandidates(bucket);
     const dir = dirName(fold(sourcePath));
 

@@ -1,23 +1,33 @@
-import type { RankedChunk, ScoredChunk } from "../index/queries/fts.ts";
+import type { ScoredNote } from "../index/queries/fts.ts";
+import type { FileScope } from "../index/queries/lists.ts";
 import type { IndexStore } from "../index/store.ts";
-import { compileQuery } from "./query.ts";
+import { type CompiledQuery, compileQuery } from "./query.ts";
 
 export interface LexicalPage {
-  /** Notes found, each pointing at its best chunk. */
-  hits: ScoredChunk[];
+  /** Notes found, best first. */
+  hits: ScoredNote[];
   hasMore: boolean;
   /** The compiled FTS5 expression (null when the query had no searchable terms). */
   match: string | null;
   cjk: string[];
 }
 
+/**
+ * The most notes bm25 scores for one query. Scoring costs about a microsecond per note while
+ * walking the match lists costs a few dozen nanoseconds, so a query whose words match more notes
+ * than this scores a bounded set of candidates instead (docs/decisions.md, "Search that stays
+ * fast at any size").
+ */
+export const SCORE_CAP = 500;
+
 /** Substring hits a CJK term may add to a lexical page. */
 const CJK_SUBSTRING_LIMIT = 1000;
 
 /**
- * BM25 over chunks, grouped to notes by their best chunk. Notes outside `allowed` are filtered
- * inside SQL so LIMIT still holds. CJK runs also get a substring pass, because unicode61 keeps a
- * run of Han/Kana/Hangul as one token and a word inside it would otherwise never match.
+ * BM25 over notes (one full-text row per note); filters and exclusions apply inside SQL so LIMIT
+ * still holds. CJK runs also get a substring pass, because unicode61 keeps a run of Han/Kana/Hangul
+ * as one token and a word inside it would otherwise never match; those hits rank after every
+ * BM25 hit.
  */
 export function lexicalSearch(
   index: IndexStore,
@@ -25,40 +35,7 @@ export function lexicalSearch(
   opts: { offset: number; limit: number; allowed: Set<number> | null; excludeFileIds?: number[] },
 ): LexicalPage {
   const compiled = compileQuery(q);
-  const want = opts.offset + opts.limit + 1;
-  const scope = { allowed: opts.allowed, excluded: opts.excludeFileIds };
-  if (compiled.empty || opts.allowed?.size === 0) return { hits: [], hasMore: false, match: compiled.match, cjk: compiled.cjk };
-
-  const best = new Map<number, ScoredChunk>();
-  const collect = (rows: ScoredChunk[]) => {
-    for (const r of rows) {
-      const prev = best.get(r.fileId);
-      if (!prev || r.bm25 < prev.bm25) best.set(r.fileId, r);
-    }
-  };
-
-  if (compiled.match) {
-    // Notes have several chunks: fetch more chunks than notes wanted, and widen until enough distinct notes.
-    let fetch = want * 4 + 20;
-    while (true) {
-      const rows = index.fts.scored(compiled.match, scope, fetch);
-      best.clear();
-      collect(rows);
-      if (rows.length < fetch || best.size >= want) break;
-      fetch *= 4;
-    }
-  }
-
-  if (compiled.cjk.length) {
-    const floor = best.size ? Math.max(...[...best.values()].map((h) => h.bm25)) : 0;
-    for (const term of compiled.cjk) {
-      const rows = index.fts.containing(term, scope, CJK_SUBSTRING_LIMIT);
-      // Substring hits rank after every BM25 hit: they carry no term statistics.
-      for (const r of rows) if (!best.has(r.fileId)) best.set(r.fileId, { ...r, bm25: Math.min(floor, 0) + 1e-6 });
-    }
-  }
-
-  const ranked = [...best.values()].sort((a, b) => a.bm25 - b.bm25 || a.fileId - b.fileId);
+  const ranked = lexicalNotes(index, compiled, { limit: opts.offset + opts.limit + 1, allowed: opts.allowed, excludeFileIds: opts.excludeFileIds });
   return {
     hits: ranked.slice(opts.offset, opts.offset + opts.limit),
     hasMore: ranked.length > opts.offset + opts.limit,
@@ -67,39 +44,86 @@ export function lexicalSearch(
   };
 }
 
+/** The best `limit` notes for a compiled query, then CJK substring hits. */
+export function lexicalNotes(
+  index: IndexStore,
+  compiled: CompiledQuery,
+  opts: { limit: number; allowed: Set<number> | null; excludeFileIds?: number[] },
+): ScoredNote[] {
+  if (compiled.empty || opts.allowed?.size === 0) return [];
+  const excluded = [...(opts.excludeFileIds ?? [])];
+  for (const run of compiled.excludedCjk) excluded.push(...index.fts.containing(run, { allowed: opts.allowed }, Number.MAX_SAFE_INTEGER));
+  const scope: FileScope = { allowed: opts.allowed, excluded };
+  const ranked = rankNotes(index, compiled, scope, opts.limit);
+  if (!compiled.cjk.length || ranked.length >= opts.limit) return ranked;
+  const seen = new Set(ranked.map((h) => h.fileId));
+  const floor = ranked.length ? ranked[ranked.length - 1]!.bm25 : 0;
+  const excludedWords = compiled.excluded.length ? new Set(index.fts.filesMatching(compiled.excluded.join(" OR "))) : new Set<number>();
+  for (const term of compiled.cjk)
+    for (const fileId of index.fts.containing(term, scope, CJK_SUBSTRING_LIMIT)) {
+      if (seen.has(fileId) || excludedWords.has(fileId)) continue;
+      seen.add(fileId);
+      // Substring hits carry no term statistics: they rank after every BM25 hit.
+      ranked.push({ fileId, bm25: Math.min(floor, 0) + 1e-6 });
+    }
+  return ranked.slice(0, opts.limit);
+}
+
+/**
+ * bm25 ranks every matching note when there are at most SCORE_CAP of them. Otherwise it ranks
+ * candidates, taken without scoring: every note with one of the query's rarest items (those whose
+ * notes add up to at most the cap: the words that decide BM25's order), then notes with every
+ * item, then notes with an item in the title, aliases, tags or headings (the columns that weigh
+ * most), then the first other matches. Walking the match lists is cheap; scoring every note that
+ * has a word found in most notes is what made search grow with the vault.
+ */
+function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope, want: number): ScoredNote[] {
+  const { match, positive } = compiled;
+  if (match === null || positive === null) return [];
+  const cap = Math.max(SCORE_CAP, want);
+  const counted = itemCounts(index, compiled, cap);
+  if (counted === null) return index.fts.scored(match, scope, want);
+  const not = compiled.excluded.length ? ` NOT (${compiled.excluded.join(" OR ")})` : "";
+  const rarest: string[] = [];
+  let total = 0;
+  for (const { item, notes } of counted.sort((a, b) => a.notes - b.notes)) {
+    if (total + notes > cap) break;
+    rarest.push(item);
+    total += notes;
+  }
+  const items = [...compiled.required, ...compiled.optional];
+  const steps = [
+    rarest.length ? `(${positive}) AND (${rarest.join(" OR ")})` : null,
+    items.length > 1 ? items.join(" AND ") : null,
+    `{title aliases tags headings} : (${positive})`,
+    positive,
+  ];
+  const candidates = new Set<number>();
+  for (const step of steps) {
+    if (step === null) continue;
+    for (const id of index.fts.firstMatching(`(${step})${not}`, scope, cap)) {
+      if (candidates.size >= cap) break;
+      candidates.add(id);
+    }
+    if (candidates.size >= cap) break;
+  }
+  return index.fts.scoredAmong(match, [...candidates], want);
+}
+
+/**
+ * How many notes each positive item matches (counted no further than `cap` + 1), or null when
+ * the whole query matches at most `cap` notes and can be ranked as it is.
+ */
+function itemCounts(index: IndexStore, compiled: CompiledQuery, cap: number): { item: string; notes: number }[] | null {
+  const counts = [...compiled.required, ...compiled.optional].map((item) => ({ item, notes: index.fts.countUpTo(item, cap) }));
+  const bound = compiled.required.length
+    ? Math.min(...counts.slice(0, compiled.required.length).map((c) => c.notes))
+    : counts.reduce((sum, c) => sum + c.notes, 0);
+  return bound <= cap ? null : counts;
+}
+
 /** Maps bm25 (negative, unbounded) onto [0, 1): query-independent and monotonic. */
 export function normalizeScore(bm25: number): number {
   const s = Math.abs(bm25);
   return Math.round((s / (1 + s)) * 10000) / 10000;
-}
-
-/**
- * The lexical list of hybrid search: the best `limit` chunks by BM25 (not grouped to notes),
- * then CJK substring hits. Chunk level, because fusion happens per chunk (docs/search.md, Hybrid).
- */
-export function lexicalChunks(
-  index: IndexStore,
-  q: string,
-  opts: { limit: number; allowed: Set<number> | null; excludeFileIds?: number[] },
-): { chunks: RankedChunk[]; match: string | null; cjk: string[] } {
-  const compiled = compileQuery(q);
-  if (compiled.empty || opts.allowed?.size === 0) return { chunks: [], match: compiled.match, cjk: compiled.cjk };
-  const scope = { allowed: opts.allowed, excluded: opts.excludeFileIds };
-  const out: RankedChunk[] = [];
-  const seen = new Set<number>();
-  if (compiled.match) {
-    for (const r of index.fts.ranked(compiled.match, scope, opts.limit)) {
-      seen.add(r.chunkId);
-      out.push(r);
-    }
-  }
-  for (const term of compiled.cjk) {
-    if (out.length >= opts.limit) break;
-    for (const r of index.fts.containing(term, scope, opts.limit)) {
-      if (seen.has(r.chunkId) || out.length >= opts.limit) continue;
-      seen.add(r.chunkId);
-      out.push(r);
-    }
-  }
-  return { chunks: out, match: compiled.match, cjk: compiled.cjk };
 }

@@ -11,12 +11,13 @@ import { filterNoteIds } from "../notes/filter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
+import { configuredWeight } from "./fusion-weight.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
-import { lexicalChunks, lexicalSearch, normalizeScore } from "./lexical.ts";
-import { compileQuery, queryParts } from "./query.ts";
+import { lexicalNotes, lexicalSearch, normalizeScore } from "./lexical.ts";
+import { type CompiledQuery, compileQuery, queryParts } from "./query.ts";
 import { parseChunkId, relatedQuery } from "./related.ts";
 import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
-import { buildResults, type RankedHit, SearchResult } from "./results.ts";
+import { buildResults, type RankedHit, SearchResult, sectionsToShow } from "./results.ts";
 import { centroid, semanticPage, vectorChunks } from "./semantic.ts";
 
 const Mode = Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")]);
@@ -31,7 +32,15 @@ const SearchOutput = Type.Object({
   warnings: Type.Array(Warning),
 });
 
-type Plan = { mode: "lexical" } | { mode: "semantic" | "hybrid"; store: VectorStore; settings: EmbeddingsSettings; vector: Float32Array };
+type Plan =
+  | { mode: "lexical" }
+  | {
+      mode: "semantic" | "hybrid";
+      store: VectorStore;
+      settings: EmbeddingsSettings;
+      vector: Float32Array /** Of the vector list in fusion. */;
+      weight: number;
+    };
 
 const NOT_CONFIGURED =
   "Semantic search needs an embeddings provider: set INDX_EMBEDDINGS_PROVIDER (ollama | openai) and INDX_EMBEDDINGS_MODEL, then run `indx vault index`. Use mode lexical meanwhile.";
@@ -98,6 +107,8 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
   const a = svc.availability(ctx);
   // Only "ready" serves a query, whose text must be embedded too (the second test narrows the type).
   if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready") || a.state !== "ready") return { mode: "lexical" };
+  const weight = vectorWeight(ctx, requested);
+  if (requested === "auto" && weight === 0) return { mode: "lexical" };
   let vector: Float32Array;
   try {
     vector = await svc.embedQuery(a.settings, queryParts(q).text || q);
@@ -113,7 +124,19 @@ async function plan(ctx: OpContext, requested: ModeName | "auto", q: string, war
   }
   if (a.pending > 0)
     warnings.push({ code: "embeddings_incomplete", message: `${a.pending} of ${a.chunks} chunks are not embedded yet; vector results may miss them.` });
-  return { mode: requested === "semantic" ? "semantic" : "hybrid", store: a.store, settings: a.settings, vector };
+  return { mode: requested === "semantic" ? "semantic" : "hybrid", store: a.store, settings: a.settings, vector, weight };
+}
+
+/**
+ * How much the vector list counts in fusion: `search.vector_weight` when set, else what was
+ * measured on this vault for these vectors (src/search/fusion-weight.ts). Unmeasured, `auto` stays
+ * lexical; an explicit `hybrid` fuses at the measured weight, or evenly when that is 0 or unknown.
+ */
+function vectorWeight(ctx: OpContext, requested: ModeName | "auto"): number {
+  const configured = configuredWeight(ctx.vault.config.str("search.vector_weight"));
+  if (configured !== null) return configured;
+  const measured = ctx.embeddings.fusion()?.weight ?? 0;
+  return requested === "auto" || measured > 0 ? measured : 1;
 }
 
 /**
@@ -147,7 +170,7 @@ export const vaultSearch = defineOp({
     {
       q: Type.String({ maxLength: 2000, description: "What to look for." }),
       mode: Type.Optional(
-        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid when embeddings are available, else lexical." }),
+        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid where embeddings help this vault, else lexical." }),
       ),
       tag: Type.Optional(TagFilter("Only notes with all these tags.")),
       path_glob: Type.Optional(
@@ -184,7 +207,7 @@ export const vaultSearch = defineOp({
 
     if (p.mode === "lexical") {
       const page = lexicalSearch(index, input.q, { offset, limit, allowed });
-      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
       return out(buildResults(index, hits, page.match, page.cjk), page.hasMore, "lexical");
     }
     const want = offset + limit + 1;
@@ -201,19 +224,20 @@ export const vaultSearch = defineOp({
     }
 
     const depth = depthFor(want);
-    const lex = lexicalChunks(index, input.q, { limit: depth, allowed });
+    const lex = lexicalNotes(index, compiled, { limit: depth, allowed }).map((n) => ({ fileId: n.fileId, chunkId: null }));
     // The vector list is shallower: past a few dozen, RRF adds little and the KNN costs more.
     const vec = vectorChunks(index, p.store, p.vector, {
       limit: Math.min(depth, Math.max(40, want * 3)),
       allowed: syntax.allowed,
       excludeFileIds: syntax.exclude,
     });
-    const fused = fuse([lex.chunks, vec]);
-    const top = maxFused(2);
+    const weights = [1, p.weight];
+    const fused = fuse([lex, vec], weights);
+    const top = maxFused(weights);
     const names = ["lexical", "semantic"];
     let hits: RankedHit[] = toHits(fused, names, (n) => n.fused / top);
     if ((input.rerank ?? ctx.vault.config.get<boolean>("search.rerank")) === true && fused.length > 1)
-      hits = await rerankHits(ctx, index, input.q, fused, hits, offset, warnings);
+      hits = await rerankHits(ctx, index, input.q, compiled, fused, hits, offset, warnings);
     return out(buildResults(index, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
   },
   summary: (o) =>
@@ -230,6 +254,7 @@ async function rerankHits(
   ctx: OpContext,
   index: IndexStore,
   q: string,
+  compiled: CompiledQuery,
   fused: FusedNote[],
   hits: RankedHit[],
   offset: number,
@@ -255,14 +280,16 @@ async function rerankHits(
     return hits;
   }
   const head = fused.slice(0, n);
-  const byId = new Map(index.chunks.passages(head.map((h) => h.chunkId)).map((r) => [r.chunkId, r]));
+  const shown = sectionsToShow(index, head, compiled.match, compiled.cjk);
+  const chunkOf = (h: FusedNote) => shown.get(h.fileId)?.chunkId ?? -1;
+  const byId = new Map(index.chunks.passages(head.map(chunkOf)).map((r) => [r.chunkId, r]));
   const started = performance.now();
   try {
     const relevance = await rerankScores(
       chat,
       q,
       head.map((h) => {
-        const r = byId.get(h.chunkId);
+        const r = byId.get(chunkOf(h));
         const hp = r ? (JSON.parse(r.headingPathJson) as string[]) : [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
@@ -319,7 +346,7 @@ export const related = defineOp({
     });
     const lexical = () => {
       const page = lexicalSearch(index, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
-      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: h.chunkId, score: normalizeScore(h.bm25) }));
+      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
       return out(hits, page.match, page.cjk, "lexical", "shares terms");
     };
     if (requested === "lexical") return lexical();
@@ -342,10 +369,11 @@ export const related = defineOp({
     if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
     const vec = vectorChunks(index, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
     if (requested === "hybrid") {
-      const lex = lexicalChunks(index, query, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
-      const fused = fuse([lex.chunks, vec]);
-      const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused(2));
-      return out(hits, lex.match, lex.cjk, "hybrid");
+      const compiled = compileQuery(query);
+      const lex = lexicalNotes(index, compiled, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
+      const fused = fuse([lex.map((n) => ({ fileId: n.fileId, chunkId: null })), vec]);
+      const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused([1, 1]));
+      return out(hits, compiled.match, compiled.cjk, "hybrid");
     }
     const page = semanticPage(vec, 0, limit);
     return out(

@@ -1,3 +1,4 @@
+import { CJK_RUN } from "../core/cjk.ts";
 import { QUERY_STOPWORDS } from "./stopwords.ts";
 
 /**
@@ -11,10 +12,18 @@ import { QUERY_STOPWORDS } from "./stopwords.ts";
 export interface CompiledQuery {
   /** FTS5 expression for `MATCH ?`, or null when nothing searchable is left. */
   match: string | null;
+  /** `match` without the exclusions. */
+  positive: string | null;
+  /** The FTS5 literals of its items, by what they do. */
+  required: string[];
+  optional: string[];
+  excluded: string[];
   /** Lowercased words of the positive items, for highlighting and snippets. */
   terms: string[];
   /** CJK runs of the positive items: unicode61 keeps a run as one token, so callers add a substring pass. */
   cjk: string[];
+  /** CJK runs of the excluded items: a note with one inside its own runs is excluded too. */
+  excludedCjk: string[];
   /** True when there is nothing positive to search for (only exclusions, punctuation or operators). */
   empty: boolean;
 }
@@ -26,6 +35,8 @@ interface Item {
   mode: Mode;
   text: string;
   prefix: boolean;
+  /** Written as a "phrase" (or made one from a split word): never split into words. */
+  quoted: boolean;
 }
 
 interface Keyword {
@@ -40,32 +51,80 @@ const MAX_ITEMS = 64;
 /** unicode61 indexes letters and digits; everything else (punctuation, symbols, emoji) separates tokens. */
 const TOKEN_CHAR = /[\p{L}\p{N}]/u;
 const WORD = /[\p{L}\p{N}\p{M}]+/gu;
-/** Han, Kana and Hangul, plus the Kana marks Unicode files under Common/Inherited (ー, ゛). */
-const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3099-\u309C\u30FC\uFF70]+/gu;
+/** The `s` of `it's`, the `x` of `x-ray`: a part that finds everything; the phrase keeps it. */
+const LONE_LETTER = /^\p{L}\p{M}*$/u;
 
 export function compileQuery(input: string): CompiledQuery {
-  const items = dropStopwords(applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS));
-  const groups: Record<Mode, string[]> = { required: [], optional: [], excluded: [] };
-  for (const item of items) groups[item.mode].push(toLiteral(item));
-  // A repeated item would count twice in BM25; an optional copy of a required item adds nothing.
-  // FTS5 folds case, so `Foo` and `foo` are the same item.
-  const required = uniqueFolded(groups.required);
-  const requiredKeys = new Set(required.map((l) => l.toLowerCase()));
-  const optional = uniqueFolded(groups.optional).filter((l) => !requiredKeys.has(l.toLowerCase()));
-  const excluded = uniqueFolded(groups.excluded);
+  const items = parseItems(input);
+  const groups: Record<Mode, Item[]> = { required: [], optional: [], excluded: [] };
+  for (const item of items) groups[item.mode].push(item);
+  const requiredItems = uniqueByKey(groups.required);
+  const requiredKeys = new Set(requiredItems.map(itemKey));
+  const required = requiredItems.map(toLiteral);
+  const optional = uniqueByKey(groups.optional)
+    .filter((i) => !requiredKeys.has(itemKey(i)))
+    .map(toLiteral);
+  const excluded = uniqueByKey(groups.excluded).map(toLiteral);
 
   const positive = positiveExpression(required, optional);
-  if (positive === null) return { match: null, terms: [], cjk: [], empty: true };
+  if (positive === null) return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true };
   // FTS5's NOT is binary: one positive side, one side listing everything excluded.
   const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
 
   const positives = items.filter((i) => i.mode !== "excluded");
   return {
     match,
+    positive,
+    required,
+    optional,
+    excluded,
     terms: unique(positives.flatMap((i) => i.text.toLowerCase().match(WORD) ?? [])),
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
+    excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
   };
+}
+
+/** The query's items after keywords, the item bound, word splitting and stopword removal. */
+function parseItems(input: string): Item[] {
+  return dropStopwords(
+    applyKeywords(lex(sanitize(input)))
+      .slice(0, MAX_ITEMS)
+      .flatMap(splitWord),
+  );
+}
+
+/**
+ * A bare optional word that the tokenizer splits (`non-small-cell`, `languages;`, `node.js`)
+ * becomes its words, each counted like any typed word, plus the whole as a phrase that lifts the
+ * notes where they stand together. As one phrase alone, a hyphenated word missed every note that
+ * writes it apart or in another form. Quoted phrases, prefixes and operator items keep their exact
+ * meaning: the user spelled those out.
+ */
+function splitWord(item: Item): Item[] {
+  if (item.quoted) return [item];
+  const words = item.text.match(WORD) ?? [];
+  if (words.length <= 1) return [{ ...item, text: words[0] ?? item.text }];
+  if (item.prefix || item.mode !== "optional") return [{ ...item, quoted: true }];
+  const meaningful = words.filter((w) => !LONE_LETTER.test(w));
+  return [...meaningful.map((text) => ({ ...item, text })), { ...item, quoted: true }];
+}
+
+/**
+ * What makes two items the same to FTS5: the words as unicode61 folds them (case, diacritics),
+ * whether it is a prefix, and nothing else, so `languages;` and `Languages` count once.
+ */
+function itemKey(item: Item): string {
+  const words = item.text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase().match(WORD) ?? [];
+  return `${words.join(" ")}${item.prefix ? "*" : ""}`;
+}
+
+function uniqueByKey(items: Item[]): Item[] {
+  const seen = new Set<string>();
+  return items.filter((i) => {
+    const key = itemKey(i);
+    return !seen.has(key) && !!seen.add(key);
+  });
 }
 
 /**
@@ -99,7 +158,7 @@ function sanitize(input: string): string {
 
 /**
  * Splits the query into items and keywords. A `"` always starts or ends a phrase (an unclosed one
- * runs to the end); `+`/`-` are modifiers only when glued to what follows; a word ends at
+ * runs to the end); `+`/`-` are modifiers only when glued to a word (startsOperand); a word ends at
  * whitespace or a quote. Only the exact upper-case AND / OR outside quotes are keywords.
  */
 function lex(s: string): (Item | Keyword)[] {
@@ -111,8 +170,7 @@ function lex(s: string): (Item | Keyword)[] {
       continue;
     }
     let mode: Mode = "optional";
-    const next = s[i + 1];
-    if ((s[i] === "+" || s[i] === "-") && next !== undefined && !isSpace(next)) {
+    if ((s[i] === "+" || s[i] === "-") && startsOperand(s[i + 1])) {
       mode = s[i] === "+" ? "required" : "excluded";
       i++;
     }
@@ -126,7 +184,7 @@ function lex(s: string): (Item | Keyword)[] {
         prefix = true;
         i++;
       }
-      out.push({ kind: "item", mode, text, prefix });
+      out.push({ kind: "item", mode, text, prefix, quoted: true });
       continue;
     }
     const start = i;
@@ -137,7 +195,7 @@ function lex(s: string): (Item | Keyword)[] {
       continue;
     }
     const text = word.replace(/\*+$/, "");
-    out.push({ kind: "item", mode, text, prefix: text.length < word.length });
+    out.push({ kind: "item", mode, text, prefix: text.length < word.length, quoted: false });
   }
   return out;
 }
@@ -170,17 +228,20 @@ function dropStopwords(items: Item[]): Item[] {
   return kept.some((i) => i.mode !== "excluded") ? kept : items;
 }
 
+/**
+ * `+` and `-` are operators only before a letter, a quote or a `#`: `+1`, `-5` and `-0.5` in prose
+ * are numbers, not a required or excluded item.
+ */
+function startsOperand(ch: string | undefined): boolean {
+  return ch !== undefined && (ch === '"' || ch === "#" || /\p{L}/u.test(ch));
+}
+
 function isSpace(ch: string | undefined): boolean {
   return ch !== undefined && /\s/u.test(ch);
 }
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];
-}
-
-function uniqueFolded(values: string[]): string[] {
-  const seen = new Set<string>();
-  return values.filter((v) => !seen.has(v.toLowerCase()) && !!seen.add(v.toLowerCase()));
 }
 
 export interface QueryParts {

@@ -5,6 +5,8 @@ import { STOPWORDS } from "./stopwords.ts";
 const SOURCE_CHARS = 20_000;
 const CANDIDATE_TERMS = 30;
 const QUERY_TERMS = 12;
+/** Document frequencies are counted no further: a word in more notes than this says little anyway, and counting is linear. */
+const DF_CAP = 5000;
 
 export interface ChunkRef {
   path: string;
@@ -39,11 +41,11 @@ export function relatedQuery(ctx: OpContext, id: string): { fileId: number; quer
     if (word.length < 3 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
     tf.set(word, (tf.get(word) ?? 0) + 1);
   }
-  const total = index.chunks.count();
+  const total = index.notes.count();
   const scored = [...tf.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, CANDIDATE_TERMS)
-    .map(([word, f]) => ({ word, score: f * Math.log(1 + total / (1 + index.fts.chunksWithWord(word))) }))
+    .map(([word, f]) => ({ word, score: f * Math.log(1 + total / (1 + index.fts.notesWithWord(word, DF_CAP))) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, QUERY_TERMS)
     .map((s) => s.word);

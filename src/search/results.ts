@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
+import { bestSection } from "./sections.ts";
 
 export const SearchResult = Type.Object({
   id: Type.String({ description: "Note id (its vault path). Pass to note_read." }),
@@ -22,33 +23,35 @@ export type SearchResult = Static<typeof SearchResult>;
 
 const SNIPPET_TOKENS = 14;
 
-/** A note found by any mode, pointing at its best chunk, with its score already in 0..1. */
+/** A note found by any mode, with its score already in 0..1. */
 export interface RankedHit {
   fileId: number;
-  chunkId: number;
+  /** The section to show; null: the one that matches the query best (bestSection). */
+  chunkId: number | null;
   score: number;
   /** Overrides the reason prefix for this hit (e.g. "hybrid: lexical #1, semantic #3"). */
   reason?: string;
 }
 
-/** Turns ranked hits into the compact result shape (docs/contracts.md, Search), one query for the whole page. */
+interface Shown {
+  chunkId: number;
+  snippet: string;
+  matched: string[];
+}
+
+/** Turns ranked hits into the compact result shape (docs/contracts.md, Search), a few queries for the whole page. */
 export function buildResults(index: IndexStore, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
   if (hits.length === 0) return [];
-  const ids = hits.map((h) => h.chunkId);
-  const byChunk = new Map(index.chunks.hits(ids).map((r) => [r.chunkId, r]));
-  const marks = match ? highlights(index, match, ids) : new Map<number, { matched: string[]; snippet: string }>();
+  const shown = sectionsToShow(index, hits, match, cjk);
+  const byChunk = new Map(index.chunks.hits([...shown.values()].map((s) => s.chunkId)).map((r) => [r.chunkId, r]));
 
   return hits.flatMap((h) => {
-    const r = byChunk.get(h.chunkId);
-    if (!r) return [];
+    const s = shown.get(h.fileId);
+    const r = s && byChunk.get(s.chunkId);
+    if (!s || !r) return [];
     const headingPath = JSON.parse(r.headingPathJson) as string[];
-    const m = marks.get(h.chunkId);
-    let matched = m?.matched ?? [];
-    let snippet = m?.snippet ?? "";
-    if (!matched.length && cjk.length && cjk.some((t) => r.text.includes(t))) {
-      matched = ["body"];
-      snippet = cjkSnippet(r.text, cjk);
-    }
+    const matched = s.matched;
+    let snippet = s.snippet;
     // A semantic hit may share no word with the query: show the start of its best chunk.
     if (!snippet && h.reason !== undefined) snippet = leadSnippet(r.text);
     if (countWords(r.text) <= SNIPPET_TOKENS) snippet = "";
@@ -80,11 +83,31 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
   });
 }
 
-/** The columns each chunk matched in, and a body snippet when the body matched. */
-function highlights(index: IndexStore, match: string, ids: number[]): Map<number, { matched: string[]; snippet: string }> {
-  const out = new Map<number, { matched: string[]; snippet: string }>();
-  for (const h of index.fts.highlights(match, ids, SNIPPET_TOKENS))
-    out.set(h.chunkId, { matched: h.columns, snippet: oneLine(h.columns.includes("body") ? h.snippet : "") });
+/**
+ * For each hit, the section it shows, its snippet and the columns the note matched in ("body"
+ * when that section's text matched): the hit's own section, else the best-matching one, else
+ * the first with a CJK term, else the first.
+ */
+export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkId: number | null }[], match: string | null, cjk: string[]): Map<number, Shown> {
+  const fileIds = hits.map((h) => h.fileId);
+  const sections = Map.groupBy(index.chunks.sections(fileIds), (s) => s.fileId);
+  const marks = new Map(match ? index.fts.highlights(match, fileIds).map((m) => [m.fileId, m]) : []);
+  const out = new Map<number, Shown>();
+  for (const h of hits) {
+    const own = sections.get(h.fileId) ?? [];
+    const mark = marks.get(h.fileId);
+    const lexical = mark ? bestSection(own, mark.body, SNIPPET_TOKENS) : null;
+    const columns = (mark?.columns ?? []).filter((c) => c !== "body");
+    const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
+    if (chunkId === undefined) continue;
+    const section = own.find((s) => s.chunkId === chunkId);
+    if (lexical?.matched && lexical.chunkId === chunkId) {
+      out.set(h.fileId, { chunkId, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
+      continue;
+    }
+    const cjkHit = section !== undefined && cjk.some((t) => section.text.includes(t));
+    out.set(h.fileId, { chunkId, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
+  }
   return out;
 }
 

@@ -1,5 +1,4 @@
 import type { VectorStore } from "../embeddings/store.ts";
-import type { RankedChunk } from "../index/queries/fts.ts";
 import type { IndexStore } from "../index/store.ts";
 import type { RankedHit } from "./results.ts";
 
@@ -7,7 +6,9 @@ import type { RankedHit } from "./results.ts";
 const EXACT_FILTER_CHUNKS = 4000;
 const MAX_K = 4096;
 
-export interface VectorChunk extends RankedChunk {
+export interface VectorChunk {
+  chunkId: number;
+  fileId: number;
   distance: number;
 }
 

@@ -13,6 +13,7 @@ import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Nullable, Warning } from "../ops/schemas.ts";
+import { configuredWeight } from "../search/fusion-weight.ts";
 
 const MAX_WARNINGS = 50;
 
@@ -52,9 +53,31 @@ const EmbeddingsStatus = Type.Object({
       error: Nullable(Type.Object({ kind: Type.String(), message: Type.String() })),
     }),
   ),
+  fusion: Type.Optional(
+    Type.Object(
+      {
+        vector_weight: Type.Number({ description: "Weight of the vector list in auto search (lexical: 1); 0: auto is lexical." }),
+        source: Type.Union([Type.Literal("configured"), Type.Literal("measured"), Type.Literal("unmeasured")]),
+        queries: Type.Optional(Type.Integer({ description: "Link lines measured (the line should find the note it links to)." })),
+        lexical_mrr: Type.Optional(Type.Number()),
+        fused_mrr: Type.Optional(Type.Record(Type.String(), Type.Number(), { description: "MRR of fusion at each vector weight tried." })),
+        reason: Type.String(),
+      },
+      { description: "How auto search uses the vectors: measured on this vault for the stored model, or search.vector_weight." },
+    ),
+  ),
   message: Type.Optional(Type.String()),
   fix: Type.Optional(Type.String()),
 });
+
+/** How auto search uses the vectors: search.vector_weight, else the weight measured on the vault. */
+function fusionStatus(ctx: OpContext): Static<typeof EmbeddingsStatus>["fusion"] {
+  const configured = configuredWeight(ctx.vault.config.str("search.vector_weight"));
+  if (configured !== null) return { vector_weight: configured, source: "configured", reason: "search.vector_weight is set" };
+  const d = ctx.embeddings.fusion();
+  if (!d) return { vector_weight: 0, source: "unmeasured", reason: "not measured yet (after the next embedding pass): auto is lexical" };
+  return { vector_weight: d.weight, source: "measured", queries: d.queries, lexical_mrr: d.lexical, fused_mrr: d.fused, reason: d.reason };
+}
 
 /** The embeddings part of vault_status: configuration, stored identity, coverage, and a live probe. */
 async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: boolean): Promise<Static<typeof EmbeddingsStatus>> {
@@ -99,6 +122,7 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
     stored,
     ...(counts ? { counts } : {}),
     ...(p ? { probe: p } : {}),
+    ...(stored && !mismatch ? { fusion: fusionStatus(ctx) } : {}),
   };
   if (problem) return { ...out, state: "incompatible", available: false, message: `${problem}.`, fix: REEMBED_FIX };
   if (p && !p.ok)

@@ -26,6 +26,8 @@ async function run(args: string[], env: Record<string, string> = {}) {
 beforeAll(() => {
   if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
   sb = sandbox({}, { fromDemo: true });
+  // The vectors count evenly: these tests are about embedding and fallbacks, not the measured weight.
+  sb.env.INDX_SEARCH_VECTOR_WEIGHT = "1";
   fake = startFakeAiServer();
 });
 afterAll(() => {

@@ -45,7 +45,9 @@ function setup(extraEnv: Record<string, string> = {}, files = NOTES) {
   const entry = { sb, ctxs: [] as OpContext[] };
   open.push(entry);
   const ctx = (env: Record<string, string> = {}) => {
-    const c = new OpContext(Vault.open(loadConfig({ env: { ...sb.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), ...extraEnv, ...env } })));
+    // These tests are about availability and fallbacks: the vectors count evenly unless a test measures them.
+    const even = { INDX_SEARCH_VECTOR_WEIGHT: "1" };
+    const c = new OpContext(Vault.open(loadConfig({ env: { ...sb.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), ...even, ...extraEnv, ...env } })));
     c.embeddings.backoffMs = 1;
     entry.ctxs.push(c);
     return c;
@@ -510,5 +512,70 @@ describe("status and background embedding", () => {
     const all = lines.join("");
     expect(all).toContain("embeddings.run");
     for (const secret of ["secretquery", "sourdough", "Tomato", "sk-test-fake", "Cooking/"]) expect(all).not.toContain(secret);
+  });
+});
+
+describe("how much auto search uses the vectors, measured on the vault", () => {
+  /** 25 notes on made-up subjects, each linked from a note whose link line names it by a synonym (or by its own word). */
+  function linkedVault(byOwnWord = false): { files: Record<string, string>; synonyms: Record<string, string> } {
+    const files: Record<string, string> = {};
+    const synonyms: Record<string, string> = {};
+    const name = (i: number) => String.fromCharCode(97 + Math.floor(i / 26), 97 + (i % 26));
+    for (let i = 0; i < 25; i++) {
+      const word = `qa${name(i)}zor`;
+      synonyms[`qb${name(i)}zim`] = word;
+      synonyms[`qc${name(i)}zup`] = word; // a synonym no note uses
+      files[`Subjects/S${i}.md`] = `# Subject ${i}\n\nThe ${word} handbook: ${word} care, ${word} storage and ${word} repair.\n`;
+      // Words of its own beside the synonym: nothing else in the vault shares them.
+      files[`Links/L${i}.md`] = `# Links ${i}\n\n${byOwnWord ? word : `qb${name(i)}zim`} xq${name(i)}first xq${name(i)}second: [[S${i}]]\n`;
+    }
+    return { files, synonyms };
+  }
+  const auto = { INDX_SEARCH_VECTOR_WEIGHT: "auto" };
+  const fusion = async (c: OpContext) => ((await invoke(vaultStatus, c, { probe: false })) as any).embeddings.fusion;
+
+  test("vectors that find linked notes better than words are used by auto, at the weight measured", async () => {
+    const { files, synonyms } = linkedVault();
+    fake.knobs.synonyms = synonyms;
+    const { ctx } = setup(auto, files);
+    await reindex(ctx());
+    const f = await fusion(ctx());
+    expect(f).toMatchObject({ source: "measured", queries: 25 });
+    expect(f.vector_weight).toBeGreaterThan(0);
+    expect(f.fused_mrr[String(f.vector_weight)]).toBeGreaterThan(f.lexical_mrr);
+    const s = await search(ctx(), { q: "qcaczup" });
+    expect(s.mode_used).toBe("hybrid");
+    expect(s.results[0].path).toBe("Subjects/S2.md");
+  });
+
+  test("vectors that do not beat words leave auto lexical; hybrid on request still fuses", async () => {
+    const { files } = linkedVault(true);
+    const { ctx } = setup(auto, files);
+    await reindex(ctx());
+    const f = await fusion(ctx());
+    expect(f).toMatchObject({ source: "measured", vector_weight: 0, queries: 25 });
+    expect(f.reason).toContain("lexical");
+    expect((await search(ctx(), { q: "qaaczor care" })).mode_used).toBe("lexical");
+    expect((await search(ctx(), { q: "qaaczor care", mode: "hybrid" })).mode_used).toBe("hybrid");
+  });
+
+  test("too few links to measure with: auto stays lexical, and says why", async () => {
+    const { ctx } = setup(auto);
+    await reindex(ctx());
+    const f = await fusion(ctx());
+    expect(f).toMatchObject({ source: "measured", vector_weight: 0 });
+    expect(f.reason).toMatch(/^only \d+ link lines/);
+    expect((await search(ctx(), { q: "aphids on tomato leaves" })).mode_used).toBe("lexical");
+  });
+
+  test("search.vector_weight overrides the measure; a bad value is a validation error", async () => {
+    const { files, synonyms } = linkedVault();
+    fake.knobs.synonyms = synonyms;
+    const { ctx } = setup(auto, files);
+    await reindex(ctx());
+    const off = ctx({ INDX_SEARCH_VECTOR_WEIGHT: "0" });
+    expect(await fusion(off)).toMatchObject({ source: "configured", vector_weight: 0 });
+    expect((await search(off, { q: "qbaczim" })).mode_used).toBe("lexical");
+    expect((await rejects(search(ctx({ INDX_SEARCH_VECTOR_WEIGHT: "lots" }), { q: "qbaczim" }))).code).toBe("validation_failed");
   });
 });

@@ -28,7 +28,7 @@ async function post(path: string, body: unknown) {
 beforeAll(async () => {
   fake = startFakeAiServer();
   sb = sandbox({}, { fromDemo: true });
-  Object.assign(sb.env, fakeEnv(fake, "ollama", "fake-embed-768"));
+  Object.assign(sb.env, fakeEnv(fake, "ollama", "fake-embed-768"), { INDX_SEARCH_VECTOR_WEIGHT: "1" }); // evenly: these tests are about the surfaces
   ctx = sb.context();
   server = await startServer(ctx, { host: "127.0.0.1", port: 0, notice: () => {}, watch: false });
   token = loadConfig({ env: sb.env }).str("server.api_key")!;

@@ -43,6 +43,11 @@ export interface FakeKnobs {
   garbageChat: boolean;
   /** An API key the OpenAI routes require (Bearer). null: none. */
   apiKey: string | null;
+  /**
+   * Words the embeddings treat as another word (lowercased): a model that knows synonyms, so
+   * vectors find what words alone cannot. null: none.
+   */
+  synonyms: Record<string, string> | null;
 }
 
 export interface FakeAiServer {
@@ -129,6 +134,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     legacyOllama: false,
     garbageChat: false,
     apiKey: null,
+    synonyms: null,
   };
   const queue: ChatReply[] = [];
   let script: ChatScript | null = null;
@@ -205,7 +211,8 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
           return json({ error: "the fake server was told to stop answering" }, 500);
         state.requests[state.requests.length - 1]!.ok = true;
         const dim = FAKE_MODELS[model]!;
-        const vectors = texts.map((t) => fakeEmbedding(t, dim));
+        const synonyms = k.synonyms;
+        const vectors = texts.map((t) => fakeEmbedding(synonyms ? t.replace(/[\p{L}\p{N}]+/gu, (w) => synonyms[w.toLowerCase()] ?? w) : t, dim));
         if (path === "/api/embeddings") return json({ embedding: vectors[0] });
         if (path === "/api/embed") return json({ model, embeddings: vectors, total_duration: 1, load_duration: 0, prompt_eval_count: texts.length });
         return json({

@@ -55,6 +55,16 @@ export interface EmbeddingInput {
   text: string;
 }
 
+/** A chunk of a note as search reads it: note_search's body is the note's chunks joined by a blank line. */
+export interface NoteSection {
+  chunkId: number;
+  fileId: number;
+  ord: number;
+  text: string;
+  /** Characters (code points) of the note's first chunk that note_search's body leaves out (a `# Title` line). */
+  titleSkip: number;
+}
+
 export interface ChunkOfHash {
   chunkId: number;
   fileId: number;
@@ -87,6 +97,16 @@ export class ChunkQueries {
       .query<{ text: string }, [number, number | null]>("SELECT text FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2) ORDER BY ord")
       .all(fileId, ord)
       .map((r) => r.text);
+  }
+
+  /** Every chunk of these notes, in order (notes in any order). */
+  sections(fileIds: number[]): NoteSection[] {
+    return this.db
+      .query<NoteSection, [string]>(
+        `SELECT c.id AS chunkId, c.file_id AS fileId, c.ord, c.text, n.title_skip AS titleSkip FROM chunks c JOIN notes n ON n.file_id = c.file_id
+          WHERE c.file_id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.ord`,
+      )
+      .all(jsonList(fileIds));
   }
 
   /** Content hashes of a note's chunks, or of its chunk `ord` alone. */

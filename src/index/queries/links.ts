@@ -6,6 +6,17 @@ import type { Database } from "bun:sqlite";
  */
 const UNRESOLVED = "l.dst_path IS NULL AND l.linkpath <> ''";
 
+/** A wiki or Markdown link in a note's text to another note, with the line it stands in. */
+export interface LinkContext {
+  srcId: number;
+  dstId: number;
+  raw: string;
+  /** The link's line: its chunk's text and the chunk's first line. */
+  text: string;
+  line: number;
+  startLine: number;
+}
+
 /** A link, embed or frontmatter link that resolves to a file. */
 export interface Backlink {
   source: string;
@@ -46,6 +57,24 @@ export interface NoteTitle {
 /** The link graph. Links include embeds and frontmatter links, as in Obsidian. */
 export class LinkQueries {
   constructor(private readonly db: Database) {}
+
+  /**
+   * Up to `limit` links between two different notes, spread over the vault in an order that does
+   * not depend on how it was indexed (a multiplicative hash of the row id): self-supervised
+   * queries for measuring search (src/search/fusion-weight.ts).
+   */
+  contexts(limit: number): LinkContext[] {
+    return this.db
+      .query<LinkContext, [number]>(
+        `SELECT l.src_id AS srcId, d.id AS dstId, l.raw, c.text, l.line, c.start_line AS startLine
+           FROM (SELECT rowid AS r FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
+                  ORDER BY (rowid * 2654435761) % 4294967296 LIMIT ?1) pick
+           JOIN links l ON l.rowid = pick.r
+           JOIN files d ON d.path = l.dst_path AND d.kind = 'note' AND d.id <> l.src_id
+           JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line`,
+      )
+      .all(limit);
+  }
 
   backlinks(path: string): Backlink[] {
     return this.db

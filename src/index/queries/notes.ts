@@ -35,6 +35,10 @@ export type PropertyValue = string | number | boolean | null;
 export class NoteQueries {
   constructor(private readonly db: Database) {}
 
+  count(): number {
+    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM notes").get()?.n ?? 0;
+  }
+
   list(sort: "path" | "mtime"): NoteSummary[] {
     const order = sort === "mtime" ? "f.mtime_ms DESC, f.path" : "f.path";
     return this.db

@@ -27,16 +27,28 @@ describe("reciprocal rank fusion", () => {
     expect(two.ranks).toEqual([2, 4]);
   });
 
-  test("chunks are grouped to notes by their best fused chunk", () => {
+  test("a list of sections counts each note once, at its best section", () => {
     const fused = fuse([
       [c(11, 1), c(21, 2), c(12, 1)],
       [c(12, 1), c(22, 2)],
     ]);
-    const note1 = fused.find((n) => n.fileId === 1)!;
-    expect(fused.filter((n) => n.fileId === 1)).toHaveLength(1);
-    // chunk 11: lexical #1 → 1/61 + 0.05; chunk 12: lexical #3 + vector #1 → 1/63 + 1/61 + 0.05.
-    expect(note1.chunkId).toBe(12);
-    expect(note1.fused).toBeLessThanOrEqual(maxFused(2));
+    expect(fused.map((n) => n.fileId)).toEqual([1, 2]);
+    const note1 = fused[0]!;
+    // note 1: #1 in both lists; note 2: #2 in both (its chunk 12 is not a second entry of note 1).
+    expect(note1.fused).toBeCloseTo(2 / 61 + BONUS_FIRST, 10);
+    expect(note1.ranks).toEqual([1, 1]);
+    expect(fused[1]!.ranks).toEqual([2, 2]);
+    expect(note1.fused).toBeLessThanOrEqual(maxFused([1, 1]));
+  });
+
+  test("a note shows the section of the list where it ranks best", () => {
+    const lexical = [
+      { fileId: 1, chunkId: null },
+      { fileId: 2, chunkId: null },
+    ];
+    const fused = fuse([lexical, [c(21, 2), c(12, 1)]]);
+    expect(fused.find((n) => n.fileId === 1)!.chunkId).toBeNull(); // lexical #1, semantic #2
+    expect(fused.find((n) => n.fileId === 2)!.chunkId).toBe(21); // lexical #2, semantic #1
   });
 
   test("an empty list changes nothing", () => {

@@ -15,6 +15,9 @@ const ROWS: [title: string, body: string][] = [
   ["Japanese", "日本語のテキスト and ラーメン"],
   ["Prefix", "configuration configurable"],
   ["Cafe", "Café crème with résumé"],
+  ["Hyphen", "the non-small-cell variant"],
+  ["Apart", "a cell that is small and non invasive"],
+  ["Numbers", "a score of +1 and -5 degrees"],
 ];
 const insert = db.prepare("INSERT INTO t (rowid, title, aliases, tags, headings, body) VALUES (?, ?, '', '', '', ?)");
 for (const [i, [title, body]] of ROWS.entries()) insert.run(i + 1, title, body);
@@ -168,11 +171,11 @@ describe("semantics against real FTS5", () => {
     expect(search('"quick br"*')).toEqual(["Alpha"]);
   });
 
-  test("ids, versions, emails and dotted names match as phrases", () => {
+  test("ids, versions, emails and dotted names rank their exact spelling first", () => {
     expect(search("DEC-0045")).toEqual(["Decision"]);
     expect(search("dec-0045")).toEqual(["Decision"]);
-    expect(search("v3.6.7")).toEqual(["Release"]);
-    expect(search("v3.6.8")).toEqual(["Next release"]);
+    expect(search("v3.6.7")[0]).toBe("Release");
+    expect(search("v3.6.8")[0]).toBe("Next release");
     expect(search("someone@example.com")).toEqual(["Contact"]);
     expect(search("node.js")).toEqual(["Contact"]);
   });
@@ -198,8 +201,8 @@ describe("semantics against real FTS5", () => {
   });
 
   test("operators typed as text are just text", () => {
-    expect(search("NEAR(quick fox)")).toEqual(["Alpha"]);
-    expect(search("title:quick")).toEqual([]); // "title quick" as a phrase: no note has it
+    expect(search("NEAR(quick fox)")).toEqual(["Alpha", "Beta"]); // Alpha has both words
+    expect(found("title:quick")).toEqual(["Alpha", "Beta"]); // words, not a column filter: no title has "quick"
     expect(found("(quick")).toEqual(["Alpha", "Beta"]);
   });
 
@@ -215,16 +218,61 @@ describe("semantics against real FTS5", () => {
   });
 });
 
+describe("query parsing rules", () => {
+  test("a hyphenated word matches its words apart too, and the phrase ranks first", () => {
+    expect(search("non-small-cell")).toEqual(["Hyphen", "Apart"]);
+    expect(compileQuery("non-small-cell").match).toBe('"non" OR "small" OR "cell" OR "non-small-cell"');
+  });
+
+  test("split words drop stopwords and lone letters; the phrase keeps them", () => {
+    expect(compileQuery("state-of-the-art").match).toBe('"state" OR "art" OR "state-of-the-art"');
+    expect(compileQuery("x-ray").match).toBe('"ray" OR "x-ray"');
+  });
+
+  test("operators keep their exact meaning on split words", () => {
+    expect(compileQuery("+non-small").match).toBe('"non-small"');
+    expect(compileQuery("quick -non-small").match).toBe('("quick") NOT ("non-small")');
+    expect(compileQuery('"non-small"').match).toBe('"non-small"');
+    expect(compileQuery("non-sm*").match).toBe('"non-sm"*');
+  });
+
+  test("repeated words count once by their normalised form", () => {
+    expect(compileQuery("languages; Languages languages").match).toBe('"languages"');
+    expect(compileQuery("fox, fox. FOX bread").match).toBe(compileQuery("fox bread").match);
+    expect(compileQuery("résumé resume RESUME").match).toBe('"résumé"');
+    expect(compileQuery('"Quick, brown" "quick brown"').match).toBe('"Quick, brown"');
+    expect(compileQuery("lazy +lazy;").match).toBe('"lazy"');
+  });
+
+  test("+ and - before a number are prose, not operators", () => {
+    expect(compileQuery("score +1 year").match).toBe('"score" OR "1" OR "year"');
+    expect(search("score -5")).toEqual(["Numbers"]);
+    expect(compileQuery("-0.5 degrees").match).toBe('"0" OR "5" OR "-0.5" OR "degrees"');
+    expect(compileQuery("+score -degrees").match).toBe('("score") NOT ("degrees")');
+    expect(compileQuery('+"quick fox" -#tag').match).toBe('("quick fox") NOT ("tag")');
+  });
+});
+
 describe("compileQuery output", () => {
   test("only exclusions, punctuation or operators is empty", () => {
     for (const q of ["", "   ", "-fox", '-"a b" -c', "-", "*", "🙂", '""', "OR", "AND OR", "+", "()"]) {
-      expect(compileQuery(q)).toEqual({ match: null, terms: [], cjk: [], empty: true });
+      expect(compileQuery(q)).toEqual({
+        match: null,
+        positive: null,
+        required: [],
+        optional: [],
+        excluded: [],
+        terms: [],
+        cjk: [],
+        excludedCjk: [],
+        empty: true,
+      });
     }
   });
 
   test("every item is an FTS5 string literal with inner quotes doubled", () => {
     expect(compileQuery('say"hi').match).toBe('"say" OR "hi"');
-    expect(compileQuery("it's").match).toBe(`"it's"`);
+    expect(compileQuery("it's").match).toBe(`"it's"`); // "it" is a stopword, a lone "s" says nothing
     expect(compileQuery('+"a ""b"').match).toBe('"a " AND ("b" OR "a ")');
   });
 
@@ -251,6 +299,7 @@ describe("compileQuery output", () => {
 
   test("terms are the lowercased words of positive items", () => {
     expect(compileQuery('Quick "Brown Fox" -lazy conf* DEC-0045').terms).toEqual(["quick", "brown", "fox", "conf", "dec", "0045"]);
+    expect(compileQuery("don't stop").terms).toEqual(["don", "t", "stop"]);
   });
 
   test("cjk lists the CJK runs of positive items only", () => {

@@ -1,0 +1,121 @@
+import type { NoteSection } from "../index/queries/chunks.ts";
+import { MARK_CLOSE, MARK_OPEN } from "../index/queries/fts.ts";
+
+/** The section of a note that matched best, with an excerpt around its matches. */
+export interface BestSection {
+  chunkId: number;
+  /** Up to `tokens` words of the section with **matches**, "" when its text has none. */
+  snippet: string;
+  matched: boolean;
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
+
+/**
+ * Search ranks notes; the section a result points at is chosen afterwards, among the few notes
+ * shown: the one with the most distinct matched words, then the most matches (the first on a tie).
+ * `marked` is note_search's body with FTS5's highlight() marks: the note's sections joined by a
+ * blank line, less the `# Title` line it leaves out.
+ */
+export function bestSection(sections: NoteSection[], marked: string, tokens: number): BestSection | null {
+  const [first] = sections;
+  if (!first) return null;
+  const { text, spans } = unmark(marked);
+  // Offsets in `marked` start after the title line the body leaves out (counted in code points).
+  const shift = first.titleSkip ? [...first.text.slice(0, first.titleSkip * 2)].slice(0, first.titleSkip).join("").length : 0;
+  const starts: number[] = [];
+  let at = 0;
+  for (const s of sections) {
+    starts.push(at);
+    at += s.text.length + 2;
+  }
+  const local: Span[][] = sections.map(() => []);
+  const words: Set<string>[] = sections.map(() => new Set());
+  for (const span of spans) {
+    const start = span.start + shift;
+    let i = starts.length - 1;
+    while (i > 0 && starts[i]! > start) i--;
+    local[i]!.push({ start: start - starts[i]!, end: span.end + shift - starts[i]! });
+    words[i]!.add(fold(text.slice(span.start, span.end)));
+  }
+  let best = 0;
+  for (let i = 1; i < sections.length; i++) {
+    const [a, b] = [words[i]!.size, words[best]!.size];
+    if (a > b || (a === b && local[i]!.length > local[best]!.length)) best = i;
+  }
+  const section = sections[best]!;
+  const matched = local[best]!.length > 0;
+  return { chunkId: section.chunkId, snippet: matched ? excerpt(section.text, local[best]!, tokens) : "", matched };
+}
+
+/** The text without marks, and where the marked runs were. */
+function unmark(marked: string): { text: string; spans: Span[] } {
+  const spans: Span[] = [];
+  let text = "";
+  let from = 0;
+  while (true) {
+    const open = marked.indexOf(MARK_OPEN, from);
+    if (open < 0) break;
+    const close = marked.indexOf(MARK_CLOSE, open);
+    if (close < 0) break;
+    text += marked.slice(from, open);
+    const start = text.length;
+    text += marked.slice(open + 1, close);
+    spans.push({ start, end: text.length });
+    from = close + 1;
+  }
+  return { text: text + marked.slice(from), spans };
+}
+
+/**
+ * `tokens` words of the text around its matches, matches in **bold**: the window with the most
+ * distinct matched words, then the most matches, the first on a tie; `…` where the text goes on.
+ */
+function excerpt(text: string, spans: Span[], tokens: number): string {
+  const words = [...text.matchAll(TOKEN)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  if (!words.length) return "";
+  // Spans and words are both in text order: one sweep marks the matched words.
+  const key: (string | null)[] = [];
+  let j = 0;
+  for (const w of words) {
+    while (j < spans.length && spans[j]!.end <= w.start) j++;
+    const span = spans[j];
+    key.push(span && span.start < w.end ? fold(text.slice(w.start, w.end)) : null);
+  }
+  const n = Math.min(tokens, words.length);
+  const inWindow = new Map<string, number>();
+  let count = 0;
+  const add = (k: string | null, d: number) => {
+    if (k === null) return;
+    count += d;
+    const c = (inWindow.get(k) ?? 0) + d;
+    if (c) inWindow.set(k, c);
+    else inWindow.delete(k);
+  };
+  for (let k = 0; k < n; k++) add(key[k]!, 1);
+  let best = 0;
+  let bestScore = inWindow.size * 1000 + count;
+  for (let from = 1; from + n <= words.length; from++) {
+    add(key[from - 1]!, -1);
+    add(key[from + n - 1]!, 1);
+    const score = inWindow.size * 1000 + count;
+    if (score > bestScore) [best, bestScore] = [from, score];
+  }
+  let out = "";
+  // From the very start when the window is the first words (a heading's `#` included), as FTS5's snippet() did.
+  let cursor = best === 0 ? 0 : words[best]!.start;
+  for (let k = best; k < best + n; k++) {
+    const w = words[k]!;
+    const word = text.slice(w.start, w.end);
+    out += text.slice(cursor, w.start) + (key[k] === null ? word : `**${word}**`);
+    cursor = w.end;
+  }
+  return `${best > 0 ? "…" : ""}${out}${best + n < words.length ? "…" : ""}`;
+}
+
+const fold = (word: string) => word.toLowerCase();
