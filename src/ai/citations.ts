@@ -16,10 +16,11 @@ export const Citation = Type.Object({
 export type Citation = Static<typeof Citation>;
 
 /** What the model returns for one citation: a passage id and a verbatim quote from it. */
-export interface ModelCitation {
-  passage: string;
-  quote: string;
-}
+export const ModelCitation = Type.Object({
+  passage: Type.String(),
+  quote: Type.String({ maxLength: 1000 }),
+});
+export type ModelCitation = Static<typeof ModelCitation>;
 
 export interface Dropped {
   passage: string;
@@ -45,7 +46,6 @@ const MAX_SNIPPET_CHARS = 300;
  */
 export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<string, Passage>, cites: readonly ModelCitation[]): Promise<Verified> {
   const out: Verified = { citations: [], warnings: [], dropped: [] };
-  const seen = new Set<string>();
   const etags = new Map<string, string | null>();
   const drop = (passage: string, reason: Dropped["reason"], warning: Warning) => {
     out.dropped.push({ passage, reason });
@@ -70,9 +70,6 @@ export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<stri
     }
     const line = passage.startLine + countNewlines(passage.text, found.start);
     const snippet = passage.text.slice(found.start, found.end).replace(/\s+/g, " ").slice(0, MAX_SNIPPET_CHARS);
-    const key = `${passage.path}\u0000${line}\u0000${snippet}`;
-    if (seen.has(key)) continue;
-    seen.add(key);
     out.citations.push({
       path: passage.path,
       etag: passage.etag,
@@ -82,7 +79,19 @@ export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<stri
       snippet,
     });
   }
+  out.citations = uniqueCitations(out.citations);
   return out;
+}
+
+/** Citations without repeats (the same quote at the same place), in their first order. */
+export function uniqueCitations(citations: readonly Citation[]): Citation[] {
+  const seen = new Set<string>();
+  return citations.filter((c) => {
+    const key = `${c.path}\u0000${c.line ?? ""}\u0000${c.snippet ?? ""}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {

@@ -2,6 +2,7 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
+import { cacheKey } from "./cache.ts";
 import { ModelSession, ZERO_USAGE } from "./session.ts";
 import type { AiUsage } from "./types.ts";
 
@@ -43,7 +44,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
   const chat = call.usesModel ? ai.chat() : null;
   const started = performance.now();
   const cacheable = settings.cache.enabled && call.input.cache !== false;
-  const key = ai.cacheKey({
+  const key = cacheKey({
     op: call.op,
     provider: chat?.provider ?? "none",
     model: chat?.model ?? "none",

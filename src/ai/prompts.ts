@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { ModelCitation } from "./citations.ts";
 
 /**
  * What the model is told and the shapes it must reply in (docs/contracts.md, AI runtime:
@@ -33,11 +34,6 @@ export function styleLine(style: string | undefined, language: string | undefine
     .filter(Boolean)
     .join(" ");
 }
-
-export const ModelCitation = Type.Object({
-  passage: Type.String(),
-  quote: Type.String({ maxLength: 1000 }),
-});
 
 const Cited = Type.Array(ModelCitation, { maxItems: 20 });
 

@@ -2,7 +2,7 @@ import { IndxError } from "../core/errors.ts";
 import { AiDb } from "../index/ai-db.ts";
 import type { AiRole } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
-import { AiCache, type CacheKeyParts, cacheKey } from "./cache.ts";
+import { AiCache } from "./cache.ts";
 import { createChatProvider } from "./providers.ts";
 import { AiGlobs } from "./scope.ts";
 import { type AiSettings, aiSettings } from "./settings.ts";
@@ -74,10 +74,6 @@ export class AiService {
 
   get spend(): SpendLedger {
     return (this.ledger ??= new SpendLedger(this.store));
-  }
-
-  cacheKey(parts: CacheKeyParts): string {
-    return cacheKey(parts);
   }
 
   /** An edit invalidates only the cached results that read the edited notes, and every remembered retrieval. */

@@ -80,10 +80,6 @@ export class AiDb {
     })();
   }
 
-  has(key: string): boolean {
-    return this.db.query("SELECT 1 FROM entries WHERE key = ?").get(key) !== null;
-  }
-
   stats(now: number): CacheStats {
     const row = this.db
       .query<CacheStats, [number]>(

@@ -1,5 +1,4 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { invoke } from "../../ops/invoke.ts";
@@ -12,7 +11,7 @@ import { ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../prompts.ts";
 import { AiScope, resolveScope } from "../scope.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, Style } from "./common.ts";
-import { excludedWarning, fitToBudget, pinned, streamCitations } from "./grounded.ts";
+import { excludedWarning, fitToBudget, groundingFailed, pinned, streamCitations } from "./grounded.ts";
 
 const DONT_KNOW = "I don't know based on the indexed vault.";
 
@@ -162,10 +161,4 @@ function dontKnow(retrieved: Output["retrieved"], warnings: Warning[]): Output {
     usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
     warnings: [...warnings, { code: "unsupported_question", message: "The indexed notes do not answer this question." }],
   };
-}
-
-export function groundingFailed(dropped: readonly { passage: string; reason: string }[]): IndxError {
-  return new IndxError("ai_grounding_failed", "No citation of the model's answer survived verification, so no answer is returned.", {
-    dropped: dropped.slice(0, 50),
-  });
 }

@@ -3,6 +3,7 @@ import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
 import type { Citation } from "../citations.ts";
 import type { Passage } from "../passages.ts";
+import { type AiScope, resolveScope } from "../scope.ts";
 
 /** Helpers the grounded operations share: budgets, the scope fingerprint, warnings, streaming. */
 
@@ -24,6 +25,20 @@ export function fitToBudget(passages: Passage[], maxInputTokens: number, fixedTo
       max_input_tokens: maxInputTokens,
     });
   return kept;
+}
+
+/** The notes a scope names that the AI globs allow; a scope with none is not_found. What the globs kept out is a warning. */
+export async function notesInScope(ctx: OpContext, scope: AiScope, warnings: Warning[]): Promise<string[]> {
+  const resolved = await resolveScope(ctx, scope, ctx.ai.globs());
+  if (resolved.excluded.length) warnings.push(excludedWarning(resolved.excluded.length));
+  if (resolved.paths.length === 0) throw new IndxError("not_found", "The scope holds no note the AI runtime may read.", { excluded: resolved.excluded.length });
+  return resolved.paths;
+}
+
+export function groundingFailed(dropped: readonly { passage: string; reason: string }[]): IndxError {
+  return new IndxError("ai_grounding_failed", "No citation of the model's answer survived verification, so no answer is returned.", {
+    dropped: dropped.slice(0, 50),
+  });
 }
 
 /** The notes behind some passages, each at the version read: sorted, one entry per note. */

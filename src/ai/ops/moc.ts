@@ -7,9 +7,8 @@ import { type Citation, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../prompts.ts";
-import { resolveScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
-import { excludedWarning, pinned, streamCitations } from "./grounded.ts";
+import { notesInScope, pinned, streamCitations } from "./grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./toc.ts";
 
 /** Tokens of each note's opening passage the model sees when titling groups or describing notes. */
@@ -32,10 +31,8 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
   if (groupBy === "frontmatter" && !input.group_by_key)
     throw new IndxError("validation_failed", "group_by frontmatter needs group_by_key.", { field: "group_by_key" });
   const warnings: Warning[] = [];
-  const scope = await resolveScope(ctx, input.scope, ctx.ai.globs());
-  if (scope.excluded.length) warnings.push(excludedWarning(scope.excluded.length));
-  if (scope.paths.length === 0) throw new IndxError("not_found", "The scope holds no note the AI runtime may read.", { excluded: scope.excluded.length });
-  const items = openingPassages(ctx, scope.paths);
+  const paths = await notesInScope(ctx, input.scope, warnings);
+  const items = openingPassages(ctx, paths);
   const maxGroups = input.max_groups ?? 20;
   const maxPerGroup = input.max_per_group ?? 50;
   return runAi({
@@ -83,7 +80,7 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
       return {
         toc_markdown: heading + tree.map((g) => `## ${g.title}\n\n${renderTree(g.children ?? [], link, input.style ?? "compact")}`).join("\n\n"),
         toc_tree: tree,
-        scope_resolved: { paths: scope.paths, total_tokens: items.reduce((n, i) => n + i.passage.tokens, 0) },
+        scope_resolved: { paths, total_tokens: items.reduce((n, i) => n + i.passage.tokens, 0) },
         citations,
         usage: s.usage,
         warnings,

@@ -3,16 +3,15 @@ import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
-import { type Citation, verifyCitations } from "../citations.ts";
+import { type Citation, uniqueCitations, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../passages.ts";
 import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SummaryReply, styleLine } from "../prompts.ts";
-import { AiScope, resolveScope } from "../scope.ts";
+import { AiScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
-import { groundingFailed } from "./ask.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "./common.ts";
-import { excludedWarning, pinned, streamCitations } from "./grounded.ts";
+import { groundingFailed, notesInScope, pinned, streamCitations } from "./grounded.ts";
 import { noteOutlines } from "./outline.ts";
 
 const INCLUDE = ["tldr", "key_points", "open_questions", "outline"] as const;
@@ -70,13 +69,11 @@ export const aiSummarize = defineOp({
   async run(ctx, input): Promise<Output> {
     ctx.ai.chat();
     const warnings: Warning[] = [];
-    const scope = await resolveScope(ctx, input.scope, ctx.ai.globs());
-    if (scope.excluded.length) warnings.push(excludedWarning(scope.excluded.length));
-    if (scope.paths.length === 0) throw new IndxError("not_found", "The scope holds no note the AI runtime may read.", { excluded: scope.excluded.length });
-    const passages = passagesForPaths(ctx, scope.paths);
+    const paths = await notesInScope(ctx, input.scope, warnings);
+    const passages = passagesForPaths(ctx, paths);
     const include = new Set(input.include ?? ["tldr", "key_points"]);
-    const scopeResolved = { paths: scope.paths, total_tokens: passages.reduce((n, p) => n + p.tokens, 0) };
-    const outline = include.has("outline") ? { outline: noteOutlines(ctx, scope.paths) } : {};
+    const scopeResolved = { paths, total_tokens: passages.reduce((n, p) => n + p.tokens, 0) };
+    const outline = include.has("outline") ? { outline: noteOutlines(ctx, paths) } : {};
     return runAi({
       op: "summarize",
       ctx,
@@ -151,7 +148,7 @@ async function verifyPoints(ctx: OpContext, reply: Static<typeof SummaryReply>, 
     out.points.push(point.text);
     out.citations.push(...v.citations);
   }
-  out.citations = unique(out.citations);
+  out.citations = uniqueCitations(out.citations);
   out.warnings = uniqueWarnings(out.warnings);
   return out;
 }
@@ -228,18 +225,8 @@ function fromPoints(reply: Static<typeof SummaryReply>, points: Point[]): Ground
     out.points.push(point.text);
     out.citations.push(...sources.flatMap((s) => s.citations));
   }
-  out.citations = unique(out.citations);
+  out.citations = uniqueCitations(out.citations);
   return out;
-}
-
-function unique(citations: Citation[]): Citation[] {
-  const seen = new Set<string>();
-  return citations.filter((c) => {
-    const key = `${c.path}\u0000${c.line ?? ""}\u0000${c.snippet ?? ""}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
 
 function uniqueWarnings(warnings: Warning[]): Warning[] {

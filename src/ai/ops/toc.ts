@@ -7,7 +7,7 @@ import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { hasScope, invoke } from "../../ops/invoke.ts";
 import { INPUT_LIMITS, VaultPath, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
-import { type Citation, verifyCitations } from "../citations.ts";
+import { type Citation, uniqueCitations, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
 import { passagesForPaths, renderPassages } from "../passages.ts";
 import { PROMPT_VERSION, TOC_SYSTEM, TocDescriptionsReply } from "../prompts.ts";
@@ -159,7 +159,7 @@ async function noteToc(ctx: OpContext, input: Input): Promise<TocOutput> {
           if (heading) descriptions.set(heading.line, section.description.trim());
           citations.push(...v.citations);
         }
-        citations = [...new Map(citations.map((c) => [`${c.path}\u0000${c.line}\u0000${c.snippet}`, c])).values()];
+        citations = uniqueCitations(citations);
         streamCitations(ctx, citations);
       }
       const tree = nest(
