@@ -1,13 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { BIN } from "../support/binary.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** The AI commands of the compiled binary against the fake chat server. Build first: `bun run build`. */
-const BIN = join(import.meta.dir, "..", "..", "dist", "indx");
 
 let sb: Sandbox;
 let fake: FakeAiServer;

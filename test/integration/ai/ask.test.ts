@@ -246,6 +246,24 @@ describe("ai_summarize and ai_toc", () => {
   });
 });
 
+describe("bad input", () => {
+  test("a scope without its field, a missing note and an oversized question are typed errors, and nothing is sent", async () => {
+    const noGlob = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "glob" } }));
+    expect(noGlob.code).toBe("validation_failed");
+    expect(noGlob.details?.field).toBe("scope.path_glob");
+    const missing = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["Nowhere/Nothing.md"] } }));
+    expect(missing.code).toBe("not_found");
+    expect(missing.message).not.toContain(sb.dir);
+    const traversal = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["../outside.md"] } }));
+    expect(traversal.code).toBe("path_invalid");
+    const long = await errorOf(invoke(aiAsk, ctx, { question: "x".repeat(4_001) }));
+    expect(long.code).toBe("validation_failed");
+    const hops = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "note", path: "Welcome.md", include_linked: 9 } }));
+    expect(hops.code).toBe("validation_failed");
+    expect(fake.chats).toHaveLength(0);
+  });
+});
+
 describe("events", () => {
   test("each call is one ai.invocation event with paths, usage and outcome, never the question or the answer", async () => {
     const question = "What does the feature flag guard during the rollout?";
