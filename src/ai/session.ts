@@ -92,7 +92,7 @@ export class ModelSession {
     return this.parse(req.schema, result.structured ?? parseJson(result.text), result.finish_reason === "length");
   }
 
-  warnOnce(code: Warning["code"], message: string): void {
+  private warnOnce(code: Warning["code"], message: string): void {
     if (!this.warnings.some((w) => w.code === code)) this.warnings.push({ code, message });
   }
 

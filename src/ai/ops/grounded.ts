@@ -19,12 +19,17 @@ export function fitToBudget(passages: Passage[], maxInputTokens: number, fixedTo
     used += p.tokens;
     kept.push(p);
   }
-  if (kept.length === 0 && passages.length > 0)
-    throw new IndxError("ai_input_too_large", `The prompt needs more than ai.max_input_tokens (${maxInputTokens}) tokens.`, {
-      tokens: fixedTokens + passages[0]!.tokens,
+  if (kept.length === 0 && passages.length > 0) requireFits(fixedTokens + passages[0]!.tokens, maxInputTokens);
+  return kept;
+}
+
+/** ai_input_too_large (with the tokens needed) when a prompt that cannot be cut would exceed ai.max_input_tokens. */
+export function requireFits(tokens: number, maxInputTokens: number): void {
+  if (tokens > maxInputTokens)
+    throw new IndxError("ai_input_too_large", `The prompt needs ${tokens} tokens, more than ai.max_input_tokens (${maxInputTokens}); narrow the scope.`, {
+      tokens,
       max_input_tokens: maxInputTokens,
     });
-  return kept;
 }
 
 /** The notes a scope names that the AI globs allow; a scope with none is not_found. What the globs kept out is a warning. */

@@ -8,7 +8,8 @@ import { runAi } from "../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../prompts.ts";
 import type { ModelSession } from "../session.ts";
-import { notesInScope, pinned, streamCitations } from "./grounded.ts";
+import { estimateTokens } from "../tokens.ts";
+import { notesInScope, pinned, requireFits, streamCitations } from "./grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./toc.ts";
 
 /** Tokens of each note's opening passage the model sees when titling groups or describing notes. */
@@ -44,11 +45,16 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
     usesModel: true,
     async produce(session) {
       const s = session!;
+      const max = ctx.ai.settings().maxInputTokens;
+      const overhead = estimateTokens(MOC_SYSTEM) + 200;
+      // Topic grouping shows the model every note; titling shows it the notes kept per group.
+      if (groupBy === "topic") requireFits(overhead + items.reduce((n, i) => n + i.passage.tokens, 0), max);
       const groups = groupBy === "topic" ? await topicGroups(s, items) : await keyedGroups(ctx, items, groupBy, input.group_by_key);
       const shown = [...groups]
         .sort(([a, x], [b, y]) => y.length - x.length || (a < b ? -1 : 1))
         .slice(0, maxGroups)
         .map(([key, members]) => ({ key, members: members.slice(0, maxPerGroup) }));
+      requireFits(overhead + shown.reduce((n, g) => n + g.members.reduce((m, i) => m + i.passage.tokens, 0), 0), max);
       const reply = await s.json({
         system: MOC_SYSTEM,
         messages: [{ role: "user", content: mocPrompt(shown, input.include_summaries === true) }],
@@ -96,7 +102,8 @@ function openingPassages(ctx: OpContext, paths: readonly string[]): Item[] {
   return paths.flatMap((path, i) => {
     const p = first.get(path);
     if (!p) return [];
-    const passage = { ...p, id: `P${i + 1}`, text: clip(p.text, ITEM_TOKENS * 3), tokens: Math.min(p.tokens, ITEM_TOKENS) };
+    const text = clip(p.text, ITEM_TOKENS * 3);
+    const passage = { ...p, id: `P${i + 1}`, text, tokens: estimateTokens(text) };
     return [{ path, title: path.split("/").pop()!.replace(/\.md$/i, ""), passage }];
   });
 }

@@ -220,6 +220,19 @@ describe("ai_summarize and ai_toc", () => {
     }
   });
 
+  test("a map of content that cannot fit the prompt budget is ai_input_too_large, and nothing is sent", async () => {
+    const small = context({ INDX_AI_MAX_INPUT_TOKENS: "300" });
+    try {
+      const err = await errorOf(invoke(aiToc, small, { mode: "moc", scope: { kind: "glob", path_glob: "**" }, cache: false }));
+      expect(err.code).toBe("ai_input_too_large");
+      expect(err.details?.tokens).toBeGreaterThan(300);
+      expect(fake.chats).toHaveLength(0);
+    } finally {
+      small.close();
+      delete sb.env.INDX_AI_MAX_INPUT_TOKENS;
+    }
+  });
+
   test("ai_toc of one note without descriptions makes no provider request", async () => {
     const out = await invoke(aiToc, ctx, { mode: "note", path: "Projects/Apollo Launch.md" });
     expect(fake.chats).toHaveLength(0);
