@@ -76,7 +76,8 @@ const append = (client: CheckedClient, path: string, markdown: string) =>
 
 beforeAll(async () => {
   fake = startFakeAiServer();
-  ai = await serve(fakeChatEnv(fake));
+  // The board is in the Projects glob, but no model may read it.
+  ai = await serve({ ...fakeChatEnv(fake), INDX_AI_DENY_GLOBS: "Projects/Project board.md" });
   plain = await serve({});
 });
 
@@ -106,7 +107,8 @@ describe("reading", () => {
     expect(read.contents[0]).toMatchObject({ uri: PROJECTS, mimeType: "application/json" });
     const summary = JSON.parse(text(read));
     assertOutput(aiSummarize, summary, "ai://summary");
-    expect(summary.scope_resolved.paths).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md", "Projects/Project board.md"]);
+    expect(summary.scope_resolved.paths).toEqual(["Projects/Apollo Launch.md", "Projects/Beacon Research.md"]);
+    expect(summary.warnings.map((w: { code: string }) => w.code)).toContain("globs_excluded");
     expect(summary.citations.length).toBeGreaterThan(0);
     for (const c of summary.citations) expect(c.path).toStartWith("Projects/");
     expect(fake.chats.length).toBe(1);
@@ -171,12 +173,13 @@ describe("subscriptions", () => {
   );
 
   test(
-    "edits outside the scope send nothing and derive nothing",
+    "edits outside the scope, or to a note the deny globs keep out of it, send nothing and derive nothing",
     async () => {
       const client = await connect(ai);
       const seen = updates(client);
       await client.subscribeResource({ uri: PROJECTS });
       await append(client, "Inbox.md", "Unrelated.\n");
+      await append(client, "Projects/Project board.md", "Denied to models.\n");
       await append(client, "People/Ada Lovelace.md", "Also unrelated.\n");
       await Bun.sleep(AFTER_BURST_MS);
       expect(seen).toEqual([]);
