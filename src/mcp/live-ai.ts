@@ -92,7 +92,8 @@ export class LiveAiResources {
     entry.busy = true;
     try {
       const fingerprint = await scopeFingerprint(this.ctx, entry.target.scope);
-      if (fingerprint !== entry.fingerprint) {
+      // Everyone may have unsubscribed while the scope was being resolved: then nobody pays for a derivation.
+      if (fingerprint !== entry.fingerprint && entry.listeners.size > 0) {
         entry.fingerprint = fingerprint;
         await this.derive(entry);
         for (const listener of entry.listeners) listener();
