@@ -9,6 +9,7 @@ import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -110,6 +111,11 @@ export const noteCommand: CommandDef = {
     }),
   },
 };
+
+export const dailyCommand = opCommand(dailyNote, {
+  human: (o, s, summary) => (o.content === null ? s.dim(summary) : `${s.dim(summary)}\n${o.content}`),
+  examples: ["indx daily", "indx daily --create", "indx daily --date 2026-01-07 --create --json path,created", "indx daily --period weekly --tz Europe/Berlin"],
+});
 
 export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },

@@ -10,6 +10,7 @@ import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -48,6 +49,7 @@ export const ROUTES: readonly Route[] = [
   { method: "PATCH", prefix: "/v1/notes/", wildParam: "path", op: notePatch, input: "body", respond: "written" },
   { method: "DELETE", prefix: "/v1/notes/", wildParam: "path", op: noteDelete, input: "query" },
   { method: "POST", prefix: "/v1/notes/", suffix: "/move", wildParam: "from", op: noteMove, input: "body", respond: "written" },
+  { method: "POST", prefix: "/v1/daily", op: dailyNote, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/search", op: vaultSearch, input: "query" },
   { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
   { method: "GET", prefix: "/v1/related", op: related, input: "query" },

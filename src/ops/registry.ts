@@ -9,6 +9,7 @@ import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -26,6 +27,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   noteList,
   noteOutline,
   noteExists,
+  dailyNote,
   vaultSearch,
   linkBacklinks,
   linkForward,
