@@ -2,7 +2,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { wallTimeAt } from "../../src/dates/calendar.ts";
+import { formatMoment } from "../../src/dates/moment-format.ts";
 import { runIndex } from "../../src/index/indexer.ts";
+import { noteWrite } from "../../src/notes/write-ops.ts";
 import { dailyNote } from "../../src/periodic/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Surfaces, startSurfaces } from "../support/surfaces.ts";
@@ -31,6 +34,7 @@ const FILES = {
   }),
   "Meta/Templates/Daily.md": DAILY_TEMPLATE,
   "Meta/Templates/Weekly.md": WEEKLY_TEMPLATE,
+  "Meta/Templates/Meeting.md": "---\ntype: meeting\n---\n# {{title}}\n\nOn {{date}} ({{DATE:YYYY}}) at {{time:H}}h.\n",
   "Welcome.md": "# Welcome\n",
 };
 
@@ -162,6 +166,38 @@ describe("daily_note", () => {
       ctx.close();
       bare.cleanup();
     }
+  });
+});
+
+describe("note_write from a named template", () => {
+  const today = () => formatMoment(wallTimeAt(Date.now()), "DD.MM.YYYY");
+
+  test("core: the template by name, its variables filled, the body after it, frontmatter merged", async () => {
+    const r = await invoke(noteWrite, s.ctx, {
+      path: "Meetings/Kick-off.md",
+      template: "Meeting",
+      body: "- agenda\n",
+      frontmatter: { status: "open" },
+      if_not_exists: true,
+    });
+    const [date, year] = [today(), today().slice(6)];
+    expect(read("Meetings/Kick-off.md")).toMatch(
+      new RegExp(`^---\ntype: meeting\nstatus: open\n---\n# Kick-off\n\nOn ${date} \\(${year}\\) at \\d{1,2}h\\.\n- agenda\n$`),
+    );
+    expect(r.frontmatter).toEqual({ type: "meeting", status: "open" });
+  });
+
+  test("REST and CLI: a vault path works too; a missing template is 404 and writes nothing", async () => {
+    const put = await s.rest("PUT", "/v1/notes/Meetings/Retro.md", { template: "Meta/Templates/Meeting.md", body: "" });
+    expect(put.status).toBe(201);
+    expect(put.body.data.body).toStartWith("# Retro\n\nOn ");
+    const out = await s.cli(["note", "update", "Meetings/Review.md", "--template", "Meeting", "--body", "notes", "--json"]);
+    expect(out.code).toBe(0);
+    expect(read("Meetings/Review.md")).toEndWith("h.\nnotes");
+    const missing = await s.rest("PUT", "/v1/notes/Meetings/Nope.md", { template: "Nope", body: "" });
+    expect(missing.status).toBe(404);
+    expect(missing.body.error.details).toEqual({ field: "template" });
+    expect(existsSync(join(sb.vault, "Meetings/Nope.md"))).toBe(false);
   });
 });
 
