@@ -88,7 +88,7 @@ export const noteWrite = defineOp({
         Type.String({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
-          description: "Start from this template (a name in the templates folder, or a vault path), {{title}}/{{date}}/{{time}} filled in; body follows it.",
+          description: "A template (name or vault path) to start from, its {{variables}} filled in; body follows it.",
         }),
       ),
       if_match: Type.Optional(IfMatch),

@@ -2,6 +2,7 @@ import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
@@ -45,6 +46,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   related,
   chunkGet,
   attachmentGet,
+  attachmentWrite,
   aiStatus,
   aiSummarize,
   aiAsk,

@@ -32,7 +32,7 @@ export const dailyNote = defineOp({
   input: Type.Object(
     {
       date: Type.Optional(Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", maxLength: 10, description: "YYYY-MM-DD." })),
-      tz: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA time zone of today and {{time}} (default: the server's)." })),
+      tz: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA zone of today, e.g. Europe/Berlin." })),
       period: Type.Optional(
         Type.Union(
           PERIODS.map((p) => Type.Literal(p)),
