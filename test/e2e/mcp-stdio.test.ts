@@ -41,6 +41,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   note_list: { path_glob: "Projects/**", limit: 5 },
   note_outline: { path: "Welcome.md" },
   note_exists: { path: "Nope.md" },
+  daily_note: { date: "2026-01-05" },
   vault_search: { q: "rollback runbook", limit: 3 },
   link_backlinks: { path: "People/Ada Lovelace.md" },
   link_forward: { path: "Projects/Apollo Launch.md" },
@@ -53,6 +54,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   related: { id: "Projects/Apollo Launch.md", limit: 3 },
   chunk_get: { id: "Reference/Runbook.md#1" },
   attachment_get: { path: "Attachments/diagram.png" },
+  attachment_write: { name: "MCP upload.png", data_base64: "iVBORw0KGgo=", note: "Inbox.md" },
   base_query: { path: "Projects.base", view: "By status" },
   // Writes, in registry order: create, patch, then delete the same scratch note.
   note_write: { path: "Inbox/MCP note.md", body: "# MCP note\n\n## Log\n\nfirst\n" },
