@@ -43,10 +43,6 @@ export function renderTemplate(text: string, v: TemplateValues): string {
   });
 }
 
-/** moment's unit letters: `M` is months and `m` minutes; the rest are case-insensitive. */
-function momentUnit(letter: string): Unit {
-  if (letter === "M") return "M";
-  if (letter === "m") return "m";
-  const lower = letter.toLowerCase();
-  return lower === "y" || lower === "q" || lower === "w" || lower === "d" || lower === "h" || lower === "s" ? lower : "d";
-}
+/** moment's unit letters: `M` is months and `m` minutes; the others are case-insensitive. */
+const UNITS: Record<string, Unit> = { y: "y", q: "q", M: "M", m: "m", w: "w", d: "d", h: "h", s: "s" };
+const momentUnit = (letter: string): Unit => UNITS[letter] ?? UNITS[letter.toLowerCase()]!;
