@@ -28,6 +28,7 @@ export const root: CommandDef = {
     search: async () => (await ops()).searchCommand,
     related: async () => (await ops()).relatedCommand,
     note: async () => (await ops()).noteCommand,
+    daily: async () => (await ops()).dailyCommand,
     link: async () => (await ops()).linkCommand,
     tag: async () => (await ops()).tagCommand,
     chunk: async () => (await ops()).chunkCommand,

@@ -1,7 +1,10 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import type { CommandDef } from "citty";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
@@ -9,6 +12,7 @@ import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -111,6 +115,11 @@ export const noteCommand: CommandDef = {
   },
 };
 
+export const dailyCommand = opCommand(dailyNote, {
+  human: (o, s, summary) => (o.content === null ? s.dim(summary) : `${s.dim(summary)}\n${o.content}`),
+  examples: ["indx daily", "indx daily --create", "indx daily --date 2026-01-07 --create --json path,created", "indx daily --period weekly --tz Europe/Berlin"],
+});
+
 export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },
   subCommands: {
@@ -195,7 +204,7 @@ export const chunkCommand: CommandDef = {
 };
 
 export const attachmentCommand: CommandDef = {
-  meta: { description: "Attachments (non-Markdown files): metadata, or bytes with --download." },
+  meta: { description: "Attachments (non-Markdown files): metadata or bytes (get), upload (put)." },
   subCommands: {
     get: opCommand(attachmentGet, {
       positionals: ["path"],
@@ -206,8 +215,32 @@ export const attachmentCommand: CommandDef = {
       },
       examples: ["indx attachment get Attachments/diagram.png", "indx attachment get Attachments/diagram.png --output diagram.png"],
     }),
+    put: opCommand(attachmentWrite, {
+      flags: {
+        args: {
+          file: { type: "string", description: "The file to upload; its name is the attachment's name unless --name says otherwise.", valueHint: "file" },
+        },
+        toInput: (flags) => (typeof flags.file === "string" && flags.file !== "" ? uploadFrom(flags.file) : {}),
+      },
+      human: (o, s, summary) => `${s.dim(summary)}\n${o.embed}`,
+      examples: [
+        "indx attachment put --file ~/Desktop/diagram.png --note Projects/Alpha.md",
+        "indx attachment put --file scan.pdf --name 'Invoice 2026-01.pdf' --on-conflict fail --json path,embed",
+      ],
+    }),
   },
 };
+
+/** name and data_base64 of a local file for attachment_write. */
+function uploadFrom(file: string): { name: string; data_base64: string } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new IndxError("validation_failed", "--file: the file could not be read.", { option: "--file" });
+  }
+  return { name: basename(file), data_base64: bytes.toString("base64") };
+}
 
 export const vaultCommand: CommandDef = {
   meta: { description: "The vault and its index: status, index, config." },

@@ -127,6 +127,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: 10 * 1024 * 1024,
     description: "Attachment downloads larger than this need allow_large.",
   },
+  {
+    key: "writes.max_attachment_bytes",
+    env: "INDX_MAX_ATTACHMENT_BYTES",
+    type: "int",
+    default: 25 * 1024 * 1024,
+    description: "attachment_write refuses larger files (413 payload_too_large).",
+  },
   { key: "search.default_limit", type: "int", default: 10, description: "Results per page when no limit is given." },
   {
     key: "embeddings.provider",

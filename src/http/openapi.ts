@@ -155,7 +155,11 @@ function operation(r: Route): Record<string, unknown> {
       ? {
           requestBody: {
             required: false,
-            content: { "application/json": { schema: plain(op.input), example: requestExample } },
+            content: {
+              "application/json": { schema: plain(op.input), example: requestExample },
+              // An upload may also be the file itself, its other fields in the query string.
+              ...(r.raw ? { "application/octet-stream": { schema: { type: "string", format: "binary", description: `The bytes of ${r.raw.field}.` } } } : {}),
+            },
           },
         }
       : {}),

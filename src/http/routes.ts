@@ -2,6 +2,7 @@ import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
@@ -10,6 +11,7 @@ import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -33,6 +35,11 @@ export interface Route {
   op: AnyOperation;
   /** Where the rest of the input comes from. */
   input: "query" | "body";
+  /**
+   * A body that is not JSON is the bytes of this field (handed on as base64), bounded by the
+   * config key `limitKey`; the rest of the input then comes from the query string.
+   */
+  raw?: { field: string; limitKey: string };
   /** Special responses: the ETag header, HEAD existence, raw attachment bytes. */
   respond?: "etag" | "exists" | "attachment" | "written";
 }
@@ -48,6 +55,7 @@ export const ROUTES: readonly Route[] = [
   { method: "PATCH", prefix: "/v1/notes/", wildParam: "path", op: notePatch, input: "body", respond: "written" },
   { method: "DELETE", prefix: "/v1/notes/", wildParam: "path", op: noteDelete, input: "query" },
   { method: "POST", prefix: "/v1/notes/", suffix: "/move", wildParam: "from", op: noteMove, input: "body", respond: "written" },
+  { method: "POST", prefix: "/v1/daily", op: dailyNote, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/search", op: vaultSearch, input: "query" },
   { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
   { method: "GET", prefix: "/v1/related", op: related, input: "query" },
@@ -73,6 +81,14 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/bases/query", op: baseQuery, input: "body" },
   { method: "GET", prefix: "/v1/bases/", suffix: "/query", wildParam: "path", op: baseQuery, input: "query" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
+  {
+    method: "POST",
+    prefix: "/v1/attachments",
+    op: attachmentWrite,
+    input: "body",
+    raw: { field: "data_base64", limitKey: "writes.max_attachment_bytes" },
+    respond: "written",
+  },
   { method: "GET", prefix: "/v1/ai/status", op: aiStatus, input: "query" },
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },

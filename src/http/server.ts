@@ -15,7 +15,7 @@ import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions, t
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { RateLimiter } from "./rate-limit.ts";
-import { decodePath, inputFromBody, inputFromQuery } from "./request.ts";
+import { decodePath, inputFromBody, inputFromQuery, inputFromRawBody, isJsonBody } from "./request.ts";
 import { matchRoute, type Route, templateOf } from "./routes.ts";
 
 export interface AppOptions extends GuardOptions {
@@ -136,7 +136,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     if (!match) throw new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" });
     const { route, tail } = match;
     exchange.route = `${route.method} ${templateOf(route)}`;
-    const input = route.input === "body" ? await inputFromBody(request) : inputFromQuery(url.searchParams, route.op.input);
+    const input =
+      route.input === "query"
+        ? inputFromQuery(url.searchParams, route.op.input)
+        : route.raw && !isJsonBody(request)
+          ? await inputFromRawBody(request, url, route.op.input, route.raw.field, ctx.vault.config.int(route.raw.limitKey))
+          : await inputFromBody(request);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);

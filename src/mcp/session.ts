@@ -177,7 +177,9 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
 
-  server.setRequestHandler(GetPromptRequestSchema, (req, extra) => guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra))));
+  server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
+    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault)),
+  );
 
   const detach = hub.attach({
     indexChanged(changed, listChanged) {

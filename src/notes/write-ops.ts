@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { wallTimeAt } from "../dates/calendar.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -7,6 +8,8 @@ import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
+import { renderTemplate } from "../templates/render.ts";
+import { findTemplate, readTemplateSettings } from "../templates/settings.ts";
 import { fileKind } from "../vault/scan.ts";
 import { notUtf8 } from "../writes/encoding.ts";
 import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
@@ -51,6 +54,18 @@ function requireText(state: FileState): string {
   return state.text;
 }
 
+/** The named template, its variables filled in for the note at `path`, followed by `body`. */
+function fromTemplate(ctx: OpContext, path: string, name: string, body: string): string {
+  const settings = readTemplateSettings(ctx.vault.root);
+  const template = findTemplate(ctx.vault, name, settings.folder);
+  if (!template)
+    throw new IndxError("not_found", `No template ${name}${settings.folder ? ` (looked in ${settings.folder}/ too)` : ""}.`, { field: "template" });
+  const title = path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/i, "");
+  const text = renderTemplate(template.text, { title, date: wallTimeAt(Date.now()), dateFormat: settings.dateFormat, timeFormat: settings.timeFormat });
+  if (body === "") return text;
+  return text === "" || text.endsWith("\n") ? text + body : `${text}\n${body}`;
+}
+
 export const noteWrite = defineOp({
   name: "note_write",
   title: "Create or replace a note",
@@ -69,6 +84,13 @@ export const noteWrite = defineOp({
           description: "Properties written as a YAML frontmatter block at the top.",
         }),
       ),
+      template: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: INPUT_LIMITS.pathChars,
+          description: "A template (name or vault path) to start from, its {{variables}} filled in; body follows it.",
+        }),
+      ),
       if_match: Type.Optional(IfMatch),
       if_not_exists: Type.Optional(IfNotExists),
       idempotency_key: Type.Optional(IdempotencyKey),
@@ -80,9 +102,11 @@ export const noteWrite = defineOp({
     const path = notePath(ctx, input.path);
     const ifMatch = normalizeEtag(input.if_match);
     if (ifMatch && input.if_not_exists) throw new IndxError("validation_failed", "Use if_match (replace a version) or if_not_exists (create), not both.");
-    let text = input.body;
+    let text = input.template === undefined ? input.body : fromTemplate(ctx, path, input.template, input.body);
     if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
-      if (/^---\r?\n/.test(text)) throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
+      // A template's own frontmatter is merged with these properties, as Obsidian merges them.
+      if (/^---\r?\n/.test(input.body))
+        throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
       const ops: PatchOp[] = Object.entries(input.frontmatter).map(([key, value]) => ({ op: "set_frontmatter", key, value }));
       text = applyPatches(text, ops).text;
     }

@@ -2,6 +2,7 @@ import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
@@ -9,6 +10,7 @@ import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -26,6 +28,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   noteList,
   noteOutline,
   noteExists,
+  dailyNote,
   vaultSearch,
   linkBacklinks,
   linkForward,
@@ -43,6 +46,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   related,
   chunkGet,
   attachmentGet,
+  attachmentWrite,
   aiStatus,
   aiSummarize,
   aiAsk,

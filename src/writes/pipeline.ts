@@ -32,6 +32,8 @@ export type Expect = { etag: string } | { absent: true } | { present: true } | {
 
 export type Change =
   | { type: "write"; path: string; text: string; expect: Expect }
+  /** Bytes as they are (an attachment): no text decoding, no BOM kept. */
+  | { type: "write_bytes"; path: string; bytes: Uint8Array; expect: Expect }
   | { type: "delete"; path: string; expect: Expect }
   | { type: "move"; from: string; to: string; expect: Expect };
 
@@ -152,7 +154,8 @@ export class VaultWriter {
       );
     try {
       for (const c of changes) {
-        if (c.type === "write") this.applyWrite(op, c, io, applied);
+        if (c.type === "write") this.applyWrite(op, c.path, new TextEncoder().encode(fileText(c, io.read(c.path))), io, applied);
+        else if (c.type === "write_bytes") this.applyWrite(op, c.path, c.bytes, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
@@ -173,18 +176,17 @@ export class VaultWriter {
     return { value, etags: applied.etags, trashed: applied.trashed, warnings };
   }
 
-  private applyWrite(op: string, c: Extract<Change, { type: "write" }>, io: WriteIO, applied: Applied): void {
-    const before = io.read(c.path);
-    const bytes = new TextEncoder().encode(fileText(c, before));
-    const abs = this.ctx.vault.abs(c.path);
+  private applyWrite(op: string, path: string, bytes: Uint8Array, io: WriteIO, applied: Applied): void {
+    const before = io.read(path);
+    const abs = this.ctx.vault.abs(path);
     if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
     const target = writeTarget(abs);
     this.sweep(dirname(target));
     writeFileAtomic(target, bytes);
     const etag = etagOf(bytes);
-    applied.etags[c.path] = etag;
-    applied.touched.push(c.path);
-    applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag });
+    applied.etags[path] = etag;
+    applied.touched.push(path);
+    applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path, etag });
   }
 
   private applyDelete(op: string, c: Extract<Change, { type: "delete" }>, applied: Applied): void {
@@ -282,6 +284,8 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
   if (c.type === "move") return { type: "move", from: c.from, to: c.to };
   const before = io.read(c.path);
   if (c.type === "delete") return { type: "delete", path: c.path, before: before.etag };
+  if (c.type === "write_bytes")
+    return { type: "write", path: c.path, base64: Buffer.from(c.bytes).toString("base64"), before: before.etag, after: etagOf(c.bytes) };
   const text = fileText(c, before);
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
 }
