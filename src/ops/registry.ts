@@ -4,6 +4,7 @@ import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
@@ -42,6 +43,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   vaultReindex,
   vaultConfigGet,
   related,
+  activateContext,
   chunkGet,
   attachmentGet,
   aiStatus,
