@@ -27,6 +27,7 @@ export const root: CommandDef = {
     init: async () => (await import("./init-command.ts")).initCommand,
     search: async () => (await ops()).searchCommand,
     related: async () => (await ops()).relatedCommand,
+    context: async () => (await import("./context-command.ts")).contextCommand,
     note: async () => (await ops()).noteCommand,
     daily: async () => (await ops()).dailyCommand,
     link: async () => (await ops()).linkCommand,

@@ -91,7 +91,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       const def = schema.default !== undefined && !Array.isArray(schema.default) ? ` Default: ${schema.default}.` : "";
       args[kebab(name)] = {
         type: "string",
-        description: `${desc}${schema.type === "array" ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
+        description: `${desc}${takesList(schema) ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
         valueHint: values.length && values.join("|").length <= 30 ? values.join("|") : hintFor(schema),
       };
     }
@@ -155,7 +155,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           }
           continue;
         }
-        if (schema.type === "array") {
+        if (takesList(schema)) {
           const values = allFlagValues(rawArgs, flag);
           if (values.length) input[name] = values;
         } else if (flags[flag] !== undefined && flags[flag] !== "") {
@@ -212,9 +212,14 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   return cmd;
 }
 
+/** A list field, or one that takes a single value or a list (`rel`): repeated flags and commas give a list. */
+function takesList(schema: TSchema): boolean {
+  return schema.type === "array" || (Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === "array"));
+}
+
 function hintFor(schema: TSchema): string {
   if (schema.type === "integer" || schema.type === "number") return "n";
-  if (schema.type === "array") return "list";
+  if (takesList(schema)) return "list";
   return "value";
 }
 

@@ -5,7 +5,7 @@ import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { IndxError } from "../core/errors.ts";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
@@ -156,22 +156,36 @@ export const baseCommand: CommandDef = {
   },
 };
 
+const relLabel = (rel: string | undefined) => (rel ? `${rel}: ` : "");
+
 export const linkCommand: CommandDef = {
-  meta: { description: "The link graph: backlinks, forward links, unresolved links, orphans." },
+  meta: { description: "The link graph: backlinks, forward links, unresolved links, links to missing headings and blocks, orphans." },
   subCommands: {
     backlinks: opCommand(linkBacklinks, {
       positionals: ["path"],
-      examples: ['indx link backlinks "People/Ada Lovelace.md"'],
-      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${s.dim(b.raw)}`).join("\n") || "No backlinks.",
+      examples: ['indx link backlinks "People/Ada Lovelace.md"', 'indx link backlinks "Categories/Books.md" --rel categories'],
+      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n") || "No backlinks.",
     }),
     forward: opCommand(linkForward, {
       positionals: ["path"],
-      examples: ['indx link forward "Projects/Apollo Launch.md"'],
-      human: (o, s) => o.links.map((l) => `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${s.dim(`L${l.line} ${l.raw}`)}`).join("\n") || "No links.",
+      examples: ['indx link forward "Projects/Apollo Launch.md"', 'indx link forward "References/Out of Control.md" --rel author,genre'],
+      human: (o, s) =>
+        o.links
+          .map(
+            (l) =>
+              `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${relLabel(l.rel)}${s.dim(`L${l.line} ${l.raw}`)}${l.anchor_resolved === false ? `  ${s.dim("(missing anchor)")}` : ""}`,
+          )
+          .join("\n") || "No links.",
     }),
     unresolved: opCommand(linkUnresolved, {
       examples: ["indx link unresolved --limit 20"],
       human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
+    }),
+    "broken-anchors": opCommand(linkBrokenAnchors, {
+      examples: ["indx link broken-anchors --limit 20"],
+      human: (o, s) =>
+        o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n") ||
+        "No links to missing headings or blocks.",
     }),
     orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans.", examples: ["indx link orphans --format files"] }),
   },

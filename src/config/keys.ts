@@ -136,6 +136,13 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   },
   { key: "search.default_limit", type: "int", default: 10, description: "Results per page when no limit is given." },
   {
+    key: "links.typed_keys",
+    env: "INDX_LINKS_TYPED_KEYS",
+    type: "list",
+    default: ["*"],
+    description: "Frontmatter properties whose links are typed relations named by the property (`rel`); `*` means every property, an empty list none.",
+  },
+  {
     key: "embeddings.provider",
     env: "INDX_EMBEDDINGS_PROVIDER",
     type: "string",

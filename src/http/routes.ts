@@ -5,7 +5,8 @@ import { aiToc } from "../ai/ops/toc.ts";
 import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { activateContext } from "../context/ops.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
@@ -60,7 +61,9 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
   { method: "GET", prefix: "/v1/related", op: related, input: "query" },
   { method: "POST", prefix: "/v1/related", op: related, input: "body" },
+  { method: "POST", prefix: "/v1/context", op: activateContext, input: "body" },
   { method: "GET", prefix: "/v1/links/unresolved", op: linkUnresolved, input: "query" },
+  { method: "GET", prefix: "/v1/links/broken-anchors", op: linkBrokenAnchors, input: "query" },
   { method: "GET", prefix: "/v1/links/orphans", op: linkOrphans, input: "query" },
   { method: "GET", prefix: "/v1/links/", suffix: "/backlinks", wildParam: "path", op: linkBacklinks, input: "query" },
   { method: "GET", prefix: "/v1/links/", suffix: "/forward", wildParam: "path", op: linkForward, input: "query" },

@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -46,7 +46,8 @@ CREATE TABLE links (
   raw        TEXT NOT NULL,
   line       INTEGER NOT NULL,
   col_offset INTEGER NOT NULL,
-  prop       TEXT,
+  prop       TEXT,                    -- frontmatter links: the key as Obsidian caches it (up, related.0)
+  rel        TEXT,                    -- frontmatter links: the top-level property (related), a typed relation
   target_key TEXT NOT NULL,           -- lowercased file name the link can match; drives re-resolution
   dst_path   TEXT                     -- resolved vault path, NULL when unresolved
 );

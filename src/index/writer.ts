@@ -60,7 +60,7 @@ export class IndexWriter {
         "INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, word_count, outline, search_aliases, search_tags, search_headings, title_skip) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertLink: q(
-        "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, rel, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
       insertProperty: q("INSERT INTO properties(file_id, key, type, value) VALUES (?, ?, ?, ?)"),
@@ -170,6 +170,7 @@ export class IndexWriter {
         l.line,
         l.offset,
         l.key ?? null,
+        l.rel ?? null,
         key,
         resolver.resolve(l.linkpath, path),
       );

@@ -1,8 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
-import { Backlink, ForwardLink } from "../links/graph.ts";
+import { AnchorChecker } from "../links/anchors.ts";
+import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
 import { LinkResolver } from "../links/resolve.ts";
+import { TypedLinks } from "../links/typed.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { defineOp } from "../ops/define.ts";
 import {
@@ -71,6 +73,7 @@ export const noteRead = defineOp({
   run(ctx, input) {
     const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
     const include = new Set(input.include ?? DEFAULT_INCLUDE);
+    const typed = () => TypedLinks.fromConfig(ctx.vault.config);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
     const out: Static<typeof NoteReadOutput> = {
@@ -94,23 +97,24 @@ export const noteRead = defineOp({
     if (include.has("tasks")) out.tasks = parsed.tasks;
     if (include.has("links")) {
       const resolver = new LinkResolver(ctx.index.files.paths());
+      const anchors = new AnchorChecker(ctx.index);
       out.links = parsed.links.map((l) => {
-        const target = resolver.resolve(l.linkpath, note.path);
-        return {
+        const row = {
           linkpath: l.linkpath,
           subpath: l.subpath,
           display: l.display,
           raw: l.raw,
-          target,
-          resolved: target !== null,
+          target: resolver.resolve(l.linkpath, note.path),
           embed: l.embed,
           syntax: l.syntax,
           line: l.line,
-          ...(l.key ? { property: l.key } : {}),
+          key: l.key ?? null,
+          property: l.rel ?? null,
         };
+        return toForwardLink(row, typed(), anchors);
       });
     }
-    if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path);
+    if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path).map((r) => toBacklink(r, typed()));
     return out;
   },
   summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,

@@ -5,7 +5,8 @@ import { aiToc } from "../ai/ops/toc.ts";
 import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { activateContext } from "../context/ops.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
@@ -33,6 +34,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   linkBacklinks,
   linkForward,
   linkUnresolved,
+  linkBrokenAnchors,
   linkOrphans,
   tagList,
   tagNotes,
@@ -44,6 +46,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   vaultReindex,
   vaultConfigGet,
   related,
+  activateContext,
   chunkGet,
   attachmentGet,
   attachmentWrite,

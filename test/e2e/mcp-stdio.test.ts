@@ -46,6 +46,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   link_backlinks: { path: "People/Ada Lovelace.md" },
   link_forward: { path: "Projects/Apollo Launch.md" },
   link_unresolved: { limit: 5 },
+  link_broken_anchors: { limit: 5 },
+  activate_context: { path: "Projects/Apollo Launch.md", max_tokens: 1000 },
   link_orphans: {},
   tag_list: {},
   tag_notes: { tag: "#person" },
@@ -102,7 +104,7 @@ describe("indx mcp catalogue", () => {
     const run = (flags: string[]) => Bun.spawnSync([BIN, "mcp", "catalogue", "--json", ...flags], { env: sb.env, stdout: "pipe", stderr: "pipe" });
     const admin = JSON.parse(run(["--admin"]).stdout.toString());
     expect(admin.tools).toBe(OPERATIONS.length);
-    expect(admin.tokens).toBeLessThanOrEqual(4800);
+    expect(admin.tokens).toBeLessThanOrEqual(5200); // docs/decisions.md, "The catalogue budget grows by what each tool costs"
     expect(admin.tokens_with_output_schema).toBeGreaterThan(admin.tokens);
     const readOnly = JSON.parse(run(["--read-only"]).stdout.toString());
     expect(readOnly.tools).toBe(OPERATIONS.filter((o) => o.scope === "vault:read").length);
