@@ -1,6 +1,7 @@
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiTag } from "../ai/ops/tag.ts";
 import { aiToc } from "../ai/ops/toc.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
@@ -47,6 +48,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiSummarize,
   aiAsk,
   aiToc,
+  aiTag,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

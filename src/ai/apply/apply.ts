@@ -2,9 +2,9 @@ import { IndxError, toIndxError } from "../../core/errors.ts";
 import { planNotePatch, requireText } from "../../notes/write-ops.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
-import { lineChanges } from "../../writes/edit.ts";
 import type { Change, FileState } from "../../writes/pipeline.ts";
 import { normalizeEtag } from "../../writes/schemas.ts";
+import { unifiedDiff } from "../../writes/unified-diff.ts";
 import { frontmatterOf, frontmatterOps, type NotePlanner } from "./plan.ts";
 
 /** A note written by an apply, with its new etag (read-after-write) and what the operation says about it. */
@@ -14,11 +14,11 @@ export interface AppliedNote<D> {
   detail: D;
 }
 
-/** A planned edit as a dry run lists it: the note's version and its changed lines. */
+/** A planned edit as a dry run lists it: the note's version and the unified diff of the write. */
 export interface PlannedEdit {
   path: string;
   etag: string;
-  changes: { line: number; before: string; after: string }[];
+  diff: string;
 }
 
 export interface ApplyOptions {
@@ -82,7 +82,7 @@ export async function applyPlans<D>(ctx: OpContext, op: string, planners: readon
         });
       report.warnings.push({ code: "etag_mismatch", path: planner.path, message: `${planner.path} changed since the given if_match; it was skipped.` });
     } else if (outcome.kind === "unchanged") {
-      report.warnings.push({ code: "apply_skipped_no_change", path: planner.path, message: `${planner.path} already holds these values; it was not written.` });
+      report.warnings.push({ code: "apply_skipped_no_change", path: planner.path, message: `Applying would not change ${planner.path}; it was not written.` });
     } else if (opts.dryRun) {
       report.planned.push(outcome.edit);
     } else if (etag !== undefined) {
@@ -103,5 +103,5 @@ function planNote<D>(ctx: OpContext, planner: NotePlanner<D>, before: FileState,
   if (ops.length === 0) return { kind: "unchanged" };
   const result = planNotePatch(ctx, planner.path, text, ops);
   if (!result.changed) return { kind: "unchanged" };
-  return { kind: "planned", edit: { path: planner.path, etag: before.etag!, changes: lineChanges(text, result.text) }, detail, text: result.text };
+  return { kind: "planned", edit: { path: planner.path, etag: before.etag!, diff: unifiedDiff(text, result.text) }, detail, text: result.text };
 }
