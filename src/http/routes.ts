@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -79,6 +80,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
   { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
+  { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

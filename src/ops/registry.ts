@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -49,6 +50,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiAsk,
   aiToc,
   aiTag,
+  aiMetadata,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));
