@@ -10,7 +10,7 @@ import { ModelCitation } from "./citations.ts";
 /** Bumped whenever a prompt or reply shape changes, so cached replies of the old ones are never served. */
 export const PROMPT_VERSION = "2026-11-23.1";
 
-const GROUNDING_RULES = [
+export const GROUNDING_RULES = [
   "You work only from the numbered source passages given to you, each inside <passage id=…> tags.",
   "Never use outside knowledge, never guess, and never invent sources.",
   "Support every claim with citations: {passage: the passage id, e.g. P3, quote: a short verbatim quote (5 to 25 words) copied exactly from that passage}.",

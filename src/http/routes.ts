@@ -1,6 +1,8 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiTag } from "../ai/ops/tag.ts";
 import { aiToc } from "../ai/ops/toc.ts";
 import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
@@ -96,6 +98,8 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
+  { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
+  { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

@@ -66,6 +66,8 @@ interface Exchange {
   address: string;
 }
 
+const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
+
 type Handler = (scopes: Set<Scope>, exchange: Exchange) => Promise<Response> | Response;
 
 /** Elysia's handler context, reduced to what the guard needs. */
@@ -87,7 +89,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
   const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
-  let openapi: string | null = null;
+  const openapi: { read?: string; write?: string } = {};
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
     const blocked = authFailures.blockedFor(exchange.address);
@@ -162,7 +164,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
   return new Elysia({ name: "indx" })
     .get("/health", (c) => guarded(c.request, on("/health", c), false, () => ok({ status: "ok", version: VERSION })))
     .get("/openapi.json", (c) =>
-      guarded(c.request, on("/openapi.json", c), false, () => new Response((openapi ??= JSON.stringify(buildOpenApi(ctx))), { headers: JSON_HEADERS })),
+      guarded(c.request, on("/openapi.json", c), false, (_, exchange) => {
+        // Fetched with a token, the document shows what that token may do: a read token sees AI operations suggest-only.
+        const form = c.request.headers.has("authorization") && !hasScope(admit(c.request, exchange), "vault:write") ? "read" : "write";
+        const doc = (openapi[form] ??= JSON.stringify(buildOpenApi(ctx, form === "read" ? READ_ONLY : undefined)));
+        return new Response(doc, { headers: JSON_HEADERS });
+      }),
     )
     .get("/docs", (c) => guarded(c.request, on("/docs", c), false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
     .get("/docs/*", (c) =>
@@ -216,7 +223,7 @@ const rateLimited = (message: string, seconds: number) => new IndxError("rate_li
 function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
   const props = route.op.input.properties;
   const ifMatch = request.headers.get("if-match");
-  if (ifMatch && "if_match" in props && input.if_match === undefined) input.if_match = ifMatch;
+  if (ifMatch && props.if_match?.type === "string" && input.if_match === undefined) input.if_match = ifMatch;
   const key = request.headers.get("idempotency-key");
   if (key && "idempotency_key" in props && input.idempotency_key === undefined) input.idempotency_key = key;
 }

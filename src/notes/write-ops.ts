@@ -6,7 +6,7 @@ import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
-import { applyPatches } from "../patch/engine.ts";
+import { applyPatches, type PatchResult } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { renderTemplate } from "../templates/render.ts";
 import { findTemplate, readTemplateSettings } from "../templates/settings.ts";
@@ -47,7 +47,7 @@ function assertStorableFrontmatter(path: string, text: string, previous: string 
   if (unusable) throw new IndxError("validation_failed", `Refusing to write: ${error}.`, { path, reason: `frontmatter_${unusable}` });
 }
 
-function requireText(state: FileState): string {
+export function requireText(state: FileState): string {
   if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
   if (state.content === "not_utf8") throw notUtf8(state.path);
   if (state.text === null) throw new IndxError("parse_failed", `${state.path} holds binary data, not Markdown text`, { path: state.path, reason: "binary" });
@@ -64,6 +64,19 @@ function fromTemplate(ctx: OpContext, path: string, name: string, body: string):
   const text = renderTemplate(template.text, { title, date: wallTimeAt(Date.now()), dateFormat: settings.dateFormat, timeFormat: settings.timeFormat });
   if (body === "") return text;
   return text === "" || text.endsWith("\n") ? text + body : `${text}\n${body}`;
+}
+
+/**
+ * note_patch's planning of one note: the ops applied to its text in memory, and a changed text
+ * checked as every note write is (size, NUL bytes, storable frontmatter). Pure: the caller writes.
+ */
+export function planNotePatch(ctx: OpContext, path: string, original: string, ops: readonly PatchOp[]): PatchResult {
+  const result = applyPatches(original, ops);
+  if (result.changed) {
+    assertWritableText(ctx, path, result.text);
+    assertStorableFrontmatter(path, result.text, original);
+  }
+  return result;
 }
 
 export const noteWrite = defineOp({
@@ -157,10 +170,8 @@ export const notePatch = defineOp({
       const before = io.read(path);
       assertVersion(before, ifMatch);
       const original = requireText(before);
-      const result = applyPatches(original, input.ops);
+      const result = planNotePatch(ctx, path, original, input.ops);
       if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
-      assertWritableText(ctx, path, result.text);
-      assertStorableFrontmatter(path, result.text, original);
       // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
       let text = result.text;
       const others: Change[] = [];

@@ -29,6 +29,12 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
    * honours idempotency keys, so a retried call does not pay for a second generation.
    */
   ai?: { needs: AiRole };
+  /**
+   * An operation that writes for some inputs only (an AI operation's apply): such an input needs
+   * vault:write besides `scope`, checked by invokeOp on every surface, and a caller without
+   * vault:write is shown the operation without `fields` (MCP tools/list, OpenAPI).
+   */
+  writes?: { when(input: Static<I>): boolean; fields: readonly string[] };
   input: I;
   output: O;
   /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */

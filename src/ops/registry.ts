@@ -1,6 +1,8 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiTag } from "../ai/ops/tag.ts";
 import { aiToc } from "../ai/ops/toc.ts";
 import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
@@ -54,6 +56,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiSummarize,
   aiAsk,
   aiToc,
+  aiTag,
+  aiMetadata,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));
