@@ -36,6 +36,7 @@ export const WARNING_CODES = {
   tag_invalid: "A proposed tag is not a valid tag and was dropped.",
   metadata_missing: "A required field could not be extracted.",
   metadata_invalid: "An extracted value failed its field's type and was dropped.",
+  relation_invalid: "A relationship the model proposed named a label or note it was not offered, and was dropped.",
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CODES;

@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
@@ -77,6 +78,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
+  { method: "POST", prefix: "/v1/ai/relate", op: aiRelate, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

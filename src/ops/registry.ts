@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiToc } from "../ai/ops/toc.ts";
@@ -47,6 +48,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiSummarize,
   aiAsk,
   aiToc,
+  aiRelate,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));
