@@ -13,7 +13,8 @@ import type { LinkResolver } from "./resolve.ts";
 /**
  * The link from `source` to `target`: the first text, best first, that parses as one link and
  * resolves back to `target` from `source` (a shortest name shared by two notes gets the longer
- * path). A wikilink that cannot hold the path (`#`, `|`) is written as a Markdown link instead.
+ * path). A wikilink that cannot hold the path (`|`, `]]`) is written as a Markdown link instead;
+ * a path no link can name (a `#` in it: Obsidian reads it as a heading) is validation_failed.
  */
 export function newLinkText(
   target: string,

@@ -1,3 +1,4 @@
+import { IndxError } from "../../core/errors.ts";
 import { newLinkText } from "../../links/new-link.ts";
 import { LinkResolver } from "../../links/resolve.ts";
 import { headingKey } from "../../markdown/headings.ts";
@@ -5,7 +6,7 @@ import { noteRead } from "../../notes/ops.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { invoke } from "../../ops/invoke.ts";
 import type { PatchOp } from "../../patch/schema.ts";
-import { readObsidianApp } from "../../vault/obsidian-app.ts";
+import { type ObsidianAppSettings, readObsidianApp } from "../../vault/obsidian-app.ts";
 import type { ProposedPatch } from "../proposed-patch.ts";
 import type { RelatedEdge } from "./relate-classify.ts";
 
@@ -32,7 +33,12 @@ export async function proposeLinks(ctx: OpContext, edges: readonly RelatedEdge[]
   const patches: ProposedPatch[] = [];
   for (const [src, related] of [...targets].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const note = await invoke(noteRead, ctx, { path: src, include: ["outline"] });
-    const items = `${related.map((e) => `- ${newLinkText(e.dst_path, src, app, resolver)}`).join("\n")}\n`;
+    const links = related.flatMap((e) => {
+      const text = linkTo(e.dst_path, src, app, resolver);
+      return text ? [{ edge: e, text }] : [];
+    });
+    if (links.length === 0) continue;
+    const items = `${links.map((l) => `- ${l.text}`).join("\n")}\n`;
     const sections = (note.outline ?? []).filter((h) => headingKey(h.text) === headingKey(SECTION)).length;
     const op: PatchOp =
       sections === 0
@@ -42,8 +48,8 @@ export async function proposeLinks(ctx: OpContext, edges: readonly RelatedEdge[]
       path: src,
       if_match: note.etag,
       ops: [op],
-      reason: `Links ${related.length === 1 ? "a related note" : `${related.length} related notes`} it does not link yet: ${related.map(describe).join("; ")}.`,
-      related_to: related.map((e) => e.dst_path),
+      reason: `Links ${links.length === 1 ? "a related note" : `${links.length} related notes`} it does not link yet: ${links.map((l) => describe(l.edge)).join("; ")}.`,
+      related_to: links.map((l) => l.edge.dst_path),
     });
   }
   return patches;
@@ -51,3 +57,13 @@ export async function proposeLinks(ctx: OpContext, edges: readonly RelatedEdge[]
 
 const describe = (e: RelatedEdge) =>
   `${e.dst_path} (${e.relation ?? "similar"}${e.confidence !== undefined ? `, confidence ${e.confidence}` : `, similarity ${e.similarity}`})`;
+
+/** The link text, or null for a note no link can name (a `#` in its path): it gets no draft. */
+function linkTo(target: string, src: string, app: ObsidianAppSettings, resolver: LinkResolver): string | null {
+  try {
+    return newLinkText(target, src, app, resolver);
+  } catch (err) {
+    if (err instanceof IndxError && err.code === "validation_failed") return null;
+    throw err;
+  }
+}

@@ -178,6 +178,14 @@ describe("with a chat model and embeddings", () => {
               rationale: "Cites a passage never sent.",
               citations: [{ passage: "P99", quote: good.line }],
             },
+            // A real quote, but from a note outside the pair: no evidence for it.
+            {
+              candidate: ids.get("Garden/Tomatoes copy.md")!,
+              relation: "duplicates",
+              confidence: 0.8,
+              rationale: "Quotes another note.",
+              citations: [{ passage: good.id, quote: good.line }],
+            },
             { candidate: water, relation: "depends_on", confidence: 0.7, rationale: "The schedule.", citations: [{ passage: good.id, quote: good.line }] },
           ],
         },
@@ -291,7 +299,11 @@ describe("sources and candidates", () => {
 
 describe("propose_links", () => {
   test("drafts a Related section linking what the source does not link yet; applying the draft links it", async () => {
-    const { sb, ctx } = await vault({ ...EMBEDDINGS(), ...CHAT() });
+    // A `#` in a path cannot be linked (Obsidian reads it as a heading): that note gets no draft.
+    const { sb, ctx } = await vault(
+      { ...EMBEDDINGS(), ...CHAT() },
+      { "Garden/Tomato #2.md": "# Tomato two\n\nTomato plants need full sunlight and warm soil.\n" },
+    );
     const before = await Bun.file(`${sb.vault}/Garden/Tomatoes.md`).text();
     const out = await relate(ctx, { propose_links: true });
     expect(out.proposed_patches).toHaveLength(1);
@@ -299,7 +311,8 @@ describe("propose_links", () => {
     expect(patch.path).toBe("Garden/Tomatoes.md");
     // Watering is linked already: no draft for it.
     expect(patch.related_to).not.toContain("Garden/Watering.md");
-    expect(patch.related_to).toEqual(out.edges.filter((e) => e.dst_path !== "Garden/Watering.md").map((e) => e.dst_path));
+    expect(out.edges.map((e) => e.dst_path)).toContain("Garden/Tomato #2.md");
+    expect(patch.related_to).toEqual(out.edges.filter((e) => !["Garden/Watering.md", "Garden/Tomato #2.md"].includes(e.dst_path)).map((e) => e.dst_path));
     expect(patch.ops).toEqual([
       { op: "append_body", markdown: `\n## Related\n\n${patch.related_to.map((p) => `- [[${p.split("/").pop()!.slice(0, -3)}]]`).join("\n")}\n` },
     ]);
