@@ -8,7 +8,7 @@ import { type Passage, passagesForPaths } from "../passages.ts";
 import { RELATE_PROMPT_VERSION } from "../prompts.ts";
 import { ProposedPatch } from "../proposed-patch.ts";
 import { AiScope } from "../scope.ts";
-import { ZERO_USAGE } from "../session.ts";
+import { type ModelSession, ZERO_USAGE } from "../session.ts";
 import { AiUsageSchema, CallControls } from "./common.ts";
 import { notesInScope, pinned } from "./grounded.ts";
 import { classifySource, RELATION_LABELS, type RelatedEdge, RelatedEdge as RelatedEdgeSchema, RelationLabel, ruleEdge } from "./relate-classify.ts";
@@ -99,17 +99,7 @@ export const aiRelate = defineOp({
       promptVersion: RELATE_PROMPT_VERSION,
       usesModel: byModel && pairs.length > 0,
       async produce(session) {
-        const labels = input.relations ?? RELATION_LABELS;
-        const edges: RelatedEdge[] = [];
-        if (session) {
-          for (const [src, group] of bySource(pairs))
-            edges.push(...(await classifySource(ctx, session, src, group, passagesOf, { labels, cite: input.cite !== false }, warnings)));
-        } else {
-          for (const p of pairs) {
-            const edge = labelled ? ruleEdge(p, labels, passagesOf.get(p.src)?.[0]?.etag ?? null) : unlabelled(p);
-            if (edge) edges.push(edge);
-          }
-        }
+        const edges = await labelEdges(ctx, session, pairs, passagesOf, input, warnings);
         const kept = edges.filter((e) => input.threshold === undefined || (e.confidence ?? e.similarity) >= input.threshold).sort(byRank);
         const linked = new Set(pairs.filter((p) => p.link).map((p) => `${p.src}\u0000${p.dst}`));
         return {
@@ -128,6 +118,26 @@ export const aiRelate = defineOp({
     return `${n} relationship${n === 1 ? "" : "s"} from ${o.scope_resolved.sources.length} note${o.scope_resolved.sources.length === 1 ? "" : "s"}${drafts}`;
   },
 });
+
+/** The pairs as edges: labelled by the model (one request per source), by the fixed rule without one, or not at all (classify: false). */
+async function labelEdges(
+  ctx: OpContext,
+  session: ModelSession | null,
+  pairs: readonly Pair[],
+  passagesOf: ReadonlyMap<string, Passage[]>,
+  input: Input,
+  warnings: Warning[],
+): Promise<RelatedEdge[]> {
+  const labels = input.relations ?? RELATION_LABELS;
+  if (session) {
+    const edges: RelatedEdge[] = [];
+    for (const [src, group] of bySource(pairs))
+      edges.push(...(await classifySource(ctx, session, src, group, passagesOf, { labels, cite: input.cite !== false }, warnings)));
+    return edges;
+  }
+  if (input.classify === false) return pairs.map(unlabelled);
+  return pairs.flatMap((p) => ruleEdge(p, labels, passagesOf.get(p.src)?.[0]?.etag ?? null) ?? []);
+}
 
 /** ai_unavailable unless a chat model or embeddings are configured (a half configuration is validation_failed first). */
 function requireSomeModel(ctx: OpContext): void {

@@ -37,12 +37,16 @@ async function serve(env: Record<string, string>): Promise<Served> {
   return { sb, ctx, server, token: loadConfig({ env: sb.env }).str("server.api_key")! };
 }
 
-async function post(s: Served, body: unknown) {
-  const res = await fetch(`${s.server.url}/v1/ai/relate`, {
+function request(s: Served, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${s.server.url}/v1/ai/relate`, {
     method: "POST",
-    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${s.token}`, "content-type": "application/json", ...headers },
     body: JSON.stringify(body),
   });
+}
+
+async function post(s: Served, body: unknown) {
+  const res = await request(s, body);
   return { status: res.status, body: (await res.json()) as any };
 }
 
@@ -86,6 +90,23 @@ describe("REST", () => {
     expect(fake.chats).toHaveLength(1);
     const spec = (await fetch(`${both.server.url}/openapi.json`).then((r) => r.json())) as any;
     expect(spec.paths["/v1/ai/relate"].post).toBeTruthy();
+  });
+
+  test("streamed: each verified citation as it is known, then ai.complete with the same data", async () => {
+    const plainBody = await post(both, { source, cache: false });
+    const res = await request(both, { source, cache: false }, { accept: "text/event-stream" });
+    expect(res.headers.get("content-type")).toContain("text/event-stream");
+    const events = (await res.text())
+      .split("\n\n")
+      .filter((b) => b.includes("data: "))
+      .map((b) => [/^event: (.+)$/m.exec(b)![1]!, JSON.parse(/^data: (.+)$/m.exec(b)![1]!)] as [string, any]);
+    const citations = events.filter(([name]) => name === "ai.citation").map(([, d]) => d.citation);
+    const sorted = (list: unknown[]) => list.map((c) => JSON.stringify(c)).sort();
+    expect(citations.length).toBeGreaterThan(0);
+    // Streamed in the model's order; the edges are sorted afterwards.
+    expect(sorted(citations)).toEqual(sorted(plainBody.body.data.edges.flatMap((e: { evidence: unknown[] }) => e.evidence)));
+    expect(events.at(-1)![0]).toBe("ai.complete");
+    expect(events.at(-1)![1].data).toEqual(plainBody.body.data);
   });
 
   test("embeddings only: labelled by the rule with chat_unavailable, no chat request", async () => {

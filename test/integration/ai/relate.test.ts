@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { aiRelate } from "../../../src/ai/ops/relate.ts";
+import { estimateTokens } from "../../../src/ai/tokens.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
@@ -271,6 +272,23 @@ describe("without a chat model", () => {
     expect(err.code).toBe("ai_unavailable");
     expect(err.details).toMatchObject({ required_role: "embeddings" });
     expect(fake.requests).toHaveLength(sent);
+  });
+});
+
+describe("budgets", () => {
+  test("a long note is cut to its share of ai.max_input_tokens; a budget too small for any note is ai_input_too_large, unsent", async () => {
+    const beds = Array.from({ length: 300 }, (_, i) => `Tomato plants in bed ${i} need full sunlight, warm soil and regular watering.`);
+    const { ctx } = await vault({ ...EMBEDDINGS(), ...CHAT(), INDX_AI_MAX_INPUT_TOKENS: "1200" }, { "Garden/Beds.md": `# Beds\n\n${beds.join("\n\n")}\n` });
+    const out = await relate(ctx, { source: { kind: "path", path: "Garden/Beds.md" }, top_k: 3 });
+    expect(fake.chats).toHaveLength(1);
+    expect(estimateTokens(fake.chats[0]!.text)).toBeLessThanOrEqual(1200);
+    expect(fake.chats[0]!.text).not.toContain("bed 299");
+    expect(out.edges.length).toBeGreaterThan(0);
+
+    const small = await vault({ ...CHAT(), INDX_AI_MAX_INPUT_TOKENS: "300" });
+    const err = await errorOf(relate(small.ctx, {}));
+    expect(err.code).toBe("ai_input_too_large");
+    expect(fake.chats).toHaveLength(1);
   });
 });
 
