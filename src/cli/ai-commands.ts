@@ -1,6 +1,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -11,6 +12,7 @@ import type { OutputOf } from "../ops/define.ts";
 import { APPLY_ARGS, applyFromFlags, fieldsFromFlags, settledLines } from "./ai-apply-view.ts";
 import { allFlagValues, opCommand } from "./op-command.ts";
 import type { Style } from "./output.ts";
+import { relateRows, relateTable } from "./relate-table.ts";
 
 /** The scope flags every scoped AI command takes, one per kind of scope (docs/contracts.md, AI runtime: scopes). */
 const SCOPE_ARGS: ArgsDef = {
@@ -36,6 +38,20 @@ function scopeFromFlags(flags: Record<string, unknown>, rawArgs: string[]): AiSc
   if (given.length > 1)
     throw new IndxError("validation_failed", "Give one scope: --scope-paths, --scope-glob, --scope-tag, --scope-query or --note.", { option: "--scope-*" });
   return given[0];
+}
+
+/** ai_relate's source from --path (one or more) or a --scope-* flag, its candidates from --candidates-glob, --mode as retrieve_mode. */
+function relateInput(flags: Record<string, unknown>, rawArgs: string[]) {
+  const paths = allFlagValues(rawArgs, "path");
+  const scope = scopeFromFlags(flags, rawArgs);
+  if (paths.length && scope) throw new IndxError("validation_failed", "Give the source once: --path, or one --scope-* flag.", { option: "--path" });
+  const source = paths.length > 1 ? { kind: "paths" as const, paths } : paths.length ? { kind: "path" as const, path: paths[0]! } : scope;
+  const glob = flags["candidates-glob"];
+  return {
+    ...(source ? { source } : {}),
+    ...(typeof glob === "string" ? { candidates: { kind: "glob" as const, path_glob: glob } } : {}),
+    ...(typeof flags.mode === "string" ? { retrieve_mode: flags.mode as "lexical" | "semantic" | "hybrid" } : {}),
+  };
 }
 
 const scopeFlags = { args: SCOPE_ARGS, toInput: (flags: Record<string, unknown>, rawArgs: string[]) => ({ scope: scopeFromFlags(flags, rawArgs) }) };
@@ -109,7 +125,7 @@ function metadataHuman(o: OutputOf<typeof aiMetadata>, s: Style, summary: string
 }
 
 export const aiCommand: CommandDef = {
-  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, tags, metadata, status." },
+  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, relate, tags, metadata, status." },
   subCommands: {
     status: opCommand(aiStatus, {
       human: (o, s) =>
@@ -223,6 +239,25 @@ export const aiCommand: CommandDef = {
       examples: [
         `indx ai metadata --scope-paths Projects/App.md --field title:string! --field status:enum=idea|active|done --field due:date`,
         `indx ai metadata --scope-glob 'Projects/**' --fields-file fields.json --dry-run`,
+      ],
+    }),
+    relate: opCommand(aiRelate, {
+      json: ["source", "candidates"],
+      flags: {
+        args: {
+          path: { type: "string", description: "A source note (repeatable or comma-separated).", valueHint: "path" },
+          ...SCOPE_ARGS,
+          "candidates-glob": { type: "string", description: "Only notes whose path matches this glob may be related.", valueHint: "glob" },
+          mode: { type: "string", description: "How neighbours are found [lexical|semantic|hybrid] (default hybrid)." },
+        },
+        toInput: relateInput,
+      },
+      human: relateTable,
+      table: relateRows,
+      examples: [
+        `indx ai relate --path Architecture.md --top-k 8 --threshold 0.55 --propose-links`,
+        `indx ai relate --scope-glob 'Projects/**' --candidates-glob 'Reference/**' --relations extends,depends_on`,
+        `indx ai relate --note Spec.md --no-classify --mode semantic   # neighbours only, no chat model`,
       ],
     }),
   },

@@ -41,6 +41,8 @@ export const WARNING_CODES = {
   apply_skipped_no_change: "Applying would not change the note, so it was not written.",
   etag_mismatch: "The note changed since the given if_match; it was skipped (if_match_mode skip).",
   apply_failed: "A note's edit could not be planned or written; the other notes were.",
+
+  relation_invalid: "A relationship the model proposed named a label or note it was not offered, and was dropped.",
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CODES;

@@ -1,5 +1,7 @@
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
+
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -100,6 +102,8 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
   { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
   { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
+
+  { method: "POST", prefix: "/v1/ai/relate", op: aiRelate, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

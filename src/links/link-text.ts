@@ -72,22 +72,24 @@ export interface LinkStyle {
  * extension kept; an embed of a Markdown link has empty alt text (`![](image%201.png)`). The path
  * part follows newLinkFormat, falling back to forms that pin the target harder
  * (linktextCandidates) until one resolves to `target` in `resolver`, which must already hold it.
+ * A wikilink that cannot hold the path (`|`, `]]`) is written as a Markdown link instead; a path
+ * no link can name (a `#` in it reads as a heading) is validation_failed.
  */
 export function newLinkText(target: string, source: string, style: LinkStyle, resolver: LinkResolver, opts: { embed?: boolean } = {}): string {
   const bang = opts.embed ? "!" : "";
-  for (const path of linktextCandidates(target, source, style.newLinkFormat, resolver, !style.useMarkdownLinks)) {
-    const tokens = style.useMarkdownLinks
-      ? [
-          `${bang}[${opts.embed ? "" : withoutMd(nameOf(target))}](${encodeMarkdownPath(path, false)})`,
-          `${bang}[${opts.embed ? "" : withoutMd(nameOf(target))}](<${path}>)`,
-        ]
-      : fitsWikilink(path)
-        ? [`${bang}[[${path}]]`]
-        : [];
-    for (const token of tokens) {
-      const parsed = linksInString(token);
-      if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
-    }
+  const label = opts.embed ? "" : withoutMd(nameOf(target)).replace(/[[\]\\]/g, "\\$&");
+  const wiki = style.useMarkdownLinks
+    ? []
+    : linktextCandidates(target, source, style.newLinkFormat, resolver, true)
+        .filter(fitsWikilink)
+        .map((path) => `${bang}[[${path}]]`);
+  const markdown = linktextCandidates(target, source, style.newLinkFormat, resolver, false).flatMap((path) => [
+    `${bang}[${label}](${encodeMarkdownPath(path, false)})`,
+    `${bang}[${label}](<${path}>)`,
+  ]);
+  for (const token of [...wiki, ...markdown]) {
+    const parsed = linksInString(token);
+    if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
   }
-  throw new IndxError("validation_failed", `No link Obsidian would resolve to ${target} can be written.`, { path: target });
+  throw new IndxError("validation_failed", `No link Obsidian would resolve to ${target} can be written in ${source || "the vault root"}.`, { path: target });
 }

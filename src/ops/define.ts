@@ -3,8 +3,12 @@ import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 
-/** The model an AI operation needs; `any`: it answers with either role, or none (ai_status). */
-export type AiRole = "chat" | "embeddings" | "any";
+/**
+ * The model an AI operation needs. `either`: a chat model or embeddings, each serving part of it
+ * (ai_relate classifies with chat, finds neighbours with vectors, and degrades without one);
+ * `any`: it answers with either role, or none (ai_status).
+ */
+export type AiRole = "chat" | "embeddings" | "either" | "any";
 
 /**
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and

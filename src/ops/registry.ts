@@ -1,5 +1,7 @@
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
+
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -58,6 +60,8 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiToc,
   aiTag,
   aiMetadata,
+
+  aiRelate,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -51,3 +51,22 @@ describe("attachment folders (attachmentFolderPath)", () => {
     expect(nameProblem("Pasted image 20260107.png")).toBeNull();
   });
 });
+
+const relateResolver = new LinkResolver(["Notes/Plan.md", "Archive/Plan.md", "Kitchen/Sauce.md", "Ideas/C# tips.md", "Sauce.png"]);
+const wiki = { newLinkFormat: "shortest" as const, useMarkdownLinks: false };
+const markdown = { newLinkFormat: "shortest" as const, useMarkdownLinks: true };
+
+describe("newLinkText for proposed links", () => {
+  test("wikilinks: the bare name when it is unique, the path when another note shares the name", () => {
+    expect(newLinkText("Kitchen/Sauce.md", "Notes/Plan.md", wiki, relateResolver)).toBe("[[Sauce]]");
+    expect(newLinkText("Archive/Plan.md", "Kitchen/Sauce.md", wiki, relateResolver)).toBe("[[Archive/Plan]]");
+    expect(newLinkText("Kitchen/Sauce.md", "Notes/Plan.md", { ...wiki, newLinkFormat: "absolute" }, relateResolver)).toBe("[[Kitchen/Sauce]]");
+    expect(newLinkText("Kitchen/Sauce.md", "Notes/Plan.md", { ...wiki, newLinkFormat: "relative" }, relateResolver)).toBe("[[../Kitchen/Sauce]]");
+  });
+
+  test("Markdown links keep the extension and encode the path; a path no link can name is refused", () => {
+    expect(newLinkText("Kitchen/Sauce.md", "Notes/Plan.md", markdown, relateResolver)).toBe("[Sauce](Sauce.md)");
+    expect(newLinkText("Archive/Plan.md", "Kitchen/Sauce.md", { ...markdown, newLinkFormat: "relative" }, relateResolver)).toBe("[Plan](../Archive/Plan.md)");
+    expect(() => newLinkText("Ideas/C# tips.md", "Notes/Plan.md", wiki, relateResolver)).toThrow(expect.objectContaining({ code: "validation_failed" }));
+  });
+});
