@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -48,6 +49,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiSummarize,
   aiAsk,
   aiToc,
+  aiExtract,
   aiTag,
 ];
 
