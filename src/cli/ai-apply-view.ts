@@ -1,4 +1,8 @@
+import { readFileSync } from "node:fs";
+import { Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import type { ArgsDef } from "citty";
+import { FieldSpec } from "../ai/ops/metadata-fields.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Style } from "./output.ts";
 
@@ -47,4 +51,45 @@ export function settledLines(o: SettledView, s: Style): string[] {
   for (const a of o.applied ?? []) lines.push(s.dim(`wrote ${a.path} (etag ${a.etag})`));
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
   return lines;
+}
+
+/**
+ * `--field key:type`, repeatable: `status:enum=idea|active`, `due:date`, `people:list`, and a
+ * trailing `!` for a required field (`title:string!`). `--fields-file` takes the JSON list.
+ */
+export function fieldsFromFlags(flags: Record<string, unknown>, rawArgs: readonly string[]): FieldSpec[] | undefined {
+  const file = flags["fields-file"];
+  if (typeof file === "string" && file !== "") {
+    let text: string;
+    try {
+      text = readFileSync(file === "-" ? 0 : file, "utf8");
+    } catch {
+      throw new IndxError("validation_failed", "--fields-file: the file could not be read.", { option: "--fields-file" });
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new IndxError("validation_failed", "--fields-file must hold a JSON list of field specs.", { option: "--fields-file" });
+    }
+    return checkedSpecs(parsed, "--fields-file");
+  }
+  const specs: unknown[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i]!;
+    const value = a === "--field" && i + 1 < rawArgs.length ? rawArgs[++i]! : a.startsWith("--field=") ? a.slice("--field=".length) : null;
+    if (value === null) continue;
+    const m = /^([^:]+):([a-z]+)(?:=([^!]*))?(!)?$/.exec(value);
+    if (!m) throw new IndxError("validation_failed", "--field takes key:type (e.g. status:enum=idea|active, due:date, title:string!).", { option: "--field" });
+    specs.push({ key: m[1], type: m[2], ...(m[3] ? { enum: m[3].split("|") } : {}), ...(m[4] ? { required: true } : {}) });
+  }
+  return specs.length ? checkedSpecs(specs, "--field") : undefined;
+}
+
+const FieldSpecs = Type.Array(FieldSpec);
+
+function checkedSpecs(value: unknown, option: string): FieldSpec[] {
+  if (Value.Check(FieldSpecs, value)) return value;
+  const first = Value.Errors(FieldSpecs, value).First();
+  throw new IndxError("validation_failed", `${option}: not a list of field specs${first ? ` (${first.path || "/"} ${first.message})` : ""}.`, { option });
 }

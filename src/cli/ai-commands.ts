@@ -1,6 +1,7 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiExtract } from "../ai/ops/extract.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -8,7 +9,7 @@ import { aiToc } from "../ai/ops/toc.ts";
 import type { AiScope } from "../ai/scope.ts";
 import { IndxError } from "../core/errors.ts";
 import type { OutputOf } from "../ops/define.ts";
-import { APPLY_ARGS, applyFromFlags, settledLines } from "./ai-apply-view.ts";
+import { APPLY_ARGS, applyFromFlags, fieldsFromFlags, settledLines } from "./ai-apply-view.ts";
 import { allFlagValues, opCommand, parseJsonFlag } from "./op-command.ts";
 import type { Style } from "./output.ts";
 
@@ -122,8 +123,18 @@ function extractHuman(o: OutputOf<typeof aiExtract>, s: Style, summary: string):
   return [summary, ...notes, ...settledLines(o, s)].join("\n");
 }
 
+function metadataHuman(o: OutputOf<typeof aiMetadata>, s: Style, summary: string): string {
+  const notes = o.results.map((r) =>
+    [
+      s.bold(r.path),
+      ...Object.entries(r.fields).map(([key, f]) => `  ${key}: ${f.value === null ? s.dim("—") : JSON.stringify(f.value)} ${s.dim(f.confidence.toFixed(2))}`),
+    ].join("\n"),
+  );
+  return [summary, ...notes, ...settledLines(o, s)].join("\n");
+}
+
 export const aiCommand: CommandDef = {
-  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, tags, status." },
+  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, tags, metadata, extraction, status." },
   subCommands: {
     status: opCommand(aiStatus, {
       human: (o, s) =>
@@ -233,6 +244,30 @@ export const aiCommand: CommandDef = {
         `indx ai tag --scope-glob 'Inbox/**/*.md' --max-per-note 4 --min-confidence 0.7`,
         `indx ai tag --scope-glob 'Inbox/**/*.md' --dry-run          # the edits --apply would make, as a diff`,
         `indx ai tag --scope-paths Inbox/a.md --apply --if-match Inbox/a.md=ab12cd34ef567890`,
+      ],
+    }),
+    metadata: opCommand(aiMetadata, {
+      json: ["scope", "fields"],
+      flags: {
+        args: {
+          ...SCOPE_ARGS,
+          ...APPLY_ARGS,
+          field: {
+            type: "string",
+            description: "A field to fill, key:type (repeatable): status:enum=idea|active, due:date, title:string! (required).",
+            valueHint: "key:type",
+          },
+          "fields-file": { type: "string", description: "The field specs as a JSON list, from this file.", valueHint: "file" },
+        },
+        toInput: (flags, rawArgs) => {
+          const fields = fieldsFromFlags(flags, rawArgs);
+          return { scope: scopeFromFlags(flags, rawArgs), ...(fields ? { fields } : {}), ...applyFromFlags(flags, rawArgs) };
+        },
+      },
+      human: metadataHuman,
+      examples: [
+        `indx ai metadata --scope-paths Projects/App.md --field title:string! --field status:enum=idea|active|done --field due:date`,
+        `indx ai metadata --scope-glob 'Projects/**' --fields-file fields.json --dry-run`,
       ],
     }),
   },

@@ -1,5 +1,6 @@
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiExtract } from "../ai/ops/extract.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -81,6 +82,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
   { method: "POST", prefix: "/v1/ai/extract", op: aiExtract, input: "body" },
   { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
+  { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

@@ -1,5 +1,6 @@
 import { aiAsk } from "../ai/ops/ask.ts";
 import { aiExtract } from "../ai/ops/extract.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
 import { aiTag } from "../ai/ops/tag.ts";
@@ -51,6 +52,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiToc,
   aiExtract,
   aiTag,
+  aiMetadata,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -31,3 +31,32 @@ export function tagReplies(chat: FakeChat): ChatReply | undefined {
     });
   return { content: { tags } };
 }
+/** Answers a metadata request from the note's `Fields wanted:` line; a field it does not name is null. */
+export function metadataReplies(chat: FakeChat): ChatReply | undefined {
+  if (!chat.system.includes("frontmatter fields")) return undefined;
+  const w = wanted(chat, "Fields wanted:");
+  const given = new Map<string, unknown>();
+  for (const pair of w?.value.split(";") ?? []) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    const raw = pair.slice(eq + 1).trim();
+    let value: unknown = raw;
+    try {
+      value = JSON.parse(raw);
+    } catch {}
+    given.set(pair.slice(0, eq).trim(), value);
+  }
+  const props = ((chat.schema?.properties as Record<string, { properties?: Record<string, unknown> }> | undefined)?.fields?.properties ?? {}) as Record<
+    string,
+    unknown
+  >;
+  const fields = Object.fromEntries(
+    Object.keys(props).map((key) => [
+      key,
+      given.has(key)
+        ? { value: given.get(key), confidence: 0.9, rationale: `the note gives ${key}`, citations: [{ passage: w!.passage, quote: w!.line }] }
+        : { value: null, confidence: 0, rationale: "not in the note", citations: [] },
+    ]),
+  );
+  return { content: { fields } };
+}

@@ -31,7 +31,9 @@ const FrontmatterKey = Type.String({
 const Input = Type.Object(
   {
     scope: AiScope,
-    schema: Type.Record(Type.String(), Type.Unknown(), {
+    // Its size, depth and keywords are checked by CallerSchema (ai_schema_invalid with every problem).
+    schema: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
+      maxProperties: 32,
       description:
         "JSON Schema 2020-12 subset: type, properties, required, items, enum, const, min/maxLength, pattern, minimum, maximum, min/maxItems, additionalProperties, format (date, date-time, email, uri), anyOf, oneOf, $defs with local $ref.",
     }),

@@ -13,7 +13,7 @@ import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "./common.ts";
 import { notesInScope, pinned, streamCitations } from "./grounded.ts";
-import { forEachNote, type NoteSource, noteSources } from "./per-note.ts";
+import { forEachNote, type NoteSource, noteSources, uniqueWarnings } from "./per-note.ts";
 import { tagPlanner } from "./tag-apply.ts";
 import { TAG_PROMPT_VERSION, TAG_SYSTEM, TagReplyAccepted, tagInstructions, tagReply } from "./tag-prompt.ts";
 import { TagVocabulary, tagInvalid } from "./tag-vocabulary.ts";
@@ -244,16 +244,5 @@ async function suggestTags(
     warnings.push({ code: "tag_below_threshold", path, message: `Dropped tags for ${path} under min_confidence ${minConfidence}: ${below.join(", ")}.` });
   if (ungrounded) warnings.push({ code: "ungrounded_dropped", path, message: `Dropped ${ungrounded} tag(s) for ${path} without a verified citation.` });
   const tags = [...kept.values()].sort((a, b) => b.confidence - a.confidence || (a.tag < b.tag ? -1 : 1)).slice(0, c.input.vocabulary?.max_per_note ?? 5);
-  return { suggestion: { path, etag: source.etag, tags }, warnings: dedupe(warnings) };
-}
-
-/** Citation warnings repeat per tag; one of each per note says it. */
-function dedupe(warnings: Warning[]): Warning[] {
-  const seen = new Set<string>();
-  return warnings.filter((w) => {
-    const k = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
+  return { suggestion: { path, etag: source.etag, tags }, warnings: uniqueWarnings(warnings) };
 }

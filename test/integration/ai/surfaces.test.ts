@@ -152,7 +152,7 @@ describe("MCP over HTTP", () => {
     const without = await connect(plain);
     try {
       const listed = (c: CheckedClient) => c.listTools().then((r) => r.tools.map((t) => t.name).filter((n) => n.startsWith("ai_")));
-      expect((await listed(withAi)).sort()).toEqual(["ai_ask", "ai_extract", "ai_status", "ai_summarize", "ai_tag", "ai_toc"]);
+      expect((await listed(withAi)).sort()).toEqual(["ai_ask", "ai_extract", "ai_metadata", "ai_status", "ai_summarize", "ai_tag", "ai_toc"]);
       expect(await listed(without)).toEqual([]);
     } finally {
       await withAi.close();
