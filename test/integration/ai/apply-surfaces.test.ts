@@ -82,6 +82,10 @@ describe("REST", () => {
     expect(refused.status).toBe(403);
     expect(refused.body.error).toMatchObject({ code: "forbidden", details: { needed: "vault:write" } });
     expect(read("Inbox/a.md")).toBe(NOTES["Inbox/a.md"]);
+    // ai_toc's `write` goes through the same input-dependent check.
+    const toc = await post(reader, "/v1/ai/toc", { mode: "note", path: "Inbox/a.md", write: { path: "Index.md" } });
+    expect(toc.status).toBe(403);
+    expect(toc.body.error.message).toContain("vault:write");
   });
 
   test("a conflict is 409 ai_apply_conflict with what failed; OpenAPI fetched with a read token shows the suggest-only form", async () => {
