@@ -1,5 +1,6 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
 import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
@@ -10,7 +11,7 @@ import type { AiScope } from "../ai/scope.ts";
 import { IndxError } from "../core/errors.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { APPLY_ARGS, applyFromFlags, fieldsFromFlags, settledLines } from "./ai-apply-view.ts";
-import { allFlagValues, opCommand } from "./op-command.ts";
+import { allFlagValues, opCommand, parseJsonFlag } from "./op-command.ts";
 import type { Style } from "./output.ts";
 import { relateRows, relateTable } from "./relate-table.ts";
 
@@ -114,6 +115,30 @@ function tagHuman(o: OutputOf<typeof aiTag>, s: Style, summary: string): string 
   return [summary, ...notes, ...settledLines(o, s)].join("\n");
 }
 
+/** `--schema-file PATH` (or - for stdin): the caller's JSON Schema; `--schema` takes it inline. */
+function schemaFromFlags(flags: Record<string, unknown>): Record<string, unknown> | undefined {
+  const file = flags["schema-file"];
+  if (typeof file !== "string" || file === "") return undefined;
+  if (typeof flags.schema === "string")
+    throw new IndxError("validation_failed", "Give the schema once: --schema or --schema-file.", { option: "--schema-file" });
+  const schema = parseJsonFlag("schema-file", file === "-" ? "-" : `@${file}`);
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    throw new IndxError("ai_schema_invalid", "The schema must be a JSON object.", { errors: [{ path: "", message: "The schema must be a JSON object." }] });
+  return schema as Record<string, unknown>;
+}
+
+function extractHuman(o: OutputOf<typeof aiExtract>, s: Style, summary: string): string {
+  const notes = o.results.map((r) =>
+    [
+      s.bold(r.path),
+      ...JSON.stringify(r.data, null, 2)
+        .split("\n")
+        .map((l) => `  ${l}`),
+    ].join("\n"),
+  );
+  return [summary, ...notes, ...settledLines(o, s)].join("\n");
+}
+
 function metadataHuman(o: OutputOf<typeof aiMetadata>, s: Style, summary: string): string {
   const notes = o.results.map((r) =>
     [
@@ -125,7 +150,7 @@ function metadataHuman(o: OutputOf<typeof aiMetadata>, s: Style, summary: string
 }
 
 export const aiCommand: CommandDef = {
-  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, relate, tags, metadata, status." },
+  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, relate, tags, metadata, extraction, status." },
   subCommands: {
     status: opCommand(aiStatus, {
       human: (o, s) =>
@@ -199,6 +224,26 @@ export const aiCommand: CommandDef = {
       examples: [
         `indx ai toc --note Architecture.md --depth 3          # no model, no cost`,
         `indx ai toc --moc --scope-glob 'Projects/**' --group-by tag --write Index/Projects.md`,
+      ],
+    }),
+    extract: opCommand(aiExtract, {
+      json: ["scope", "schema"],
+      flags: {
+        args: {
+          ...SCOPE_ARGS,
+          "schema-file": { type: "string", description: "Read the JSON Schema from this file (- reads stdin).", valueHint: "file" },
+          ...APPLY_ARGS,
+        },
+        toInput: (flags, rawArgs) => {
+          const schema = schemaFromFlags(flags);
+          return { scope: scopeFromFlags(flags, rawArgs), ...(schema ? { schema } : {}), ...applyFromFlags(flags, rawArgs) };
+        },
+      },
+      human: extractHuman,
+      examples: [
+        `indx ai extract --scope-glob 'Meetings/2026-Q2/**' --schema-file action-items.schema.json`,
+        `indx ai extract --scope-glob 'Meetings/2026-Q2/**' --schema-file action-items.schema.json --destination frontmatter --destination-key action_items --apply --apply-mode merge`,
+        `cat schema.json | indx ai extract --scope-tag meeting --schema-file - --destination frontmatter --destination-key decisions --dry-run`,
       ],
     }),
     tag: opCommand(aiTag, {

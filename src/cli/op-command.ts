@@ -233,7 +233,8 @@ function inFlagWords(err: unknown, positionals: readonly string[]): unknown {
 }
 
 /** A JSON flag: inline JSON, @file, or - for stdin. Errors name the flag, never the content. */
-function parseJsonFlag(flag: string, value: string): unknown {
+/** A JSON flag's value: inline JSON, @file, or - for stdin; validation_failed naming the flag otherwise. */
+export function parseJsonFlag(flag: string, value: string): unknown {
   let text = value;
   try {
     if (value === "-") text = readFileSync(0, "utf8");

@@ -37,6 +37,7 @@ export const WARNING_CODES = {
   tag_invalid: "A proposed tag is not a valid tag and was dropped.",
   metadata_missing: "A required field could not be extracted.",
   metadata_invalid: "An extracted value failed its field's type and was dropped.",
+  extract_invalid: "Extracted data failed the caller's schema: the record (or, for an array schema, the item) was dropped.",
   tag_below_threshold: "A proposed tag scored under min_confidence and was dropped.",
   apply_skipped_no_change: "Applying would not change the note, so it was not written.",
   etag_mismatch: "The note changed since the given if_match; it was skipped (if_match_mode skip).",

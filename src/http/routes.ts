@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
 
 import { aiRelate } from "../ai/ops/relate.ts";
@@ -100,6 +101,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
+  { method: "POST", prefix: "/v1/ai/extract", op: aiExtract, input: "body" },
   { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
   { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
 

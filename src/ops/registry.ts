@@ -1,4 +1,5 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
 import { aiMetadata } from "../ai/ops/metadata.ts";
 
 import { aiRelate } from "../ai/ops/relate.ts";
@@ -58,6 +59,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   aiSummarize,
   aiAsk,
   aiToc,
+  aiExtract,
   aiTag,
   aiMetadata,
 

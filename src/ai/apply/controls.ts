@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../../core/errors.ts";
 import { INPUT_LIMITS } from "../../ops/schemas.ts";
+import { DryRun } from "../../writes/schemas.ts";
 
 /** Notes one if_match map may name: as many as one scope may. */
 const MAX_IF_MATCH = 500;
@@ -11,7 +12,10 @@ const MAX_IF_MATCH = 500;
  */
 export const ApplyControls = {
   apply: Type.Optional(
-    Type.Boolean({ default: false, description: "Write the suggestions into the notes' frontmatter (needs vault:write). Default: suggest only." }),
+    Type.Boolean({
+      default: false,
+      description: "Write the suggestions into the notes' frontmatter (needs vault:write); with dry_run, list the edits (`planned`). Default: suggest only.",
+    }),
   ),
   if_match: Type.Optional(
     Type.Record(Type.String({ maxLength: INPUT_LIMITS.pathChars }), Type.String({ minLength: 1, maxLength: 64 }), {
@@ -25,7 +29,8 @@ export const ApplyControls = {
       description: "On an if_match mismatch: stop (ai_apply_conflict, earlier notes stay written) or skip that note with a warning.",
     }),
   ),
-  dry_run: Type.Optional(Type.Boolean({ default: false, description: "With apply: plan the writes and list them (`planned`), writing nothing." })),
+  // The write operations' own dry_run, with its wording: one meaning, described once in the MCP instructions.
+  dry_run: Type.Optional(DryRun),
 };
 
 /** The fields only a write uses: a caller without vault:write is not shown them (docs/decisions.md, "AI apply"). */

@@ -45,7 +45,7 @@ export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
 }
 
 /** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
-const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata"];
+const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata", "ai_extract"];
 /** Operations that run with either role, degraded without one of them. */
 const EITHER_OPS = ["ai_relate"];
 
