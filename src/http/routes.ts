@@ -7,6 +7,7 @@ import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
@@ -42,6 +43,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
+  { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
   { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
   { method: "PUT", prefix: "/v1/notes/", wildParam: "path", op: noteWrite, input: "body", respond: "written" },

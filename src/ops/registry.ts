@@ -7,6 +7,7 @@ import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
@@ -19,6 +20,7 @@ import type { AnyOperation } from "./define.ts";
 export const OPERATIONS: readonly AnyOperation[] = [
   vaultStatus,
   noteRead,
+  noteReadMany,
   noteWrite,
   notePatch,
   noteDelete,
