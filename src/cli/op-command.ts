@@ -180,7 +180,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
         if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
         const guard = spec.confirmReplace;
-        if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
+        if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];
           if (typeof target === "string" && guard.exists(ctx, target))
             throw new IndxError("already_exists", `${target} exists: pass --yes to replace it, or --if-match <etag> to replace only the version you read.`, {
