@@ -14,6 +14,7 @@ import type { AnyOperation } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
@@ -42,6 +43,7 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/vault/status", op: vaultStatus, input: "query" },
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
+  { method: "PUT", prefix: "/v1/vault/config", op: vaultConfigSet, input: "body" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
   { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },

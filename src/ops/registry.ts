@@ -13,6 +13,7 @@ import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 import type { AnyOperation } from "./define.ts";
 
@@ -42,6 +43,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   baseQuery,
   vaultReindex,
   vaultConfigGet,
+  vaultConfigSet,
   related,
   chunkGet,
   attachmentGet,
