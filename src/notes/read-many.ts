@@ -124,6 +124,8 @@ function whole(note: NoteOnDisk): Static<typeof ReadNote> {
 
 /** The note's leading whole lines within `bytes`, or null when not even its first line fits. */
 function firstLines(note: NoteOnDisk, bytes: number): Static<typeof ReadNote> | null {
+  // lastIndexOf counts a negative offset from the end: an exhausted budget must not search at all.
+  if (bytes <= 0) return null;
   const encoded = Buffer.from(note.text);
   const lastBreak = encoded.lastIndexOf(0x0a, bytes - 1);
   if (lastBreak === -1) return null;

@@ -200,6 +200,14 @@ describe("note_read_many", () => {
       }
       expect(r.used_bytes).toBe(r.notes.reduce((n, note) => n + Buffer.byteLength(note.content), 0));
       expect(r).toMatchObject({ matched: ORDER.length, budget_bytes: budget, errors: [] });
+      // With truncate, at most one more note comes, cut at a line break, and the budget still holds.
+      const cut = await invoke(noteReadMany, ctx, { paths: ORDER, budget_bytes: budget, truncate: true });
+      expect(cut.used_bytes).toBeLessThanOrEqual(budget);
+      expect(cut.notes.slice(0, fitting)).toEqual(r.notes);
+      expect(cut.notes.length - fitting).toBeLessThanOrEqual(1);
+      for (const n of cut.notes.slice(fitting))
+        expect({ truncated: n.truncated, prefix: disk(n.path).startsWith(n.content) }).toEqual({ truncated: true, prefix: true });
+      expect([...cut.notes, ...cut.omitted].map((n) => n.path)).toEqual(ORDER);
     }
   });
 
@@ -217,6 +225,11 @@ describe("note_read_many", () => {
     const rest = await invoke(noteRead, ctx, { path: "Long.md", from: cut!.range!.to + 1 });
     expect(cut!.content + rest.range!.text).toBe(disk("Long.md"));
     expect(r.omitted.map((o) => o.path)).toEqual(["Projects/Alpha.md", "Projects/Beta.md"]);
+    // A budget the whole notes fill exactly leaves nothing to cut.
+    const full = await invoke(noteReadMany, ctx, { paths: ORDER, budget_bytes: size("Projects/Gamma.md"), truncate: true });
+    expect(full.notes.map((n) => n.path)).toEqual(["Projects/Gamma.md"]);
+    expect(full.used_bytes).toBe(size("Projects/Gamma.md"));
+    expect(full.omitted.map((o) => o.path)).toEqual(ORDER.slice(1));
     // Not even one line fits: the note is omitted, not returned empty.
     const tiny = await invoke(noteReadMany, ctx, { paths: ["Long.md"], budget_bytes: 5, truncate: true });
     expect(tiny.notes).toEqual([]);
