@@ -4,7 +4,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { ArgsDef } from "citty";
 import { FieldSpec } from "../ai/ops/metadata-fields.ts";
 import { IndxError } from "../core/errors.ts";
-import type { Style } from "./output.ts";
+import { colourDiffLine, type Style } from "./output.ts";
 
 /** The flags of an AI command that may apply its suggestions, besides those generated from its schema. */
 export const APPLY_ARGS: ArgsDef = {
@@ -45,8 +45,7 @@ interface SettledView {
 export function settledLines(o: SettledView, s: Style): string[] {
   const lines: string[] = [];
   for (const p of o.planned ?? []) {
-    lines.push(s.bold(`--- ${p.path}`), s.bold(`+++ ${p.path}`));
-    for (const l of p.diff.split("\n")) lines.push(l.startsWith("@@") ? s.dim(l) : l.startsWith("-") ? s.red(l) : l.startsWith("+") ? s.green(l) : l);
+    for (const l of p.diff.replace(/\n$/, "").split("\n")) lines.push(colourDiffLine(l, s));
   }
   for (const a of o.applied ?? []) lines.push(s.dim(`wrote ${a.path} (etag ${a.etag})`));
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));

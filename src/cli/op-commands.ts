@@ -8,6 +8,7 @@ import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -58,17 +59,39 @@ export const relatedCommand = opCommand(related, {
 const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
-  meta: { description: "Notes: get, list, outline, exists, update, patch, delete, move." },
+  meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },
   subCommands: {
     get: opCommand(noteRead, {
       positionals: ["path"],
-      human: (o) => o.content ?? o.body ?? keyValueLines(o),
-      raw: { input: { include: ["content"], allow_large: true }, text: (o) => o.content ?? "" },
+      lineSuffix: true,
+      human: (o) => o.range?.text ?? o.content ?? o.body ?? keyValueLines(o),
+      raw: {
+        // A line range is read as it is; the whole note comes as `content`.
+        input: (asked) =>
+          asked.from !== undefined || asked.lines !== undefined ? { allow_large: true } : { include: ["content" as const], allow_large: true },
+        text: (o) => o.range?.text ?? o.content ?? "",
+      },
       examples: [
         'indx note get "Projects/Apollo Launch.md"',
         'indx note get "Apollo Launch"            # an Obsidian-style name, resolved like [[Apollo Launch]]',
         'indx note get "Projects/Apollo Launch.md" --include frontmatter,outline,backlinks --json',
         'indx note get "Projects/Apollo Launch.md" --raw > apollo.md',
+        'indx note get "Projects/Apollo Launch.md:12-40"   # lines 12 to 40 (":12" reads from line 12 on)',
+      ],
+    }),
+    "get-many": opCommand(noteReadMany, {
+      positionals: ["paths"],
+      rest: true,
+      human: (o, s, summary) =>
+        [
+          ...o.notes.map((n) => `${s.bold(`==> ${n.path}${n.truncated ? ` (lines 1–${n.range?.to} of ${n.range?.total_lines})` : ""} <==`)}\n${n.content}`),
+          ...o.errors.map((e) => s.red(`${e.path}: ${e.message}`)),
+          s.dim(summary),
+          ...(o.omitted.length ? [s.dim(`omitted: ${o.omitted.map((n) => n.path).join(", ")}`)] : []),
+        ].join("\n"),
+      examples: [
+        'indx note get-many "Projects/Apollo Launch.md" "People/Ada Lovelace.md"',
+        "indx note get-many --glob 'Projects/**' --budget-bytes 20000 --json",
       ],
     }),
     list: opCommand(noteList, {

@@ -24,6 +24,8 @@ export const WARNING_CODES = {
   // Writes.
   index_not_updated: "The file was written but the index was not updated; the watcher or the next index run catches up.",
   template_missing: "The template the vault's settings name was not found; the note was created empty.",
+  // Configuration.
+  config_overridden: "The environment sets this key and wins over the config file: the value written applies once that variable is unset.",
   // The AI runtime.
   chat_unavailable: "Chat-dependent fields were omitted: no chat model is available.",
   ai_cache_hit: "Served from the AI cache; usage reflects zero cost.",

@@ -14,6 +14,7 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
@@ -21,6 +22,7 @@ import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
@@ -54,7 +56,9 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/vault/status", op: vaultStatus, input: "query" },
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
+  { method: "PUT", prefix: "/v1/vault/config", op: vaultConfigSet, input: "body" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
+  { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
   { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
   { method: "PUT", prefix: "/v1/notes/", wildParam: "path", op: noteWrite, input: "body", respond: "written" },

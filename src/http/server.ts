@@ -231,6 +231,8 @@ function headersToInput(request: Request, route: Route, input: Record<string, un
 function respond(route: Route, request: Request, data: Record<string, unknown>, extra: Record<string, string>): Response {
   switch (route.respond) {
     case "written": {
+      // A dry run created nothing and has no version to name.
+      if (data.dry_run === true) return ok(data, extra);
       const headers = typeof data.etag === "string" ? { ...extra, etag: `"${data.etag}"` } : extra;
       const res = ok(data, headers);
       return data.created === true ? new Response(res.body, { status: 201, headers: res.headers }) : res;

@@ -23,10 +23,23 @@ import {
   VaultPath,
 } from "../ops/schemas.ts";
 import { filterNoteIds } from "./filter.ts";
+import { sliceLines } from "./line-range.ts";
 import { readNote, statVaultFile } from "./read.ts";
 
 const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
 const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];
+/** Parts that hold the whole text: a line range reads part of it instead. */
+const WHOLE_TEXT = new Set(["body", "content"]);
+
+export const LineRangeOutput = Type.Object(
+  {
+    from: Type.Integer({ description: "First line held (1-based)." }),
+    to: Type.Integer({ description: "Last line held (from − 1 when none is)." }),
+    total_lines: Type.Integer({ description: "Lines in the whole note." }),
+    text: Type.String({ description: "The lines as on disk, with their line breaks." }),
+  },
+  { description: "The lines asked for with from/lines; the etag and size stay the whole note's." },
+);
 
 const NoteReadOutput = Type.Object({
   path: Type.String(),
@@ -46,13 +59,14 @@ const NoteReadOutput = Type.Object({
   backlinks: Type.Optional(Type.Array(Backlink)),
   tags: Type.Optional(TagList),
   tasks: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), status: Type.String(), checked: Type.Boolean(), text: Type.String() }))),
+  range: Type.Optional(LineRangeOutput),
 });
 
 export const noteRead = defineOp({
   name: "note_read",
   title: "Read a note",
   description:
-    "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file). Search first to find the path.",
+    "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file), or only some lines with `from`. Search first to find the path.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -61,18 +75,23 @@ export const noteRead = defineOp({
       include: Type.Optional(
         Type.Array(Type.Union(INCLUDES.map((i) => Type.Literal(i))), {
           maxItems: INCLUDES.length,
-          description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")}.`,
-          default: DEFAULT_INCLUDE,
+          // No schema default: without include, a line range returns no parts and a whole read the default ones.
+          description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")} (none with from).`,
         }),
       ),
+      from: Type.Optional(Type.Integer({ minimum: 1, description: "First line to read (1-based, as outline lines are numbered)." })),
+      lines: Type.Optional(Type.Integer({ minimum: 1, description: "Lines to read (default: to the end)." })),
       allow_large: Type.Optional(Type.Boolean({ description: "Read a note above retrieval.max_note_bytes.", default: false })),
     },
     { additionalProperties: false },
   ),
   output: NoteReadOutput,
   run(ctx, input) {
+    const ranged = input.from !== undefined || input.lines !== undefined;
+    const include = new Set(input.include ?? (ranged ? [] : DEFAULT_INCLUDE));
+    if (ranged && [...include].some((part) => WHOLE_TEXT.has(part)))
+      throw new IndxError("validation_failed", "A line range reads part of the note; do not ask for body or content with it.", { field: "include" });
     const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
-    const include = new Set(input.include ?? DEFAULT_INCLUDE);
     const typed = () => TypedLinks.fromConfig(ctx.vault.config);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
@@ -115,9 +134,10 @@ export const noteRead = defineOp({
       });
     }
     if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path).map((r) => toBacklink(r, typed()));
+    if (ranged) out.range = sliceLines(note.text, input.from ?? 1, input.lines);
     return out;
   },
-  summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,
+  summary: (o) => `${o.path}${o.range ? ` lines ${o.range.from}–${o.range.to} of ${o.range.total_lines}` : ""} (${o.size} bytes, etag ${o.etag})`,
 });
 
 export const noteOutline = defineOp({

@@ -12,8 +12,8 @@ import { renderTemplate } from "../templates/render.ts";
 import { findTemplate, readTemplateSettings } from "../templates/settings.ts";
 import { fileKind } from "../vault/scan.ts";
 import { notUtf8 } from "../writes/encoding.ts";
-import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
+import { assertVersion, type Change, type Expect, type FileState, type WriteIO } from "../writes/pipeline.ts";
+import { DryRun, IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
@@ -86,6 +86,7 @@ export const noteWrite = defineOp({
     "Create a note or replace a whole one (to change part of a note, use note_patch). if_not_exists=true only creates; if_match replaces only the version you read. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
+  dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(
     {
@@ -106,6 +107,7 @@ export const noteWrite = defineOp({
       ),
       if_match: Type.Optional(IfMatch),
       if_not_exists: Type.Optional(IfNotExists),
+      dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -126,7 +128,7 @@ export const noteWrite = defineOp({
     assertWritableText(ctx, path, text);
     assertStorableFrontmatter(path, text, null);
     const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
-    const done = await ctx.writer.transact("note_write", [path], (io) => {
+    const plan = (io: WriteIO) => {
       const before = io.read(path);
       if (before.content === "binary" && !ifMatch)
         throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
@@ -134,11 +136,20 @@ export const noteWrite = defineOp({
       const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];
       if (unchanged) assertVersion(before, ifMatch);
       return { changes, value: { created: !before.exists, changed: !unchanged, etag: before.etag } };
-    });
+    };
+    if (input.dry_run) {
+      const preview = ctx.writer.preview(plan);
+      const { created, changed, etag } = preview.value;
+      return writtenNote(path, text, preview.etags[path] ?? etag!, { created, changed, planned: preview.files });
+    }
+    const done = await ctx.writer.transact("note_write", [path], plan);
     const etag = done.etags[path] ?? done.value.etag!;
     return writtenNote(path, text, etag, { created: done.value.created, changed: done.value.changed, warnings: done.warnings });
   },
-  summary: (o) => `${o.created ? "created" : o.changed ? "replaced" : "unchanged"} ${o.path} (etag ${o.etag})`,
+  summary: (o) => {
+    const [done, planned] = o.created ? ["created", "would create"] : o.changed ? ["replaced", "would replace"] : ["unchanged", "would leave unchanged"];
+    return `${o.dry_run ? planned : done} ${o.path} (etag ${o.etag})`;
+  },
 });
 
 export const notePatch = defineOp({
@@ -148,12 +159,14 @@ export const notePatch = defineOp({
     "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
+  dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(
     {
       path: VaultPath,
       ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order; if one fails, nothing is written." }),
       if_match: Type.Optional(IfMatch),
+      dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -166,7 +179,7 @@ export const notePatch = defineOp({
       throw new IndxError("validation_failed", "Rename one heading per note_patch call: each rename rewrites links across the vault.", {
         reason: "multiple_renames",
       });
-    const done = await ctx.writer.transact("note_patch", [path], (io) => {
+    const plan = (io: WriteIO) => {
       const before = io.read(path);
       assertVersion(before, ifMatch);
       const original = requireText(before);
@@ -183,11 +196,18 @@ export const notePatch = defineOp({
       }
       const changes: Change[] = [{ type: "write", path, text, expect: { etag: before.etag! } }, ...others];
       return { changes, value: { text, etag: before.etag!, changed: true } };
-    });
+    };
+    if (input.dry_run) {
+      const preview = ctx.writer.preview(plan);
+      const { text, etag, changed } = preview.value;
+      return writtenNote(path, text, preview.etags[path] ?? etag, { created: false, changed, planned: preview.files });
+    }
+    const done = await ctx.writer.transact("note_patch", [path], plan);
     const etag = done.etags[path] ?? done.value.etag;
     return writtenNote(path, done.value.text, etag, { created: false, changed: done.value.changed, warnings: done.warnings });
   },
-  summary: (o, i) => `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"} (etag ${o.etag})`,
+  summary: (o, i) =>
+    `${o.dry_run ? (o.changed ? "would patch" : "would leave unchanged") : o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"} (etag ${o.etag})`,
 });
 
 export const noteDelete = defineOp({

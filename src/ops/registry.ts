@@ -14,12 +14,14 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 import type { AnyOperation } from "./define.ts";
 
@@ -27,6 +29,7 @@ import type { AnyOperation } from "./define.ts";
 export const OPERATIONS: readonly AnyOperation[] = [
   vaultStatus,
   noteRead,
+  noteReadMany,
   noteWrite,
   notePatch,
   noteDelete,
@@ -50,6 +53,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   baseQuery,
   vaultReindex,
   vaultConfigGet,
+  vaultConfigSet,
   related,
   activateContext,
   chunkGet,

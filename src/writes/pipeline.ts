@@ -12,6 +12,7 @@ import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
+import { type PlannedWrite, plannedWrite } from "./preview.ts";
 import { trashDestination } from "./trash.ts";
 
 const BOM = "\uFEFF";
@@ -42,6 +43,14 @@ export interface Plan<T> {
   value: T;
   /** Events beyond the per-file ones (tag.renamed). */
   events?: NewEvent[];
+}
+
+/** A dry run of a plan: what transact would write, with nothing written. */
+export interface Previewed<T> {
+  value: T;
+  /** The etag each planned file would have, by path. */
+  etags: Record<string, string>;
+  files: PlannedWrite[];
 }
 
 export interface Committed<T> {
@@ -124,6 +133,26 @@ export class VaultWriter {
     );
   }
 
+  /**
+   * transact without the write: the same plan from the same reads and every precondition checked,
+   * so a dry run fails where the write would, and shows the files as the write would leave them.
+   * Plans of writes only (note_write, note_patch). Nothing is locked: the write plans again.
+   */
+  preview<T>(plan: (io: WriteIO) => Plan<T>): Previewed<T> {
+    const io = this.freshIO();
+    const { changes, value } = plan(io);
+    for (const c of changes) this.check(c, io);
+    const etags: Record<string, string> = {};
+    const files: PlannedWrite[] = [];
+    for (const c of changes) {
+      if (c.type !== "write") throw new Error(`preview plans writes only, not a ${c.type}`);
+      const before = io.read(c.path);
+      etags[c.path] = etagOf(new TextEncoder().encode(fileText(c, before)));
+      files.push(plannedWrite(before, c.text));
+    }
+    return { value, etags, files };
+  }
+
   /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
   async recover(): Promise<void> {
     if (!this.journal.pending()) return;
@@ -139,8 +168,7 @@ export class VaultWriter {
   }
 
   private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
-    const cache = new Map<string, FileState>();
-    const io: WriteIO = { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
+    const io = this.freshIO();
     const { changes, value, events = [] } = plan(io);
     for (const c of changes) this.check(c, io);
 
@@ -211,6 +239,12 @@ export class VaultWriter {
     if (etag) applied.etags[c.to] = etag;
     applied.touched.push(c.from, c.to);
     applied.events.push({ kind: "note.moved", source: "indx", op, from: c.from, to: c.to });
+  }
+
+  /** Reads for one plan: each file once, so the plan and its checks see the same bytes. */
+  private freshIO(): WriteIO {
+    const cache = new Map<string, FileState>();
+    return { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
   }
 
   private sweep(dir: string): void {

@@ -2,10 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { etagOf } from "../../src/core/hash.ts";
-import { unifiedDiff } from "../../src/writes/unified-diff.ts";
 import { BIN } from "../support/binary.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { metadataReplies, tagReplies } from "../support/fake-replies.ts";
+import { applyUnifiedDiff } from "../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** `indx ai tag` and `indx ai metadata` of the compiled binary against the fake chat server. Build first: `bun run build`. */
@@ -47,14 +47,19 @@ describe("indx ai tag / metadata", () => {
     expect(planned.warnings.map((w: { code: string }) => w.code)).toContain("tag_invalid");
     expect(read("Inbox/a.md")).toBe(NOTES["Inbox/a.md"]);
     const human = await run(["ai", "tag", "--scope-glob", "Inbox/**", "--dry-run", "--format", "table"]);
-    expect(human.stdout).toContain("--- Inbox/b.md\n+++ Inbox/b.md\n@@ -1,4 +1,6 @@\n ---\n-tags: [inbox]\n+tags:\n+  - inbox\n+  - ops\n ---\n # B\n");
+    expect(human.stdout).toContain("--- a/Inbox/b.md\n+++ b/Inbox/b.md\n@@ -1,4 +1,6 @@\n ---\n-tags: [inbox]\n+tags:\n+  - inbox\n+  - ops\n ---\n # B\n");
 
     const applied = await run(["ai", "tag", "--scope-glob", "Inbox/**", "--apply"]);
     expect(applied.code).toBe(0);
     expect(JSON.parse(applied.stdout).applied.map((a: { path: string }) => a.path)).toEqual(["Inbox/a.md", "Inbox/b.md"]);
-    expect(planned.planned).toEqual(
-      (["Inbox/a.md", "Inbox/b.md"] as const).map((path) => ({ path, etag: etagOf(NOTES[path]), diff: unifiedDiff(NOTES[path], read(path)) })),
-    );
+    // Each planned diff, applied by an independent reader of the format, gives what apply then wrote.
+    expect(
+      planned.planned?.map((p: { path: string; etag: string; diff: string }) => ({
+        path: p.path,
+        etag: p.etag,
+        after: applyUnifiedDiff(NOTES[p.path as keyof typeof NOTES], p.diff),
+      })),
+    ).toEqual((["Inbox/a.md", "Inbox/b.md"] as const).map((path) => ({ path, etag: etagOf(NOTES[path]), after: read(path) })));
   });
 
   test("--if-match PATH=ETAG that no longer holds exits 4 with ai_apply_conflict; metadata --field fills and validates", async () => {

@@ -2,9 +2,9 @@ import { IndxError, toIndxError } from "../../core/errors.ts";
 import { planNotePatch, requireText } from "../../notes/write-ops.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
+import { unifiedDiff } from "../../writes/diff.ts";
 import type { Change, FileState } from "../../writes/pipeline.ts";
 import { normalizeEtag } from "../../writes/schemas.ts";
-import { unifiedDiff } from "../../writes/unified-diff.ts";
 import { frontmatterOf, frontmatterOps, type NotePlanner } from "./plan.ts";
 
 /** A note written by an apply, with its new etag (read-after-write) and what the operation says about it. */
@@ -103,5 +103,5 @@ function planNote<D>(ctx: OpContext, planner: NotePlanner<D>, before: FileState,
   if (ops.length === 0) return { kind: "unchanged" };
   const result = planNotePatch(ctx, planner.path, text, ops);
   if (!result.changed) return { kind: "unchanged" };
-  return { kind: "planned", edit: { path: planner.path, etag: before.etag!, diff: unifiedDiff(text, result.text) }, detail, text: result.text };
+  return { kind: "planned", edit: { path: planner.path, etag: before.etag!, diff: unifiedDiff(planner.path, text, result.text) }, detail, text: result.text };
 }

@@ -7,7 +7,7 @@ import { proposedPatches } from "../../../src/ai/apply/proposed.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
-import { unifiedDiff } from "../../../src/writes/unified-diff.ts";
+import { applyUnifiedDiff } from "../../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** The multi-note apply the AI operations share, on a real vault through the real write pipeline. */
@@ -88,7 +88,10 @@ describe("applyPlans", () => {
     expect(dry.applied).toEqual([]);
     expect(read("a.md")).toBe(before["a.md"]);
     await applyPlans(ctx, "ai_test", ["a.md", "b.md"].map(statusPlanner), { written: [] });
-    expect(dry.planned).toEqual((["a.md", "b.md"] as const).map((path) => ({ path, etag: etagOf(before[path]), diff: unifiedDiff(before[path], read(path)) })));
+    // Each planned diff, applied by an independent reader of the format, gives what apply then wrote.
+    expect(dry.planned?.map((p) => ({ path: p.path, etag: p.etag, after: applyUnifiedDiff(before[p.path as keyof typeof before], p.diff) }))).toEqual(
+      (["a.md", "b.md"] as const).map((path) => ({ path, etag: etagOf(before[path]), after: read(path) })),
+    );
   });
 
   test("a note that cannot be edited is a warning and the others are written; proposed patches plan the same edits", async () => {

@@ -7,10 +7,10 @@ import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
-import { unifiedDiff } from "../../../src/writes/unified-diff.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { tagReplies } from "../../support/fake-replies.ts";
 import { invoke } from "../../support/ops.ts";
+import { applyUnifiedDiff } from "../../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** ai_tag in process against the fake chat server: vocabulary, normalisation, and the safe apply. */
@@ -153,8 +153,9 @@ describe("ai_tag apply", () => {
     expect(dry.applied).toBeUndefined();
     expect(read("Inbox/plain.md")).toBe(before["Inbox/plain.md"]);
     await invoke(aiTag, ctx, { scope: { kind: "glob", path_glob: "Inbox/**" }, apply: true });
-    expect(dry.planned).toEqual(
-      (["Inbox/meeting.md", "Inbox/plain.md"] as const).map((path) => ({ path, etag: etagOf(before[path]), diff: unifiedDiff(before[path], read(path)) })),
+    // Each planned diff, applied by an independent reader of the format, gives what apply then wrote.
+    expect(dry.planned?.map((p) => ({ path: p.path, etag: p.etag, after: applyUnifiedDiff(before[p.path as keyof typeof before], p.diff) }))).toEqual(
+      (["Inbox/meeting.md", "Inbox/plain.md"] as const).map((path) => ({ path, etag: etagOf(before[path]), after: read(path) })),
     );
   });
 

@@ -10,10 +10,10 @@ const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
 
 describe("the tool catalogue", () => {
-  test('costs an agent at most 5,200 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The catalogue budget grows by what each tool costs")', () => {
+  test('costs an agent at most 5,550 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The catalogue budget grows by what each tool costs")', () => {
     const size = catalogueSize(ALL);
     expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
-    expect(size.tokens).toBeLessThanOrEqual(5200);
+    expect(size.tokens).toBeLessThanOrEqual(5550);
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 
