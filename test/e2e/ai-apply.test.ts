@@ -47,7 +47,7 @@ describe("indx ai tag / metadata", () => {
     expect(planned.warnings.map((w: { code: string }) => w.code)).toContain("tag_invalid");
     expect(read("Inbox/a.md")).toBe(NOTES["Inbox/a.md"]);
     const human = await run(["ai", "tag", "--scope-glob", "Inbox/**", "--dry-run", "--format", "table"]);
-    expect(human.stdout).toContain("--- a/Inbox/b.md\n+++ b/Inbox/b.md\n@@ -1,4 +1,6 @@\n ---\n-tags: [inbox]\n+tags:\n+  - inbox\n+  - ops\n ---\n # B\n");
+    expect(human.stdout).toContain("--- a/Inbox/b.md\n+++ b/Inbox/b.md\n@@ -1,5 +1,7 @@\n ---\n-tags: [inbox]\n+tags:\n+  - inbox\n+  - ops\n ---\n # B\n \n");
 
     const applied = await run(["ai", "tag", "--scope-glob", "Inbox/**", "--apply"]);
     expect(applied.code).toBe(0);
