@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -60,10 +60,15 @@ CREATE TABLE tags (
 );
 
 CREATE TABLE properties (
-  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  key     TEXT NOT NULL,              -- top-level frontmatter key, as written
-  type    TEXT NOT NULL,              -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
-  value   TEXT NOT NULL               -- the YAML value as JSON
+  file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  key       TEXT NOT NULL,            -- top-level frontmatter key, as written
+  key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
+  type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
+  value     TEXT NOT NULL,            -- the YAML value as JSON
+  -- What base filters prefilter on (src/bases/prefilter.ts), NULL when the value is of another kind:
+  num       REAL,                     -- a number
+  text      TEXT,                     -- a string
+  day       TEXT                      -- a string that reads as a date: its day as written (YYYY-MM-DD)
 );
 
 CREATE TABLE blocks (
@@ -137,6 +142,9 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
   "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num);",
+  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text);",
+  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day);",
   "CREATE INDEX IF NOT EXISTS tasks_file ON tasks(file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
