@@ -5,14 +5,14 @@
  * candidates are the files of `may`; the filter itself still runs on each of them and has the
  * last word, so a bound that is too wide costs time, never a wrong row.
  */
-import type { CandidateCondition, Comparison, RowTest } from "../index/queries/bases.ts";
+import type { CandidateCondition, Comparison, RowTest } from "../index/queries/candidates.ts";
 import { parseDate } from "./dates.ts";
 import { compileSyntax } from "./expr/compile.ts";
 import type { BinaryOp, Node } from "./expr/parser.ts";
 import type { Env } from "./expr/scope.ts";
 import type { FilterNode } from "./parse.ts";
 import { type DeclaredTypes, declaredType, type PropertyType } from "./properties.ts";
-import { DateValue, DurationValue, isTruthy, type Value } from "./values.ts";
+import { DateValue, DurationValue, isList, isTruthy, type Value } from "./values.ts";
 
 interface Bounds {
   may: CandidateCondition;
@@ -162,42 +162,38 @@ const LIST_TYPES = new Set<PropertyType | null>(["multitext", "tags", "aliases"]
  * kinds of value can compare true with `c`: the tests cover each such kind.
  */
 function propertyBounds(key: string, op: Comparison, c: Value, declared: PropertyType | null): Bounds {
-  const among = (tests: RowTest[] | null): CandidateCondition => ({ kind: "property", key, tests });
-  // A declared number reads numeric strings as numbers, a declared checkbox "true" and "false".
-  const strings: RowTest[] = declared === "number" && (typeof c === "number" || c instanceof DurationValue) ? [{ column: "string" }] : [];
+  const may = (tests: RowTest[] | null): Bounds => ({ may: { kind: "property", key, tests }, must: NONE });
+  // Every value of a list type is a list (or null), which equals or orders with no other kind.
+  if (LIST_TYPES.has(declared) && c !== null && !isList(c)) return exact(NONE);
   if (typeof c === "number" || c instanceof DurationValue) {
     const n = typeof c === "number" ? c : c.totalMs;
     if (Number.isNaN(n)) return UNKNOWN;
-    const may = among([{ column: "num", op, value: n }, ...strings]);
-    return { may, must: op === "=" && !LIST_TYPES.has(declared) ? { kind: "propertyIs", key, tests: [{ column: "num", op, value: n }] } : NONE };
+    // A declared number reads numeric strings as numbers.
+    return may([{ column: "num", op, value: n }, ...(declared === "number" ? [STRING] : [])]);
   }
   if (typeof c === "boolean") {
-    const checkbox: RowTest[] = declared === "checkbox" ? [{ column: "string" }] : [];
-    if (op !== "=") return { may: among([{ column: "json", value: "true" }, { column: "json", value: "false" }, ...checkbox]), must: NONE };
-    const json: RowTest = { column: "json", value: String(c) };
-    return { may: among([json, ...checkbox]), must: LIST_TYPES.has(declared) ? NONE : { kind: "propertyIs", key, tests: [json] } };
+    // A declared checkbox reads "true" and "false" as booleans.
+    const checkbox = declared === "checkbox" ? [STRING] : [];
+    if (op !== "=") return may([{ column: "json", value: "true" }, { column: "json", value: "false" }, ...checkbox]);
+    return may([{ column: "json", value: String(c) }, ...checkbox]);
   }
-  if (typeof c === "string") return { may: among(stringTests(op, c)), must: op === "=" ? surelyEqualText(key, c, declared) : NONE };
-  if (c instanceof DateValue) return { may: among(dayTests(op, c)), must: NONE };
+  if (typeof c === "string") return may(stringTests(op, c));
+  if (c instanceof DateValue) return may(dayTests(op, c));
   // A missing property equals null, and nothing orders with null; other kinds need a value.
-  if (c === null) return op === "=" ? UNKNOWN : { may: NONE, must: NONE };
-  return { may: among(null), must: NONE };
+  if (c === null) return op === "=" ? UNKNOWN : exact(NONE);
+  return may(null);
 }
+
+const STRING: RowTest = { column: "string" };
 
 /** A string compares with text (JavaScript's order), with dates when it reads as one, and equals links. */
 function stringTests(op: Comparison, s: string): RowTest[] {
   const date = parseDate(s);
   const dates = date ? dayTests(op, date) : [];
+  // A link equals the text of its target, which only resolving it tells.
   if (op === "=") return [{ column: "text", op, value: s }, { column: "link" }, ...dates];
   // SQLite orders text by UTF-8 bytes, JavaScript by UTF-16 units: the same order against ASCII.
-  return [isAscii(s) ? { column: "text", op, value: s } : { column: "string" }, ...dates];
-}
-
-/** Files whose only value of the key is the string `s`, read as text, a link or a date: each equals `s`. */
-function surelyEqualText(key: string, s: string, declared: PropertyType | null): CandidateCondition {
-  const readsAsText = declared === null || declared === "text" || declared === "date" || declared === "datetime";
-  // A link equals its text only as written without spaces around it.
-  return readsAsText && s.trim() === s ? { kind: "propertyIs", key, tests: [{ column: "text", op: "=", value: s }] } : NONE;
+  return [isAscii(s) ? { column: "text", op, value: s } : STRING, ...dates];
 }
 
 /**
@@ -207,7 +203,7 @@ function surelyEqualText(key: string, s: string, declared: PropertyType | null):
 function dayTests(op: Comparison, d: DateValue): RowTest[] {
   const from = localDay(d.ms, -1);
   const to = localDay(d.ms, 1);
-  if (from === null || to === null) return [{ column: "string" }];
+  if (from === null || to === null) return [STRING];
   if (op === "=") return [{ column: "days", from, to }];
   return op === ">" || op === ">=" ? [{ column: "day", op: ">=", value: from }] : [{ column: "day", op: "<=", value: to }];
 }

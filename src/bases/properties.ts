@@ -29,19 +29,25 @@ export function inferPropertyType(value: unknown): PropertyType {
   return "text";
 }
 
+const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
+
 /** A property as the index stores it: what bases read, and the columns their filters prefilter on. */
 export interface PropertyRow {
   keyLower: string;
   type: PropertyType;
   json: string;
   num: number | null;
+  /** A string that is not a wikilink: a wikilink reads as a link whatever the property's type. */
   text: string | null;
   /** The day a date string is written for (YYYY-MM-DD), whatever its time and zone. */
   day: string | null;
+  /** The link path of a wikilink. */
+  link: string | null;
 }
 
 export function propertyRow(key: string, value: unknown): PropertyRow {
-  const text = typeof value === "string" ? value : null;
+  const link = typeof value === "string" ? (WIKILINK.exec(value.trim())?.[1] ?? null) : null;
+  const text = typeof value === "string" && link === null ? value : null;
   return {
     keyLower: key.toLowerCase(),
     type: inferPropertyType(value),
@@ -49,6 +55,7 @@ export function propertyRow(key: string, value: unknown): PropertyRow {
     num: typeof value === "number" && Number.isFinite(value) ? value : null,
     text,
     day: text !== null && parseDate(text) ? text.trim().slice(0, 10) : null,
+    link,
   };
 }
 
@@ -82,8 +89,6 @@ export function declaredType(key: string, declared: DeclaredTypes): PropertyType
 
 /** Resolves a link written in `from`'s frontmatter. */
 export type ResolveLink = (linkpath: string) => string | null;
-
-const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
 
 /** A frontmatter value → a Bases value of the given type; what does not fit the type stays as written. */
 export function typedValue(raw: unknown, type: PropertyType, resolve: ResolveLink): Value {

@@ -11,6 +11,7 @@ import { ascending, compareSortKeys, sortKeyOf, sortsLast } from "./order.ts";
 import type { BaseView, Direction } from "./parse.ts";
 import { type CompiledBase, compileProperty } from "./plan.ts";
 import type { FilterPlan } from "./prefilter.ts";
+import type { Prefilter } from "./snapshot.ts";
 import { builtInSummary } from "./summaries.ts";
 import { ErrorValue, error, type Value } from "./values.ts";
 
@@ -46,13 +47,13 @@ export interface ViewResult {
 /** The vault a query reads, and the files it starts from. */
 export interface QueryWorld extends World {
   /** The files the filters could keep, as far as `plans` tell (all of them without). */
-  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter?: boolean): readonly Entry[];
+  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter?: Prefilter): readonly Entry[];
 }
 
 export interface RunOptions {
   world: QueryWorld;
-  /** Whether the index narrows the candidates first (prefilter.ts); the result is the same either way. */
-  prefilter?: boolean;
+  /** How the index narrows the candidates first (snapshot.ts); the result is the same either way. */
+  prefilter?: Prefilter;
   thisEntry: Entry;
   now: number;
   offset: number;
@@ -99,7 +100,7 @@ export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions)
   // A file the filters reject leaves its scope to the next one: most files of a vault are rejected.
   let spare: Scope | null = null;
   const plans = [base.plans.filter, base.plans.views[viewIndex] ?? null].filter((p) => p !== null);
-  for (const entry of opts.world.candidatesFor(plans, env, opts.prefilter ?? true)) {
+  for (const entry of opts.world.candidatesFor(plans, env, opts.prefilter)) {
     const s: Scope = spare ?? scopeOf(entry);
     s.row.entry = entry;
     s.row.formulas = null;

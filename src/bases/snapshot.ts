@@ -108,6 +108,12 @@ interface LinkGraph {
   back: Map<string, LinkValue[]>;
 }
 
+/** Whether the index narrows a query's candidates: see IndexSnapshot.candidatesFor. */
+export type Prefilter = "selective" | "always" | "off";
+
+/** The prefilter narrows by parts of a filter that name at most 1/SELECTIVE_SHARE of the files. */
+const SELECTIVE_SHARE = 8;
+
 /** Past this share of changed files, one bulk read is cheaper than reading them one by one. */
 const BULK_RELOAD_SHARE = 0.2;
 
@@ -153,15 +159,17 @@ export class IndexSnapshot implements World {
 
   /**
    * The candidates the filters could keep, as far as the index can tell (prefilter.ts); the
-   * filters still run on each. Without `prefilter`, every candidate.
+   * filters still run on each. "selective" narrows only by parts of the filters that name at most
+   * an eighth of the files: past that, reading the index costs more than running the filter.
    */
-  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter = true): readonly Entry[] {
-    if (!prefilter) return this.candidates;
+  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter: Prefilter = "selective"): readonly Entry[] {
+    if (prefilter === "off") return this.candidates;
     const condition = candidateCondition(plans, { env, declared: this.declared });
     if (condition.kind === "all") return this.candidates;
     if (condition.kind === "none") return [];
-    const ids = this.store.bases.candidateIds(condition);
-    return this.candidates.filter((e) => ids.has(e.id));
+    const limit = prefilter === "always" ? Number.MAX_SAFE_INTEGER : Math.floor(this.candidates.length / SELECTIVE_SHARE);
+    const ids = this.store.bases.candidateIds(condition, limit);
+    return ids ? this.candidates.filter((e) => ids.has(e.id)) : this.candidates;
   }
 
   resolve(linkpath: string, from: string): string | null {
