@@ -163,13 +163,18 @@ export class IndexSnapshot implements World {
    * an eighth of the files: past that, reading the index costs more than running the filter.
    */
   candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter: Prefilter = "selective"): readonly Entry[] {
-    if (prefilter === "off") return this.candidates;
-    const condition = candidateCondition(plans, { env, declared: this.declared });
-    if (condition.kind === "all") return this.candidates;
-    if (condition.kind === "none") return [];
-    const limit = prefilter === "always" ? Number.MAX_SAFE_INTEGER : Math.floor(this.candidates.length / SELECTIVE_SHARE);
-    const ids = this.store.bases.candidateIds(condition, limit);
+    const ids = this.narrowedIds(plans, env, prefilter);
     return ids ? this.candidates.filter((e) => ids.has(e.id)) : this.candidates;
+  }
+
+  /** The ids of the files the filters could keep (excluded files included), or null when the index narrows nothing. */
+  narrowedIds(plans: readonly FilterPlan[], env: Env, prefilter: Prefilter = "selective"): ReadonlySet<number> | null {
+    if (prefilter === "off") return null;
+    const condition = candidateCondition(plans, { env, declared: this.declared });
+    if (condition.kind === "all") return null;
+    if (condition.kind === "none") return new Set();
+    const limit = prefilter === "always" ? Number.MAX_SAFE_INTEGER : Math.floor(this.candidates.length / SELECTIVE_SHARE);
+    return this.store.bases.candidateIds(condition, limit);
   }
 
   resolve(linkpath: string, from: string): string | null {

@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
 import { Backlink, ForwardLink } from "../links/graph.ts";
@@ -167,8 +168,7 @@ const NoteListItem = Type.Object({
 export const noteList = defineOp({
   name: "note_list",
   title: "List notes",
-  description:
-    "List notes from the index by path (or newest first with sort=mtime), filtered by path_glob, tags and frontmatter. Compact items: use note_read for content.",
+  description: "List notes by path (sort=mtime: newest first) filtered by path_glob, tag, frontmatter and where (a Bases expression). Read with note_read.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -178,6 +178,8 @@ export const noteList = defineOp({
       ),
       tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
+      // Explained in the operation's description (the catalogue an agent reads stays small); bounded by the expression compiler.
+      where: Type.Optional(Type.String()),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
       limit: Type.Optional(Limit(50, 1000)),
       cursor: Type.Optional(Cursor),
@@ -187,7 +189,8 @@ export const noteList = defineOp({
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
     const allowed = filterNoteIds(ctx.index, input);
-    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => !allowed || allowed.has(r.id));
+    const where = input.where === undefined ? null : noteWhere(ctx.index, ctx.vault, input.where);
+    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({
