@@ -26,9 +26,10 @@ interface FileData {
   stamp: string;
   raw: readonly RawProperty[];
   tagsJson: string | null;
-  /** Whether a property may hold a link, whose target depends on the other files. */
-  mayLink: boolean;
 }
+
+/** Whether a property may hold a link, whose target depends on the other files. */
+const mayLink = (d: FileData) => d.raw.some((p) => p.json.includes("[["));
 
 const EMPTY: readonly LinkValue[] = [];
 
@@ -114,6 +115,9 @@ export type Prefilter = "selective" | "always" | "off";
 /** The prefilter narrows by parts of a filter that name at most 1/SELECTIVE_SHARE of the files. */
 const SELECTIVE_SHARE = 8;
 
+/** Prefilter answers a snapshot keeps. */
+const NARROWED_CACHE = 64;
+
 /** Past this share of changed files, one bulk read is cheaper than reading them one by one. */
 const BULK_RELOAD_SHARE = 0.2;
 
@@ -124,6 +128,7 @@ export class IndexSnapshot implements World {
   private readonly byId = new Map<number, IndexEntry>();
   private resolver: LinkResolver | null = null;
   private graph: LinkGraph | null = null;
+  private readonly narrowed = new Map<string, ReadonlySet<number> | null>();
 
   constructor(
     private readonly store: IndexStore,
@@ -143,7 +148,7 @@ export class IndexSnapshot implements World {
       const d = data.get(f.id)!;
       const before = previous?.byId.get(f.id);
       const kept = before !== undefined && before.data === d;
-      const typed = kept && sameTypes && (samePaths || !d.mayLink) ? before.typedSoFar() : null;
+      const typed = kept && sameTypes && (samePaths || !mayLink(d)) ? before.typedSoFar() : null;
       const ctime = kept && before.mtimeMs === f.mtimeMs ? before.ctimeSoFar() : null;
       const entry = new IndexEntry(this, f, d, typed, ctime);
       this.byPath.set(f.path, entry);
@@ -174,7 +179,14 @@ export class IndexSnapshot implements World {
     if (condition.kind === "all") return null;
     if (condition.kind === "none") return new Set();
     const limit = prefilter === "always" ? Number.MAX_SAFE_INTEGER : Math.floor(this.candidates.length / SELECTIVE_SHARE);
-    return this.store.bases.candidateIds(condition, limit);
+    // The index stands still while this snapshot lives: a query asked again (a warm server, a
+    // subscription's recheck) reuses the answer instead of reading the index again.
+    const key = `${limit}:${JSON.stringify(condition)}`;
+    if (this.narrowed.has(key)) return this.narrowed.get(key)!;
+    if (this.narrowed.size >= NARROWED_CACHE) this.narrowed.clear();
+    const ids = this.store.bases.candidateIds(condition, limit);
+    this.narrowed.set(key, ids);
+    return ids;
   }
 
   resolve(linkpath: string, from: string): string | null {
@@ -218,21 +230,18 @@ export class IndexSnapshot implements World {
 /** Each file's content: kept from `previous` where the stamp is the same, read from the index otherwise. */
 function loadFileData(store: IndexStore, files: readonly BaseFileRow[], previous: IndexSnapshot | null): Map<number, FileData> {
   const data = new Map<number, FileData>();
-  const stale: number[] = [];
+  const stale: BaseFileRow[] = [];
   for (const f of files) {
     const kept = previous?.dataOf(f.id, f.stamp);
     if (kept) data.set(f.id, kept);
-    else stale.push(f.id);
+    else stale.push(f);
   }
   if (stale.length === 0) return data;
   const bulk = stale.length > files.length * BULK_RELOAD_SHARE;
-  const props = groupByFile(bulk ? store.bases.properties() : store.bases.propertiesOf(stale));
-  const tags = new Map((bulk ? store.bases.tags() : store.bases.tagsOf(stale)).map((t) => [t.fileId, t.tagsJson]));
-  const stamps = new Map(files.map((f) => [f.id, f.stamp]));
-  for (const id of stale) {
-    const raw = props.get(id) ?? [];
-    data.set(id, { stamp: stamps.get(id)!, raw, tagsJson: tags.get(id) ?? null, mayLink: raw.some((p) => p.json.includes("[[")) });
-  }
+  const ids = bulk ? [] : stale.map((f) => f.id);
+  const props = groupByFile(bulk ? store.bases.properties() : store.bases.propertiesOf(ids));
+  const tags = new Map((bulk ? store.bases.tags() : store.bases.tagsOf(ids)).map((t) => [t.fileId, t.tagsJson]));
+  for (const f of stale) data.set(f.id, { stamp: f.stamp, raw: props.get(f.id) ?? [], tagsJson: tags.get(f.id) ?? null });
   return data;
 }
 
