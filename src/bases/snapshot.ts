@@ -1,7 +1,7 @@
 /**
  * The vault as the index holds it, shaped for Bases: every file as an Entry, loaded in bulk and
  * reused by every query until the index (or types.json, or the excluded files) changes. After a
- * change only the files whose rows changed are read again (docs/decisions.md, "Bases figures").
+ * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
 import type { BaseFileRow, LinkRow, PropertyRow } from "../index/queries/bases.ts";

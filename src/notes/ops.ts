@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
 import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
@@ -178,8 +179,8 @@ export const noteList = defineOp({
       ),
       tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
-      // Explained in the operation's description (the catalogue an agent reads stays small); bounded by the expression compiler.
-      where: Type.Optional(Type.String()),
+      // Explained in the operation's description: the catalogue an agent reads each turn stays small.
+      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars })),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
       limit: Type.Optional(Limit(50, 1000)),
       cursor: Type.Optional(Cursor),
