@@ -96,7 +96,11 @@ export const noteCommand: CommandDef = {
     }),
     list: opCommand(noteList, {
       human: (o, s) => paths(o.notes) + (o.next_cursor ? `\n${s.dim(`more: --cursor ${o.next_cursor}`)}` : ""),
-      examples: ["indx note list --path-glob 'Projects/**'", "indx note list --tag project --fm status=active --sort mtime"],
+      examples: [
+        "indx note list --path-glob 'Projects/**'",
+        "indx note list --tag project --fm status=active --sort mtime",
+        'indx note list --where \'due < today() + "7d" && status != "done"\'',
+      ],
     }),
     outline: opCommand(noteOutline, {
       examples: ['indx note outline "Projects/Apollo Launch.md"'],

@@ -61,10 +61,16 @@ CREATE TABLE tags (
 );
 
 CREATE TABLE properties (
-  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  key     TEXT NOT NULL,              -- top-level frontmatter key, as written
-  type    TEXT NOT NULL,              -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
-  value   TEXT NOT NULL               -- the YAML value as JSON
+  file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  key       TEXT NOT NULL,            -- top-level frontmatter key, as written
+  key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
+  type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
+  value     TEXT NOT NULL,            -- the YAML value as JSON
+  -- What base filters prefilter on (src/bases/prefilter.ts), NULL when the value is of another kind:
+  num       REAL,                     -- a number
+  text      TEXT,                     -- a string, but not a wikilink
+  day       TEXT,                     -- a string that reads as a date: its day as written (YYYY-MM-DD)
+  link      TEXT                      -- a wikilink ('[[x]]', spaces around allowed): its link path
 );
 
 CREATE TABLE blocks (
@@ -138,6 +144,11 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
   "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
+  // Covering: the prefilter reads file ids straight from them (src/index/queries/candidates.ts).
+  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link, file_id);",
   "CREATE INDEX IF NOT EXISTS tasks_file ON tasks(file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];

@@ -1,5 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
-import { inferPropertyType } from "../bases/properties.ts";
+import { propertyRow } from "../bases/properties.ts";
 import { cjkGrams } from "../core/cjk.ts";
 import { etagOf } from "../core/hash.ts";
 import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
@@ -63,7 +63,7 @@ export class IndexWriter {
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, rel, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
-      insertProperty: q("INSERT INTO properties(file_id, key, type, value) VALUES (?, ?, ?, ?)"),
+      insertProperty: q("INSERT INTO properties(file_id, key, key_lower, type, value, num, text, day, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertTask: q("INSERT INTO tasks(file_id, line, status, text) VALUES (?, ?, ?, ?)"),
       insertCjk: q("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)"),
@@ -176,8 +176,10 @@ export class IndexWriter {
       );
     });
     for (const t of p.tagOccurrences) this.s.insertTag!.run(id, t.tag.toLowerCase(), t.tag, t.source, t.line);
-    for (const [key, value] of Object.entries(p.frontmatter ?? {}))
-      this.s.insertProperty!.run(id, key, inferPropertyType(value), JSON.stringify(value ?? null));
+    for (const [key, value] of Object.entries(p.frontmatter ?? {})) {
+      const r = propertyRow(key, value);
+      this.s.insertProperty!.run(id, key, r.keyLower, r.type, r.json, r.num, r.text, r.day, r.link);
+    }
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
     for (const t of p.tasks) this.s.insertTask!.run(id, t.line, t.status, t.text);
     for (const c of p.chunks) {

@@ -1,4 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
+import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
 import { AnchorChecker } from "../links/anchors.ts";
@@ -191,8 +193,7 @@ const NoteListItem = Type.Object({
 export const noteList = defineOp({
   name: "note_list",
   title: "List notes",
-  description:
-    "List notes from the index by path (or newest first with sort=mtime), filtered by path_glob, tags and frontmatter. Compact items: use note_read for content.",
+  description: "List notes by path (sort=mtime: newest first) filtered by path_glob, tag, frontmatter and where (a Bases expression). Read with note_read.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -202,6 +203,8 @@ export const noteList = defineOp({
       ),
       tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
+      // Explained in the operation's description: the catalogue an agent reads each turn stays small.
+      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars })),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
       limit: Type.Optional(Limit(50, 1000)),
       cursor: Type.Optional(Cursor),
@@ -211,7 +214,8 @@ export const noteList = defineOp({
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
     const allowed = filterNoteIds(ctx.index, input);
-    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => !allowed || allowed.has(r.id));
+    const where = input.where === undefined ? null : noteWhere(ctx.index, ctx.vault, input.where);
+    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({
