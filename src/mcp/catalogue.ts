@@ -59,6 +59,8 @@ export interface CatalogueSize {
   tokens: number;
   /** The same with each tool's outputSchema, which some clients also pass to the model. */
   tokens_with_output_schema: number;
+  /** `tokens` tool by tool, to see where a budget goes. */
+  per_tool: Record<string, number>;
 }
 
 /** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
@@ -67,5 +69,6 @@ export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: OpContext): Cata
   const chars = (t: Tool, withOutput: boolean) =>
     JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;
   const tokens = (withOutput: boolean) => Math.round(tools.reduce((sum, t) => sum + chars(t, withOutput), 0) / 4);
-  return { tools: tools.length, tokens: tokens(false), tokens_with_output_schema: tokens(true) };
+  const per_tool = Object.fromEntries(tools.map((t) => [t.name, Math.round(chars(t, false) / 4)]));
+  return { tools: tools.length, tokens: tokens(false), tokens_with_output_schema: tokens(true), per_tool };
 }

@@ -17,6 +17,13 @@ describe("the tool catalogue", () => {
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 
+  test("is measured tool by tool too, adding up to the whole (within rounding)", () => {
+    const size = catalogueSize(ALL);
+    const perTool = Object.values(size.per_tool);
+    expect(perTool).toHaveLength(size.tools);
+    expect(Math.abs(perTool.reduce((a, b) => a + b, 0) - size.tokens)).toBeLessThanOrEqual(size.tools / 2);
+  });
+
   test('with a chat model, the AI tools add at most 5,100 tokens (docs/decisions.md, "AI scopes", "ai_tag", "ai_relate", "ai_extract")', () => {
     const sb = sandbox();
     Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
