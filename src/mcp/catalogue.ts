@@ -5,7 +5,7 @@ import { hasScope } from "../ops/invoke.ts";
 import { formFor } from "../ops/read-only-form.ts";
 import { OPERATIONS } from "../ops/registry.ts";
 import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
-import { SHARED_FIELDS } from "./glossary.ts";
+import { GLOSSARY } from "./glossary.ts";
 
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as JsonObject;
@@ -29,7 +29,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
       name: op.name,
       title: op.title,
       description: form.description,
-      inputSchema: { ...compactInputSchema(plain(form.input), SHARED_FIELDS), type: "object" },
+      inputSchema: { ...compactInputSchema(plain(form.input), GLOSSARY), type: "object" },
       outputSchema: { ...plain(op.output), type: "object" },
       annotations: {
         title: op.title,

@@ -4,15 +4,26 @@ import { OPERATIONS } from "../ops/registry.ts";
 import { isObject, type JsonObject } from "./compact-schema.ts";
 
 /**
- * Fields several tools share with the same meaning: a top-level input field whose description
- * is the same in two or more operations (path, if_match, idempotency_key, cursor, …). The server
- * instructions say each once; the tool schemas an agent reads on every turn then leave it out.
- * Derived from the operation schemas, so the wording has one source.
+ * What the server instructions say once so that the tool schemas an agent reads on every turn can
+ * leave it out. Derived from the operation schemas, so the wording has one source.
  */
-function sharedFields(ops: readonly AnyOperation[] = OPERATIONS): Map<string, string> {
+export interface Glossary {
+  /** Field name → the one description of a top-level input field several tools share. */
+  fields: ReadonlyMap<string, string>;
+  /** Title → the schema of a titled input type (AiScope, CanvasNode, …) several tools take. */
+  types: ReadonlyMap<string, JsonObject>;
+}
+
+const plainInput = (op: AnyOperation) => JSON.parse(JSON.stringify(op.input)) as JsonObject;
+
+/**
+ * Fields several tools share with the same meaning: a top-level input field whose description
+ * is the same in two or more operations (path, if_match, idempotency_key, cursor, …).
+ */
+function sharedFields(ops: readonly AnyOperation[]): Map<string, string> {
   const seen = new Map<string, Map<string, number>>();
   for (const op of ops) {
-    const properties = (JSON.parse(JSON.stringify(op.input)) as JsonObject).properties;
+    const properties = plainInput(op).properties;
     if (!isObject(properties)) continue;
     for (const [name, p] of Object.entries(properties)) {
       if (!isObject(p) || typeof p.description !== "string") continue;
@@ -29,10 +40,50 @@ function sharedFields(ops: readonly AnyOperation[] = OPERATIONS): Map<string, st
   return glossary;
 }
 
-export const SHARED_FIELDS = sharedFields();
+/**
+ * Types several tools share: a titled subschema of the input of two or more operations, the same
+ * wherever it appears but for the description of the field that takes it (a title given to two
+ * different schemas stays inline in each).
+ */
+function sharedTypes(ops: readonly AnyOperation[]): Map<string, JsonObject> {
+  const uses = new Map<string, { schema: JsonObject; ops: Set<string>; json: Set<string> }>();
+  for (const op of ops)
+    for (const schema of titledIn(plainInput(op))) {
+      const title = String(schema.title);
+      const use = uses.get(title) ?? { schema, ops: new Set<string>(), json: new Set<string>() };
+      use.ops.add(op.name);
+      use.json.add(JSON.stringify(withoutDescription(schema)));
+      uses.set(title, use);
+    }
+  return new Map([...uses].filter(([, use]) => use.ops.size >= 2 && use.json.size === 1).map(([title, use]) => [title, use.schema]));
+}
 
-/** The shared fields that some of these tools take: what one session's instructions explain. */
-export function sharedFieldsOf(tools: readonly Tool[]): Map<string, string> {
+function withoutDescription(schema: JsonObject): JsonObject {
+  const { description: _description, ...rest } = schema;
+  return rest;
+}
+
+function titledIn(node: unknown): JsonObject[] {
+  if (Array.isArray(node)) return node.flatMap(titledIn);
+  if (!isObject(node)) return [];
+  const inner = Object.values(node).flatMap(titledIn);
+  return typeof node.title === "string" ? [node, ...inner] : inner;
+}
+
+export const GLOSSARY: Glossary = { fields: sharedFields(OPERATIONS), types: sharedTypes(OPERATIONS) };
+
+/** The part of the glossary these tools use: what one session's instructions explain. */
+export function glossaryOf(tools: readonly Tool[]): Glossary {
   const used = new Set(tools.flatMap((t) => Object.keys(t.inputSchema.properties ?? {})));
-  return new Map([...SHARED_FIELDS].filter(([name]) => used.has(name)));
+  const types = new Map<string, JsonObject>();
+  const addTypesIn = (node: unknown) => {
+    for (const { title } of titledIn(node)) {
+      const schema = GLOSSARY.types.get(String(title));
+      if (!schema || types.has(String(title))) continue;
+      types.set(String(title), schema);
+      addTypesIn(schema);
+    }
+  };
+  for (const t of tools) addTypesIn(t.inputSchema);
+  return { fields: new Map([...GLOSSARY.fields].filter(([name]) => used.has(name))), types };
 }

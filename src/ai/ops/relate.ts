@@ -30,7 +30,9 @@ const Source = Type.Object(
 const Input = Type.Object(
   {
     source: Source,
-    candidates: Type.Optional(Type.Object(AiScope.properties, { additionalProperties: false, description: "Only these notes may be related (default: all)." })),
+    candidates: Type.Optional(
+      Type.Object(AiScope.properties, { additionalProperties: false, title: AiScope.title, description: "Only these notes may be related (default: all)." }),
+    ),
     top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Neighbours per source." })),
     retrieve_mode: Type.Optional(
       Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { catalogueSize, toolOf } from "../../../src/mcp/catalogue.ts";
-import { sharedFieldsOf } from "../../../src/mcp/glossary.ts";
+import { glossaryOf } from "../../../src/mcp/glossary.ts";
 import { instructionsFor } from "../../../src/mcp/identity.ts";
 import type { Scope } from "../../../src/ops/define.ts";
 import { OPERATIONS } from "../../../src/ops/registry.ts";
@@ -50,7 +50,7 @@ describe("the tool catalogue", () => {
   test("a field description left out of a schema is in the instructions of every session that can use it", () => {
     for (const scopes of [new Set<Scope>(["vault:read"]), ALL]) {
       const tools = OPERATIONS.map(toolOf).filter((t) => scopes.has(String(t._meta?.["indx/scope"]) as Scope));
-      const instructions = instructionsFor({ scopes, noteCount: 1, sharedFields: sharedFieldsOf(tools) });
+      const instructions = instructionsFor({ scopes, noteCount: 1, glossary: glossaryOf(tools) });
       for (const op of OPERATIONS.filter((o) => scopes.has(o.scope))) {
         const full = plain(op.input).properties as Record<string, { description?: string }>;
         const compact = toolOf(op).inputSchema.properties as Record<string, { description?: string }>;
@@ -58,5 +58,38 @@ describe("the tool catalogue", () => {
           if (field.description && !compact[name]!.description) expect(instructions).toContain(`- ${name}: ${field.description}`);
       }
     }
+  });
+
+  test("every description in an input schema, however deep, is in the tool's schema or in the instructions of every session that can use it", () => {
+    const descriptionsIn = (node: unknown): string[] =>
+      Array.isArray(node)
+        ? node.flatMap(descriptionsIn)
+        : typeof node === "object" && node !== null
+          ? Object.entries(node).flatMap(([key, value]) => (key === "description" && typeof value === "string" ? [value] : descriptionsIn(value)))
+          : [];
+    for (const scopes of [new Set<Scope>(["vault:read"]), ALL]) {
+      const ops = OPERATIONS.filter((o) => scopes.has(o.scope));
+      const instructions = instructionsFor({ scopes, noteCount: 1, glossary: glossaryOf(ops.map(toolOf)) });
+      for (const op of ops) {
+        const compact = JSON.stringify(toolOf(op).inputSchema);
+        for (const description of descriptionsIn(plain(op.input))) {
+          const said =
+            compact.includes(JSON.stringify(description)) || instructions.includes(description) || instructions.includes(JSON.stringify(description));
+          expect(said ? description : `${op.name}: "${description}" is nowhere`).toBe(description);
+        }
+      }
+    }
+  });
+
+  test("a shared type is said once, in the instructions of every session whose tools take it, and is only named in the tools", () => {
+    const titlesIn = (schema: unknown): string[] => [...JSON.stringify(schema).matchAll(/"title":"([^"]+)"/g)].map((m) => m[1]!);
+    const tools = OPERATIONS.map(toolOf);
+    const instructions = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools) });
+    const named = new Set(tools.flatMap((t) => titlesIn(t.inputSchema)));
+    expect([...named].sort()).toEqual(["AiScope", "CanvasEdge", "CanvasNode"]);
+    for (const title of named) expect(instructions.split("\n").filter((line) => line.startsWith(`- ${title}: `))).toHaveLength(1);
+    const canvasOnly = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools.filter((t) => t.name === "canvas_patch")) });
+    expect(canvasOnly).toContain("- CanvasNode: ");
+    expect(canvasOnly).not.toContain("- AiScope: ");
   });
 });
