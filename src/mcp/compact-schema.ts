@@ -4,7 +4,7 @@
  * relies on. The server still validates every call against the full operation schema (invoke).
  *
  * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
- *   it, and a titled type several tools take (AiScope, CanvasNode) is only its title and type:
+ *   it, and its bounds and default too when they are the shared ones; a titled type several tools take (AiScope, CanvasNode) is only its title and type:
  *   the server instructions say each once.
  * - A description repeated inside one tool is kept at its first occurrence only.
  * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches;
@@ -27,15 +27,19 @@ export function compactInputSchema(schema: JsonObject, glossary: Glossary): Json
   const out = compact(schema, new Set(), glossary.types);
   const properties = out.properties;
   if (isObject(properties))
-    for (const [name, p] of Object.entries(properties))
-      if (isObject(p) && glossary.fields.has(name) && p.description === glossary.fields.get(name)) delete p.description;
+    for (const [name, p] of Object.entries(properties)) {
+      const shared = isObject(p) ? glossary.fields.get(name)?.find((meaning) => meaning.description === p.description) : undefined;
+      if (!isObject(p) || !shared) continue;
+      delete p.description;
+      const details = Object.entries(shared.details);
+      if (details.every(([key, value]) => JSON.stringify(p[key]) === JSON.stringify(value))) for (const [key] of details) delete p[key];
+    }
   return out;
 }
 
-/** A shared type as the instructions give it: compacted as a tool schema is, its title and description said beside it. */
-export function compactSharedType(schema: JsonObject, types: Glossary["types"]): JsonObject {
-  const { title: _title, description: _description, ...rest } = schema;
-  return compact(rest, new Set(), types);
+/** One field's schema compacted alone, as a tool's schema would give it but for the glossary's field descriptions. */
+export function compactField(schema: JsonObject, types: Glossary["types"]): JsonObject {
+  return compact(schema, new Set(), types);
 }
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,43 +1,71 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { AnyOperation } from "../ops/define.ts";
 import { OPERATIONS } from "../ops/registry.ts";
-import { isObject, type JsonObject } from "./compact-schema.ts";
+import { compactField, isObject, type JsonObject } from "./compact-schema.ts";
 
 /**
  * What the server instructions say once so that the tool schemas an agent reads on every turn can
  * leave it out. Derived from the operation schemas, so the wording has one source.
  */
 export interface Glossary {
-  /** Field name → the one description of a top-level input field several tools share. */
-  fields: ReadonlyMap<string, string>;
+  /** Field name → what a top-level input field several tools share means (most used first). */
+  fields: ReadonlyMap<string, readonly SharedField[]>;
   /** Title → the schema of a titled input type (AiScope, CanvasNode, …) several tools take. */
   types: ReadonlyMap<string, JsonObject>;
+}
+
+export interface SharedField {
+  description: string;
+  /** Keywords besides type and title (bounds, a default) that two or more of those tools give the field alike. */
+  details: JsonObject;
 }
 
 const plainInput = (op: AnyOperation) => JSON.parse(JSON.stringify(op.input)) as JsonObject;
 
 /**
  * Fields several tools share with the same meaning: a top-level input field whose description
- * is the same in two or more operations (path, if_match, idempotency_key, cursor, …).
+ * is the same in two or more operations (path, if_match, idempotency_key, cursor, …), with the
+ * bounds and default most of them give it (seed, max_tokens, cache, …). A name may have more
+ * than one shared meaning (if_match: a write's etag, or an AI apply's path → etag map).
  */
-function sharedFields(ops: readonly AnyOperation[]): Map<string, string> {
-  const seen = new Map<string, Map<string, number>>();
+function sharedFields(ops: readonly AnyOperation[], types: Glossary["types"]): Map<string, SharedField[]> {
+  const seen = new Map<string, Map<string, string[]>>();
   for (const op of ops) {
     const properties = plainInput(op).properties;
     if (!isObject(properties)) continue;
     for (const [name, p] of Object.entries(properties)) {
       if (!isObject(p) || typeof p.description !== "string") continue;
-      const counts = seen.get(name) ?? new Map<string, number>();
-      counts.set(p.description, (counts.get(p.description) ?? 0) + 1);
-      seen.set(name, counts);
+      const uses = seen.get(name) ?? new Map<string, string[]>();
+      uses.set(p.description, [...(uses.get(p.description) ?? []), JSON.stringify(fieldDetails(p, types))]);
+      seen.set(name, uses);
     }
   }
-  const glossary = new Map<string, string>();
-  for (const [name, counts] of seen) {
-    const [description, count] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
-    if (count >= 2) glossary.set(name, description);
+  const glossary = new Map<string, SharedField[]>();
+  for (const [name, uses] of seen) {
+    const meanings = [...uses].filter(([, details]) => details.length >= 2).sort((a, b) => b[1].length - a[1].length);
+    if (meanings.length > 0)
+      glossary.set(
+        name,
+        meanings.map(([description, details]) => ({ description, details: sharedDetails(details) })),
+      );
   }
   return glossary;
+}
+
+/** The details most uses give alike, if two or more do. */
+function sharedDetails(uses: string[]): JsonObject {
+  const counts = new Map<string, number>();
+  for (const details of uses) counts.set(details, (counts.get(details) ?? 0) + 1);
+  const [details, count] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
+  return count >= 2 ? (JSON.parse(details) as JsonObject) : {};
+}
+
+/** Keywords of a field that can be said once for several tools: what it accepts stays in each tool (type, enum, items, …). */
+const DETAIL_KEYS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minItems", "default"];
+
+function fieldDetails(field: JsonObject, types: Glossary["types"]): JsonObject {
+  const compact = compactField(field, types);
+  return Object.fromEntries(DETAIL_KEYS.filter((key) => key in compact).map((key) => [key, compact[key]!]));
 }
 
 /**
@@ -70,7 +98,9 @@ function titledIn(node: unknown): JsonObject[] {
   return typeof node.title === "string" ? [node, ...inner] : inner;
 }
 
-export const GLOSSARY: Glossary = { fields: sharedFields(OPERATIONS), types: sharedTypes(OPERATIONS) };
+const SHARED_TYPES = sharedTypes(OPERATIONS);
+
+export const GLOSSARY: Glossary = { fields: sharedFields(OPERATIONS, SHARED_TYPES), types: SHARED_TYPES };
 
 /** The part of the glossary these tools use: what one session's instructions explain. */
 export function glossaryOf(tools: readonly Tool[]): Glossary {

@@ -1,7 +1,7 @@
 import { VERSION } from "../core/version.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
-import { compactSharedType } from "./compact-schema.ts";
+import { compactField } from "./compact-schema.ts";
 import type { Glossary } from "./glossary.ts";
 
 /** Server identity and agent onboarding (docs/mcp.md, Identity). */
@@ -44,13 +44,17 @@ export function instructionsFor(facts: SessionFacts): string {
   ];
   const { fields, types } = facts.glossary;
   if (fields.size > 0) {
-    lines.push("Tools accept only the fields their schemas list. Fields several tools share:");
-    for (const [name, description] of fields) lines.push(`- ${name}: ${description}`);
+    lines.push(
+      "Tools accept only the fields their schemas list. Fields several tools share, with the bounds and default they take unless a tool's schema gives its own:",
+    );
+    for (const [name, meanings] of fields)
+      for (const { description, details } of meanings)
+        lines.push(`- ${name}: ${description}${Object.keys(details).length > 0 ? ` ${JSON.stringify(details)}` : ""}`);
   }
   if (types.size > 0) {
     lines.push("Types several tools share (a schema titled with one of these names is that type):");
-    for (const [title, schema] of types)
-      lines.push(`- ${title}: ${typeof schema.description === "string" ? `${schema.description} ` : ""}${JSON.stringify(compactSharedType(schema, types))}`);
+    for (const [title, { title: _title, description, ...schema }] of types)
+      lines.push(`- ${title}: ${typeof description === "string" ? `${description} ` : ""}${JSON.stringify(compactField(schema, types))}`);
   }
   return lines.join("\n");
 }

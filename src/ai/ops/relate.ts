@@ -67,7 +67,7 @@ export const aiRelate = defineOp({
   name: "ai_relate",
   title: "Relate notes",
   description:
-    "Notes related to some notes, each relationship labelled (extends, summarizes, cites, contradicts, same_topic, precedes, depends_on, duplicates) with confidence, rationale and verified quotes. Neighbours come from embeddings and shared words; without a chat model a fixed rule labels. propose_links drafts note_patch calls adding the missing links; nothing is written.",
+    "Notes related to some notes (neighbours by embeddings and shared words), each relationship labelled with confidence, rationale and verified quotes; never writes.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "either" },

@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { catalogueSize, toolOf } from "../../../src/mcp/catalogue.ts";
-import { glossaryOf } from "../../../src/mcp/glossary.ts";
+import { compactInputSchema } from "../../../src/mcp/compact-schema.ts";
+import { GLOSSARY, glossaryOf } from "../../../src/mcp/glossary.ts";
 import { instructionsFor } from "../../../src/mcp/identity.ts";
 import type { Scope } from "../../../src/ops/define.ts";
 import { OPERATIONS } from "../../../src/ops/registry.ts";
@@ -91,5 +92,23 @@ describe("the tool catalogue", () => {
     const canvasOnly = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools.filter((t) => t.name === "canvas_patch")) });
     expect(canvasOnly).toContain("- CanvasNode: ");
     expect(canvasOnly).not.toContain("- AiScope: ");
+  });
+
+  test("a bound or default a tool's field leaves out is the shared one, in the instructions (seed, max_tokens, cache, limit, …)", () => {
+    const tools = OPERATIONS.map(toolOf);
+    const lines = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools) }).split("\n");
+    const withoutFieldGlossary = { fields: new Map(), types: GLOSSARY.types };
+    let leftOut = 0;
+    for (const op of OPERATIONS) {
+      const full = compactInputSchema(JSON.parse(JSON.stringify(op.input)), withoutFieldGlossary).properties as Record<string, Record<string, unknown>>;
+      const compact = toolOf(op).inputSchema.properties as Record<string, Record<string, unknown>>;
+      for (const [name, field] of Object.entries(full))
+        for (const [key, value] of Object.entries(field)) {
+          if (key === "description" || key in compact[name]!) continue;
+          leftOut++;
+          expect(lines.some((line) => line.startsWith(`- ${name}: `) && line.includes(`"${key}":${JSON.stringify(value)}`))).toBe(true);
+        }
+    }
+    expect(leftOut).toBeGreaterThan(0);
   });
 });
