@@ -11,10 +11,10 @@ const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
 
 describe("the tool catalogue", () => {
-  test('costs an agent at most 5,550 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The catalogue budget grows by what each tool costs")', () => {
+  test('costs an agent at most 4,700 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The MCP catalogue budget")', () => {
     const size = catalogueSize(ALL);
     expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
-    expect(size.tokens).toBeLessThanOrEqual(5550);
+    expect(size.tokens).toBeLessThanOrEqual(4700);
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 
@@ -25,14 +25,14 @@ describe("the tool catalogue", () => {
     expect(Math.abs(perTool.reduce((a, b) => a + b, 0) - size.tokens)).toBeLessThanOrEqual(size.tools / 2);
   });
 
-  test('with a chat model, the AI tools add at most 5,100 tokens (docs/decisions.md, "AI scopes", "ai_tag", "ai_relate", "ai_extract")', () => {
+  test('with a chat model, the AI tools add at most 3,300 tokens (docs/decisions.md, "The MCP catalogue budget")', () => {
     const sb = sandbox();
     Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
     const ctx = sb.context();
     try {
       const size = catalogueSize(ALL, ctx);
       expect(size.tools).toBe(OPERATIONS.length);
-      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(5100);
+      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(3300);
     } finally {
       ctx.close();
       sb.cleanup();
