@@ -102,9 +102,31 @@ const SHARED_TYPES = sharedTypes(OPERATIONS);
 
 export const GLOSSARY: Glossary = { fields: sharedFields(OPERATIONS, SHARED_TYPES), types: SHARED_TYPES };
 
+const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));
+
+/** `name: description` of each field these tools take, in the meaning their operation gives it. */
+function meaningsUsed(tools: readonly Tool[]): Set<string> {
+  const used = new Set<string>();
+  for (const t of tools) {
+    const op = OPERATION_BY_NAME.get(t.name);
+    const properties = op ? plainInput(op).properties : undefined;
+    if (!isObject(properties)) continue;
+    for (const name of Object.keys(t.inputSchema.properties ?? {})) {
+      const field = properties[name];
+      if (isObject(field) && typeof field.description === "string") used.add(`${name}: ${field.description}`);
+    }
+  }
+  return used;
+}
+
 /** The part of the glossary these tools use: what one session's instructions explain. */
 export function glossaryOf(tools: readonly Tool[]): Glossary {
-  const used = new Set(tools.flatMap((t) => Object.keys(t.inputSchema.properties ?? {})));
+  const used = meaningsUsed(tools);
+  const fields = new Map<string, SharedField[]>();
+  for (const [name, meanings] of GLOSSARY.fields) {
+    const inUse = meanings.filter(({ description }) => used.has(`${name}: ${description}`));
+    if (inUse.length > 0) fields.set(name, inUse);
+  }
   const types = new Map<string, JsonObject>();
   const addTypesIn = (node: unknown) => {
     for (const { title } of titledIn(node)) {
@@ -115,5 +137,5 @@ export function glossaryOf(tools: readonly Tool[]): Glossary {
     }
   };
   for (const t of tools) addTypesIn(t.inputSchema);
-  return { fields: new Map([...GLOSSARY.fields].filter(([name]) => used.has(name))), types };
+  return { fields, types };
 }

@@ -111,4 +111,16 @@ describe("the tool catalogue", () => {
     }
     expect(leftOut).toBeGreaterThan(0);
   });
+
+  test("a session's instructions give a shared field only in the meanings its tools use", () => {
+    const aiIfMatch = /^- if_match: path → etag/m;
+    const writeIfMatch = /^- if_match: The etag from your last read/m;
+    const instructionsOf = (ops: typeof OPERATIONS) => instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(ops.map(toolOf)) });
+    const withoutAi = instructionsOf(OPERATIONS.filter((op) => !op.ai));
+    expect(withoutAi).toMatch(writeIfMatch);
+    expect(withoutAi).not.toMatch(aiIfMatch);
+    const withAi = instructionsOf(OPERATIONS);
+    expect(withAi).toMatch(writeIfMatch);
+    expect(withAi).toMatch(aiIfMatch);
+  });
 });
