@@ -4,8 +4,8 @@
  * relies on. The server still validates every call against the full operation schema (invoke).
  *
  * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
- *   it, and its bounds and default too when they are the shared ones; a titled type several tools take (AiScope, CanvasNode) is only its title and type:
- *   the server instructions say each once.
+ *   it, and its bounds and default too when they are the shared ones; a titled type several tools take (AiScope, CanvasNode) keeps
+ *   its shape in each tool, and the server instructions say once what its parts mean.
  * - A description repeated inside one tool is kept at its first occurrence only.
  * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches;
  *   the server's refusal names the limit), `title`, `additionalProperties` (the instructions say that only listed fields
@@ -80,7 +80,12 @@ function compact(node: JsonObject, seen: Set<string>, types: Glossary["types"]):
   return out;
 }
 
-/** A field that takes a shared type: its title, its type, and what this field says of it if that differs from the type's own description. */
+/**
+ * A field that takes a shared type: its title and its shape (field names, types, enums, required;
+ * no descriptions), and what this field says of it if that differs from the type's own
+ * description. The shape stays in the tool so a client that never shows the server instructions
+ * still lets its model build a valid value; what each part means is said once, in the instructions.
+ */
 function sharedTypeUse(node: JsonObject, type: JsonObject, seen: Set<string>): JsonObject {
   const out: JsonObject = {};
   const { description } = node;
@@ -89,7 +94,20 @@ function sharedTypeUse(node: JsonObject, type: JsonObject, seen: Set<string>): J
     out.description = description;
   }
   out.title = String(node.title);
-  if (node.type !== undefined) out.type = node.type;
+  Object.assign(out, shapeOf(compact(without(node, "title"), new Set(), new Map())));
+  return out;
+}
+
+/** Said of a shared type once, in the instructions, with its descriptions. */
+const SHAPE_DROPS = new Set(["description", "minimum", "maximum", "minItems"]);
+
+/** A compacted schema without its descriptions and bounds: the shape alone. */
+function shapeOf(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (SHAPE_DROPS.has(key)) continue;
+    out[key] = isObject(value) ? shapeOf(value) : Array.isArray(value) ? value.map((v) => (isObject(v) ? shapeOf(v) : v)) : value;
+  }
   return out;
 }
 

@@ -62,11 +62,14 @@ describe("instructions", () => {
     expect(forReader).toMatch(/- path: /);
   });
 
-  test("say a type several tools take once, and those tools' schemas name it", async () => {
+  test("say a type several tools take once, and those tools' schemas keep only its shape", async () => {
     const writer = await connect(admin);
     const tools = (await writer.listTools()).tools.filter((t) => t.name === "canvas_write" || t.name === "canvas_patch");
     expect(tools).toHaveLength(2);
-    for (const tool of tools) expect(JSON.stringify(tool.inputSchema)).toContain('{"title":"CanvasNode","type":"object"}');
+    for (const tool of tools)
+      expect(JSON.stringify(tool.inputSchema)).toContain(
+        '{"title":"CanvasNode","type":"object","required":["id","x","y","width","height","type"],"properties":{"id":{"type":"string"},',
+      );
     const definitions = writer
       .getInstructions()!
       .split("\n")
