@@ -6,7 +6,7 @@
  * process (no binary, no vault). Prints one JSON line. `indx mcp catalogue` prints the same size.
  */
 import { catalogueSize, visibleTools } from "../../src/mcp/catalogue.ts";
-import { sharedFieldsOf } from "../../src/mcp/glossary.ts";
+import { glossaryOf } from "../../src/mcp/glossary.ts";
 import { instructionsFor } from "../../src/mcp/identity.ts";
 import type { Scope } from "../../src/ops/define.ts";
 import { emit } from "./common.ts";
@@ -16,7 +16,7 @@ const SESSIONS: Record<string, Scope[]> = { admin: ["vault:read", "vault:write",
 const record: Record<string, unknown> = { bench: "catalogue" };
 for (const [label, list] of Object.entries(SESSIONS)) {
   const scopes = new Set(list);
-  const instructions = instructionsFor({ scopes, noteCount: 5000, sharedFields: sharedFieldsOf(visibleTools(scopes)) });
+  const instructions = instructionsFor({ scopes, noteCount: 5000, glossary: glossaryOf(visibleTools(scopes)) });
   record[label] = { ...catalogueSize(scopes), instructions_tokens: Math.round(instructions.length / 4) };
 }
 emit(record);

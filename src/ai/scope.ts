@@ -31,7 +31,7 @@ export const AiScope = Type.Object(
     path: Type.Optional(VaultPath),
     include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: "Also the notes the note links to, this many hops out." })),
   },
-  { additionalProperties: false, description: "The notes to work on." },
+  { additionalProperties: false, title: "AiScope", description: "The notes to work on." },
 );
 export type AiScope = Static<typeof AiScope>;
 

@@ -77,7 +77,7 @@ export const CanvasNodeSchema = Type.Object(
     background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type group: vault path of a background image." })),
     backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "type group." })),
   },
-  { ...open, title: "Node", description: "A text, file, link or group node." },
+  { ...open, title: "CanvasNode", description: "A text, file, link or group node." },
 );
 
 export const CanvasEdgeSchema = Type.Object(
@@ -92,7 +92,7 @@ export const CanvasEdgeSchema = Type.Object(
     color: Type.Optional(CanvasColor),
     label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars })),
   },
-  { ...open, title: "Edge" },
+  { ...open, title: "CanvasEdge" },
 );
 
 export const CanvasSchema = Type.Object(

@@ -17,7 +17,11 @@ export const mcpCommand = command({
   long: "`indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get). Over HTTP, MCP is at /mcp on `indx serve`.",
   examples: ["indx mcp", "indx mcp --read-only", "claude mcp add indx -- indx mcp", "indx mcp catalogue"],
   args: {
-    action: { type: "positional", required: false, description: "serve (the default), or catalogue: print the tool catalogue's size in tokens." },
+    action: {
+      type: "positional",
+      required: false,
+      description: "serve (the default), or catalogue: print the tool catalogue's size in tokens, in all and per tool.",
+    },
     stdio: { type: "boolean", description: "Use the stdio transport (the default and only local transport)." },
     "read-only": { type: "boolean", description: "Only the vault:read scope: no write or admin tools." },
     admin: { type: "boolean", description: "Also grant vault:admin (reindex, configuration)." },
@@ -58,4 +62,5 @@ async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags
   print(
     `${size.tools} tools: ${size.tokens} tokens (name, description, inputSchema; chars/4), ${size.tokens_with_output_schema} with outputSchema. Scopes: ${[...scopes].join(", ")}.`,
   );
+  for (const [tool, tokens] of Object.entries(size.per_tool)) print(`  ${tool}: ${tokens}`);
 }

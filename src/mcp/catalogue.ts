@@ -5,7 +5,7 @@ import { hasScope } from "../ops/invoke.ts";
 import { formFor } from "../ops/read-only-form.ts";
 import { OPERATIONS } from "../ops/registry.ts";
 import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
-import { SHARED_FIELDS } from "./glossary.ts";
+import { GLOSSARY } from "./glossary.ts";
 
 /** TypeBox schemas are JSON Schema plus symbol keys; a JSON round trip leaves the plain schema. */
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as JsonObject;
@@ -29,7 +29,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
       name: op.name,
       title: op.title,
       description: form.description,
-      inputSchema: { ...compactInputSchema(plain(form.input), SHARED_FIELDS), type: "object" },
+      inputSchema: { ...compactInputSchema(plain(form.input), GLOSSARY), type: "object" },
       outputSchema: { ...plain(op.output), type: "object" },
       annotations: {
         title: op.title,
@@ -59,6 +59,8 @@ export interface CatalogueSize {
   tokens: number;
   /** The same with each tool's outputSchema, which some clients also pass to the model. */
   tokens_with_output_schema: number;
+  /** `tokens` tool by tool, to see where a budget goes. */
+  per_tool: Record<string, number>;
 }
 
 /** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
@@ -67,5 +69,6 @@ export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: OpContext): Cata
   const chars = (t: Tool, withOutput: boolean) =>
     JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;
   const tokens = (withOutput: boolean) => Math.round(tools.reduce((sum, t) => sum + chars(t, withOutput), 0) / 4);
-  return { tools: tools.length, tokens: tokens(false), tokens_with_output_schema: tokens(true) };
+  const per_tool = Object.fromEntries(tools.map((t) => [t.name, Math.round(chars(t, false) / 4)]));
+  return { tools: tools.length, tokens: tokens(false), tokens_with_output_schema: tokens(true), per_tool };
 }

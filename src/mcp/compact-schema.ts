@@ -4,7 +4,8 @@
  * relies on. The server still validates every call against the full operation schema (invoke).
  *
  * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
- *   it: the server instructions say it once.
+ *   it, and its bounds and default too when they are the shared ones; a titled type several tools take (AiScope, CanvasNode) keeps
+ *   its shape in each tool, and the server instructions say once what its parts mean.
  * - A description repeated inside one tool is kept at its first occurrence only.
  * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches;
  *   the server's refusal names the limit), `title`, `additionalProperties` (the instructions say that only listed fields
@@ -15,23 +16,36 @@
  *   objects states `type: "object"` once, and a catch-all patternProperties becomes additionalProperties.
  */
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+import type { Glossary } from "./glossary.ts";
+
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "title"]);
 
-/** `glossary`: field name → the description the instructions give it. */
-export function compactInputSchema(schema: JsonObject, glossary: ReadonlyMap<string, string>): JsonObject {
-  const out = compact(schema, new Set());
+export function compactInputSchema(schema: JsonObject, glossary: Glossary): JsonObject {
+  const out = compact(schema, new Set(), glossary.types);
   const properties = out.properties;
   if (isObject(properties))
-    for (const [name, p] of Object.entries(properties)) if (isObject(p) && glossary.has(name) && p.description === glossary.get(name)) delete p.description;
+    for (const [name, p] of Object.entries(properties)) {
+      const shared = isObject(p) ? glossary.fields.get(name)?.find((meaning) => meaning.description === p.description) : undefined;
+      if (!isObject(p) || !shared) continue;
+      delete p.description;
+      const details = Object.entries(shared.details);
+      if (details.every(([key, value]) => JSON.stringify(p[key]) === JSON.stringify(value))) for (const [key] of details) delete p[key];
+    }
   return out;
 }
 
-export const isObject = (v: Json | undefined): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+/** One field's schema compacted alone, as a tool's schema would give it but for the glossary's field descriptions. */
+export function compactField(schema: JsonObject, types: Glossary["types"]): JsonObject {
+  return compact(schema, new Set(), types);
+}
 
-function compact(node: JsonObject, seen: Set<string>): JsonObject {
+export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function compact(node: JsonObject, seen: Set<string>, types: Glossary["types"]): JsonObject {
+  if (typeof node.title === "string" && types.has(node.title)) return sharedTypeUse(node, types.get(node.title)!, seen);
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED_KEYS.has(key) || (key === "default" && value !== true) || (key === "type" && "const" in node)) continue;
@@ -44,23 +58,55 @@ function compact(node: JsonObject, seen: Set<string>): JsonObject {
       seen.add(value);
       out.description = value;
     } else if (key === "properties" && isObject(value)) {
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, p]) => [name, isObject(p) ? compact(p, seen) : p]));
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, p]) => [name, isObject(p) ? compact(p, seen, types) : p]));
     } else if (key === "patternProperties" && isObject(value) && Object.keys(value).length === 1 && isObject(value["^(.*)$"])) {
-      const values = compact(value["^(.*)$"], seen);
+      const values = compact(value["^(.*)$"], seen, types);
       if (Object.keys(values).length > 0) out.additionalProperties = values;
     } else if (key === "anyOf" && Array.isArray(value)) {
       const constants = constantsOf(value);
       // Bounds go first (see DROPPED_KEYS), so a union of bounded plain types is a type list too.
-      const types = value.every((v) => isObject(v) && Object.keys(v).filter((k) => !DROPPED_KEYS.has(k)).length === 1 && typeof v.type === "string")
+      const typeList = value.every((v) => isObject(v) && Object.keys(v).filter((k) => !DROPPED_KEYS.has(k)).length === 1 && typeof v.type === "string")
         ? value.map((v) => (isObject(v) ? v.type! : v))
         : null;
       if (constants) Object.assign(out, constants);
-      else if (types) out.type = types;
+      else if (typeList) out.type = typeList;
       else if (value.every((v) => isObject(v) && v.type === "object")) {
         out.type = "object";
-        out.anyOf = value.map((v) => (isObject(v) ? compact(without(v, "type"), seen) : v));
-      } else out.anyOf = value.map((v) => (isObject(v) ? compact(v, seen) : v));
-    } else out[key] = isObject(value) ? compact(value, seen) : Array.isArray(value) ? value.map((v) => (isObject(v) ? compact(v, seen) : v)) : value;
+        out.anyOf = value.map((v) => (isObject(v) ? compact(without(v, "type"), seen, types) : v));
+      } else out.anyOf = value.map((v) => (isObject(v) ? compact(v, seen, types) : v));
+    } else
+      out[key] = isObject(value) ? compact(value, seen, types) : Array.isArray(value) ? value.map((v) => (isObject(v) ? compact(v, seen, types) : v)) : value;
+  }
+  return out;
+}
+
+/**
+ * A field that takes a shared type: its title and its shape (field names, types, enums, required;
+ * no descriptions), and what this field says of it if that differs from the type's own
+ * description. The shape stays in the tool so a client that never shows the server instructions
+ * still lets its model build a valid value; what each part means is said once, in the instructions.
+ */
+function sharedTypeUse(node: JsonObject, type: JsonObject, seen: Set<string>): JsonObject {
+  const out: JsonObject = {};
+  const { description } = node;
+  if (typeof description === "string" && description !== type.description && !seen.has(description)) {
+    seen.add(description);
+    out.description = description;
+  }
+  out.title = String(node.title);
+  Object.assign(out, shapeOf(compact(without(node, "title"), new Set(), new Map())));
+  return out;
+}
+
+/** Said of a shared type once, in the instructions, with its descriptions. */
+const SHAPE_DROPS = new Set(["description", "minimum", "maximum", "minItems"]);
+
+/** A compacted schema without its descriptions and bounds: the shape alone. */
+function shapeOf(node: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (SHAPE_DROPS.has(key)) continue;
+    out[key] = isObject(value) ? shapeOf(value) : Array.isArray(value) ? value.map((v) => (isObject(v) ? shapeOf(v) : v)) : value;
   }
   return out;
 }

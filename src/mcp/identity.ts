@@ -1,6 +1,8 @@
 import { VERSION } from "../core/version.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
+import { compactField } from "./compact-schema.ts";
+import type { Glossary } from "./glossary.ts";
 
 /** Server identity and agent onboarding (docs/mcp.md, Identity). */
 export const SERVER_NAME = "indx";
@@ -20,14 +22,14 @@ export interface SessionFacts {
   scopes: ReadonlySet<Scope>;
   /** Notes in the index when the session opened; null when the index is not built yet. */
   noteCount: number | null;
-  /** Input fields several of this session's tools share, with their one description (glossary.ts). */
-  sharedFields: ReadonlyMap<string, string>;
+  /** Input fields and types several of this session's tools share (glossary.ts). */
+  glossary: Glossary;
 }
 
 /**
  * The instructions sent at initialize, fitted to the session: a read-only session is not taught
- * how to write. They also carry what the tool schemas leave out to stay small: the fields several
- * tools share, said once.
+ * how to write. They also carry what the tool schemas leave out to stay small: the fields and
+ * types several tools share, said once.
  */
 export function instructionsFor(facts: SessionFacts): string {
   const size = facts.noteCount === null ? "" : ` of ${facts.noteCount} notes`;
@@ -40,9 +42,19 @@ export function instructionsFor(facts: SessionFacts): string {
     "Every tool result carries its data as structuredContent and, for clients that show only text, as text content.",
     "Resources (vault://<path>, vault://search?q=…, vault://graph, vault://tags) can be watched with resources/subscribe: notifications/resources/updated says when they change.",
   ];
-  if (facts.sharedFields.size > 0) {
-    lines.push("Tools accept only the fields their schemas list. Fields several tools share:");
-    for (const [name, description] of facts.sharedFields) lines.push(`- ${name}: ${description}`);
+  const { fields, types } = facts.glossary;
+  if (fields.size > 0) {
+    lines.push(
+      "Tools accept only the fields their schemas list. Fields several tools share, with the bounds and default they take unless a tool's schema gives its own:",
+    );
+    for (const [name, meanings] of fields)
+      for (const { description, details } of meanings)
+        lines.push(`- ${name}: ${description}${Object.keys(details).length > 0 ? ` ${JSON.stringify(details)}` : ""}`);
+  }
+  if (types.size > 0) {
+    lines.push("Types several tools share (a schema titled with one of these names is that type):");
+    for (const [title, { title: _title, description, ...schema }] of types)
+      lines.push(`- ${title}: ${typeof description === "string" ? `${description} ` : ""}${JSON.stringify(compactField(schema, types))}`);
   }
   return lines.join("\n");
 }

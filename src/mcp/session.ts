@@ -27,7 +27,7 @@ import { isAiUri } from "./ai-uris.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
-import { sharedFieldsOf } from "./glossary.ts";
+import { glossaryOf } from "./glossary.ts";
 import type { McpHub } from "./hub.ts";
 import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./identity.ts";
 import { SessionLog } from "./logging.ts";
@@ -59,7 +59,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const instructions = instructionsFor({
     scopes: opts.scopes,
     noteCount: await noteCount(hub.ctx.withScopes(opts.scopes)),
-    sharedFields: sharedFieldsOf(visibleTools(opts.scopes, hub.ctx)),
+    glossary: glossaryOf(visibleTools(opts.scopes, hub.ctx)),
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
   const subscriptions = new Subscriptions();

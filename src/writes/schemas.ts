@@ -16,7 +16,7 @@ export const IfNotExists = Type.Boolean({ default: false, description: "Create o
 export const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: 200,
-  description: "Retry-safe key: the same key with the same request within 24 h replays the first result instead of writing again.",
+  description: "Retry-safe key: the same key with the same request within 24 h replays the first result (no second write, no second model call).",
 });
 
 export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });

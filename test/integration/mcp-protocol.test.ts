@@ -61,6 +61,25 @@ describe("instructions", () => {
     expect(forReader).not.toContain("idempotency_key");
     expect(forReader).toMatch(/- path: /);
   });
+
+  test("say a type several tools take once, and those tools' schemas keep only its shape", async () => {
+    const writer = await connect(admin);
+    const tools = (await writer.listTools()).tools.filter((t) => t.name === "canvas_write" || t.name === "canvas_patch");
+    expect(tools).toHaveLength(2);
+    for (const tool of tools)
+      expect(JSON.stringify(tool.inputSchema)).toContain(
+        '{"title":"CanvasNode","type":"object","required":["id","x","y","width","height","type"],"properties":{"id":{"type":"string"},',
+      );
+    const definitions = writer
+      .getInstructions()!
+      .split("\n")
+      .filter((line) => line.startsWith("- CanvasNode: "));
+    expect(definitions).toHaveLength(1);
+    expect(definitions[0]).toContain('"backgroundStyle"');
+
+    const forReader = (await connect(reader)).getInstructions()!;
+    expect(forReader).not.toContain("CanvasNode");
+  });
 });
 
 describe("tools/call errors", () => {

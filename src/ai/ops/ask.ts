@@ -57,7 +57,7 @@ export const aiAsk = defineOp({
   name: "ai_ask",
   title: "Ask the vault",
   description:
-    "Answers a question from the vault's notes with verified citations (path, etag, line, quote): retrieves passages (hybrid, or lexical without embeddings), asks the chat model to answer only from them, and drops any citation whose quote is not in the cited note. Says it does not know rather than guess. Pass history for follow-up questions.",
+    "Answers a question only from retrieved passages of the vault's notes, with verified citations (path, etag, line, quote); says it does not know rather than guess.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "chat" },

@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { IdempotencyKey } from "../../writes/schemas.ts";
 import { Citation } from "../citations.ts";
 
 /** Schema pieces every AI operation shares (docs/contracts.md, AI runtime). */
@@ -34,7 +35,7 @@ export const CallControls = {
   cache_ttl_seconds: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: "How long this result stays cached (default ai.cache_ttl_hours)." }),
   ),
-  idempotency_key: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Same key and body within 24 h: the stored result, at no cost." })),
+  idempotency_key: Type.Optional(IdempotencyKey),
   stream: Type.Optional(Type.Boolean({ default: false, description: "Stream partial output (REST: or send Accept: text/event-stream; CLI: --stream)." })),
 };
 

@@ -30,7 +30,9 @@ const Source = Type.Object(
 const Input = Type.Object(
   {
     source: Source,
-    candidates: Type.Optional(Type.Object(AiScope.properties, { additionalProperties: false, description: "Only these notes may be related (default: all)." })),
+    candidates: Type.Optional(
+      Type.Object(AiScope.properties, { additionalProperties: false, title: AiScope.title, description: "Only these notes may be related (default: all)." }),
+    ),
     top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Neighbours per source." })),
     retrieve_mode: Type.Optional(
       Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
@@ -65,7 +67,7 @@ export const aiRelate = defineOp({
   name: "ai_relate",
   title: "Relate notes",
   description:
-    "Notes related to some notes, each relationship labelled (extends, summarizes, cites, contradicts, same_topic, precedes, depends_on, duplicates) with confidence, rationale and verified quotes. Neighbours come from embeddings and shared words; without a chat model a fixed rule labels. propose_links drafts note_patch calls adding the missing links; nothing is written.",
+    "Notes related to some notes (neighbours by embeddings and shared words), each relationship labelled with confidence, rationale and verified quotes; never writes.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "either" },

@@ -91,8 +91,7 @@ export type TocOutput = Static<typeof Output>;
 export const aiToc = defineOp({
   name: "ai_toc",
   title: "Table of contents or map of content",
-  description:
-    "note mode: a note's table of contents from its headings (free: no model unless include_descriptions). moc mode: a map of content for a scope, grouped by folder, tag, frontmatter key or topic, the model titling groups and (optionally) describing notes with verified citations. `write` saves the result as a note (needs vault:write).",
+  description: "A note's table of contents from its headings, or a map of content over a scope with groups the model titles; `write` saves it as a note.",
   scope: "vault:read",
   // With `write` it replaces a note; without, it only reads.
   safe: false,
