@@ -93,7 +93,7 @@ export class IndexSnapshot implements World {
     for (const p of store.bases.properties()) {
       let list = props.get(p.fileId);
       if (!list) props.set(p.fileId, (list = []));
-      list.push({ key: p.key, type: isPropertyType(p.type) ? p.type : inferPropertyType(JSON.parse(p.valueJson)), json: p.valueJson });
+      list.push({ key: p.key, type: inferPropertyType(JSON.parse(p.valueJson)), json: p.valueJson });
     }
     const tags = new Map(store.bases.tags().map((t) => [t.fileId, t.tagsJson]));
     const candidates: Entry[] = [];
@@ -161,9 +161,6 @@ function push<K>(map: Map<K, LinkValue[]>, key: K, link: LinkValue): void {
   if (list) list.push(link);
   else map.set(key, [link]);
 }
-
-const PROPERTY_TYPES = new Set<string>(["text", "multitext", "number", "checkbox", "date", "datetime", "tags", "aliases", "object"]);
-const isPropertyType = (t: string): t is PropertyType => PROPERTY_TYPES.has(t);
 
 const cache = new WeakMap<IndexStore, { key: string; snapshot: IndexSnapshot }>();
 

@@ -2,7 +2,10 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
+
+/** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/queries/fts.ts). */
+export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -26,13 +29,8 @@ CREATE TABLE notes (
   frontmatter TEXT,                   -- JSON object or NULL
   fm_error    TEXT,
   status      TEXT NOT NULL,          -- ok | too_large | binary
-  word_count  INTEGER NOT NULL,
-  outline     TEXT NOT NULL,          -- JSON [{level,text,line}]
-  -- What full-text search reads besides the chunk text (note_search):
-  search_aliases  TEXT NOT NULL,      -- the aliases, space-separated
-  search_tags     TEXT NOT NULL,      -- the tags, '/' split into words
-  search_headings TEXT NOT NULL,      -- the headings, without one that repeats the title
-  title_skip      INTEGER NOT NULL    -- characters of the first chunk that repeat the title (its '# Title' line)
+  tasks       INTEGER NOT NULL,       -- how many tasks (checkbox items) it has
+  text        BLOB                    -- the chunks' text and headings, compressed (src/index/note-text.ts); NULL unless ok
 );
 
 CREATE TABLE links (
@@ -48,8 +46,9 @@ CREATE TABLE links (
   col_offset INTEGER NOT NULL,
   prop       TEXT,
   target_key TEXT NOT NULL,           -- lowercased file name the link can match; drives re-resolution
-  dst_path   TEXT                     -- resolved vault path, NULL when unresolved
-);
+  dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
+  PRIMARY KEY (src_id, ord)
+) WITHOUT ROWID;
 
 CREATE TABLE tags (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -59,13 +58,6 @@ CREATE TABLE tags (
   line      INTEGER NOT NULL
 );
 
-CREATE TABLE properties (
-  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  key     TEXT NOT NULL,              -- top-level frontmatter key, as written
-  type    TEXT NOT NULL,              -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
-  value   TEXT NOT NULL               -- the YAML value as JSON
-);
-
 CREATE TABLE blocks (
   file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   id_lower TEXT NOT NULL,
@@ -73,31 +65,15 @@ CREATE TABLE blocks (
   line     INTEGER NOT NULL
 );
 
-CREATE TABLE tasks (
-  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  line    INTEGER NOT NULL,
-  status  TEXT NOT NULL,
-  text    TEXT NOT NULL
-);
-
 CREATE TABLE chunks (
-  id           INTEGER PRIMARY KEY,   -- also the rowid of chunks_fts
+  id           INTEGER PRIMARY KEY,
   file_id      INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  ord          INTEGER NOT NULL,
-  heading_path TEXT NOT NULL,         -- JSON array of heading texts
+  ord          INTEGER NOT NULL,      -- its place in the note and in notes.text
   start_line   INTEGER NOT NULL,
   end_line     INTEGER NOT NULL,
-  text         TEXT NOT NULL,
   hash         TEXT NOT NULL,         -- content hash: the key for embeddings, so renames never re-embed
   UNIQUE (file_id, ord)
 );
-
--- One searchable document per note, read from the rows above: chunk text is stored once (chunks).
-CREATE VIEW note_search AS
-SELECT n.file_id AS file_id, n.title AS title, n.search_aliases AS aliases, n.search_tags AS tags,
-       n.search_headings AS headings,
-       substr((SELECT group_concat(c.text, char(10) || char(10) ORDER BY c.ord) FROM chunks c WHERE c.file_id = n.file_id), n.title_skip + 1) AS body
-  FROM notes n WHERE n.status = 'ok' AND EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id);
 
 -- The Han, Kana and Hangul runs of each note as overlapping character pairs (src/core/cjk.ts): a
 -- word inside a run is found by the phrase of its pairs. No content: only the index is kept.
@@ -106,23 +82,23 @@ CREATE VIRTUAL TABLE cjk_fts USING fts5(
   tokenize = 'unicode61 remove_diacritics 0'
 );
 
+-- One row per note (src/index/search-document.ts). No content: the text is in notes.text, and
+-- search marks the matches of the notes it shows itself.
 CREATE VIRTUAL TABLE notes_fts USING fts5(
   title, aliases, tags, headings, body,
-  content = 'note_search', content_rowid = 'file_id',
-  tokenize = 'porter unicode61 remove_diacritics 2'
+  content = '', contentless_delete = 1,
+  tokenize = '${FTS_TOKENIZE}'
 );
 `;
 
 export const SCHEMA_SQL = `${META_SQL}\n${DATA_SQL}`;
 
 /**
- * DROP statements for the data tables and views, children first: dropping them in this order never
- * deletes a row that another table still references, so no foreign-key action runs (and dropping
+ * DROP statements for the data tables, children first: dropping them in this order never deletes
+ * a row that another table still references, so no foreign-key action runs (and dropping
  * notes_fts takes its FTS5 shadow tables with it).
  */
-export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (VIRTUAL TABLE|TABLE|VIEW) (\w+)/g)]
-  .map((m) => `DROP ${m[1] === "VIEW" ? "VIEW" : "TABLE"} ${m[2]}`)
-  .reverse();
+export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => `DROP TABLE ${m[1]}`).reverse();
 
 /**
  * Secondary indexes, kept apart so a first build can load rows first and index them once at the
@@ -130,14 +106,11 @@ export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (VIRTUAL TABLE|TABLE|
  */
 export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS files_kind ON files(kind);",
-  "CREATE UNIQUE INDEX IF NOT EXISTS links_src ON links(src_id, ord);",
   "CREATE INDEX IF NOT EXISTS links_dst ON links(dst_path);",
   "CREATE INDEX IF NOT EXISTS links_key ON links(target_key);",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
   "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
-  "CREATE INDEX IF NOT EXISTS tasks_file ON tasks(file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
 

@@ -300,7 +300,7 @@ async function rerankHits(
       q,
       head.map((h) => {
         const r = byId.get(chunkOf(h));
-        const hp = r ? (JSON.parse(r.headingPathJson) as string[]) : [];
+        const hp = r?.headingPath ?? [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
       Math.max(100, cfg.int("search.rerank_timeout_ms")),

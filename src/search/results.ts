@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { searchDocument } from "../index/search-document.ts";
 import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { bestSection } from "./sections.ts";
@@ -49,7 +50,7 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
     const s = shown.get(h.fileId);
     const r = s && byChunk.get(s.chunkId);
     if (!s || !r) return [];
-    const headingPath = JSON.parse(r.headingPathJson) as string[];
+    const headingPath = r.headingPath;
     const matched = s.matched;
     let snippet = s.snippet;
     // A semantic hit may share no word with the query: show the start of its best chunk.
@@ -89,14 +90,16 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
  * the first with a CJK term, else the first.
  */
 export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkId: number | null }[], match: string | null, cjk: string[]): Map<number, Shown> {
-  const fileIds = hits.map((h) => h.fileId);
-  const sections = Map.groupBy(index.chunks.sections(fileIds), (s) => s.fileId);
-  const marks = new Map(match ? index.fts.highlights(match, fileIds).map((m) => [m.fileId, m]) : []);
+  const notes = index.chunks.noteSections(hits.map((h) => h.fileId));
+  const docs = notes.map((n) => ({ fileId: n.fileId, ...searchDocument({ ...n, texts: n.sections.map((s) => s.text) }) }));
+  const shift = new Map(docs.map((d) => [d.fileId, d.bodyShift]));
+  const sections = new Map(notes.map((n) => [n.fileId, n.sections]));
+  const marks = new Map(match ? index.fts.highlights(match, docs).map((m) => [m.fileId, m]) : []);
   const out = new Map<number, Shown>();
   for (const h of hits) {
     const own = sections.get(h.fileId) ?? [];
     const mark = marks.get(h.fileId);
-    const lexical = mark ? bestSection(own, mark.body, SNIPPET_TOKENS) : null;
+    const lexical = mark ? bestSection(own, mark.body, shift.get(h.fileId) ?? 0, SNIPPET_TOKENS) : null;
     const columns = (mark?.columns ?? []).filter((c) => c !== "body");
     const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
     if (chunkId === undefined) continue;

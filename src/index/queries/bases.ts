@@ -14,7 +14,6 @@ export interface BaseFileRow {
 export interface PropertyRow {
   fileId: number;
   key: string;
-  type: string;
   valueJson: string;
 }
 
@@ -49,8 +48,15 @@ export class BaseQueries {
     return this.db.query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs FROM files ORDER BY path").all();
   }
 
+  /** Every note's frontmatter properties, in the order written (read from notes.frontmatter: stored once). */
   properties(): PropertyRow[] {
-    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, rowid").all();
+    return this.db
+      .query<PropertyRow, []>(
+        `SELECT n.file_id AS fileId, j.key,
+                CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' ELSE json_quote(j.value) END AS valueJson
+           FROM notes n, json_each(n.frontmatter) j WHERE n.frontmatter IS NOT NULL ORDER BY n.file_id, j.id`,
+      )
+      .all();
   }
 
   tags(): TagsRow[] {

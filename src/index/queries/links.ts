@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { NoteTextReader } from "../note-text.ts";
 
 /**
  * The one definition of an unresolved link (alias `l` for links): no file matched its target.
@@ -60,20 +61,23 @@ export class LinkQueries {
 
   /**
    * Up to `limit` links between two different notes, spread over the vault in an order that does
-   * not depend on how it was indexed (a multiplicative hash of the row id): self-supervised
+   * not depend on how it was indexed (a multiplicative hash of the link's note id and place): self-supervised
    * queries for measuring search (src/search/fusion-weight.ts).
    */
   contexts(limit: number): LinkContext[] {
+    const reader = new NoteTextReader();
     return this.db
-      .query<LinkContext, [number]>(
-        `SELECT l.src_id AS srcId, d.id AS dstId, l.raw, c.text, l.line, c.start_line AS startLine
-           FROM (SELECT rowid AS r FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
-                  ORDER BY (rowid * 2654435761) % 4294967296 LIMIT ?1) pick
-           JOIN links l ON l.rowid = pick.r
+      .query<Omit<LinkContext, "text"> & { ord: number; noteText: Uint8Array }, [number]>(
+        `SELECT l.src_id AS srcId, d.id AS dstId, l.raw, l.line, c.start_line AS startLine, c.ord, n.text AS noteText
+           FROM (SELECT src_id, ord FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
+                  ORDER BY ((src_id * 65536 + ord) * 2654435761) % 4294967296 LIMIT ?1) pick
+           JOIN links l ON l.src_id = pick.src_id AND l.ord = pick.ord
            JOIN files d ON d.path = l.dst_path AND d.kind = 'note' AND d.id <> l.src_id
-           JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line`,
+           JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line
+           JOIN notes n ON n.file_id = l.src_id`,
       )
-      .all(limit);
+      .all(limit)
+      .map(({ ord, noteText, ...rest }) => ({ ...rest, text: reader.of(rest.srcId, noteText).chunks[ord]?.text ?? "" }));
   }
 
   backlinks(path: string): Backlink[] {
