@@ -17,8 +17,7 @@ CREATE TABLE files (
   kind       TEXT NOT NULL,           -- note | canvas | base | attachment
   size       INTEGER NOT NULL,
   mtime_ms   INTEGER NOT NULL,
-  etag       TEXT,                    -- xxHash64 of the bytes; NULL for attachments (hashed on demand)
-  indexed_at INTEGER NOT NULL
+  etag       TEXT                     -- xxHash64 of the bytes; NULL for attachments (hashed on demand)
 );
 
 CREATE TABLE notes (
@@ -41,22 +40,23 @@ CREATE TABLE links (
   linkpath   TEXT NOT NULL,
   subpath    TEXT NOT NULL,
   display    TEXT,
-  raw        TEXT NOT NULL,
+  raw        TEXT,                    -- NULL for a wiki link written the usual way (LINK_RAW_SQL makes it again)
   line       INTEGER NOT NULL,
   col_offset INTEGER NOT NULL,
   prop       TEXT,
-  target_key TEXT NOT NULL,           -- lowercased file name the link can match; drives re-resolution
+  target_key TEXT,                    -- lowercased file name the link can match (LINK_KEY_SQL); NULL when lower(linkpath) is it
   dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
   PRIMARY KEY (src_id, ord)
 ) WITHOUT ROWID;
 
+-- One row per tag spelling a note uses, with how often it uses it.
 CREATE TABLE tags (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  tag_lower TEXT NOT NULL,
   tag       TEXT NOT NULL,
-  source    TEXT NOT NULL,            -- frontmatter | body
-  line      INTEGER NOT NULL
-);
+  tag_lower TEXT NOT NULL,
+  uses      INTEGER NOT NULL,
+  PRIMARY KEY (file_id, tag)
+) WITHOUT ROWID;
 
 CREATE TABLE blocks (
   file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -65,15 +65,15 @@ CREATE TABLE blocks (
   line     INTEGER NOT NULL
 );
 
+-- A chunk's id is (file_id, ord) in one number (src/index/chunk-keys.ts).
 CREATE TABLE chunks (
-  id           INTEGER PRIMARY KEY,
   file_id      INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   ord          INTEGER NOT NULL,      -- its place in the note and in notes.text
   start_line   INTEGER NOT NULL,
   end_line     INTEGER NOT NULL,
-  hash         TEXT NOT NULL,         -- content hash: the key for embeddings, so renames never re-embed
-  UNIQUE (file_id, ord)
-);
+  hash         INTEGER NOT NULL,      -- content hash as a 64-bit integer: the key for embeddings, so renames never re-embed
+  PRIMARY KEY (file_id, ord)
+) WITHOUT ROWID;
 
 -- The Han, Kana and Hangul runs of each note as overlapping character pairs (src/core/cjk.ts): a
 -- word inside a run is found by the phrase of its pairs. No content: only the index is kept.
@@ -105,14 +105,29 @@ export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\
  * end (much cheaper than maintaining them row by row).
  */
 export const INDEX_SQL = [
-  "CREATE INDEX IF NOT EXISTS files_kind ON files(kind);",
   "CREATE INDEX IF NOT EXISTS links_dst ON links(dst_path);",
-  "CREATE INDEX IF NOT EXISTS links_key ON links(target_key);",
+  "CREATE INDEX IF NOT EXISTS links_key ON links(coalesce(target_key, lower(linkpath)));",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
-  "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
+
+/**
+ * A link's target key and its source text, for a links table aliased `l`. Most links are wiki
+ * links to a bare name, written the usual way: for those both columns are NULL and these
+ * expressions make them again (links_key indexes the key's expression).
+ */
+export const LINK_KEY_SQL = "coalesce(l.target_key, lower(l.linkpath))";
+export const LINK_RAW_SQL =
+  "coalesce(l.raw, CASE l.embed WHEN 1 THEN '!' ELSE '' END || '[[' || l.linkpath || l.subpath || coalesce('|' || l.display, '') || ']]')";
+
+/** The stored forms of a link's key and source text: NULL where LINK_KEY_SQL and LINK_RAW_SQL make them. */
+export function storedLinkForms(l: { embed: boolean; syntax: string; linkpath: string; subpath: string; display: string | null; raw: string }, key: string) {
+  // SQLite's lower() folds ASCII letters only.
+  const sqlLower = l.linkpath.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+  const usual = `${l.embed ? "!" : ""}[[${l.linkpath}${l.subpath}${l.display !== null ? `|${l.display}` : ""}]]`;
+  return { key: key === sqlLower ? null : key, raw: l.syntax === "wiki" && l.raw === usual ? null : l.raw };
+}
 
 export const INDEX_NAMES = INDEX_SQL.map((sql) => /EXISTS (\w+)/.exec(sql)![1]!);
 

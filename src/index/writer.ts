@@ -4,7 +4,9 @@ import { etagOf } from "../core/hash.ts";
 import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
 import type { ParsedNote } from "../markdown/types.ts";
 import type { FileKind } from "../vault/scan.ts";
+import { hashKey } from "./chunk-keys.ts";
 import { encodeNoteText } from "./note-text.ts";
+import { LINK_KEY_SQL, storedLinkForms } from "./schema.ts";
 import { searchDocument, searchHeadings } from "./search-document.ts";
 
 export type NoteStatus = "ok" | "too_large" | "binary";
@@ -34,8 +36,8 @@ export class IndexWriter {
     const q = (sql: string) => db.prepare(sql);
     this.s = {
       fileId: q("SELECT id FROM files WHERE path = ?"),
-      insertFile: q("INSERT INTO files(path, kind, size, mtime_ms, etag, indexed_at) VALUES (?, ?, ?, ?, ?, ?)"),
-      updateFile: q("UPDATE files SET kind = ?, size = ?, mtime_ms = ?, etag = ?, indexed_at = ? WHERE id = ?"),
+      insertFile: q("INSERT INTO files(path, kind, size, mtime_ms, etag) VALUES (?, ?, ?, ?, ?)"),
+      updateFile: q("UPDATE files SET kind = ?, size = ?, mtime_ms = ?, etag = ? WHERE id = ?"),
       touchFile: q("UPDATE files SET size = ?, mtime_ms = ? WHERE id = ?"),
       deleteFts: q("DELETE FROM notes_fts WHERE rowid = ?"),
       deleteChunks: q("DELETE FROM chunks WHERE file_id = ?"),
@@ -49,13 +51,13 @@ export class IndexWriter {
       insertLink: q(
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
-      insertTag: q("INSERT INTO tags(file_id, tag_lower, tag, source, line) VALUES (?, ?, ?, ?, ?)"),
+      insertTag: q("INSERT INTO tags(file_id, tag, tag_lower, uses) VALUES (?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertCjk: q("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)"),
       insertChunk: q("INSERT INTO chunks(file_id, ord, start_line, end_line, hash) VALUES (?, ?, ?, ?, ?)"),
       insertFts: q("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)"),
       linksByKey: q(
-        "SELECT l.src_id AS srcId, l.ord AS ord, l.linkpath AS linkpath, f.path AS src FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ?",
+        `SELECT l.src_id AS srcId, l.ord AS ord, l.linkpath AS linkpath, f.path AS src FROM links l JOIN files f ON f.id = l.src_id WHERE ${LINK_KEY_SQL} = ?`,
       ),
       setDst: q("UPDATE links SET dst_path = ? WHERE src_id = ? AND ord = ?"),
     };
@@ -68,16 +70,15 @@ export class IndexWriter {
 
   /** Inserts or replaces a file and everything derived from it. Returns the file id. */
   upsert(file: FileRecord, note: NoteRecord | null, resolver: LinkResolver): number {
-    const now = Date.now();
     const existing = this.s.fileId!.get(file.path) as { id: number } | null;
     let id: number;
     if (existing) {
       id = existing.id;
       this.clearDerived(id);
-      this.s.updateFile!.run(file.kind, file.size, file.mtimeMs, file.etag, now, id);
+      this.s.updateFile!.run(file.kind, file.size, file.mtimeMs, file.etag, id);
     } else {
       // run() + lastInsertRowid: RETURNING costs more than the insert itself in bun:sqlite.
-      id = Number(this.s.insertFile!.run(file.path, file.kind, file.size, file.mtimeMs, file.etag, now).lastInsertRowid);
+      id = Number(this.s.insertFile!.run(file.path, file.kind, file.size, file.mtimeMs, file.etag).lastInsertRowid);
     }
     if (note) this.writeNote(id, file.path, note, resolver);
     return id;
@@ -142,7 +143,7 @@ export class IndexWriter {
     );
     if (!p) return;
     p.links.forEach((l, ord) => {
-      const key = linkKey(l.linkpath);
+      const stored = storedLinkForms(l, linkKey(l.linkpath));
       this.s.insertLink!.run(
         id,
         ord,
@@ -151,17 +152,19 @@ export class IndexWriter {
         l.linkpath,
         l.subpath,
         l.display,
-        l.raw,
+        stored.raw,
         l.line,
         l.offset,
         l.key ?? null,
-        key,
+        stored.key,
         resolver.resolve(l.linkpath, path),
       );
     });
-    for (const t of p.tagOccurrences) this.s.insertTag!.run(id, t.tag.toLowerCase(), t.tag, t.source, t.line);
+    const uses = new Map<string, number>();
+    for (const t of p.tagOccurrences) uses.set(t.tag, (uses.get(t.tag) ?? 0) + 1);
+    for (const [tag, n] of uses) this.s.insertTag!.run(id, tag, tag.toLowerCase(), n);
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
-    for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`));
+    for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`)));
     // A note without chunks has no words to find: it gets no full-text row.
     if (chunks.length && note.status === "ok") {
       const doc = searchDocument({ title: note.title, aliases, tags, headings, texts: chunks.map((c) => c.text) });

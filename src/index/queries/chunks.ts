@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { chunkIdSql, chunkOfIdSql, hashHexSql, hashKeyList } from "../chunk-keys.ts";
 import { decodeNoteText, NoteTextReader } from "../note-text.ts";
 import { jsonList } from "./lists.ts";
 
@@ -92,6 +93,7 @@ function withText<R extends Located>(rows: R[]): (Omit<R, "noteText"> & { headin
   });
 }
 
+const HASH = hashHexSql("hash");
 const LOCATED = "c.file_id AS fileId, c.ord, n.text AS noteText";
 const SOURCE_COLUMNS = `f.path, f.etag, c.start_line AS startLine, c.end_line AS endLine, ${LOCATED}`;
 
@@ -137,7 +139,7 @@ export class ChunkQueries {
     const ids = Map.groupBy(
       this.db
         .query<{ chunkId: number; fileId: number; ord: number }, [string]>(
-          "SELECT id AS chunkId, file_id AS fileId, ord FROM chunks WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord",
+          `SELECT ${chunkIdSql("c")} AS chunkId, file_id AS fileId, ord FROM chunks c WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord`,
         )
         .all(jsonList(fileIds)),
       (c) => c.fileId,
@@ -153,7 +155,7 @@ export class ChunkQueries {
   /** Content hashes of a note's chunks, or of its chunk `ord` alone. */
   hashes(fileId: number, ord: number | null): string[] {
     return this.db
-      .query<{ hash: string }, [number, number | null]>("SELECT hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)")
+      .query<{ hash: string }, [number, number | null]>(`SELECT ${HASH} AS hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)`)
       .values(fileId, ord)
       .map((r) => r[0] as string);
   }
@@ -161,7 +163,7 @@ export class ChunkQueries {
   /** Distinct content hashes of the notes with these ids. */
   hashesOfFiles(fileIds: Iterable<number>): string[] {
     return this.db
-      .query<{ hash: string }, [string]>("SELECT DISTINCT hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))")
+      .query<{ hash: string }, [string]>(`SELECT ${HASH} AS hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?)) GROUP BY hash`)
       .values(jsonList(fileIds))
       .map((r) => r[0] as string);
   }
@@ -170,7 +172,7 @@ export class ChunkQueries {
   distinctHashes(): Set<string> {
     return new Set(
       this.db
-        .query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks")
+        .query<{ hash: string }, []>(`SELECT ${HASH} AS hash FROM chunks GROUP BY hash`)
         .values()
         .map((r) => r[0] as string),
     );
@@ -179,8 +181,11 @@ export class ChunkQueries {
   /** Every chunk with one of these content hashes (copies share one), by id. */
   withHashes(hashes: string[]): ChunkOfHash[] {
     return this.db
-      .query<ChunkOfHash, [string]>("SELECT id AS chunkId, file_id AS fileId, hash FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY id")
-      .all(jsonList(hashes));
+      .query<ChunkOfHash, [string]>(
+        `SELECT ${chunkIdSql("c")} AS chunkId, c.file_id AS fileId, ${hashHexSql("c.hash")} AS hash FROM chunks c
+          WHERE c.hash IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.ord`,
+      )
+      .all(hashKeyList(hashes));
   }
 
   /** One text per content hash, for the embedding job; hashes gone from the index are missing. */
@@ -188,10 +193,11 @@ export class ChunkQueries {
     return withText(
       this.db
         .query<{ hash: string } & Located, [string]>(
-          `SELECT c.hash, ${LOCATED} FROM chunks c JOIN notes n ON n.file_id = c.file_id
-            WHERE c.id IN (SELECT min(id) FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) GROUP BY hash)`,
+          `SELECT ${hashHexSql("c.hash")} AS hash, ${LOCATED}
+             FROM (SELECT min(${chunkIdSql("k")}) AS id FROM chunks k WHERE k.hash IN (SELECT value FROM json_each(?)) GROUP BY k.hash) first
+             JOIN chunks c ON ${chunkOfIdSql("c", "first.id")} JOIN notes n ON n.file_id = c.file_id`,
         )
-        .all(jsonList(hashes)),
+        .all(hashKeyList(hashes)),
     );
   }
 
@@ -200,10 +206,9 @@ export class ChunkQueries {
     return withText(
       this.db
         .query<Omit<ChunkHit, "headingPath" | "text"> & Located, [string]>(
-          `SELECT c.id AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson,
+          `SELECT j.value AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson,
                   c.start_line AS startLine, ${LOCATED}
-             FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
-            WHERE c.id IN (SELECT value FROM json_each(?1))`,
+             FROM json_each(?1) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")} JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id`,
         )
         .all(jsonList(chunkIds)),
     );
@@ -239,8 +244,8 @@ export class ChunkQueries {
     return withText(
       this.db
         .query<{ chunkId: number; title: string } & Located, [string]>(
-          `SELECT c.id AS chunkId, n.title, ${LOCATED} FROM chunks c JOIN notes n ON n.file_id = c.file_id
-            WHERE c.id IN (SELECT value FROM json_each(?))`,
+          `SELECT j.value AS chunkId, n.title, ${LOCATED} FROM json_each(?) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")}
+             JOIN notes n ON n.file_id = c.file_id`,
         )
         .all(jsonList(chunkIds)),
     );

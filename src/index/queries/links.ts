@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { NoteTextReader } from "../note-text.ts";
+import { LINK_KEY_SQL, LINK_RAW_SQL } from "../schema.ts";
 
 /**
  * The one definition of an unresolved link (alias `l` for links): no file matched its target.
@@ -68,7 +69,7 @@ export class LinkQueries {
     const reader = new NoteTextReader();
     return this.db
       .query<Omit<LinkContext, "text"> & { ord: number; noteText: Uint8Array }, [number]>(
-        `SELECT l.src_id AS srcId, d.id AS dstId, l.raw, l.line, c.start_line AS startLine, c.ord, n.text AS noteText
+        `SELECT l.src_id AS srcId, d.id AS dstId, ${LINK_RAW_SQL} AS raw, l.line, c.start_line AS startLine, c.ord, n.text AS noteText
            FROM (SELECT src_id, ord FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
                   ORDER BY ((src_id * 65536 + ord) * 2654435761) % 4294967296 LIMIT ?1) pick
            JOIN links l ON l.src_id = pick.src_id AND l.ord = pick.ord
@@ -83,7 +84,7 @@ export class LinkQueries {
   backlinks(path: string): Backlink[] {
     return this.db
       .query<{ source: string; source_title: string | null; line: number; raw: string; subpath: string; embed: number; syntax: string }, [string]>(
-        `SELECT f.path AS source, n.title AS source_title, l.line, l.raw, l.subpath, l.embed, l.syntax
+        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, l.syntax
            FROM links l JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
           WHERE l.dst_path = ? ORDER BY f.path, l.ord`,
       )
@@ -94,7 +95,7 @@ export class LinkQueries {
   forward(path: string): ForwardLink[] {
     return this.db
       .query<Omit<ForwardLink, "resolved" | "embed" | "property"> & { embed: number; prop: string | null }, [string]>(
-        `SELECT l.linkpath, l.subpath, l.display, l.raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop
+        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop
            FROM links l JOIN files f ON f.id = l.src_id WHERE f.path = ? ORDER BY l.ord`,
       )
       .all(path)
@@ -140,7 +141,7 @@ export class LinkQueries {
   sourcesByTargetKey(keys: string[]): string[] {
     const out = new Set<string>();
     const q = this.db.query<{ path: string }, [string]>(
-      "SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ? AND l.dst_path IS NOT NULL",
+      `SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE ${LINK_KEY_SQL} = ? AND l.dst_path IS NOT NULL`,
     );
     for (const k of keys) for (const r of q.all(k)) out.add(r.path);
     return [...out].sort();
