@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { NoteSection } from "../index/queries/chunks.ts";
 import { searchDocument } from "../index/search-document.ts";
 import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
@@ -36,6 +37,7 @@ export interface RankedHit {
 
 interface Shown {
   chunkId: number;
+  section: NoteSection;
   snippet: string;
   matched: string[];
 }
@@ -50,12 +52,12 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
     const s = shown.get(h.fileId);
     const r = s && byChunk.get(s.chunkId);
     if (!s || !r) return [];
-    const headingPath = r.headingPath;
+    const { headingPath, text, ord } = s.section;
     const matched = s.matched;
     let snippet = s.snippet;
     // A semantic hit may share no word with the query: show the start of its best chunk.
-    if (!snippet && h.reason !== undefined) snippet = leadSnippet(r.text);
-    if (countWords(r.text) <= SNIPPET_TOKENS) snippet = "";
+    if (!snippet && h.reason !== undefined) snippet = leadSnippet(text);
+    if (countWords(text) <= SNIPPET_TOKENS) snippet = "";
     return [
       {
         id: r.path,
@@ -64,7 +66,7 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
         title: r.title,
         heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
         heading_path: headingPath,
-        chunk_id: `${r.path}#${r.ord}`,
+        chunk_id: `${r.path}#${ord}`,
         line: r.startLine,
         snippet,
         score: Math.round(h.score * 10000) / 10000,
@@ -104,12 +106,13 @@ export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkI
     const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
     if (chunkId === undefined) continue;
     const section = own.find((s) => s.chunkId === chunkId);
+    if (!section) continue;
     if (lexical?.matched && lexical.chunkId === chunkId) {
-      out.set(h.fileId, { chunkId, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
+      out.set(h.fileId, { chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
       continue;
     }
-    const cjkHit = section !== undefined && cjk.some((t) => section.text.includes(t));
-    out.set(h.fileId, { chunkId, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
+    const cjkHit = cjk.some((t) => section.text.includes(t));
+    out.set(h.fileId, { chunkId, section, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
   }
   return out;
 }

@@ -15,7 +15,7 @@ export interface ChunkDetail {
   text: string;
 }
 
-/** A chunk as a search result shows it, with its note. */
+/** What a search result shows of a chunk's note and place (its text comes with the note's sections). */
 export interface ChunkHit {
   chunkId: number;
   path: string;
@@ -23,10 +23,7 @@ export interface ChunkHit {
   tagsJson: string;
   aliasesJson: string;
   frontmatterJson: string | null;
-  ord: number;
-  headingPath: string[];
   startLine: number;
-  text: string;
 }
 
 /** What a model reads of a chunk: the note title, the heading path and the text. */
@@ -68,6 +65,7 @@ export interface NoteSections {
 export interface NoteSection {
   chunkId: number;
   ord: number;
+  headingPath: string[];
   text: string;
 }
 
@@ -146,7 +144,10 @@ export class ChunkQueries {
     );
     return notes.map((n) => {
       const text = decodeNoteText(n.noteText);
-      const sections = (ids.get(n.fileId) ?? []).map((c) => ({ chunkId: c.chunkId, ord: c.ord, text: text.chunks[c.ord]?.text ?? "" }));
+      const sections = (ids.get(n.fileId) ?? []).map((c) => {
+        const chunk = text.chunks[c.ord];
+        return { chunkId: c.chunkId, ord: c.ord, headingPath: chunk?.headingPath ?? [], text: chunk?.text ?? "" };
+      });
       const aliases = JSON.parse(n.aliasesJson) as string[];
       return { fileId: n.fileId, title: n.title, aliases, tags: JSON.parse(n.tagsJson) as string[], headings: text.headings, sections };
     });
@@ -203,15 +204,12 @@ export class ChunkQueries {
 
   /** The result rows of some chunks (any order; ids not found are missing). */
   hits(chunkIds: number[]): ChunkHit[] {
-    return withText(
-      this.db
-        .query<Omit<ChunkHit, "headingPath" | "text"> & Located, [string]>(
-          `SELECT j.value AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson,
-                  c.start_line AS startLine, ${LOCATED}
-             FROM json_each(?1) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")} JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id`,
-        )
-        .all(jsonList(chunkIds)),
-    );
+    return this.db
+      .query<ChunkHit, [string]>(
+        `SELECT j.value AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, c.start_line AS startLine
+           FROM json_each(?1) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")} JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id`,
+      )
+      .all(jsonList(chunkIds));
   }
 
   /** Every chunk of these notes, notes in the order given, chunks in note order. */
