@@ -14,8 +14,11 @@ export interface AiOutcome {
 
 export type AiOpName = "summarize" | "ask" | "toc" | "relate" | "tag" | "metadata" | "extract";
 
-/** Fields of an input that never change an output: they stay out of the cache key. */
-const CONTROL_FIELDS = new Set(["idempotency_key", "cache", "stream", "cache_ttl_seconds"]);
+/**
+ * Fields of an input that never change what the model suggests: they stay out of the cache key,
+ * so a suggestion, its dry run and its apply share one cached generation.
+ */
+const CONTROL_FIELDS = new Set(["idempotency_key", "cache", "stream", "cache_ttl_seconds", "apply", "apply_mode", "if_match", "if_match_mode", "dry_run"]);
 
 export interface AiCall<T extends AiOutcome> {
   op: AiOpName;
@@ -29,6 +32,12 @@ export interface AiCall<T extends AiOutcome> {
   /** Whether producing the result may call the model (ai_toc of one note without descriptions does not). */
   usesModel: boolean;
   produce(session: ModelSession | null): Promise<T>;
+  /**
+   * Turns the suggestions into proposed patches or writes them. It runs after the cache on every
+   * call, so an apply is never served from the cache; each path it writes goes into `written`,
+   * which the call's ai.invocation event lists as applied_paths, even when a conflict ends it.
+   */
+  finish?(suggested: T, written: string[]): Promise<T>;
 }
 
 /**
@@ -55,6 +64,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
     input: Object.fromEntries(Object.entries(call.input).filter(([k]) => !CONTROL_FIELDS.has(k))),
     fingerprint: call.scope.map((n) => [n.path, n.etag] as [string, string]),
   });
+  const written: string[] = [];
   const event = (fields: { ok: boolean; cacheHit: boolean; usage: AiUsage; code?: string }) =>
     ctx.events.emit({
       kind: "ai.invocation",
@@ -70,16 +80,28 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         ok: fields.ok,
         ...(fields.code ? { error_code: fields.code } : {}),
         scope_paths: call.scope.slice(0, 50).map((n) => n.path),
+        ...(call.finish ? { applied_paths: written.slice(0, 50) } : {}),
       },
     });
+
+  const finish = async (suggested: T, cacheHit: boolean): Promise<T> => {
+    try {
+      const result = call.finish ? await call.finish(suggested, written) : suggested;
+      event({ ok: true, cacheHit, usage: result.usage });
+      return result;
+    } catch (err) {
+      const e = toIndxError(err);
+      event({ ok: false, cacheHit, usage: suggested.usage, code: e.code });
+      throw e;
+    }
+  };
 
   if (cacheable) {
     const hit = ai.cache.get<T>(key);
     if (hit) {
       const result: T = { ...hit, usage: { ...ZERO_USAGE }, warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit"), CACHE_HIT] };
       ctx.aiStream?.({ type: "ai.usage", usage: result.usage });
-      event({ ok: true, cacheHit: true, usage: result.usage });
-      return result;
+      return finish(result, true);
     }
   }
 
@@ -96,8 +118,9 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         },
       )
     : null;
+  let result: T;
   try {
-    const result = await call.produce(session);
+    result = await call.produce(session);
     if (session) {
       result.usage = { ...session.usage };
       result.warnings = [...result.warnings, ...session.warnings];
@@ -115,14 +138,13 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         debugLog("ai cache write failed", { op: call.op, error: err });
       }
     }
-    event({ ok: true, cacheHit: false, usage: result.usage });
-    return result;
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("ai call failed", { op: call.op, error: err });
     const e = toIndxError(err);
     event({ ok: false, cacheHit: false, usage: session?.usage ?? { ...ZERO_USAGE }, code: e.code });
     throw e;
   }
+  return finish(result, false);
 }
 
 const CACHE_HIT: Warning = { code: "ai_cache_hit", message: "Served from the AI cache; usage reflects zero cost." };

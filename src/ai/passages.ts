@@ -11,6 +11,8 @@ export interface Passage {
   id: string;
   path: string;
   etag: string;
+  /** The chunk's position in its note: its chunk id is `<path>#<ord>`. */
+  ord: number;
   /** The section's heading, null before the first heading. */
   heading: string | null;
   /** What a link to the section appends after '#' (the heading text), null when none. */
@@ -30,6 +32,7 @@ function toPassages(rows: ChunkSource[]): Passage[] {
       id: `P${i + 1}`,
       path: r.path,
       etag: r.etag,
+      ord: r.ord,
       heading,
       anchor: heading,
       startLine: r.startLine,

@@ -54,6 +54,21 @@ export class ModelSession {
   }
 
   async json<S extends TSchema>(req: JsonRequest<S>): Promise<Static<S>> {
+    const reply = await this.request(req);
+    return this.parse(req.schema, reply.value, reply.truncated);
+  }
+
+  /**
+   * json(), with the reply checked against a looser shape than the one the model is asked for:
+   * for a caller that re-validates values one by one, so an enum near-miss drops that value with
+   * a warning rather than failing the whole reply.
+   */
+  async jsonAccepting<S extends TSchema, A extends TSchema>(req: JsonRequest<S>, accept: A): Promise<Static<A>> {
+    const reply = await this.request(req);
+    return this.parse(accept, reply.value, reply.truncated);
+  }
+
+  private async request<S extends TSchema>(req: JsonRequest<S>): Promise<{ value: unknown; truncated: boolean }> {
     this.hooks.checkQuota();
     if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
     const follower = req.streamField && this.hooks.stream ? new JsonFieldFollower(req.streamField) : null;
@@ -89,7 +104,7 @@ export class ModelSession {
     sink?.({ type: "ai.usage", usage: { ...this.usage } });
     if (follower && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
     if (result.finish_reason === "length") this.warnOnce("truncated", `The reply hit the output limit of ${this.maxOutputTokens} tokens.`);
-    return this.parse(req.schema, result.structured ?? parseJson(result.text), result.finish_reason === "length");
+    return { value: result.structured ?? parseJson(result.text), truncated: result.finish_reason === "length" };
   }
 
   private warnOnce(code: Warning["code"], message: string): void {

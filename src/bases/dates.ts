@@ -3,6 +3,8 @@
  * them: calendar units (years, months, weeks, days) move the wall clock, so `date + "1d"` across a
  * daylight-saving change lands on the same time of day; hours, minutes and seconds are exact.
  */
+import { wallTimeAt } from "../dates/calendar.ts";
+import { formatMoment } from "../dates/moment-format.ts";
 import { DateValue, DurationValue } from "./values.ts";
 
 const DATE_RE = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
@@ -132,104 +134,14 @@ export function startOfDay(ms: number): number {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
 }
 
-const pad = (n: number, width = 2) => String(Math.trunc(n)).padStart(width, "0");
-
 /** `YYYY-MM-DD` for a date, `YYYY-MM-DDTHH:mm:ss` (local) for a date-time. */
 export function isoText(v: DateValue): string {
   return v.hasTime ? formatDate(v.ms, "YYYY-MM-DD[T]HH:mm:ss") : formatDate(v.ms, "YYYY-MM-DD");
 }
 
-const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
-const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
-
-function ordinal(n: number): string {
-  const rem100 = n % 100;
-  if (rem100 >= 11 && rem100 <= 13) return `${n}th`;
-  return `${n}${["th", "st", "nd", "rd"][n % 10] ?? "th"}`;
-}
-
-function zoneText(ms: number, colon: boolean): string {
-  const offset = -new Date(ms).getTimezoneOffset();
-  const sign = offset < 0 ? "-" : "+";
-  const abs = Math.abs(offset);
-  return `${sign}${pad(abs / 60)}${colon ? ":" : ""}${pad(abs % 60)}`;
-}
-
-const TOKEN_RE = /\[([^\]]*)\]|YYYY|YY|Q|MMMM|MMM|MM|M|Do|DDDD|DD|D|dddd|ddd|dd|d|HH|H|hh|h|mm|m|ss|s|SSS|A|a|ZZ|Z|X|x/g;
-
-/** The moment.js format tokens in common use (YYYY MM DD HH mm ss, names, ordinals, zones, [literals]). */
+/** The moment.js format tokens (docs/obsidian.md), in this process's local time as Obsidian computes them. */
 export function formatDate(ms: number, format: string): string {
-  const t = new Date(ms);
-  const hour12 = t.getHours() % 12 || 12;
-  return format.replace(TOKEN_RE, (token, literal: string | undefined) => {
-    if (literal !== undefined) return literal;
-    switch (token) {
-      case "YYYY":
-        return pad(t.getFullYear(), 4);
-      case "YY":
-        return pad(t.getFullYear() % 100);
-      case "Q":
-        return String(Math.floor(t.getMonth() / 3) + 1);
-      case "MMMM":
-        return MONTHS[t.getMonth()]!;
-      case "MMM":
-        return MONTHS[t.getMonth()]!.slice(0, 3);
-      case "MM":
-        return pad(t.getMonth() + 1);
-      case "M":
-        return String(t.getMonth() + 1);
-      case "Do":
-        return ordinal(t.getDate());
-      case "DDDD":
-        return pad(dayOfYear(t), 3);
-      case "DD":
-        return pad(t.getDate());
-      case "D":
-        return String(t.getDate());
-      case "dddd":
-        return WEEKDAYS[t.getDay()]!;
-      case "ddd":
-        return WEEKDAYS[t.getDay()]!.slice(0, 3);
-      case "dd":
-        return WEEKDAYS[t.getDay()]!.slice(0, 2);
-      case "d":
-        return String(t.getDay());
-      case "HH":
-        return pad(t.getHours());
-      case "H":
-        return String(t.getHours());
-      case "hh":
-        return pad(hour12);
-      case "h":
-        return String(hour12);
-      case "mm":
-        return pad(t.getMinutes());
-      case "m":
-        return String(t.getMinutes());
-      case "ss":
-        return pad(t.getSeconds());
-      case "s":
-        return String(t.getSeconds());
-      case "SSS":
-        return pad(t.getMilliseconds(), 3);
-      case "A":
-        return t.getHours() < 12 ? "AM" : "PM";
-      case "a":
-        return t.getHours() < 12 ? "am" : "pm";
-      case "ZZ":
-        return zoneText(ms, false);
-      case "Z":
-        return zoneText(ms, true);
-      case "X":
-        return String(Math.floor(ms / 1000));
-      default:
-        return String(ms);
-    }
-  });
-}
-
-function dayOfYear(t: Date): number {
-  return Math.round((new Date(t.getFullYear(), t.getMonth(), t.getDate()).getTime() - new Date(t.getFullYear(), 0, 1).getTime()) / 86_400_000) + 1;
+  return formatMoment(wallTimeAt(ms), format);
 }
 
 /** moment's fromNow(): "a few seconds ago", "in 3 days", "2 months ago", with moment's thresholds. */

@@ -7,10 +7,12 @@ import type { IndxError } from "../core/errors.ts";
 import type { Entry } from "./entry.ts";
 import { compileExpression } from "./expr/compile.ts";
 import { ExpressionError } from "./expr/errors.ts";
+import type { Node } from "./expr/parser.ts";
 import type { Compiled, Scope } from "./expr/scope.ts";
 import { own, propertyOf } from "./functions/dispatch.ts";
 import { FILE_FIELDS } from "./functions/file.ts";
 import { type BaseDefinition, expressionPosition, type FilterNode, type KeyPath, locatedError } from "./parse.ts";
+import { type FilterPlan, type FilterStatement, planFilter } from "./prefilter.ts";
 import { isTruthy } from "./values.ts";
 
 export interface CompiledBase {
@@ -20,6 +22,8 @@ export interface CompiledBase {
   summaries: ReadonlyMap<string, Compiled>;
   /** Filters of each view, by index. */
   viewFilters: readonly (((s: Scope) => boolean) | null)[];
+  /** What the index can answer of the filters: the base's and each view's (prefilter.ts). */
+  plans: { filter: FilterPlan | null; views: readonly (FilterPlan | null)[] };
 }
 
 /** Compiles a base; `text` and `source` locate problems (line, column, key path). */
@@ -44,24 +48,32 @@ export function compileBase(definition: BaseDefinition, text: string, source: st
   checkCycles(references, (cycle) => locatedError(source, `formulas refer to each other in a cycle: ${cycle.join(" → ")}`, ["formulas", cycle[0]!], null));
   const summaries = new Map<string, Compiled>();
   for (const [name, s] of definition.summaries) summaries.set(name, expression(s.source, s.path).run);
-  const filterOf = (node: FilterNode | null) => (node ? compileFilter(node, (src, path) => expression(src, path).run) : null);
+  const syntax = new Map<FilterStatement, Node>();
+  const statement = (node: FilterStatement) => {
+    const compiled = expression(node.source, node.path);
+    syntax.set(node, compiled.syntax);
+    return compiled.run;
+  };
+  const filterOf = (node: FilterNode | null) => (node ? compileFilter(node, statement) : null);
+  const planOf = (node: FilterNode | null) => (node ? planFilter(node, (s) => syntax.get(s)!) : null);
   return {
     definition,
     filter: filterOf(definition.filters),
     formulas,
     summaries,
     viewFilters: definition.views.map((v) => filterOf(v.filters)),
+    plans: { filter: planOf(definition.filters), views: definition.views.map((v) => planOf(v.filters)) },
   };
 }
 
-function compileFilter(node: FilterNode, expression: (src: string, path: KeyPath) => Compiled): (s: Scope) => boolean {
+function compileFilter(node: FilterNode, expression: (statement: FilterStatement) => Compiled): (s: Scope) => boolean {
   switch (node.kind) {
     case "constant": {
       const value = node.value;
       return () => value;
     }
     case "expression": {
-      const run = expression(node.source, node.path);
+      const run = expression(node);
       return (s) => isTruthy(run(s));
     }
     case "and": {

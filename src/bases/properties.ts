@@ -29,6 +29,36 @@ export function inferPropertyType(value: unknown): PropertyType {
   return "text";
 }
 
+const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
+
+/** A property as the index stores it: what bases read, and the columns their filters prefilter on. */
+export interface PropertyRow {
+  keyLower: string;
+  type: PropertyType;
+  json: string;
+  num: number | null;
+  /** A string that is not a wikilink: a wikilink reads as a link whatever the property's type. */
+  text: string | null;
+  /** The day a date string is written for (YYYY-MM-DD), whatever its time and zone. */
+  day: string | null;
+  /** The link path of a wikilink. */
+  link: string | null;
+}
+
+export function propertyRow(key: string, value: unknown): PropertyRow {
+  const link = typeof value === "string" ? (WIKILINK.exec(value.trim())?.[1] ?? null) : null;
+  const text = typeof value === "string" && link === null ? value : null;
+  return {
+    keyLower: key.toLowerCase(),
+    type: inferPropertyType(value),
+    json: JSON.stringify(value ?? null),
+    num: typeof value === "number" && Number.isFinite(value) ? value : null,
+    text,
+    day: text !== null && parseDate(text) ? text.trim().slice(0, 10) : null,
+    link,
+  };
+}
+
 /** Declared types by lowercased property name (types are per name and case-insensitive). */
 export type DeclaredTypes = ReadonlyMap<string, PropertyType>;
 
@@ -48,14 +78,17 @@ export function readDeclaredTypes(vaultRoot: string): { types: DeclaredTypes; te
 }
 
 export function effectiveType(key: string, inferred: PropertyType, declared: DeclaredTypes): PropertyType {
+  return declaredType(key, declared) ?? inferred;
+}
+
+/** The type Obsidian gives every value of a property, or null when each value's own type counts. */
+export function declaredType(key: string, declared: DeclaredTypes): PropertyType | null {
   const lower = key.toLowerCase();
-  return FORCED[lower] ?? declared.get(lower) ?? inferred;
+  return (Object.hasOwn(FORCED, lower) ? FORCED[lower] : undefined) ?? declared.get(lower) ?? null;
 }
 
 /** Resolves a link written in `from`'s frontmatter. */
 export type ResolveLink = (linkpath: string) => string | null;
-
-const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
 
 /** A frontmatter value → a Bases value of the given type; what does not fit the type stays as written. */
 export function typedValue(raw: unknown, type: PropertyType, resolve: ResolveLink): Value {

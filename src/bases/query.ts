@@ -10,6 +10,8 @@ import { type Env, EVALUATING, type Row, type Scope } from "./expr/scope.ts";
 import { ascending, compareSortKeys, sortKeyOf, sortsLast } from "./order.ts";
 import type { BaseView, Direction } from "./parse.ts";
 import { type CompiledBase, compileProperty } from "./plan.ts";
+import type { FilterPlan } from "./prefilter.ts";
+import type { Prefilter } from "./snapshot.ts";
 import { builtInSummary } from "./summaries.ts";
 import { ErrorValue, error, type Value } from "./values.ts";
 
@@ -42,8 +44,16 @@ export interface ViewResult {
   summaries: Record<string, Cell>;
 }
 
+/** The vault a query reads, and the files it starts from. */
+export interface QueryWorld extends World {
+  /** The files the filters could keep, as far as `plans` tell (all of them without). */
+  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter?: Prefilter): readonly Entry[];
+}
+
 export interface RunOptions {
-  world: World & { readonly candidates: readonly Entry[] };
+  world: QueryWorld;
+  /** How the index narrows the candidates first (snapshot.ts); the result is the same either way. */
+  prefilter?: Prefilter;
   thisEntry: Entry;
   now: number;
   offset: number;
@@ -89,7 +99,8 @@ export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions)
   let rows: Scope[] = [];
   // A file the filters reject leaves its scope to the next one: most files of a vault are rejected.
   let spare: Scope | null = null;
-  for (const entry of opts.world.candidates) {
+  const plans = [base.plans.filter, base.plans.views[viewIndex] ?? null].filter((p) => p !== null);
+  for (const entry of opts.world.candidatesFor(plans, env, opts.prefilter)) {
     const s: Scope = spare ?? scopeOf(entry);
     s.row.entry = entry;
     s.row.formulas = null;

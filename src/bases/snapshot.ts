@@ -1,15 +1,17 @@
 /**
  * The vault as the index holds it, shaped for Bases: every file as an Entry, loaded in bulk and
- * reused by every query until the index (or types.json, or the excluded files) changes.
+ * reused by every query until the index (or types.json, or the excluded files) changes. After a
+ * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
-import type { BaseFileRow, LinkRow } from "../index/queries/bases.ts";
+import type { BaseFileRow, LinkRow, PropertyRow } from "../index/queries/bases.ts";
 import type { IndexStore } from "../index/store.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { ignoredBy, readObsidianApp } from "../vault/obsidian-app.ts";
-import type { FileKind } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { Entry, World } from "./entry.ts";
+import type { Env } from "./expr/scope.ts";
+import { candidateCondition, type FilterPlan } from "./prefilter.ts";
 import { type DeclaredTypes, effectiveType, inferPropertyType, type PropertyType, readDeclaredTypes, typedValue } from "./properties.ts";
 import { LinkValue, type Value } from "./values.ts";
 
@@ -19,31 +21,58 @@ interface RawProperty {
   json: string;
 }
 
+/** What the index holds of one file's content, kept from snapshot to snapshot while its stamp stays. */
+interface FileData {
+  stamp: string;
+  raw: readonly RawProperty[];
+  tagsJson: string | null;
+}
+
+/** Whether a property may hold a link, whose target depends on the other files. */
+const mayLink = (d: FileData) => d.raw.some((p) => p.json.includes("[["));
+
 const EMPTY: readonly LinkValue[] = [];
 
 class IndexEntry implements Entry {
-  private typed: Record<string, Value> | null = null;
-  private ctime: number | null = null;
   private parsedTags: string[] | null = null;
 
   constructor(
     private readonly snapshot: IndexSnapshot,
-    readonly id: number,
-    readonly path: string,
-    readonly kind: FileKind,
-    readonly size: number,
-    readonly mtimeMs: number,
-    private readonly raw: readonly RawProperty[],
-    private readonly tagsJson: string | null,
+    private readonly file: BaseFileRow,
+    readonly data: FileData,
+    /** Typed properties carried over from the last snapshot when they cannot have changed. */
+    private typed: Record<string, Value> | null,
+    private ctime: number | null,
   ) {}
+
+  get id(): number {
+    return this.file.id;
+  }
+  get path(): string {
+    return this.file.path;
+  }
+  get kind() {
+    return this.file.kind;
+  }
+  get size(): number {
+    return this.file.size;
+  }
+  get mtimeMs(): number {
+    return this.file.mtimeMs;
+  }
 
   get properties(): Readonly<Record<string, Value>> {
     if (this.typed) return this.typed;
     const out: Record<string, Value> = {};
     const resolve = (linkpath: string) => this.snapshot.resolve(linkpath, this.path);
-    for (const p of this.raw) out[p.key] = typedValue(JSON.parse(p.json), effectiveType(p.key, p.type, this.snapshot.declared), resolve);
+    for (const p of this.data.raw) out[p.key] = typedValue(JSON.parse(p.json), effectiveType(p.key, p.type, this.snapshot.declared), resolve);
     this.typed = out;
     return out;
+  }
+
+  /** The typed properties if already computed (for the next snapshot to reuse). */
+  typedSoFar(): Record<string, Value> | null {
+    return this.typed;
   }
 
   ctimeMs(): number {
@@ -51,8 +80,12 @@ class IndexEntry implements Entry {
     return this.ctime;
   }
 
+  ctimeSoFar(): number | null {
+    return this.ctime;
+  }
+
   tags(): readonly string[] {
-    this.parsedTags ??= this.tagsJson ? (JSON.parse(this.tagsJson) as string[]) : [];
+    this.parsedTags ??= this.data.tagsJson ? (JSON.parse(this.data.tagsJson) as string[]) : [];
     return this.parsedTags;
   }
 
@@ -76,41 +109,84 @@ interface LinkGraph {
   back: Map<string, LinkValue[]>;
 }
 
+/** Whether the index narrows a query's candidates: see IndexSnapshot.candidatesFor. */
+export type Prefilter = "selective" | "always" | "off";
+
+/** The prefilter narrows by parts of a filter that name at most 1/SELECTIVE_SHARE of the files. */
+const SELECTIVE_SHARE = 8;
+
+/** Prefilter answers a snapshot keeps. */
+const NARROWED_CACHE = 64;
+
+/** Past this share of changed files, one bulk read is cheaper than reading them one by one. */
+const BULK_RELOAD_SHARE = 0.2;
+
 export class IndexSnapshot implements World {
   /** Every file a base can list: all indexed files minus Obsidian's excluded files. */
-  readonly candidates: readonly Entry[];
+  readonly candidates: readonly IndexEntry[];
   private readonly byPath = new Map<string, IndexEntry>();
+  private readonly byId = new Map<number, IndexEntry>();
   private resolver: LinkResolver | null = null;
   private graph: LinkGraph | null = null;
+  private readonly narrowed = new Map<string, ReadonlySet<number> | null>();
 
   constructor(
     private readonly store: IndexStore,
     private readonly vault: Vault,
     readonly declared: DeclaredTypes,
+    readonly declaredText: string,
     excluded: (path: string) => boolean,
+    previous: IndexSnapshot | null,
   ) {
-    const props = new Map<number, RawProperty[]>();
-    for (const p of store.bases.properties()) {
-      let list = props.get(p.fileId);
-      if (!list) props.set(p.fileId, (list = []));
-      list.push({ key: p.key, type: inferPropertyType(JSON.parse(p.valueJson)), json: p.valueJson });
-    }
-    const tags = new Map(store.bases.tags().map((t) => [t.fileId, t.tagsJson]));
-    const candidates: Entry[] = [];
-    for (const f of store.bases.files()) {
-      const entry = this.entryOf(f, props.get(f.id) ?? [], tags.get(f.id) ?? null);
+    const files = store.bases.files();
+    const data = loadFileData(store, files, previous);
+    const samePaths = previous !== null && previous.byPath.size === files.length && files.every((f) => previous.byPath.has(f.path));
+    const sameTypes = previous !== null && previous.declaredText === declaredText;
+    if (samePaths) this.resolver = previous.resolver;
+    const candidates: IndexEntry[] = [];
+    for (const f of files) {
+      const d = data.get(f.id)!;
+      const before = previous?.byId.get(f.id);
+      const kept = before !== undefined && before.data === d;
+      const typed = kept && sameTypes && (samePaths || !mayLink(d)) ? before.typedSoFar() : null;
+      const ctime = kept && before.mtimeMs === f.mtimeMs ? before.ctimeSoFar() : null;
+      const entry = new IndexEntry(this, f, d, typed, ctime);
       this.byPath.set(f.path, entry);
+      this.byId.set(f.id, entry);
       if (!excluded(f.path)) candidates.push(entry);
     }
     this.candidates = candidates;
   }
 
-  private entryOf(f: BaseFileRow, raw: RawProperty[], tagsJson: string | null): IndexEntry {
-    return new IndexEntry(this, f.id, f.path, f.kind, f.size, f.mtimeMs, raw, tagsJson);
-  }
-
   entry(path: string): Entry | null {
     return this.byPath.get(path) ?? null;
+  }
+
+  /**
+   * The candidates the filters could keep, as far as the index can tell (prefilter.ts); the
+   * filters still run on each. "selective" narrows only by parts of the filters that name at most
+   * an eighth of the files: past that, reading the index costs more than running the filter.
+   */
+  candidatesFor(plans: readonly FilterPlan[], env: Env, prefilter: Prefilter = "selective"): readonly Entry[] {
+    const ids = this.narrowedIds(plans, env, prefilter);
+    return ids ? this.candidates.filter((e) => ids.has(e.id)) : this.candidates;
+  }
+
+  /** The ids of the files the filters could keep (excluded files included), or null when the index narrows nothing. */
+  narrowedIds(plans: readonly FilterPlan[], env: Env, prefilter: Prefilter = "selective"): ReadonlySet<number> | null {
+    if (prefilter === "off") return null;
+    const condition = candidateCondition(plans, { env, declared: this.declared });
+    if (condition.kind === "all") return null;
+    if (condition.kind === "none") return new Set();
+    const limit = prefilter === "always" ? Number.MAX_SAFE_INTEGER : Math.floor(this.candidates.length / SELECTIVE_SHARE);
+    // The index stands still while this snapshot lives: a query asked again (a warm server, a
+    // subscription's recheck) reuses the answer instead of reading the index again.
+    const key = `${limit}:${JSON.stringify(condition)}`;
+    if (this.narrowed.has(key)) return this.narrowed.get(key)!;
+    if (this.narrowed.size >= NARROWED_CACHE) this.narrowed.clear();
+    const ids = this.store.bases.candidateIds(condition, limit);
+    this.narrowed.set(key, ids);
+    return ids;
   }
 
   resolve(linkpath: string, from: string): string | null {
@@ -143,6 +219,40 @@ export class IndexSnapshot implements World {
     this.graph = graph;
     return graph;
   }
+
+  /** The content of the file with this id as the snapshot holds it, if its stamp is still `stamp`. */
+  dataOf(id: number, stamp: string): FileData | null {
+    const d = this.byId.get(id)?.data;
+    return d?.stamp === stamp ? d : null;
+  }
+}
+
+/** Each file's content: kept from `previous` where the stamp is the same, read from the index otherwise. */
+function loadFileData(store: IndexStore, files: readonly BaseFileRow[], previous: IndexSnapshot | null): Map<number, FileData> {
+  const data = new Map<number, FileData>();
+  const stale: BaseFileRow[] = [];
+  for (const f of files) {
+    const kept = previous?.dataOf(f.id, f.stamp);
+    if (kept) data.set(f.id, kept);
+    else stale.push(f);
+  }
+  if (stale.length === 0) return data;
+  const bulk = stale.length > files.length * BULK_RELOAD_SHARE;
+  const ids = bulk ? [] : stale.map((f) => f.id);
+  const props = groupByFile(bulk ? store.bases.properties() : store.bases.propertiesOf(ids));
+  const tags = new Map((bulk ? store.bases.tags() : store.bases.tagsOf(ids)).map((t) => [t.fileId, t.tagsJson]));
+  for (const f of stale) data.set(f.id, { stamp: f.stamp, raw: props.get(f.id) ?? [], tagsJson: tags.get(f.id) ?? null });
+  return data;
+}
+
+function groupByFile(rows: readonly PropertyRow[]): Map<number, RawProperty[]> {
+  const props = new Map<number, RawProperty[]>();
+  for (const p of rows) {
+    let list = props.get(p.fileId);
+    if (!list) props.set(p.fileId, (list = []));
+    list.push({ key: p.key, type: isPropertyType(p.type) ? p.type : inferPropertyType(JSON.parse(p.valueJson)), json: p.valueJson });
+  }
+  return props;
 }
 
 function addLink(graph: LinkGraph, backSources: Map<string, Set<string>>, l: LinkRow, source: string | undefined): void {
@@ -162,16 +272,22 @@ function push<K>(map: Map<K, LinkValue[]>, key: K, link: LinkValue): void {
   else map.set(key, [link]);
 }
 
+const PROPERTY_TYPES = new Set<string>(["text", "multitext", "number", "checkbox", "date", "datetime", "tags", "aliases", "object"]);
+const isPropertyType = (t: string): t is PropertyType => PROPERTY_TYPES.has(t);
+
 const cache = new WeakMap<IndexStore, { key: string; snapshot: IndexSnapshot }>();
 
-/** The snapshot of this index, reused while the index, types.json and the excluded files stay the same. */
+/**
+ * The snapshot of this index, reused while the index, types.json and the excluded files stay the
+ * same; after a change, the next one reuses what the last one read of the unchanged files.
+ */
 export function snapshotOf(store: IndexStore, vault: Vault): IndexSnapshot {
   const declared = readDeclaredTypes(vault.root);
   const ignore = readObsidianApp(vault.root).userIgnoreFilters;
   const key = `${store.bases.generation()}\n${declared.text}\n${ignore.join("\n")}`;
   const hit = cache.get(store);
   if (hit && hit.key === key) return hit.snapshot;
-  const snapshot = new IndexSnapshot(store, vault, declared.types, ignoredBy(ignore));
+  const snapshot = new IndexSnapshot(store, vault, declared.types, declared.text, ignoredBy(ignore), hit?.snapshot ?? null);
   cache.set(store, { key, snapshot });
   return snapshot;
 }

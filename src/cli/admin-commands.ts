@@ -3,10 +3,12 @@ import { basename, resolve } from "node:path";
 import type { CommandDef } from "citty";
 import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
-import { writeConfigValue } from "../config/load.ts";
+import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import { invokeOp } from "../ops/invoke.ts";
+import { parseInput } from "../ops/validate.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultReindex } from "../vault/ops.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
@@ -118,6 +120,7 @@ const configGet = command({
 const configSet = command({
   description:
     "Write a key to the user config file (created with mode 0600). An empty value removes the key. `vault` and `data_dir` are stored as absolute paths; the vault folder must exist.",
+  runs: vaultConfigSet,
   examples: ["indx config set vault ~/Notes", "indx config set server.port 9000", 'indx config set embeddings.model ""   # remove the key'],
   args: {
     key: { type: "positional", required: true, description: "A dotted key, e.g. server.port." },
@@ -125,12 +128,16 @@ const configSet = command({
   },
   run(flags) {
     const cfg = configFromFlags(flags);
-    const k = KEY_BY_NAME.get(flags.key);
-    if (!k) throw unknownKey(flags.key);
-    if (k.secret)
-      throw new IndxError("validation_failed", `${flags.key} is a secret: set it with its environment variable ${k.env ?? ""} or edit the config file.`);
-    writeConfigValue(cfg.path, flags.key, k.key === "vault" || k.key === "data_dir" ? absoluteFolder(k.key, flags.value) : flags.value);
-    printErr(`set ${flags.key} (see \`indx config path\` for the file)`);
+    const input = parseInput(vaultConfigSet, { key: flags.key, value: flags.value });
+    const value = (input.key === "vault" || input.key === "data_dir") && typeof input.value === "string" ? absoluteFolder(input.key, input.value) : input.value;
+    let change: ConfigChange;
+    try {
+      // The person at this machine may set what a remote caller may not (docs/decisions.md, "vault_config_set").
+      change = setConfigValue(cfg, input.key, value, "local");
+    } catch (err) {
+      throw err instanceof IndxError && err.details?.reason === "unknown_key" ? unknownKey(input.key) : err;
+    }
+    out(flags, change, () => [vaultConfigSet.summary(change, input), ...change.warnings.map((w) => `warning: ${w.message}`)].join("\n"));
   },
 });
 

@@ -1,13 +1,19 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiTag } from "../ai/ops/tag.ts";
 import { aiToc } from "../ai/ops/toc.ts";
 import type { AiScope } from "../ai/scope.ts";
 import { IndxError } from "../core/errors.ts";
 import type { OutputOf } from "../ops/define.ts";
-import { allFlagValues, opCommand } from "./op-command.ts";
+import { APPLY_ARGS, applyFromFlags, fieldsFromFlags, settledLines } from "./ai-apply-view.ts";
+import { allFlagValues, opCommand, parseJsonFlag } from "./op-command.ts";
 import type { Style } from "./output.ts";
+import { relateRows, relateTable } from "./relate-table.ts";
 
 /** The scope flags every scoped AI command takes, one per kind of scope (docs/contracts.md, AI runtime: scopes). */
 const SCOPE_ARGS: ArgsDef = {
@@ -33,6 +39,20 @@ function scopeFromFlags(flags: Record<string, unknown>, rawArgs: string[]): AiSc
   if (given.length > 1)
     throw new IndxError("validation_failed", "Give one scope: --scope-paths, --scope-glob, --scope-tag, --scope-query or --note.", { option: "--scope-*" });
   return given[0];
+}
+
+/** ai_relate's source from --path (one or more) or a --scope-* flag, its candidates from --candidates-glob, --mode as retrieve_mode. */
+function relateInput(flags: Record<string, unknown>, rawArgs: string[]) {
+  const paths = allFlagValues(rawArgs, "path");
+  const scope = scopeFromFlags(flags, rawArgs);
+  if (paths.length && scope) throw new IndxError("validation_failed", "Give the source once: --path, or one --scope-* flag.", { option: "--path" });
+  const source = paths.length > 1 ? { kind: "paths" as const, paths } : paths.length ? { kind: "path" as const, path: paths[0]! } : scope;
+  const glob = flags["candidates-glob"];
+  return {
+    ...(source ? { source } : {}),
+    ...(typeof glob === "string" ? { candidates: { kind: "glob" as const, path_glob: glob } } : {}),
+    ...(typeof flags.mode === "string" ? { retrieve_mode: flags.mode as "lexical" | "semantic" | "hybrid" } : {}),
+  };
 }
 
 const scopeFlags = { args: SCOPE_ARGS, toInput: (flags: Record<string, unknown>, rawArgs: string[]) => ({ scope: scopeFromFlags(flags, rawArgs) }) };
@@ -63,8 +83,74 @@ function summaryHuman(o: OutputOf<typeof aiSummarize>, s: Style): string {
     .trimEnd();
 }
 
+const TAG_ARGS: ArgsDef = {
+  "use-existing": { type: "boolean", description: "Offer the vault's most used tags to the model (default; --no-use-existing turns it off)." },
+  "allow-new": { type: "boolean", description: "Allow tags the vault does not have yet (default; --no-allow-new turns it off)." },
+  candidates: { type: "string", description: "Only these tags (repeatable or comma-separated).", valueHint: "tags" },
+  forbid: { type: "string", description: "Never these tags (repeatable or comma-separated).", valueHint: "tags" },
+  namespace: { type: "string", description: "Only tags under this one.", valueHint: "tag" },
+  "max-per-note": { type: "string", description: "Tags per note at most (default 5).", valueHint: "n" },
+  "min-confidence": { type: "string", description: "Drop tags under this confidence, 0–1 (default 0.6).", valueHint: "n" },
+};
+
+/** The vocabulary object from its flags; undefined when none is given. */
+function vocabularyFromFlags(flags: Record<string, unknown>, rawArgs: string[]) {
+  const list = (name: string) => allFlagValues(rawArgs, name).map((t) => t.replace(/^#/, ""));
+  const vocabulary = {
+    ...(rawArgs.includes("--no-use-existing") ? { use_existing: false } : {}),
+    ...(rawArgs.includes("--no-allow-new") ? { allow_new: false } : {}),
+    ...(list("candidates").length ? { candidates: list("candidates") } : {}),
+    ...(list("forbid").length ? { forbid: list("forbid") } : {}),
+    ...(typeof flags.namespace === "string" ? { namespace: flags.namespace.replace(/^#/, "") } : {}),
+    ...(flags["max-per-note"] !== undefined ? { max_per_note: Number(flags["max-per-note"]) } : {}),
+    ...(flags["min-confidence"] !== undefined ? { min_confidence: Number(flags["min-confidence"]) } : {}),
+  };
+  return Object.keys(vocabulary).length ? vocabulary : undefined;
+}
+
+function tagHuman(o: OutputOf<typeof aiTag>, s: Style, summary: string): string {
+  const notes = o.suggestions.map((n) =>
+    [s.bold(n.path), ...n.tags.map((t) => `  #${t.tag} ${s.dim(`${t.confidence.toFixed(2)}${t.is_new ? " new" : ""}`)}`)].join("\n"),
+  );
+  return [summary, ...notes, ...settledLines(o, s)].join("\n");
+}
+
+/** `--schema-file PATH` (or - for stdin): the caller's JSON Schema; `--schema` takes it inline. */
+function schemaFromFlags(flags: Record<string, unknown>): Record<string, unknown> | undefined {
+  const file = flags["schema-file"];
+  if (typeof file !== "string" || file === "") return undefined;
+  if (typeof flags.schema === "string")
+    throw new IndxError("validation_failed", "Give the schema once: --schema or --schema-file.", { option: "--schema-file" });
+  const schema = parseJsonFlag("schema-file", file === "-" ? "-" : `@${file}`);
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema))
+    throw new IndxError("ai_schema_invalid", "The schema must be a JSON object.", { errors: [{ path: "", message: "The schema must be a JSON object." }] });
+  return schema as Record<string, unknown>;
+}
+
+function extractHuman(o: OutputOf<typeof aiExtract>, s: Style, summary: string): string {
+  const notes = o.results.map((r) =>
+    [
+      s.bold(r.path),
+      ...JSON.stringify(r.data, null, 2)
+        .split("\n")
+        .map((l) => `  ${l}`),
+    ].join("\n"),
+  );
+  return [summary, ...notes, ...settledLines(o, s)].join("\n");
+}
+
+function metadataHuman(o: OutputOf<typeof aiMetadata>, s: Style, summary: string): string {
+  const notes = o.results.map((r) =>
+    [
+      s.bold(r.path),
+      ...Object.entries(r.fields).map(([key, f]) => `  ${key}: ${f.value === null ? s.dim("—") : JSON.stringify(f.value)} ${s.dim(f.confidence.toFixed(2))}`),
+    ].join("\n"),
+  );
+  return [summary, ...notes, ...settledLines(o, s)].join("\n");
+}
+
 export const aiCommand: CommandDef = {
-  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, status." },
+  meta: { description: "Grounded AI over the vault: ask, summarize, table of contents, relate, tags, metadata, extraction, status." },
   subCommands: {
     status: opCommand(aiStatus, {
       human: (o, s) =>
@@ -138,6 +224,85 @@ export const aiCommand: CommandDef = {
       examples: [
         `indx ai toc --note Architecture.md --depth 3          # no model, no cost`,
         `indx ai toc --moc --scope-glob 'Projects/**' --group-by tag --write Index/Projects.md`,
+      ],
+    }),
+    extract: opCommand(aiExtract, {
+      json: ["scope", "schema"],
+      flags: {
+        args: {
+          ...SCOPE_ARGS,
+          "schema-file": { type: "string", description: "Read the JSON Schema from this file (- reads stdin).", valueHint: "file" },
+          ...APPLY_ARGS,
+        },
+        toInput: (flags, rawArgs) => {
+          const schema = schemaFromFlags(flags);
+          return { scope: scopeFromFlags(flags, rawArgs), ...(schema ? { schema } : {}), ...applyFromFlags(flags, rawArgs) };
+        },
+      },
+      human: extractHuman,
+      examples: [
+        `indx ai extract --scope-glob 'Meetings/2026-Q2/**' --schema-file action-items.schema.json`,
+        `indx ai extract --scope-glob 'Meetings/2026-Q2/**' --schema-file action-items.schema.json --destination frontmatter --destination-key action_items --apply --apply-mode merge`,
+        `cat schema.json | indx ai extract --scope-tag meeting --schema-file - --destination frontmatter --destination-key decisions --dry-run`,
+      ],
+    }),
+    tag: opCommand(aiTag, {
+      json: ["scope", "vocabulary"],
+      flags: {
+        args: { ...SCOPE_ARGS, ...TAG_ARGS, ...APPLY_ARGS },
+        toInput: (flags, rawArgs) => {
+          const vocabulary = vocabularyFromFlags(flags, rawArgs);
+          return { scope: scopeFromFlags(flags, rawArgs), ...(vocabulary ? { vocabulary } : {}), ...applyFromFlags(flags, rawArgs) };
+        },
+      },
+      human: tagHuman,
+      examples: [
+        `indx ai tag --scope-glob 'Inbox/**/*.md' --max-per-note 4 --min-confidence 0.7`,
+        `indx ai tag --scope-glob 'Inbox/**/*.md' --dry-run          # the edits --apply would make, as a diff`,
+        `indx ai tag --scope-paths Inbox/a.md --apply --if-match Inbox/a.md=ab12cd34ef567890`,
+      ],
+    }),
+    metadata: opCommand(aiMetadata, {
+      json: ["scope", "fields"],
+      flags: {
+        args: {
+          ...SCOPE_ARGS,
+          ...APPLY_ARGS,
+          field: {
+            type: "string",
+            description: "A field to fill, key:type (repeatable): status:enum=idea|active, due:date, title:string! (required).",
+            valueHint: "key:type",
+          },
+          "fields-file": { type: "string", description: "The field specs as a JSON list, from this file.", valueHint: "file" },
+        },
+        toInput: (flags, rawArgs) => {
+          const fields = fieldsFromFlags(flags, rawArgs);
+          return { scope: scopeFromFlags(flags, rawArgs), ...(fields ? { fields } : {}), ...applyFromFlags(flags, rawArgs) };
+        },
+      },
+      human: metadataHuman,
+      examples: [
+        `indx ai metadata --scope-paths Projects/App.md --field title:string! --field status:enum=idea|active|done --field due:date`,
+        `indx ai metadata --scope-glob 'Projects/**' --fields-file fields.json --dry-run`,
+      ],
+    }),
+    relate: opCommand(aiRelate, {
+      json: ["source", "candidates"],
+      flags: {
+        args: {
+          path: { type: "string", description: "A source note (repeatable or comma-separated).", valueHint: "path" },
+          ...SCOPE_ARGS,
+          "candidates-glob": { type: "string", description: "Only notes whose path matches this glob may be related.", valueHint: "glob" },
+          mode: { type: "string", description: "How neighbours are found [lexical|semantic|hybrid] (default hybrid)." },
+        },
+        toInput: relateInput,
+      },
+      human: relateTable,
+      table: relateRows,
+      examples: [
+        `indx ai relate --path Architecture.md --top-k 8 --threshold 0.55 --propose-links`,
+        `indx ai relate --scope-glob 'Projects/**' --candidates-glob 'Reference/**' --relations extends,depends_on`,
+        `indx ai relate --note Spec.md --no-classify --mode semantic   # neighbours only, no chat model`,
       ],
     }),
   },

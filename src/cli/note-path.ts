@@ -11,13 +11,12 @@ import { closest } from "./suggest.ts";
  * for reads. Returns the path to use.
  */
 export function resolveTypedPath(ctx: OpContext, typed: string): string {
-  let exists = false;
   try {
-    exists = existsSync(ctx.vault.abs(ctx.vault.safePath(typed)));
+    ctx.vault.safePath(typed);
   } catch {
     return typed; // not a valid vault path: the operation's own error says why
   }
-  if (exists) return typed;
+  if (fileExists(ctx, typed)) return typed;
   const paths = indexedPaths(ctx);
   return (paths && new LinkResolver(paths).resolve(typed.replace(/^\[\[|\]\]$/g, ""), "")) ?? typed;
 }
@@ -43,5 +42,31 @@ function indexedPaths(ctx: OpContext): string[] | null {
     return ctx.index.files.paths();
   } catch {
     return null; // no index yet: nothing to suggest from
+  }
+}
+
+/** `Note.md:12` (from line 12 on) and `Note.md:12-40` (lines 12 to 40), as editors and grep print them. */
+const LINE_SUFFIX = /^(.+):(\d+)(?:-(\d+))?$/;
+
+/**
+ * A typed path with a line suffix, split into the path and the from/lines inputs. A file whose
+ * name really ends that way is read whole. Obsidian refuses ':' in file names, so the suffix is
+ * rarely ambiguous.
+ */
+export function splitLineSuffix(ctx: OpContext, typed: string): { path: string; from?: number; lines?: number } {
+  const m = LINE_SUFFIX.exec(typed);
+  if (!m || fileExists(ctx, typed)) return { path: typed };
+  const from = Number(m[2]);
+  if (m[3] === undefined) return { path: m[1]!, from };
+  const to = Number(m[3]);
+  if (to < from) throw new IndxError("validation_failed", `The line range ${from}-${to} ends before it starts.`, { field: "path" });
+  return { path: m[1]!, from, lines: to - from + 1 };
+}
+
+function fileExists(ctx: OpContext, typed: string): boolean {
+  try {
+    return existsSync(ctx.vault.abs(ctx.vault.safePath(typed)));
+  } catch {
+    return false;
   }
 }

@@ -11,7 +11,7 @@ import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { HELP_TEXT } from "./help.ts";
 import { print } from "./io.ts";
-import { resolveTypedPath, withPathSuggestions } from "./note-path.ts";
+import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 import { refreshIndex } from "./refresh.ts";
 
@@ -19,7 +19,7 @@ import { refreshIndex } from "./refresh.ts";
 export interface CliSpec<In = unknown, Out = unknown> {
   /** Input fields taken from positional arguments, in order. */
   positionals?: string[];
-  /** The last positional swallows the remaining words (search queries). */
+  /** The last positional swallows the remaining words (search queries), or all remaining arguments when it is a list. */
   rest?: boolean;
   /** The exit code a result gives (e.g. 3 when note_exists is false); 0 when absent. */
   exitCode?: (output: Out) => number;
@@ -40,8 +40,10 @@ export interface CliSpec<In = unknown, Out = unknown> {
   confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
   /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
   flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
-  /** `--raw`: the input it implies, and the exact text it prints instead of any format. */
-  raw?: { input: Partial<In>; text: (output: Out) => string };
+  /** `--raw`: the input it implies (given the input asked for so far), and the exact text it prints instead of any format. */
+  raw?: { input: (asked: Record<string, unknown>) => Partial<In>; text: (output: Out) => string };
+  /** The path may end in a line range, `:12` or `:12-40`, that fills `from` and `lines` (note get). */
+  lineSuffix?: boolean;
   /** `--output FILE`: the input it implies, and the bytes written to FILE (stdout gets the result without them). */
   saveTo?: { input: Partial<In>; bytes: (output: Out) => Uint8Array; strip: (output: Out) => unknown };
 }
@@ -91,7 +93,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       const def = schema.default !== undefined && !Array.isArray(schema.default) ? ` Default: ${schema.default}.` : "";
       args[kebab(name)] = {
         type: "string",
-        description: `${desc}${schema.type === "array" ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
+        description: `${desc}${takesList(schema) ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
         valueHint: values.length && values.join("|").length <= 30 ? values.join("|") : hintFor(schema),
       };
     }
@@ -126,6 +128,11 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         );
       (spec.positionals ?? []).forEach((name, i) => {
         const last = i === spec.positionals!.length - 1;
+        // The last positional takes the remaining words: as a list (note get-many's paths) or as one text (a search query).
+        if (spec.rest && last && props[name]?.type === "array") {
+          if (positionals.length > i) input[name] = positionals.slice(i);
+          return;
+        }
         const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];
         if (value !== undefined && value !== "") input[name] = value;
       });
@@ -155,7 +162,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           }
           continue;
         }
-        if (schema.type === "array") {
+        if (takesList(schema)) {
           const values = allFlagValues(rawArgs, flag);
           if (values.length) input[name] = values;
         } else if (flags[flag] !== undefined && flags[flag] !== "") {
@@ -163,16 +170,17 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
       }
       for (const [name, value] of Object.entries(spec.flags?.toInput(flags, rawArgs) ?? {})) if (input[name] === undefined) input[name] = value;
-      if (spec.raw && flags.raw) Object.assign(input, spec.raw.input);
       const outputFile = typeof flags.output === "string" && flags.output !== "" ? flags.output : null;
       if (spec.saveTo && outputFile) Object.assign(input, spec.saveTo.input);
       const ctx = openContext(flags);
       try {
         if ((op.safe || op.ai) && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
+        if (spec.lineSuffix && typeof input.path === "string") takeLineSuffix(ctx, input);
+        if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
         const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
         if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
         const guard = spec.confirmReplace;
-        if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true) {
+        if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];
           if (typeof target === "string" && guard.exists(ctx, target))
             throw new IndxError("already_exists", `${target} exists: pass --yes to replace it, or --if-match <etag> to replace only the version you read.`, {
@@ -212,9 +220,23 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   return cmd;
 }
 
+/** A list field, or one that takes a single value or a list (`rel`): repeated flags and commas give a list. */
+function takesList(schema: TSchema): boolean {
+  return schema.type === "array" || (Array.isArray(schema.anyOf) && schema.anyOf.some((s: TSchema) => s.type === "array"));
+}
+
+/** `note get Note.md:12-40`: the path loses its suffix, which becomes from/lines. */
+function takeLineSuffix(ctx: OpContext, input: Record<string, unknown>): void {
+  const { path, from, lines } = splitLineSuffix(ctx, String(input.path));
+  if (from === undefined) return;
+  if (input.from !== undefined || input.lines !== undefined)
+    throw new IndxError("validation_failed", "Give the line range either as <path>:N-M or with --from/--lines, not both.", { field: "path" });
+  Object.assign(input, { path, from, ...(lines === undefined ? {} : { lines }) });
+}
+
 function hintFor(schema: TSchema): string {
   if (schema.type === "integer" || schema.type === "number") return "n";
-  if (schema.type === "array") return "list";
+  if (takesList(schema)) return "list";
   return "value";
 }
 
@@ -228,7 +250,8 @@ function inFlagWords(err: unknown, positionals: readonly string[]): unknown {
 }
 
 /** A JSON flag: inline JSON, @file, or - for stdin. Errors name the flag, never the content. */
-function parseJsonFlag(flag: string, value: string): unknown {
+/** A JSON flag's value: inline JSON, @file, or - for stdin; validation_failed naming the flag otherwise. */
+export function parseJsonFlag(flag: string, value: string): unknown {
   let text = value;
   try {
     if (value === "-") text = readFileSync(0, "utf8");

@@ -1,14 +1,19 @@
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { basename } from "node:path";
 import type { CommandDef } from "citty";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { IndxError } from "../core/errors.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
@@ -54,22 +59,48 @@ export const relatedCommand = opCommand(related, {
 const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
-  meta: { description: "Notes: get, list, outline, exists, update, patch, delete, move." },
+  meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },
   subCommands: {
     get: opCommand(noteRead, {
       positionals: ["path"],
-      human: (o) => o.content ?? o.body ?? keyValueLines(o),
-      raw: { input: { include: ["content"], allow_large: true }, text: (o) => o.content ?? "" },
+      lineSuffix: true,
+      human: (o) => o.range?.text ?? o.content ?? o.body ?? keyValueLines(o),
+      raw: {
+        // A line range is read as it is; the whole note comes as `content`.
+        input: (asked) =>
+          asked.from !== undefined || asked.lines !== undefined ? { allow_large: true } : { include: ["content" as const], allow_large: true },
+        text: (o) => o.range?.text ?? o.content ?? "",
+      },
       examples: [
         'indx note get "Projects/Apollo Launch.md"',
         'indx note get "Apollo Launch"            # an Obsidian-style name, resolved like [[Apollo Launch]]',
         'indx note get "Projects/Apollo Launch.md" --include frontmatter,outline,backlinks --json',
         'indx note get "Projects/Apollo Launch.md" --raw > apollo.md',
+        'indx note get "Projects/Apollo Launch.md:12-40"   # lines 12 to 40 (":12" reads from line 12 on)',
+      ],
+    }),
+    "get-many": opCommand(noteReadMany, {
+      positionals: ["paths"],
+      rest: true,
+      human: (o, s, summary) =>
+        [
+          ...o.notes.map((n) => `${s.bold(`==> ${n.path}${n.truncated ? ` (lines 1–${n.range?.to} of ${n.range?.total_lines})` : ""} <==`)}\n${n.content}`),
+          ...o.errors.map((e) => s.red(`${e.path}: ${e.message}`)),
+          s.dim(summary),
+          ...(o.omitted.length ? [s.dim(`omitted: ${o.omitted.map((n) => n.path).join(", ")}`)] : []),
+        ].join("\n"),
+      examples: [
+        'indx note get-many "Projects/Apollo Launch.md" "People/Ada Lovelace.md"',
+        "indx note get-many --glob 'Projects/**' --budget-bytes 20000 --json",
       ],
     }),
     list: opCommand(noteList, {
       human: (o, s) => paths(o.notes) + (o.next_cursor ? `\n${s.dim(`more: --cursor ${o.next_cursor}`)}` : ""),
-      examples: ["indx note list --path-glob 'Projects/**'", "indx note list --tag project --fm status=active --sort mtime"],
+      examples: [
+        "indx note list --path-glob 'Projects/**'",
+        "indx note list --tag project --fm status=active --sort mtime",
+        'indx note list --where \'due < today() + "7d" && status != "done"\'',
+      ],
     }),
     outline: opCommand(noteOutline, {
       examples: ['indx note outline "Projects/Apollo Launch.md"'],
@@ -111,6 +142,11 @@ export const noteCommand: CommandDef = {
   },
 };
 
+export const dailyCommand = opCommand(dailyNote, {
+  human: (o, s, summary) => (o.content === null ? s.dim(summary) : `${s.dim(summary)}\n${o.content}`),
+  examples: ["indx daily", "indx daily --create", "indx daily --date 2026-01-07 --create --json path,created", "indx daily --period weekly --tz Europe/Berlin"],
+});
+
 export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },
   subCommands: {
@@ -147,22 +183,36 @@ export const baseCommand: CommandDef = {
   },
 };
 
+const relLabel = (rel: string | undefined) => (rel ? `${rel}: ` : "");
+
 export const linkCommand: CommandDef = {
-  meta: { description: "The link graph: backlinks, forward links, unresolved links, orphans." },
+  meta: { description: "The link graph: backlinks, forward links, unresolved links, links to missing headings and blocks, orphans." },
   subCommands: {
     backlinks: opCommand(linkBacklinks, {
       positionals: ["path"],
-      examples: ['indx link backlinks "People/Ada Lovelace.md"'],
-      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${s.dim(b.raw)}`).join("\n") || "No backlinks.",
+      examples: ['indx link backlinks "People/Ada Lovelace.md"', 'indx link backlinks "Categories/Books.md" --rel categories'],
+      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n") || "No backlinks.",
     }),
     forward: opCommand(linkForward, {
       positionals: ["path"],
-      examples: ['indx link forward "Projects/Apollo Launch.md"'],
-      human: (o, s) => o.links.map((l) => `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${s.dim(`L${l.line} ${l.raw}`)}`).join("\n") || "No links.",
+      examples: ['indx link forward "Projects/Apollo Launch.md"', 'indx link forward "References/Out of Control.md" --rel author,genre'],
+      human: (o, s) =>
+        o.links
+          .map(
+            (l) =>
+              `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${relLabel(l.rel)}${s.dim(`L${l.line} ${l.raw}`)}${l.anchor_resolved === false ? `  ${s.dim("(missing anchor)")}` : ""}`,
+          )
+          .join("\n") || "No links.",
     }),
     unresolved: opCommand(linkUnresolved, {
       examples: ["indx link unresolved --limit 20"],
       human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
+    }),
+    "broken-anchors": opCommand(linkBrokenAnchors, {
+      examples: ["indx link broken-anchors --limit 20"],
+      human: (o, s) =>
+        o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n") ||
+        "No links to missing headings or blocks.",
     }),
     orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans.", examples: ["indx link orphans --format files"] }),
   },
@@ -195,7 +245,7 @@ export const chunkCommand: CommandDef = {
 };
 
 export const attachmentCommand: CommandDef = {
-  meta: { description: "Attachments (non-Markdown files): metadata, or bytes with --download." },
+  meta: { description: "Attachments (non-Markdown files): metadata or bytes (get), upload (put)." },
   subCommands: {
     get: opCommand(attachmentGet, {
       positionals: ["path"],
@@ -206,8 +256,32 @@ export const attachmentCommand: CommandDef = {
       },
       examples: ["indx attachment get Attachments/diagram.png", "indx attachment get Attachments/diagram.png --output diagram.png"],
     }),
+    put: opCommand(attachmentWrite, {
+      flags: {
+        args: {
+          file: { type: "string", description: "The file to upload; its name is the attachment's name unless --name says otherwise.", valueHint: "file" },
+        },
+        toInput: (flags) => (typeof flags.file === "string" && flags.file !== "" ? uploadFrom(flags.file) : {}),
+      },
+      human: (o, s, summary) => `${s.dim(summary)}\n${o.embed}`,
+      examples: [
+        "indx attachment put --file ~/Desktop/diagram.png --note Projects/Alpha.md",
+        "indx attachment put --file scan.pdf --name 'Invoice 2026-01.pdf' --on-conflict fail --json path,embed",
+      ],
+    }),
   },
 };
+
+/** name and data_base64 of a local file for attachment_write. */
+function uploadFrom(file: string): { name: string; data_base64: string } {
+  let bytes: Buffer;
+  try {
+    bytes = readFileSync(file);
+  } catch {
+    throw new IndxError("validation_failed", "--file: the file could not be read.", { option: "--file" });
+  }
+  return { name: basename(file), data_base64: bytes.toString("base64") };
+}
 
 export const vaultCommand: CommandDef = {
   meta: { description: "The vault and its index: status, index, config." },

@@ -4,7 +4,7 @@ export type Format = "human" | "json" | "ndjson" | "csv" | "md" | "files";
 export const FORMATS = ["json", "ndjson", "csv", "md", "files", "table"] as const;
 
 /** Lists in operation outputs that --format ndjson|csv|md|files turns into rows. */
-const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "orphans", "outline"];
+const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "anchors", "orphans", "outline"];
 
 export function chooseFormat(flags: { json?: boolean; format?: string }, isTty: boolean): Format {
   if (flags.format) {
@@ -76,7 +76,7 @@ export function styleFor(color: boolean): Style {
 /** The parts of a write's output its human view shows; every write operation's output fits it. */
 export interface WriteView {
   warnings?: readonly { message: string }[];
-  files?: readonly { path: string; changes?: readonly { line: number; before: string; after: string }[] }[];
+  files?: readonly { path: string; changes?: readonly { line: number; before: string; after: string }[]; diff?: string }[];
   plan_etag?: string | null;
   dry_run?: boolean;
 }
@@ -86,6 +86,15 @@ export function writeDiff(o: WriteView, style: Style, summary: string): string {
   const lines = [summary];
   for (const w of o.warnings ?? []) lines.push(style.dim(`warning: ${w.message}`));
   for (const f of o.files ?? []) {
+    if (f.diff !== undefined) {
+      lines.push(
+        ...f.diff
+          .replace(/\n$/, "")
+          .split("\n")
+          .map((l) => colourDiffLine(l, style)),
+      );
+      continue;
+    }
     lines.push(style.bold(f.path));
     for (const c of f.changes ?? []) {
       lines.push(style.dim(`  L${c.line}`));
@@ -94,6 +103,15 @@ export function writeDiff(o: WriteView, style: Style, summary: string): string {
   }
   if (o.plan_etag && o.dry_run) lines.push(style.dim(`apply with: --plan-etag ${o.plan_etag}`));
   return lines.join("\n");
+}
+
+/** One line of a unified diff, coloured as `git diff` colours it. */
+export function colourDiffLine(line: string, style: Style): string {
+  if (line.startsWith("--- ") || line.startsWith("+++ ")) return style.bold(line);
+  if (line.startsWith("@@")) return style.dim(line);
+  if (line.startsWith("-")) return style.red(line);
+  if (line.startsWith("+")) return style.green(line);
+  return line;
 }
 
 /** The human view of any output without its own renderer: `key: value` lines, nested objects indented. */

@@ -12,6 +12,8 @@ export interface ConfigKey {
   default: unknown;
   description: string;
   secret?: boolean; // shown only as set/unset
+  /** The only values a string key takes (checked when it is set through indx). */
+  choices?: readonly string[];
   /**
    * Which of the environment and the config file wins when both set the key (flags win over
    * both). "env" (the default) lets an operator override or lock down a setting;
@@ -127,12 +129,27 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     default: 10 * 1024 * 1024,
     description: "Attachment downloads larger than this need allow_large.",
   },
+  {
+    key: "writes.max_attachment_bytes",
+    env: "INDX_MAX_ATTACHMENT_BYTES",
+    type: "int",
+    default: 25 * 1024 * 1024,
+    description: "attachment_write refuses larger files (413 payload_too_large).",
+  },
   { key: "search.default_limit", type: "int", default: 10, description: "Results per page when no limit is given." },
+  {
+    key: "links.typed_keys",
+    env: "INDX_LINKS_TYPED_KEYS",
+    type: "list",
+    default: ["*"],
+    description: "Frontmatter properties whose links are typed relations named by the property (`rel`); `*` means every property, an empty list none.",
+  },
   {
     key: "embeddings.provider",
     env: "INDX_EMBEDDINGS_PROVIDER",
     type: "string",
     default: null,
+    choices: ["ollama", "openai"],
     description: "ollama | openai. Unset: no embeddings (lexical search only).",
   },
   { key: "embeddings.model", env: "INDX_EMBEDDINGS_MODEL", type: "string", default: null, description: "Embedding model name." },
@@ -191,6 +208,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_AI_PROVIDER",
     type: "string",
     default: null,
+    choices: ["ollama", "openai", "vercel-ai-gateway"],
     description: "Chat model provider: ollama | openai | vercel-ai-gateway. Unset: the embeddings provider.",
   },
   {
@@ -322,3 +340,6 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
 ];
 
 export const KEY_BY_NAME = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
+
+/** Keys whose values are local paths: shown as set/unset outside the local `indx config` commands, and set only there. */
+export const PATH_KEYS: ReadonlySet<string> = new Set(["vault", "data_dir", "ai.fixtures_dir"]);

@@ -194,15 +194,22 @@ export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input")
  * Writes one key into the user's config file (0600, atomic replace). The file is re-serialised
  * by smol-toml, so comments in it are not kept: documented in the README.
  */
-export function writeConfigValue(path: string, key: string, raw: unknown): void {
+export function writeConfigValue(path: string, key: string, raw: unknown): { value: unknown; previous: unknown } {
   const k = KEY_BY_NAME.get(key);
   if (!k) throw new IndxError("validation_failed", `Unknown config key: ${key}`, { key, known: CONFIG_KEYS.map((c) => c.key) });
   const value = raw === null || raw === "" ? null : coerce(k, raw, "input");
+  if (typeof value === "string" && k.choices && !k.choices.includes(value))
+    throw new IndxError("validation_failed", `Config key ${key} is one of ${k.choices.join(", ")} (got ${JSON.stringify(value)}).`, {
+      key,
+      expected: k.choices,
+    });
   const data = readConfigFile(path).data;
+  const previous = getDotted(data, key) ?? null;
   setDotted(data, key, value);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${stringifyToml(data)}\n`, { mode: 0o600 });
   chmodSync(tmp, 0o600);
   renameOver(tmp, path);
+  return { value, previous };
 }

@@ -23,6 +23,9 @@ export const WARNING_CODES = {
   rerank_failed: "The chat model failed to rerank; results are in fused order.",
   // Writes.
   index_not_updated: "The file was written but the index was not updated; the watcher or the next index run catches up.",
+  template_missing: "The template the vault's settings name was not found; the note was created empty.",
+  // Configuration.
+  config_overridden: "The environment sets this key and wins over the config file: the value written applies once that variable is unset.",
   // The AI runtime.
   chat_unavailable: "Chat-dependent fields were omitted: no chat model is available.",
   ai_cache_hit: "Served from the AI cache; usage reflects zero cost.",
@@ -36,6 +39,13 @@ export const WARNING_CODES = {
   tag_invalid: "A proposed tag is not a valid tag and was dropped.",
   metadata_missing: "A required field could not be extracted.",
   metadata_invalid: "An extracted value failed its field's type and was dropped.",
+  extract_invalid: "Extracted data failed the caller's schema: the record (or, for an array schema, the item) was dropped.",
+  tag_below_threshold: "A proposed tag scored under min_confidence and was dropped.",
+  apply_skipped_no_change: "Applying would not change the note, so it was not written.",
+  etag_mismatch: "The note changed since the given if_match; it was skipped (if_match_mode skip).",
+  apply_failed: "A note's edit could not be planned or written; the other notes were.",
+
+  relation_invalid: "A relationship the model proposed named a label or note it was not offered, and was dropped.",
 } as const;
 
 export type WarningCode = keyof typeof WARNING_CODES;

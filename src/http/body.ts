@@ -14,9 +14,15 @@ const BODY_STALL_TIMEOUT_MS = 3_000;
  * streamed) and when no bytes arrive for `BODY_STALL_TIMEOUT_MS`.
  */
 export async function readBodyText(request: Request): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, MAX_BODY_BYTES));
+}
+
+/** The body's bytes, bounded like readBodyText but by `limit` (an upload's own limit). */
+export async function readBodyBytes(request: Request, limit: number): Promise<Uint8Array> {
+  const tooLarge = () => new IndxError("payload_too_large", `The request body is over ${limit} bytes.`, { limit });
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_BODY_BYTES) throw tooLarge();
-  if (!request.body) return "";
+  if (declared > limit) throw tooLarge();
+  if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const parts: Uint8Array[] = [];
   let size = 0;
@@ -25,14 +31,14 @@ export async function readBodyText(request: Request): Promise<string> {
       const { done, value } = await within(reader.read(), BODY_STALL_TIMEOUT_MS);
       if (done) break;
       size += value.byteLength;
-      if (size > MAX_BODY_BYTES) throw tooLarge();
+      if (size > limit) throw tooLarge();
       parts.push(value);
     }
   } catch (err) {
     void reader.cancel().catch(() => {});
     throw err;
   }
-  return new TextDecoder().decode(Buffer.concat(parts));
+  return Buffer.concat(parts);
 }
 
 async function within<T>(read: Promise<T>, ms: number): Promise<T> {
@@ -52,8 +58,6 @@ async function within<T>(read: Promise<T>, ms: number): Promise<T> {
     clearTimeout(timer);
   }
 }
-
-const tooLarge = () => new IndxError("payload_too_large", `The request body is over ${MAX_BODY_BYTES} bytes.`, { limit: MAX_BODY_BYTES });
 
 /**
  * Refuses JSON text nested deeper than the input limit with one linear scan, so that neither

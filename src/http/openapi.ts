@@ -1,12 +1,16 @@
-import type { TSchema } from "@sinclair/typebox";
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import type { OpContext } from "../ops/context.ts";
+import type { Scope } from "../ops/define.ts";
+import { formFor, type OperationForm } from "../ops/read-only-form.ts";
 import { errorCodesOf, errorResponses, exampleOf } from "./openapi-responses.ts";
 import { ROUTES, type Route, templateOf } from "./routes.ts";
 
 /** TypeBox schemas are JSON Schema; JSON round-tripping drops TypeBox's symbol keys. */
 const plain = (s: TSchema): Record<string, unknown> => JSON.parse(JSON.stringify(s));
+
+const ALL_SCOPES: ReadonlySet<Scope> = new Set(["vault:admin"]);
 
 const ErrorEnvelope = {
   type: "object",
@@ -46,7 +50,7 @@ const EVENTS_OPERATION = {
   },
 };
 
-function parameters(r: Route): unknown[] {
+function parameters(r: Route, input: TObject): unknown[] {
   const params: unknown[] = [];
   if (r.wildParam === "id") {
     params.push(
@@ -63,8 +67,9 @@ function parameters(r: Route): unknown[] {
       example: r.wildParam === "tag" ? "project/active" : "Projects/Apollo Launch.md",
     });
   }
-  const inputProps = (r.op.input as { properties: Record<string, TSchema> }).properties;
-  if ("if_match" in inputProps)
+  const inputProps: Record<string, TSchema> = input.properties;
+  // One if_match string maps to the header; an AI apply's per-note map of them does not.
+  if (inputProps.if_match?.type === "string")
     params.push({
       name: "If-Match",
       in: "header",
@@ -86,8 +91,8 @@ function parameters(r: Route): unknown[] {
       schema: { type: "string" },
     });
   if (r.input === "query") {
-    const props = (r.op.input as { properties: Record<string, TSchema> }).properties;
-    const required = new Set((r.op.input as { required?: string[] }).required ?? []);
+    const props: Record<string, TSchema> = input.properties;
+    const required = new Set(input.required ?? []);
     for (const [name, schema] of Object.entries(props)) {
       if (name === r.wildParam) continue;
       if (name === "frontmatter") {
@@ -113,7 +118,7 @@ function parameters(r: Route): unknown[] {
   return params;
 }
 
-function operation(r: Route): Record<string, unknown> {
+function operation(r: Route, form: OperationForm): Record<string, unknown> {
   const op = r.op;
   const success =
     r.respond === "exists"
@@ -144,18 +149,22 @@ function operation(r: Route): Record<string, unknown> {
     r.respond === "written" && "created" in op.output.properties
       ? { "201": { ...success, description: "Created: the file did not exist before (200 when an existing one was replaced)." } }
       : {};
-  const requestExample = r.input === "body" ? exampleOf(op.input) : undefined;
+  const requestExample = r.input === "body" ? exampleOf(form.input) : undefined;
   return {
     operationId: `${op.name}${r.method === "POST" && ROUTES.some((o) => o.op === op && o.method === "GET") ? "_post" : ""}`,
     summary: op.title,
-    description: `${op.description}\n\nOperation: \`${op.name}\` · scope \`${op.scope}\``,
+    description: `${form.description}\n\nOperation: \`${op.name}\` · scope \`${op.scope}\``,
     tags: [op.name.split("_")[0]],
-    parameters: parameters(r),
+    parameters: parameters(r, form.input),
     ...(r.input === "body"
       ? {
           requestBody: {
             required: false,
-            content: { "application/json": { schema: plain(op.input), example: requestExample } },
+            content: {
+              "application/json": { schema: plain(form.input), example: requestExample },
+              // An upload may also be the file itself, its other fields in the query string.
+              ...(r.raw ? { "application/octet-stream": { schema: { type: "string", format: "binary", description: `The bytes of ${r.raw.field}.` } } } : {}),
+            },
           },
         }
       : {}),
@@ -168,14 +177,18 @@ function operation(r: Route): Record<string, unknown> {
   };
 }
 
-/** OpenAPI 3.1 built from the route table and the operations' TypeBox schemas. */
-export function buildOpenApi(ctx?: OpContext): Record<string, unknown> {
+/**
+ * OpenAPI 3.1 built from the route table and the operations' TypeBox schemas. For a caller's
+ * scopes (a token sent with the request), operations that write only for some inputs are shown as
+ * that caller may use them (docs/decisions.md, "AI apply").
+ */
+export function buildOpenApi(ctx?: OpContext, scopes: ReadonlySet<Scope> = ALL_SCOPES): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     // AI routes appear once a model is configured (docs/contracts.md, AI runtime).
     if (r.op.ai && !ctx?.ai.offers(r.op.ai.needs)) continue;
     const p = (paths[templateOf(r)] ??= {});
-    p[r.method.toLowerCase()] = operation(r);
+    p[r.method.toLowerCase()] = operation(r, formFor(r.op, scopes));
   }
   paths["/v1/events"] = { get: EVENTS_OPERATION };
   return {

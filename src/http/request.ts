@@ -1,6 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { assertJsonDepth, readBodyText } from "./body.ts";
+import { assertJsonDepth, readBodyBytes, readBodyText } from "./body.ts";
 
 /**
  * Query string → operation input. Repeated keys and comma lists become arrays where the schema
@@ -25,6 +25,18 @@ export function inputFromQuery(params: URLSearchParams, schema: TObject): Record
     else out[key] = values[values.length - 1];
   }
   return out;
+}
+
+/** A JSON request body, as the type header says (none: JSON). */
+export function isJsonBody(request: Request): boolean {
+  const type = request.headers.get("content-type") ?? "";
+  return type === "" || type.includes("json");
+}
+
+/** An upload: the body's bytes (base64) as `field`, up to `limit` bytes; everything else from the query string. */
+export async function inputFromRawBody(request: Request, url: URL, schema: TObject, field: string, limit: number): Promise<Record<string, unknown>> {
+  const bytes = await readBodyBytes(request, limit);
+  return { ...inputFromQuery(url.searchParams, schema), [field]: Buffer.from(bytes).toString("base64") };
 }
 
 /** Reads a JSON object body, bounded in size, time and nesting; an empty body is {}. */

@@ -1,18 +1,28 @@
 import { aiAsk } from "../ai/ops/ask.ts";
+import { aiExtract } from "../ai/ops/extract.ts";
+import { aiMetadata } from "../ai/ops/metadata.ts";
+
+import { aiRelate } from "../ai/ops/relate.ts";
 import { aiStatus } from "../ai/ops/status.ts";
 import { aiSummarize } from "../ai/ops/summarize.ts";
+import { aiTag } from "../ai/ops/tag.ts";
 import { aiToc } from "../ai/ops/toc.ts";
+import { attachmentWrite } from "../attachments/write-op.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
-import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { activateContext } from "../context/ops.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { noteMove } from "../notes/move-op.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-op.ts";
+import { vaultConfigSet } from "../vault/config-set-op.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
 
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
@@ -33,6 +43,11 @@ export interface Route {
   op: AnyOperation;
   /** Where the rest of the input comes from. */
   input: "query" | "body";
+  /**
+   * A body that is not JSON is the bytes of this field (handed on as base64), bounded by the
+   * config key `limitKey`; the rest of the input then comes from the query string.
+   */
+  raw?: { field: string; limitKey: string };
   /** Special responses: the ETag header, HEAD existence, raw attachment bytes. */
   respond?: "etag" | "exists" | "attachment" | "written";
 }
@@ -41,18 +56,23 @@ export const ROUTES: readonly Route[] = [
   { method: "GET", prefix: "/v1/vault/status", op: vaultStatus, input: "query" },
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
+  { method: "PUT", prefix: "/v1/vault/config", op: vaultConfigSet, input: "body" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
+  { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
   { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
   { method: "PUT", prefix: "/v1/notes/", wildParam: "path", op: noteWrite, input: "body", respond: "written" },
   { method: "PATCH", prefix: "/v1/notes/", wildParam: "path", op: notePatch, input: "body", respond: "written" },
   { method: "DELETE", prefix: "/v1/notes/", wildParam: "path", op: noteDelete, input: "query" },
   { method: "POST", prefix: "/v1/notes/", suffix: "/move", wildParam: "from", op: noteMove, input: "body", respond: "written" },
+  { method: "POST", prefix: "/v1/daily", op: dailyNote, input: "body", respond: "written" },
   { method: "GET", prefix: "/v1/search", op: vaultSearch, input: "query" },
   { method: "POST", prefix: "/v1/search", op: vaultSearch, input: "body" },
   { method: "GET", prefix: "/v1/related", op: related, input: "query" },
   { method: "POST", prefix: "/v1/related", op: related, input: "body" },
+  { method: "POST", prefix: "/v1/context", op: activateContext, input: "body" },
   { method: "GET", prefix: "/v1/links/unresolved", op: linkUnresolved, input: "query" },
+  { method: "GET", prefix: "/v1/links/broken-anchors", op: linkBrokenAnchors, input: "query" },
   { method: "GET", prefix: "/v1/links/orphans", op: linkOrphans, input: "query" },
   { method: "GET", prefix: "/v1/links/", suffix: "/backlinks", wildParam: "path", op: linkBacklinks, input: "query" },
   { method: "GET", prefix: "/v1/links/", suffix: "/forward", wildParam: "path", op: linkForward, input: "query" },
@@ -73,10 +93,23 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/bases/query", op: baseQuery, input: "body" },
   { method: "GET", prefix: "/v1/bases/", suffix: "/query", wildParam: "path", op: baseQuery, input: "query" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
+  {
+    method: "POST",
+    prefix: "/v1/attachments",
+    op: attachmentWrite,
+    input: "body",
+    raw: { field: "data_base64", limitKey: "writes.max_attachment_bytes" },
+    respond: "written",
+  },
   { method: "GET", prefix: "/v1/ai/status", op: aiStatus, input: "query" },
   { method: "POST", prefix: "/v1/ai/summarize", op: aiSummarize, input: "body" },
   { method: "POST", prefix: "/v1/ai/ask", op: aiAsk, input: "body" },
   { method: "POST", prefix: "/v1/ai/toc", op: aiToc, input: "body" },
+  { method: "POST", prefix: "/v1/ai/extract", op: aiExtract, input: "body" },
+  { method: "POST", prefix: "/v1/ai/tag", op: aiTag, input: "body" },
+  { method: "POST", prefix: "/v1/ai/metadata", op: aiMetadata, input: "body" },
+
+  { method: "POST", prefix: "/v1/ai/relate", op: aiRelate, input: "body" },
 ];
 
 /** The OpenAPI path template of a route, e.g. /v1/links/{path}/backlinks. */

@@ -15,7 +15,7 @@ import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions, t
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
 import { RateLimiter } from "./rate-limit.ts";
-import { decodePath, inputFromBody, inputFromQuery } from "./request.ts";
+import { decodePath, inputFromBody, inputFromQuery, inputFromRawBody, isJsonBody } from "./request.ts";
 import { matchRoute, type Route, templateOf } from "./routes.ts";
 
 export interface AppOptions extends GuardOptions {
@@ -66,6 +66,8 @@ interface Exchange {
   address: string;
 }
 
+const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
+
 type Handler = (scopes: Set<Scope>, exchange: Exchange) => Promise<Response> | Response;
 
 /** Elysia's handler context, reduced to what the guard needs. */
@@ -87,7 +89,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
   const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
-  let openapi: string | null = null;
+  const openapi: { read?: string; write?: string } = {};
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
     const blocked = authFailures.blockedFor(exchange.address);
@@ -136,7 +138,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     if (!match) throw new IndxError("not_found", "No such route. See /openapi.json for the API.", { reason: "route" });
     const { route, tail } = match;
     exchange.route = `${route.method} ${templateOf(route)}`;
-    const input = route.input === "body" ? await inputFromBody(request) : inputFromQuery(url.searchParams, route.op.input);
+    const input =
+      route.input === "query"
+        ? inputFromQuery(url.searchParams, route.op.input)
+        : route.raw && !isJsonBody(request)
+          ? await inputFromRawBody(request, url, route.op.input, route.raw.field, ctx.vault.config.int(route.raw.limitKey))
+          : await inputFromBody(request);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
@@ -157,7 +164,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
   return new Elysia({ name: "indx" })
     .get("/health", (c) => guarded(c.request, on("/health", c), false, () => ok({ status: "ok", version: VERSION })))
     .get("/openapi.json", (c) =>
-      guarded(c.request, on("/openapi.json", c), false, () => new Response((openapi ??= JSON.stringify(buildOpenApi(ctx))), { headers: JSON_HEADERS })),
+      guarded(c.request, on("/openapi.json", c), false, (_, exchange) => {
+        // Fetched with a token, the document shows what that token may do: a read token sees AI operations suggest-only.
+        const form = c.request.headers.has("authorization") && !hasScope(admit(c.request, exchange), "vault:write") ? "read" : "write";
+        const doc = (openapi[form] ??= JSON.stringify(buildOpenApi(ctx, form === "read" ? READ_ONLY : undefined)));
+        return new Response(doc, { headers: JSON_HEADERS });
+      }),
     )
     .get("/docs", (c) => guarded(c.request, on("/docs", c), false, () => new Response(DOCS_HTML, { headers: { "content-type": "text/html; charset=utf-8" } })))
     .get("/docs/*", (c) =>
@@ -211,7 +223,7 @@ const rateLimited = (message: string, seconds: number) => new IndxError("rate_li
 function headersToInput(request: Request, route: Route, input: Record<string, unknown>): void {
   const props = route.op.input.properties;
   const ifMatch = request.headers.get("if-match");
-  if (ifMatch && "if_match" in props && input.if_match === undefined) input.if_match = ifMatch;
+  if (ifMatch && props.if_match?.type === "string" && input.if_match === undefined) input.if_match = ifMatch;
   const key = request.headers.get("idempotency-key");
   if (key && "idempotency_key" in props && input.idempotency_key === undefined) input.idempotency_key = key;
 }
@@ -219,6 +231,8 @@ function headersToInput(request: Request, route: Route, input: Record<string, un
 function respond(route: Route, request: Request, data: Record<string, unknown>, extra: Record<string, string>): Response {
   switch (route.respond) {
     case "written": {
+      // A dry run created nothing and has no version to name.
+      if (data.dry_run === true) return ok(data, extra);
       const headers = typeof data.etag === "string" ? { ...extra, etag: `"${data.etag}"` } : extra;
       const res = ok(data, headers);
       return data.created === true ? new Response(res.body, { status: 201, headers: res.headers }) : res;

@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
 
 /** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/queries/fts.ts). */
 export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
@@ -43,7 +43,8 @@ CREATE TABLE links (
   raw        TEXT,                    -- NULL for a wiki link written the usual way (LINK_RAW_SQL makes it again)
   line       INTEGER NOT NULL,
   col_offset INTEGER NOT NULL,
-  prop       TEXT,
+  prop       TEXT,                    -- frontmatter links: the key as Obsidian caches it (up, related.0)
+  rel        TEXT,                    -- frontmatter links: the top-level property (related), a typed relation
   target_key TEXT,                    -- lowercased file name the link can match (LINK_KEY_SQL); NULL when lower(linkpath) is it
   dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
   PRIMARY KEY (src_id, ord)
@@ -57,6 +58,19 @@ CREATE TABLE tags (
   uses      INTEGER NOT NULL,
   PRIMARY KEY (file_id, tag)
 ) WITHOUT ROWID;
+
+CREATE TABLE properties (
+  file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  key       TEXT NOT NULL,            -- top-level frontmatter key, as written
+  key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
+  type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
+  value     TEXT NOT NULL,            -- the YAML value as JSON
+  -- What base filters prefilter on (src/bases/prefilter.ts), NULL when the value is of another kind:
+  num       REAL,                     -- a number
+  text      TEXT,                     -- a string, but not a wikilink
+  day       TEXT,                     -- a string that reads as a date: its day as written (YYYY-MM-DD)
+  link      TEXT                      -- a wikilink ('[[x]]', spaces around allowed): its link path
+);
 
 CREATE TABLE blocks (
   file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -109,6 +123,12 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS links_key ON links(coalesce(target_key, lower(linkpath)));",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
+  // Covering: the prefilter reads file ids straight from them (src/index/queries/candidates.ts).
+  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day, file_id);",
+  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link, file_id);",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
 

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { propertyRow } from "../bases/properties.ts";
 import { cjkGrams } from "../core/cjk.ts";
 import { etagOf } from "../core/hash.ts";
 import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
@@ -46,12 +47,14 @@ export class IndexWriter {
       deleteLinks: q("DELETE FROM links WHERE src_id = ?"),
       deleteTags: q("DELETE FROM tags WHERE file_id = ?"),
       deleteBlocks: q("DELETE FROM blocks WHERE file_id = ?"),
+      deleteProperties: q("DELETE FROM properties WHERE file_id = ?"),
       deleteFile: q("DELETE FROM files WHERE id = ?"),
       insertNote: q("INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, tasks, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertLink: q(
-        "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, rel, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag, tag_lower, uses) VALUES (?, ?, ?, ?)"),
+      insertProperty: q("INSERT INTO properties(file_id, key, key_lower, type, value, num, text, day, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertCjk: q("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)"),
       insertChunk: q("INSERT INTO chunks(file_id, ord, start_line, end_line, hash) VALUES (?, ?, ?, ?, ?)"),
@@ -117,6 +120,7 @@ export class IndexWriter {
     this.s.deleteLinks!.run(id);
     this.s.deleteTags!.run(id);
     this.s.deleteBlocks!.run(id);
+    this.s.deleteProperties!.run(id);
   }
 
   private writeNote(id: number, path: string, note: NoteRecord, resolver: LinkResolver): void {
@@ -139,7 +143,12 @@ export class IndexWriter {
       p?.frontmatterError ?? null,
       note.status,
       p?.tasks.length ?? 0,
-      p ? encodeNoteText({ headings, chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text })) }) : null,
+      p
+        ? encodeNoteText({
+            outline: p.headings.map((h) => ({ level: h.level, text: h.text })),
+            chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text })),
+          })
+        : null,
     );
     if (!p) return;
     p.links.forEach((l, ord) => {
@@ -156,6 +165,7 @@ export class IndexWriter {
         l.line,
         l.offset,
         l.key ?? null,
+        l.rel ?? null,
         stored.key,
         resolver.resolve(l.linkpath, path),
       );
@@ -163,6 +173,10 @@ export class IndexWriter {
     const uses = new Map<string, number>();
     for (const t of p.tagOccurrences) uses.set(t.tag, (uses.get(t.tag) ?? 0) + 1);
     for (const [tag, n] of uses) this.s.insertTag!.run(id, tag, tag.toLowerCase(), n);
+    for (const [key, value] of Object.entries(p.frontmatter ?? {})) {
+      const r = propertyRow(key, value);
+      this.s.insertProperty!.run(id, key, r.keyLower, r.type, r.json, r.num, r.text, r.day, r.link);
+    }
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
     for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`)));
     // A note without chunks has no words to find: it gets no full-text row.

@@ -3,6 +3,9 @@
  * `fileToLinktext`), and the fallbacks indx tries when that text would not resolve back to the
  * file.
  */
+import { IndxError } from "../core/errors.ts";
+import { linksInString } from "../markdown/links.ts";
+import { encodeMarkdownPath, fitsWikilink } from "./link-token.ts";
 import type { LinkResolver } from "./resolve.ts";
 
 export type LinkFormat = "shortest" | "relative" | "absolute";
@@ -55,4 +58,38 @@ export function linktextCandidates(target: string, source: string, format: LinkF
   if (format === "relative" && !preferred.startsWith("../")) out.push(`./${preferred}`);
   out.push(omitMd ? withoutMd(target) : target, target, `/${target}`);
   return [...new Set(out)];
+}
+
+/** How the vault writes new links (`.obsidian/app.json`). */
+export interface LinkStyle {
+  newLinkFormat: LinkFormat;
+  useMarkdownLinks: boolean;
+}
+
+/**
+ * A new link (or embed) from `source` to `target` as Obsidian would write it: `[[Name]]` or, with
+ * useMarkdownLinks, `[Name](Name.md)` with the destination URL-encoded (spaces as `%20`) and the
+ * extension kept; an embed of a Markdown link has empty alt text (`![](image%201.png)`). The path
+ * part follows newLinkFormat, falling back to forms that pin the target harder
+ * (linktextCandidates) until one resolves to `target` in `resolver`, which must already hold it.
+ * A wikilink that cannot hold the path (`|`, `]]`) is written as a Markdown link instead; a path
+ * no link can name (a `#` in it reads as a heading) is validation_failed.
+ */
+export function newLinkText(target: string, source: string, style: LinkStyle, resolver: LinkResolver, opts: { embed?: boolean } = {}): string {
+  const bang = opts.embed ? "!" : "";
+  const label = opts.embed ? "" : withoutMd(nameOf(target)).replace(/[[\]\\]/g, "\\$&");
+  const wiki = style.useMarkdownLinks
+    ? []
+    : linktextCandidates(target, source, style.newLinkFormat, resolver, true)
+        .filter(fitsWikilink)
+        .map((path) => `${bang}[[${path}]]`);
+  const markdown = linktextCandidates(target, source, style.newLinkFormat, resolver, false).flatMap((path) => [
+    `${bang}[${label}](${encodeMarkdownPath(path, false)})`,
+    `${bang}[${label}](<${path}>)`,
+  ]);
+  for (const token of [...wiki, ...markdown]) {
+    const parsed = linksInString(token);
+    if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
+  }
+  throw new IndxError("validation_failed", `No link Obsidian would resolve to ${target} can be written in ${source || "the vault root"}.`, { path: target });
 }

@@ -1,22 +1,32 @@
 import { Type } from "@sinclair/typebox";
 import { statVaultFile } from "../notes/read.ts";
 import { defineOp } from "../ops/define.ts";
-import { Cursor, decodeCursor, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
-import { Backlink, ForwardLink, unresolvedLinks } from "./graph.ts";
+import { Cursor, decodeCursor, INPUT_LIMITS, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
+import { AnchorChecker } from "./anchors.ts";
+import { Backlink, BrokenAnchor, brokenAnchors, ForwardLink, toBacklink, toForwardLink, unresolvedLinks } from "./graph.ts";
+import { relFilter, TypedLinks } from "./typed.ts";
+
+const RelName = Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars });
+const RelInput = Type.Union([RelName, Type.Array(RelName, { minItems: 1, maxItems: INPUT_LIMITS.tagFilters })], {
+  description: "Only typed links of this relation (frontmatter property) or these.",
+});
 
 export const linkBacklinks = defineOp({
   name: "link_backlinks",
   title: "Notes that link here",
   description:
-    "Every link, embed and frontmatter link that resolves to this file, with its source note, line and text. Check it before renaming or deleting a note.",
+    "Every link, embed and frontmatter link that resolves to this file: source, line, text, and rel (the frontmatter property) for typed links. Check it before renaming or deleting a note.",
   scope: "vault:read",
   safe: true,
-  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  input: Type.Object({ path: VaultPath, rel: Type.Optional(RelInput) }, { additionalProperties: false }),
   output: Type.Object({ path: Type.String(), count: Type.Integer(), backlinks: Type.Array(Backlink) }),
   run(ctx, input) {
     const path = ctx.vault.safePath(input.path);
-    const list = ctx.index.links.backlinks(path);
-    if (list.length === 0) statVaultFile(ctx.vault, path); // not_found for a path that is not there at all
+    const rows = ctx.index.links.backlinks(path);
+    if (rows.length === 0) statVaultFile(ctx.vault, path); // not_found for a path that is not there at all
+    const typed = TypedLinks.fromConfig(ctx.vault.config);
+    const wanted = relFilter(input.rel);
+    const list = rows.map((r) => toBacklink(r, typed)).filter((l) => wanted === null || wanted(l.rel));
     return { path, count: list.length, backlinks: list };
   },
   summary: (o) => `${o.count} backlinks to ${o.path}`,
@@ -25,14 +35,20 @@ export const linkBacklinks = defineOp({
 export const linkForward = defineOp({
   name: "link_forward",
   title: "Links out of a note",
-  description: "A note's outgoing links with their resolved targets (null when unresolved).",
+  description: "A note's outgoing links: resolved target (null when unresolved), rel for typed links, anchor_resolved for #heading and #^block links.",
   scope: "vault:read",
   safe: true,
-  input: Type.Object({ path: VaultPath }, { additionalProperties: false }),
+  input: Type.Object({ path: VaultPath, rel: Type.Optional(RelInput) }, { additionalProperties: false }),
   output: Type.Object({ path: Type.String(), count: Type.Integer(), links: Type.Array(ForwardLink) }),
   run(ctx, input) {
     const path = statVaultFile(ctx.vault, input.path).path;
-    const links = ctx.index.links.forward(path);
+    const typed = TypedLinks.fromConfig(ctx.vault.config);
+    const anchors = new AnchorChecker(ctx.index);
+    const wanted = relFilter(input.rel);
+    const links = ctx.index.links
+      .forward(path)
+      .map((r) => toForwardLink(r, typed, anchors))
+      .filter((l) => wanted === null || wanted(l.rel));
     return { path, count: links.length, links };
   },
   summary: (o) => `${o.count} links from ${o.path}`,
@@ -56,6 +72,22 @@ export const linkUnresolved = defineOp({
     return { total: all.length, unresolved: items, next_cursor };
   },
   summary: (o) => `${o.total} unresolved link targets`,
+});
+
+export const linkBrokenAnchors = defineOp({
+  name: "link_broken_anchors",
+  title: "Links to missing headings and blocks",
+  description: "Links whose note exists but whose #heading (#A#B path) or #^block does not. Missing notes: link_unresolved.",
+  scope: "vault:read",
+  safe: true,
+  input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
+  output: Type.Object({ total: Type.Integer(), anchors: Type.Array(BrokenAnchor), next_cursor: NextCursor }),
+  run(ctx, input) {
+    const all = brokenAnchors(ctx.index);
+    const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
+    return { total: all.length, anchors: items, next_cursor };
+  },
+  summary: (o) => `${o.total} links to missing headings or blocks`,
 });
 
 export const linkOrphans = defineOp({

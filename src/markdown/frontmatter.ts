@@ -211,6 +211,7 @@ export function frontmatterLinks(data: Record<string, unknown> | null, block: Fr
         line: lineAt(text, block.yamlOffset, block.yamlLine, offset),
         offset,
         key: prop,
+        rel: key,
       });
     }
   };

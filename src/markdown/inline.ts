@@ -41,6 +41,8 @@ export class InlineScanner {
   readonly tags: TagHit[] = [];
   /** Text before this index is hidden (inside a comment or math region that began earlier). */
   hiddenUntil = 0;
+  /** Inside an HTML block (src/markdown/html-blocks.ts): links are read, tags are not. */
+  private tagsOff = false;
   private readonly wikiClose = new ForwardFinder("]]");
   private readonly pctClose = new ForwardFinder("%%");
   private readonly htmlClose = new ForwardFinder("-->");
@@ -48,6 +50,16 @@ export class InlineScanner {
   private readonly special = new ForwardFinder(SPECIAL);
 
   constructor(private readonly text: string) {}
+
+  /** scan() for a line of an HTML block, where `#` starts no tag. */
+  scanWithoutTags(start: number, end: number, line: number): void {
+    this.tagsOff = true;
+    try {
+      this.scan(start, end, line);
+    } finally {
+      this.tagsOff = false;
+    }
+  }
 
   /**
    * Scans [start, end) (one line without its line break). `blockStart` marks where the line's
@@ -186,7 +198,7 @@ export class InlineScanner {
         }
         case 35: {
           // # tag
-          if (i === start || canStartTag(text.charCodeAt(i - 1))) {
+          if (!this.tagsOff && (i === start || canStartTag(text.charCodeAt(i - 1)))) {
             const e = tagEndAt(text, i, end);
             if (e > 0) {
               this.tags.push({ tag: text.slice(i + 1, e), line });

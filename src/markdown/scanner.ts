@@ -7,6 +7,7 @@ import { blockIdAtLineEnd } from "./blocks.ts";
 import { CR, isSpaceOrTab, SPACE, TAB } from "./chars.ts";
 import { type FenceOpen, fenceOpenAt, isFenceCloseAt } from "./fences.ts";
 import { atxHeadingAt, isThematicBreakAt, setextLevelAt } from "./headings.ts";
+import { type HtmlBlockEnd, holdsEndMarker, htmlBlockStart } from "./html-blocks.ts";
 import { InlineScanner, type TagHit } from "./inline.ts";
 import { type ListItemMatch, listItemAt } from "./tasks.ts";
 import type { BlockId, Heading, LinkRef, Task } from "./types.ts";
@@ -44,6 +45,7 @@ class BodyScanner {
   private readonly fences: number[] = [];
 
   private fence: OpenFence | null = null;
+  private htmlBlock: HtmlBlockEnd | null = null;
   private inIndentedCode = false;
   private inList = false;
   private prevBlank = true;
@@ -172,6 +174,9 @@ class BodyScanner {
     // 2. Inside a fenced code block.
     if (this.fence !== null && !this.fenceLine(p, end, indent, blank, line)) return;
 
+    // 2b. Inside an HTML block: raw text, where only links are read.
+    if (this.htmlBlock !== null && !this.htmlLine(p, end, blank, line)) return;
+
     // 3. Blank line.
     if (blank) {
       this.commitPending();
@@ -195,6 +200,8 @@ class BodyScanner {
     const wasBlank = this.prevBlank;
     this.prevBlank = false;
     const c = text.charCodeAt(p);
+
+    if (c === 60 /* < */ && indent < 4 && this.openHtmlBlock(p, end, line)) return;
 
     // Fast path: a line starting with a letter is paragraph text.
     if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128)) {
@@ -220,6 +227,32 @@ class BodyScanner {
     }
     inline.scan(p, end, line, p);
     this.considerBlockId(p, end, line);
+  }
+
+  /** A line while an HTML block is open. Returns true when a blank line ended the block (and is still to be handled). */
+  private htmlLine(p: number, end: number, blank: boolean, line: number): boolean {
+    const block = this.htmlBlock!;
+    if (blank && "blankLine" in block) {
+      this.htmlBlock = null;
+      return true;
+    }
+    this.inline.scanWithoutTags(p, end, line);
+    if (holdsEndMarker(this.text.slice(p, end), block)) this.htmlBlock = null;
+    return false;
+  }
+
+  /** Opens an HTML block when the line starts one (its first line is raw text too). */
+  private openHtmlBlock(p: number, end: number, line: number): boolean {
+    const content = this.text.slice(p, end);
+    const block = htmlBlockStart(content, this.para);
+    if (block === null) return false;
+    this.commitPending();
+    this.para = false;
+    this.prevQuoteText = false;
+    this.inline.scanWithoutTags(p, end, line);
+    // Kinds 1-5 may end on the line they start on (the marker after the opening `<`).
+    this.htmlBlock = holdsEndMarker(content.slice(1), block) ? null : block;
+    return true;
   }
 
   /** A line while a fence is open. Returns true when the fence was closed by its container. */

@@ -25,6 +25,8 @@ export interface LinkRef {
   offset: number; // index of `raw` in the text
   /** For frontmatter links: the property key (`related` or `related.0`). */
   key?: string;
+  /** For frontmatter links: the top-level property holding the link (`related`), the name of its typed relation. */
+  rel?: string;
 }
 
 export interface BlockId {

@@ -2,6 +2,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { OpContext } from "../ops/context.ts";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
+import { formFor } from "../ops/read-only-form.ts";
 import { OPERATIONS } from "../ops/registry.ts";
 import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
 import { SHARED_FIELDS } from "./glossary.ts";
@@ -11,26 +12,35 @@ const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as JsonObj
 
 const toolCache = new Map<string, Tool>();
 
+const ALL_SCOPES: ReadonlySet<Scope> = new Set(["vault:admin"]);
+
 /** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools); its inputSchema compacted for the agent. */
 export function toolOf(op: AnyOperation): Tool {
-  let tool = toolCache.get(op.name);
+  return toolFor(op, ALL_SCOPES);
+}
+
+/** The tool as a caller with these scopes sees it: without vault:write, an operation that writes only for some inputs is its suggest-only form. */
+function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
+  const form = formFor(op, scopes);
+  const key = `${op.name}${form.input === op.input ? "" : ":read-only"}`;
+  let tool = toolCache.get(key);
   if (!tool) {
     tool = {
       name: op.name,
       title: op.title,
-      description: op.description,
-      inputSchema: { ...compactInputSchema(plain(op.input), SHARED_FIELDS), type: "object" },
+      description: form.description,
+      inputSchema: { ...compactInputSchema(plain(form.input), SHARED_FIELDS), type: "object" },
       outputSchema: { ...plain(op.output), type: "object" },
       annotations: {
         title: op.title,
-        readOnlyHint: op.safe,
+        readOnlyHint: form.readOnly,
         idempotentHint: op.safe,
-        destructiveHint: op.destructive === true,
+        destructiveHint: op.destructive === true && !form.readOnly,
         openWorldHint: false,
       },
       _meta: { "indx/scope": op.scope },
     };
-    toolCache.set(op.name, tool);
+    toolCache.set(key, tool);
   }
   return tool;
 }
@@ -40,7 +50,7 @@ export function toolOf(op: AnyOperation): Tool {
  * tools whose model role this vault has not configured (docs/contracts.md, AI runtime).
  */
 export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: OpContext): Tool[] {
-  return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map(toolOf);
+  return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map((op) => toolFor(op, scopes));
 }
 
 export interface CatalogueSize {

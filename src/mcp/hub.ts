@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { VaultEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
+import { LiveAiResources } from "./live-ai.ts";
 import { ReplayCache } from "./replay.ts";
 
 /** A connected session, as the hub sees it: told about index updates. */
@@ -21,6 +22,8 @@ export class McpHub {
   readonly derived = new Map<string, unknown>();
   /** Bumped on every index update; results computed across a bump are not cached. */
   generation = 0;
+  /** Subscribed ai:// resources, shared by the sessions so that one burst of changes derives each once. */
+  readonly liveAi: LiveAiResources;
   /** Resolves when the index has been brought up to date (stdio starts before that). */
   ready: Promise<void> = Promise.resolve();
   private readonly sessions = new Set<HubSession>();
@@ -34,6 +37,7 @@ export class McpHub {
    * another indx process, via events.log) or a change the watcher found on disk.
    */
   constructor(readonly ctx: OpContext) {
+    this.liveAi = new LiveAiResources(ctx.withScopes(new Set(["vault:read"])));
     this.unlisten = [ctx.onIndexUpdate(() => this.invalidate()), ctx.events.subscribe((e) => this.vaultEvent(e))];
   }
 
@@ -73,10 +77,12 @@ export class McpHub {
     this.flushQueued = false;
     if (changed.length === 0) return;
     for (const s of this.sessions) s.indexChanged(changed, listChanged);
+    this.liveAi.vaultChanged();
   }
 
   close(): void {
     for (const stop of this.unlisten) stop();
+    this.liveAi.close();
     this.sessions.clear();
   }
 }

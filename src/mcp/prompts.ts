@@ -3,6 +3,8 @@ import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { OPERATION_BY_NAME } from "../ops/registry.ts";
+import { type PeriodicNote, periodicNote } from "../periodic/note.ts";
+import type { Vault } from "../vault/vault.ts";
 
 /**
  * Prompts (docs/mcp.md, Prompts): starting points that tell an agent which tools to call, in which
@@ -23,7 +25,7 @@ interface PromptDef {
   arguments: { name: string; description: string; required?: boolean; kind?: PromptArgumentKind }[];
   tools: string[];
   /** The single user message; `canWrite` tells whether the session can call the write tools. */
-  text(args: Record<string, string>, canWrite: boolean): string;
+  text(args: Record<string, string>, canWrite: boolean, vault: Vault): string;
 }
 
 const WRITE_TOOLS = ["note_write", "note_patch"];
@@ -72,6 +74,19 @@ function isoWeek(date: string): { start: string; end: string; label: string } {
   return { start: iso(start), end: iso(end), label: `${thursday.getUTCFullYear()}-W${String(week).padStart(2, "0")}` };
 }
 
+/** A note_list glob for every note under a folder ("" is the whole vault). */
+const folderGlob = (folder: string) => (folder ? `${folder}/**` : "**");
+
+/** The weekly note holding `day`, when the vault's Periodic Notes settings have weekly notes. */
+function weeklyNote(vault: Vault, day: string): PeriodicNote | null {
+  try {
+    return periodicNote(vault, { period: "weekly", date: day });
+  } catch (err) {
+    if (err instanceof IndxError && err.details?.reason === "not_configured") return null;
+    throw err;
+  }
+}
+
 const writeOr = (canWrite: boolean, write: string, propose: string) =>
   canWrite ? write : `${propose} (this session cannot write: show the proposed change to the user instead of applying it).`;
 
@@ -95,21 +110,22 @@ const PROMPTS: PromptDef[] = [
   {
     name: "daily_note",
     title: "Open or create a daily note",
-    description: "Create or open the daily note Daily/YYYY-MM-DD.md (today by default).",
+    description: "Open or create the daily note of a day (today by default) where the vault's daily-notes settings put it, from its template.",
     arguments: [{ name: "date", description: "The day, YYYY-MM-DD (default: today, server time).", kind: "date" }],
-    tools: ["note_exists", "note_read", "note_list", "vault_search", "note_write", "note_patch"],
-    text: (args, canWrite) => {
+    tools: ["daily_note", "note_read", "note_list", "vault_search", "note_patch"],
+    text: (args, canWrite, vault) => {
       const date = dateArg(args, "date");
-      const path = `Daily/${date}.md`;
+      const note = periodicNote(vault, { period: "daily", date });
+      const template = note.settings.template ? ` and its template ${note.settings.template}` : "";
       return [
-        `Open the daily note for ${date}: ${path}.`,
-        `1. Call note_exists with path "${path}".`,
-        `2. If it exists, call note_read with path "${path}" and include ["frontmatter","body","outline","tasks"]; summarize it and list its open tasks.`,
-        `3. If it does not exist: call note_list with path_glob "Templates/**" to look for a daily template, and note_read it if there is one. Call note_list with path_glob "Daily/**", sort "mtime" and limit 1, and note_read the previous daily note to carry over its unchecked tasks.`,
+        `Open the daily note for ${date}: ${note.path} (the vault's daily-notes settings${template}).`,
+        `1. Call daily_note with date "${date}": it returns the note's content when it exists.`,
+        `2. If it exists, summarize it; call note_read with path "${note.path}" and include ["tasks"] to list its open tasks.`,
+        `3. If it does not exist: call note_list with path_glob "${folderGlob(note.settings.folder)}", sort "mtime" and limit 2, and note_read the latest earlier daily note to carry over its unchecked tasks.`,
         `4. ${writeOr(
           canWrite,
-          `Create the note with note_write (path "${path}", if_not_exists true), built from the template (or a "# ${date}" heading with a "## Tasks" and a "## Notes" section) plus the carried-over tasks. Later edits go through note_patch with the etag note_write returned.`,
-          `Draft the new note from the template (or a "# ${date}" heading with "## Tasks" and "## Notes") plus the carried-over tasks`,
+          `Create the note with daily_note (date "${date}", create true): it applies the vault's template. Then add the carried-over tasks with note_patch, passing the etag daily_note returned as if_match.`,
+          `Draft the carried-over tasks for the new note at ${note.path}`,
         )}`,
       ].join("\n");
     },
@@ -164,19 +180,24 @@ const PROMPTS: PromptDef[] = [
     title: "Weekly review",
     description: "Gather the notes changed during one week and write a review note from them.",
     arguments: [{ name: "week_of", description: "Any date in the week, YYYY-MM-DD (default: today). Weeks run Monday to Sunday.", kind: "date" }],
-    tools: ["note_list", "note_read", "vault_search", "tag_notes", "link_backlinks", "note_exists", "note_write"],
-    text: (args, canWrite) => {
-      const week = isoWeek(dateArg(args, "week_of"));
-      const path = `Reviews/${week.label}.md`;
+    tools: ["note_list", "note_read", "vault_search", "tag_notes", "link_backlinks", "note_exists", "note_write", "daily_note"],
+    text: (args, canWrite, vault) => {
+      const day = dateArg(args, "week_of");
+      const week = isoWeek(day);
+      const daily = periodicNote(vault, { period: "daily", date: day });
+      const weekly = weeklyNote(vault, day);
+      const path = weekly?.path ?? `Reviews/${week.label}.md`;
       return [
         `Write the weekly review for ${week.label} (${week.start} to ${week.end}).`,
         `1. Call note_list with sort="mtime" and limit=100; keep the notes whose mtime falls between ${week.start} and ${week.end} (the list is newest first: page with cursor until you pass ${week.start}).`,
-        `2. Call note_list with path_glob "Daily/**" and read the daily notes of that week with note_read (include ["body","tasks"]).`,
+        `2. Call note_list with path_glob "${folderGlob(daily.settings.folder)}" and read the daily notes of that week with note_read (include ["body","tasks"]).`,
         '3. For the other changed notes, call note_read with include ["frontmatter","outline","tasks"] (not the whole body unless needed).',
         "4. Write the review: highlights, decisions, open tasks (with their notes as [[links]]), and themes (tags) of the week.",
         `5. ${writeOr(
           canWrite,
-          `Call note_exists for "${path}"; if it is free, save the review there with note_write (if_not_exists true), linking every note it mentions`,
+          weekly
+            ? `Call daily_note with period "weekly", date "${day}" and create true: it creates the week's note ${path} from the vault's template (or returns it); add the review to it with note_patch, passing its etag as if_match, linking every note it mentions`
+            : `Call note_exists for "${path}"; if it is free, save the review there with note_write (if_not_exists true), linking every note it mentions`,
           `Show the review as Markdown ready to be saved at ${path}`,
         )}`,
       ].join("\n");
@@ -209,14 +230,14 @@ export function listPrompts(): Prompt[] {
   }));
 }
 
-export function getPrompt(name: string, args: Record<string, string> | undefined, scopes: ReadonlySet<Scope>): GetPromptResult {
+export function getPrompt(name: string, args: Record<string, string> | undefined, scopes: ReadonlySet<Scope>, vault: Vault): GetPromptResult {
   const def = BY_NAME.get(name);
   if (!def) throw new IndxError("not_found", `No prompt named ${name}. Call prompts/list.`, { prompt: name });
   const known = new Set(def.arguments.map((a) => a.name));
   for (const k of Object.keys(args ?? {})) if (!known.has(k)) throw new IndxError("validation_failed", `${name} has no argument ${k}`, { field: k });
   const tools = allowedTools(def, scopes);
   const canWrite = WRITE_TOOLS.some((t) => tools.includes(t));
-  const text = `${def.text(args ?? {}, canWrite)}\n\nUse only these tools: ${tools.join(", ")}.`;
+  const text = `${def.text(args ?? {}, canWrite, vault)}\n\nUse only these tools: ${tools.join(", ")}.`;
   return {
     description: def.description,
     messages: [{ role: "user", content: { type: "text", text } }],

@@ -10,6 +10,8 @@ import { invoke } from "../ops/invoke.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { tagList } from "../tags/ops.ts";
 import { fileKind } from "../vault/scan.ts";
+import { readAiResource } from "./ai-resources.ts";
+import { isAiUri } from "./ai-uris.ts";
 import type { McpHub } from "./hub.ts";
 import { graphPageUri, parseVaultUri, vaultUri } from "./uris.ts";
 
@@ -111,6 +113,7 @@ const byteSize = (data: unknown) => Buffer.byteLength(JSON.stringify(data));
 const json = (uri: string, data: unknown): ReadResourceResult => ({ contents: [{ uri, mimeType: JSON_MIME, text: JSON.stringify(data) }] });
 
 export async function readResource(hub: McpHub, ctx: OpContext, uri: string): Promise<ReadResourceResult> {
+  if (isAiUri(uri)) return readAiResource(ctx, uri);
   const parsed = parseVaultUri(uri);
   switch (parsed.kind) {
     case "graph":

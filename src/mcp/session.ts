@@ -21,6 +21,9 @@ import { noteList } from "../notes/ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
+import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
+import { AiSubscriptions } from "./ai-subscriptions.ts";
+import { isAiUri } from "./ai-uris.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
@@ -60,6 +63,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
   const subscriptions = new Subscriptions();
+  const aiSubscriptions = new AiSubscriptions(hub.liveAi, (uri) => server.sendResourceUpdated({ uri }).catch(() => {}));
   const log = new SessionLog(server);
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
@@ -119,7 +123,9 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     }),
   );
 
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({ resourceTemplates: RESOURCE_TEMPLATES }));
+  server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+    resourceTemplates: hub.ctx.ai.offers("chat") ? [...RESOURCE_TEMPLATES, ...AI_RESOURCE_TEMPLATES] : RESOURCE_TEMPLATES,
+  }));
 
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     guarded(async () => {
@@ -149,6 +155,11 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     guarded(async () => {
       needRead(scopesOf(extra));
       const uri = req.params.uri;
+      if (isAiUri(uri)) {
+        await hub.ready;
+        await aiSubscriptions.add(uri);
+        return {};
+      }
       subscriptions.add(uri);
       if (subscriptions.resultUris().includes(uri)) {
         await hub.ready;
@@ -160,12 +171,15 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 
   server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
     subscriptions.remove(req.params.uri);
+    aiSubscriptions.remove(req.params.uri);
     return {};
   });
 
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
 
-  server.setRequestHandler(GetPromptRequestSchema, (req, extra) => guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra))));
+  server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
+    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault)),
+  );
 
   const detach = hub.attach({
     indexChanged(changed, listChanged) {
@@ -175,13 +189,17 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
       if (listChanged) server.sendResourceListChanged().catch(() => {});
     },
   });
-  server.onclose = () => detach();
+  const release = () => {
+    detach();
+    aiSubscriptions.clear();
+  };
+  server.onclose = release;
 
   return {
     server,
     subscriptions,
     async close() {
-      detach();
+      release();
       await server.close();
     },
   };

@@ -33,3 +33,12 @@ export function mimeType(path: string): string {
   const dot = path.lastIndexOf(".");
   return (dot >= 0 && MIME[path.slice(dot + 1).toLowerCase()]) || "application/octet-stream";
 }
+
+/** Attachments Obsidian opens (images, audio, video, PDF) and the plain data files indx serves: what attachment_write accepts. */
+export const ATTACHMENT_EXTENSIONS: readonly string[] = Object.keys(MIME).filter((ext) => !["md", "markdown", "canvas", "base"].includes(ext));
+
+export function extensionOf(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 ? name.slice(dot + 1).toLowerCase() : "";
+}

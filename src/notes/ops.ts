@@ -1,8 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
+import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/indexer.ts";
-import { Backlink, ForwardLink } from "../links/graph.ts";
+import { AnchorChecker } from "../links/anchors.ts";
+import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
 import { LinkResolver } from "../links/resolve.ts";
+import { TypedLinks } from "../links/typed.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { defineOp } from "../ops/define.ts";
 import {
@@ -21,10 +25,23 @@ import {
   VaultPath,
 } from "../ops/schemas.ts";
 import { filterNoteIds } from "./filter.ts";
+import { sliceLines } from "./line-range.ts";
 import { readNote, statVaultFile } from "./read.ts";
 
 const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
 const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];
+/** Parts that hold the whole text: a line range reads part of it instead. */
+const WHOLE_TEXT = new Set(["body", "content"]);
+
+export const LineRangeOutput = Type.Object(
+  {
+    from: Type.Integer({ description: "First line held (1-based)." }),
+    to: Type.Integer({ description: "Last line held (from − 1 when none is)." }),
+    total_lines: Type.Integer({ description: "Lines in the whole note." }),
+    text: Type.String({ description: "The lines as on disk, with their line breaks." }),
+  },
+  { description: "The lines asked for with from/lines; the etag and size stay the whole note's." },
+);
 
 const NoteReadOutput = Type.Object({
   path: Type.String(),
@@ -44,13 +61,14 @@ const NoteReadOutput = Type.Object({
   backlinks: Type.Optional(Type.Array(Backlink)),
   tags: Type.Optional(TagList),
   tasks: Type.Optional(Type.Array(Type.Object({ line: Type.Integer(), status: Type.String(), checked: Type.Boolean(), text: Type.String() }))),
+  range: Type.Optional(LineRangeOutput),
 });
 
 export const noteRead = defineOp({
   name: "note_read",
   title: "Read a note",
   description:
-    "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file). Search first to find the path.",
+    "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file), or only some lines with `from`. Search first to find the path.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -59,18 +77,24 @@ export const noteRead = defineOp({
       include: Type.Optional(
         Type.Array(Type.Union(INCLUDES.map((i) => Type.Literal(i))), {
           maxItems: INCLUDES.length,
-          description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")}.`,
-          default: DEFAULT_INCLUDE,
+          // No schema default: without include, a line range returns no parts and a whole read the default ones.
+          description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")} (none with from).`,
         }),
       ),
+      from: Type.Optional(Type.Integer({ minimum: 1, description: "First line to read (1-based, as outline lines are numbered)." })),
+      lines: Type.Optional(Type.Integer({ minimum: 1, description: "Lines to read (default: to the end)." })),
       allow_large: Type.Optional(Type.Boolean({ description: "Read a note above retrieval.max_note_bytes.", default: false })),
     },
     { additionalProperties: false },
   ),
   output: NoteReadOutput,
   run(ctx, input) {
+    const ranged = input.from !== undefined || input.lines !== undefined;
+    const include = new Set(input.include ?? (ranged ? [] : DEFAULT_INCLUDE));
+    if (ranged && [...include].some((part) => WHOLE_TEXT.has(part)))
+      throw new IndxError("validation_failed", "A line range reads part of the note; do not ask for body or content with it.", { field: "include" });
     const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
-    const include = new Set(input.include ?? DEFAULT_INCLUDE);
+    const typed = () => TypedLinks.fromConfig(ctx.vault.config);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
     const out: Static<typeof NoteReadOutput> = {
@@ -94,26 +118,28 @@ export const noteRead = defineOp({
     if (include.has("tasks")) out.tasks = parsed.tasks;
     if (include.has("links")) {
       const resolver = new LinkResolver(ctx.index.files.paths());
+      const anchors = new AnchorChecker(ctx.index);
       out.links = parsed.links.map((l) => {
-        const target = resolver.resolve(l.linkpath, note.path);
-        return {
+        const row = {
           linkpath: l.linkpath,
           subpath: l.subpath,
           display: l.display,
           raw: l.raw,
-          target,
-          resolved: target !== null,
+          target: resolver.resolve(l.linkpath, note.path),
           embed: l.embed,
           syntax: l.syntax,
           line: l.line,
-          ...(l.key ? { property: l.key } : {}),
+          key: l.key ?? null,
+          property: l.rel ?? null,
         };
+        return toForwardLink(row, typed(), anchors);
       });
     }
-    if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path);
+    if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path).map((r) => toBacklink(r, typed()));
+    if (ranged) out.range = sliceLines(note.text, input.from ?? 1, input.lines);
     return out;
   },
-  summary: (o) => `${o.path} (${o.size} bytes, etag ${o.etag})`,
+  summary: (o) => `${o.path}${o.range ? ` lines ${o.range.from}–${o.range.to} of ${o.range.total_lines}` : ""} (${o.size} bytes, etag ${o.etag})`,
 });
 
 export const noteOutline = defineOp({
@@ -167,8 +193,7 @@ const NoteListItem = Type.Object({
 export const noteList = defineOp({
   name: "note_list",
   title: "List notes",
-  description:
-    "List notes from the index by path (or newest first with sort=mtime), filtered by path_glob, tags and frontmatter. Compact items: use note_read for content.",
+  description: "List notes by path (sort=mtime: newest first) filtered by path_glob, tag, frontmatter and where (a Bases expression). Read with note_read.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -178,6 +203,8 @@ export const noteList = defineOp({
       ),
       tag: Type.Optional(TagFilter("Every listed tag must be present.")),
       frontmatter: Type.Optional(FrontmatterFilter),
+      // Explained in the operation's description: the catalogue an agent reads each turn stays small.
+      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars })),
       sort: Type.Optional(Type.Union([Type.Literal("path"), Type.Literal("mtime")], { default: "path" })),
       limit: Type.Optional(Limit(50, 1000)),
       cursor: Type.Optional(Cursor),
@@ -187,7 +214,8 @@ export const noteList = defineOp({
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
     const allowed = filterNoteIds(ctx.index, input);
-    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => !allowed || allowed.has(r.id));
+    const where = input.where === undefined ? null : noteWhere(ctx.index, ctx.vault, input.where);
+    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({

@@ -30,17 +30,23 @@ export interface NoteOnDisk extends FileOnDisk {
   etag: string;
 }
 
-/**
- * Reads a Markdown note from disk: the vault is the truth, so reads never serve stale text.
- * Over the size limit → payload_too_large unless allowLarge; binary bytes → parse_failed.
- */
-export function readNote(vault: Vault, input: unknown, opts: { allowLarge?: boolean } = {}): NoteOnDisk {
+/** Stats a Markdown note: path_invalid for any other kind of file (attachment_get reads those). */
+export function statNote(vault: Vault, input: unknown): FileOnDisk {
   const file = statVaultFile(vault, input);
   if (file.kind !== "note")
     throw new IndxError("path_invalid", `${file.path} is not a Markdown note; use attachment_get for other files`, {
       reason: "wrong_kind",
       kind: file.kind,
     });
+  return file;
+}
+
+/**
+ * Reads a Markdown note from disk: the vault is the truth, so reads never serve stale text.
+ * Over the size limit → payload_too_large unless allowLarge; binary bytes → parse_failed.
+ */
+export function readNote(vault: Vault, input: unknown, opts: { allowLarge?: boolean } = {}): NoteOnDisk {
+  const file = statNote(vault, input);
   const limit = vault.config.int("retrieval.max_note_bytes");
   if (file.size > limit && !opts.allowLarge)
     throw new IndxError("payload_too_large", `${file.path} is ${file.size} bytes, over the ${limit}-byte read limit; pass allow_large to read it anyway`, {

@@ -1,16 +1,19 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { wallTimeAt } from "../dates/calendar.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
-import { applyPatches } from "../patch/engine.ts";
+import { applyPatches, type PatchResult } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
+import { renderTemplate } from "../templates/render.ts";
+import { findTemplate, readTemplateSettings } from "../templates/settings.ts";
 import { fileKind } from "../vault/scan.ts";
 import { notUtf8 } from "../writes/encoding.ts";
-import { assertVersion, type Change, type Expect, type FileState } from "../writes/pipeline.ts";
-import { IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
+import { assertVersion, type Change, type Expect, type FileState, type WriteIO } from "../writes/pipeline.ts";
+import { DryRun, IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
 function notePath(ctx: OpContext, input: unknown): string {
@@ -44,11 +47,36 @@ function assertStorableFrontmatter(path: string, text: string, previous: string 
   if (unusable) throw new IndxError("validation_failed", `Refusing to write: ${error}.`, { path, reason: `frontmatter_${unusable}` });
 }
 
-function requireText(state: FileState): string {
+export function requireText(state: FileState): string {
   if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
   if (state.content === "not_utf8") throw notUtf8(state.path);
   if (state.text === null) throw new IndxError("parse_failed", `${state.path} holds binary data, not Markdown text`, { path: state.path, reason: "binary" });
   return state.text;
+}
+
+/** The named template, its variables filled in for the note at `path`, followed by `body`. */
+function fromTemplate(ctx: OpContext, path: string, name: string, body: string): string {
+  const settings = readTemplateSettings(ctx.vault.root);
+  const template = findTemplate(ctx.vault, name, settings.folder);
+  if (!template)
+    throw new IndxError("not_found", `No template ${name}${settings.folder ? ` (looked in ${settings.folder}/ too)` : ""}.`, { field: "template" });
+  const title = path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/i, "");
+  const text = renderTemplate(template.text, { title, date: wallTimeAt(Date.now()), dateFormat: settings.dateFormat, timeFormat: settings.timeFormat });
+  if (body === "") return text;
+  return text === "" || text.endsWith("\n") ? text + body : `${text}\n${body}`;
+}
+
+/**
+ * note_patch's planning of one note: the ops applied to its text in memory, and a changed text
+ * checked as every note write is (size, NUL bytes, storable frontmatter). Pure: the caller writes.
+ */
+export function planNotePatch(ctx: OpContext, path: string, original: string, ops: readonly PatchOp[]): PatchResult {
+  const result = applyPatches(original, ops);
+  if (result.changed) {
+    assertWritableText(ctx, path, result.text);
+    assertStorableFrontmatter(path, result.text, original);
+  }
+  return result;
 }
 
 export const noteWrite = defineOp({
@@ -58,6 +86,7 @@ export const noteWrite = defineOp({
     "Create a note or replace a whole one (to change part of a note, use note_patch). if_not_exists=true only creates; if_match replaces only the version you read. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
+  dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(
     {
@@ -69,8 +98,16 @@ export const noteWrite = defineOp({
           description: "Properties written as a YAML frontmatter block at the top.",
         }),
       ),
+      template: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: INPUT_LIMITS.pathChars,
+          description: "A template (name or vault path) to start from, its {{variables}} filled in; body follows it.",
+        }),
+      ),
       if_match: Type.Optional(IfMatch),
       if_not_exists: Type.Optional(IfNotExists),
+      dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -80,16 +117,18 @@ export const noteWrite = defineOp({
     const path = notePath(ctx, input.path);
     const ifMatch = normalizeEtag(input.if_match);
     if (ifMatch && input.if_not_exists) throw new IndxError("validation_failed", "Use if_match (replace a version) or if_not_exists (create), not both.");
-    let text = input.body;
+    let text = input.template === undefined ? input.body : fromTemplate(ctx, path, input.template, input.body);
     if (input.frontmatter && Object.keys(input.frontmatter).length > 0) {
-      if (/^---\r?\n/.test(text)) throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
+      // A template's own frontmatter is merged with these properties, as Obsidian merges them.
+      if (/^---\r?\n/.test(input.body))
+        throw new IndxError("validation_failed", "Give the frontmatter either in `frontmatter` or at the top of `body`, not both.");
       const ops: PatchOp[] = Object.entries(input.frontmatter).map(([key, value]) => ({ op: "set_frontmatter", key, value }));
       text = applyPatches(text, ops).text;
     }
     assertWritableText(ctx, path, text);
     assertStorableFrontmatter(path, text, null);
     const expect: Expect = input.if_not_exists ? { absent: true } : ifMatch ? { etag: ifMatch } : { anything: true };
-    const done = await ctx.writer.transact("note_write", [path], (io) => {
+    const plan = (io: WriteIO) => {
       const before = io.read(path);
       if (before.content === "binary" && !ifMatch)
         throw new IndxError("path_invalid", `${path} holds binary data; refusing to overwrite it as a note`, { path, reason: "binary" });
@@ -97,11 +136,20 @@ export const noteWrite = defineOp({
       const changes: Change[] = unchanged ? [] : [{ type: "write", path, text, expect }];
       if (unchanged) assertVersion(before, ifMatch);
       return { changes, value: { created: !before.exists, changed: !unchanged, etag: before.etag } };
-    });
+    };
+    if (input.dry_run) {
+      const preview = ctx.writer.preview(plan);
+      const { created, changed, etag } = preview.value;
+      return writtenNote(path, text, preview.etags[path] ?? etag!, { created, changed, planned: preview.files });
+    }
+    const done = await ctx.writer.transact("note_write", [path], plan);
     const etag = done.etags[path] ?? done.value.etag!;
     return writtenNote(path, text, etag, { created: done.value.created, changed: done.value.changed, warnings: done.warnings });
   },
-  summary: (o) => `${o.created ? "created" : o.changed ? "replaced" : "unchanged"} ${o.path} (etag ${o.etag})`,
+  summary: (o) => {
+    const [done, planned] = o.created ? ["created", "would create"] : o.changed ? ["replaced", "would replace"] : ["unchanged", "would leave unchanged"];
+    return `${o.dry_run ? planned : done} ${o.path} (etag ${o.etag})`;
+  },
 });
 
 export const notePatch = defineOp({
@@ -111,12 +159,14 @@ export const notePatch = defineOp({
     "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
   scope: "vault:write",
   destructive: true,
+  dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(
     {
       path: VaultPath,
       ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order; if one fails, nothing is written." }),
       if_match: Type.Optional(IfMatch),
+      dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },
@@ -129,14 +179,12 @@ export const notePatch = defineOp({
       throw new IndxError("validation_failed", "Rename one heading per note_patch call: each rename rewrites links across the vault.", {
         reason: "multiple_renames",
       });
-    const done = await ctx.writer.transact("note_patch", [path], (io) => {
+    const plan = (io: WriteIO) => {
       const before = io.read(path);
       assertVersion(before, ifMatch);
       const original = requireText(before);
-      const result = applyPatches(original, input.ops);
+      const result = planNotePatch(ctx, path, original, input.ops);
       if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
-      assertWritableText(ctx, path, result.text);
-      assertStorableFrontmatter(path, result.text, original);
       // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
       let text = result.text;
       const others: Change[] = [];
@@ -148,11 +196,18 @@ export const notePatch = defineOp({
       }
       const changes: Change[] = [{ type: "write", path, text, expect: { etag: before.etag! } }, ...others];
       return { changes, value: { text, etag: before.etag!, changed: true } };
-    });
+    };
+    if (input.dry_run) {
+      const preview = ctx.writer.preview(plan);
+      const { text, etag, changed } = preview.value;
+      return writtenNote(path, text, preview.etags[path] ?? etag, { created: false, changed, planned: preview.files });
+    }
+    const done = await ctx.writer.transact("note_patch", [path], plan);
     const etag = done.etags[path] ?? done.value.etag;
     return writtenNote(path, done.value.text, etag, { created: false, changed: done.value.changed, warnings: done.warnings });
   },
-  summary: (o, i) => `${o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"} (etag ${o.etag})`,
+  summary: (o, i) =>
+    `${o.dry_run ? (o.changed ? "would patch" : "would leave unchanged") : o.changed ? "patched" : "unchanged"} ${o.path} with ${i.ops.length} op${i.ops.length === 1 ? "" : "s"} (etag ${o.etag})`,
 });
 
 export const noteDelete = defineOp({

@@ -3,8 +3,12 @@ import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 
-/** The model an AI operation needs; `any`: it answers with either role, or none (ai_status). */
-export type AiRole = "chat" | "embeddings" | "any";
+/**
+ * The model an AI operation needs. `either`: a chat model or embeddings, each serving part of it
+ * (ai_relate classifies with chat, finds neighbours with vectors, and degrades without one);
+ * `any`: it answers with either role, or none (ai_status).
+ */
+export type AiRole = "chat" | "embeddings" | "either" | "any";
 
 /**
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
@@ -29,6 +33,12 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
    * honours idempotency keys, so a retried call does not pay for a second generation.
    */
   ai?: { needs: AiRole };
+  /**
+   * An operation that writes for some inputs only (an AI operation's apply): such an input needs
+   * vault:write besides `scope`, checked by invokeOp on every surface, and a caller without
+   * vault:write is shown the operation without `fields` (MCP tools/list, OpenAPI).
+   */
+  writes?: { when(input: Static<I>): boolean; fields: readonly string[] };
   input: I;
   output: O;
   /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */

@@ -33,6 +33,7 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   const input = parseInput(op, raw, opts);
   const { dry_run, idempotency_key: key }: WriteControls = input;
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
+  if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
   try {
     if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
@@ -60,6 +61,6 @@ export async function invoke<I extends TObject, O extends TObject>(
   return (await invokeOp(op, ctx, raw, opts)).result;
 }
 
-function requireScope(op: Pick<AnyOperation, "name">, ctx: OpContext, needed: Scope): void {
-  if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope`, { operation: op.name, needed });
+function requireScope(op: Pick<AnyOperation, "name">, ctx: OpContext, needed: Scope, why = ""): void {
+  if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope${why}`, { operation: op.name, needed });
 }

@@ -27,6 +27,8 @@ export const INPUT_LIMITS = {
   /** Nodes and edges of one canvas. */
   canvasNodes: 10_000,
   canvasEdges: 20_000,
+  /** Characters of an attachment's base64: 256 MiB of bytes, far above writes.max_attachment_bytes, which decides. */
+  attachmentBase64Chars: 4 * Math.ceil((256 * 1024 * 1024) / 3),
   /** Nesting of any input value (objects and arrays). */
   depth: 64,
 } as const;

@@ -343,55 +343,73 @@ export const related = defineOp({
   run(ctx, input) {
     const warnings: Warning[] = [];
     const requested = input.mode ?? "auto";
-    const index = ctx.index;
     const limit = input.limit ?? 10;
-    const { fileId, query } = relatedQuery(ctx, input.id);
-    const out = (hits: RankedHit[], match: string | null, cjk: string[], mode: ModeName, prefix?: string) => ({
-      results: buildResults(index, hits, match, cjk, prefix),
+    const found = relatedNotes(ctx, input.id, { requested, limit, allowed: null, warnings });
+    return {
+      results: buildResults(ctx.index, found.hits, found.match, found.cjk, found.mode === "lexical" ? "shares terms" : undefined),
       mode_requested: requested,
-      mode_used: mode,
+      mode_used: found.mode,
       limit,
       next_cursor: null,
       warnings,
-    });
-    const lexical = () => {
-      const page = lexicalSearch(index, query, { offset: 0, limit, allowed: null, excludeFileIds: [fileId] });
-      const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
-      return out(hits, page.match, page.cjk, "lexical", "shares terms");
     };
-    if (requested === "lexical") return lexical();
-
-    // Neighbours come from stored vectors: no provider call, so a provider that is down does not matter.
-    const a = ctx.embeddings.availability(ctx);
-    if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready" || s.state === "provider_down")) return lexical();
-    const store = ctx.embeddings.vectors(false)!;
-    const chunk = parseChunkId(input.id);
-    const hashes = index.chunks.hashes(fileId, chunk ? chunk.ord : null);
-    const own = store.vectorsOf(hashes);
-    const direction = centroid([...own.values()]);
-    if (!direction) {
-      const msg = "This note has no embeddings yet (it is new, empty or still being embedded).";
-      if (requested === "semantic")
-        throw new IndxError("ai_unavailable", `${msg} Try again shortly, or use mode lexical.`, { mode: "semantic", fix: "indx vault index" });
-      warnings.push({ code: "embeddings_pending", message: `${msg} Related notes are found by shared words only.` });
-      return lexical();
-    }
-    if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
-    const vec = vectorChunks(index, store, direction, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId], distinctNotes: limit + 1 });
-    if (requested === "hybrid") {
-      const compiled = compileQuery(query);
-      const lex = lexicalNotes(index, compiled, { limit: depthFor(limit + 1), allowed: null, excludeFileIds: [fileId] });
-      const fused = fuse([lex.map((n) => ({ fileId: n.fileId, chunkId: null })), vec]);
-      const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused([1, 1]));
-      return out(hits, compiled.match, compiled.cjk, "hybrid");
-    }
-    const page = semanticPage(vec, 0, limit);
-    return out(
-      page.hits.map((h) => ({ ...h, reason: "semantic neighbour" })),
-      null,
-      [],
-      "semantic",
-    );
   },
   summary: (o) => `${o.results.length} related notes (${o.mode_used})`,
 });
+
+/** The neighbours of one note or chunk, best first, before they are shown as search results. */
+export interface RelatedNotes {
+  hits: RankedHit[];
+  mode: ModeName;
+  /** The lexical query's match expression and CJK runs (for showing the sections that match). */
+  match: string | null;
+  cjk: string[];
+}
+
+/**
+ * The notes nearest a note or chunk (`related`, and ai_relate's neighbour discovery): by stored
+ * vectors when usable (no provider call, so a provider that is down does not matter), fused with
+ * the note's distinctive words in hybrid mode, else by those words alone. `allowed` restricts the
+ * candidates (null: every note); the note itself is never among them.
+ */
+export function relatedNotes(
+  ctx: OpContext,
+  id: string,
+  opts: { requested: ModeName | "auto"; limit: number; allowed: Set<number> | null; warnings: Warning[] },
+): RelatedNotes {
+  const { requested, limit, allowed, warnings } = opts;
+  const index = ctx.index;
+  const { fileId, query } = relatedQuery(ctx, id);
+  const lexical = (): RelatedNotes => {
+    const page = lexicalSearch(index, query, { offset: 0, limit, allowed, excludeFileIds: [fileId] });
+    const hits = page.hits.map((h) => ({ fileId: h.fileId, chunkId: null, score: normalizeScore(h.bm25) }));
+    return { hits, mode: "lexical", match: page.match, cjk: page.cjk };
+  };
+  if (requested === "lexical") return lexical();
+
+  const a = ctx.embeddings.availability(ctx);
+  if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready" || s.state === "provider_down")) return lexical();
+  const store = ctx.embeddings.vectors(false)!;
+  const chunk = parseChunkId(id);
+  const hashes = index.chunks.hashes(fileId, chunk ? chunk.ord : null);
+  const own = store.vectorsOf(hashes);
+  const direction = centroid([...own.values()]);
+  if (!direction) {
+    const msg = "This note has no embeddings yet (it is new, empty or still being embedded).";
+    if (requested === "semantic")
+      throw new IndxError("ai_unavailable", `${msg} Try again shortly, or use mode lexical.`, { mode: "semantic", fix: "indx vault index" });
+    warnings.push({ code: "embeddings_pending", message: `${msg} Related notes are found by shared words only.` });
+    return lexical();
+  }
+  if (own.size < hashes.length) warnings.push({ code: "embeddings_incomplete", message: "Some sections of this note are not embedded yet." });
+  const vec = vectorChunks(index, store, direction, { limit: depthFor(limit + 1), allowed, excludeFileIds: [fileId], distinctNotes: limit + 1 });
+  if (requested === "hybrid") {
+    const compiled = compileQuery(query);
+    const lex = lexicalNotes(index, compiled, { limit: depthFor(limit + 1), allowed, excludeFileIds: [fileId] });
+    const fused = fuse([lex.map((n) => ({ fileId: n.fileId, chunkId: null })), vec]);
+    const hits = toHits(fused.slice(0, limit), ["shared words", "semantic"], (n) => n.fused / maxFused([1, 1]));
+    return { hits, mode: "hybrid", match: compiled.match, cjk: compiled.cjk };
+  }
+  const page = semanticPage(vec, 0, limit);
+  return { hits: page.hits.map((h) => ({ ...h, reason: "semantic neighbour" })), mode: "semantic", match: null, cjk: [] };
+}

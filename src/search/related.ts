@@ -35,20 +35,39 @@ export function relatedQuery(ctx: OpContext, id: string): { fileId: number; quer
   const texts = index.chunks.texts(note.id, chunk ? chunk.ord : null);
   if (chunk && texts.length === 0) throw new IndxError("not_found", `No chunk ${chunk.ord} in ${path}`, { id });
 
-  const source = texts.join("\n").slice(0, SOURCE_CHARS);
-  const tf = new Map<string, number>();
-  for (const word of source.toLowerCase().match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
-    if (word.length < 3 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
-    tf.set(word, (tf.get(word) ?? 0) + 1);
-  }
-  const total = index.notes.count();
+  const tf = wordCounts(texts.join("\n"));
+  const idf = inverseDocumentFrequency(ctx);
   const scored = [...tf.entries()]
     .sort((a, b) => b[1] - a[1])
     .slice(0, CANDIDATE_TERMS)
-    .map(([word, f]) => ({ word, score: f * Math.log(1 + total / (1 + index.fts.notesWithWord(word, DF_CAP))) }))
+    .map(([word, f]) => ({ word, score: f * idf(word) }))
     .sort((a, b) => b.score - a.score)
     .slice(0, QUERY_TERMS)
     .map((s) => s.word);
   const tags = (JSON.parse(note.tagsJson) as string[]).map((t) => t.replaceAll("/", " "));
   return { fileId: note.id, query: [note.title, ...tags, ...scored].map((t) => `"${t.replaceAll('"', "")}"`).join(" ") };
+}
+
+/** The words of a text that can say what it is about, with their counts: 3+ characters, no stopwords, no bare numbers. */
+export function wordCounts(text: string): Map<string, number> {
+  const tf = new Map<string, number>();
+  for (const word of text
+    .slice(0, SOURCE_CHARS)
+    .toLowerCase()
+    .match(/[\p{L}\p{N}][\p{L}\p{N}_-]*/gu) ?? []) {
+    if (word.length < 3 || STOPWORDS.has(word) || /^\d+$/.test(word)) continue;
+    tf.set(word, (tf.get(word) ?? 0) + 1);
+  }
+  return tf;
+}
+
+/** How rare a word is among the vault's notes, log(1 + notes / (1 + notes with it)), measured on the index once per word. */
+export function inverseDocumentFrequency(ctx: OpContext): (word: string) => number {
+  const total = ctx.index.notes.count();
+  const known = new Map<string, number>();
+  return (word) => {
+    let idf = known.get(word);
+    if (idf === undefined) known.set(word, (idf = Math.log(1 + total / (1 + ctx.index.fts.notesWithWord(word, DF_CAP)))));
+    return idf;
+  };
 }

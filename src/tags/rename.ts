@@ -13,6 +13,7 @@ import { scanBody } from "../markdown/scanner.ts";
 import { isTagChar } from "../markdown/tags.ts";
 import type { Vault } from "../vault/vault.ts";
 import { applySplices, type FileEdit, fileEdit, type Splice } from "../writes/edit.ts";
+import { isValidTag } from "./valid.ts";
 
 export interface TagRenamePlan {
   edits: FileEdit[];
@@ -22,12 +23,9 @@ export interface TagRenamePlan {
   occurrences: number;
 }
 
-/** A tag body as Obsidian accepts it: tag characters only, not all digits, no empty `/` segment. */
 function checkTag(input: string, field: "from" | "to"): string {
   const tag = input.trim().replace(/^#/, "");
-  let ok = tag !== "" && !/^\d+$/.test(tag) && !tag.split("/").includes("");
-  for (let i = 0; ok && i < tag.length; i++) ok = isTagChar(tag.charCodeAt(i));
-  if (!ok)
+  if (!isValidTag(tag))
     throw new IndxError("validation_failed", `"${field}" is not a valid tag: use letters, numbers, _, - and / (nesting), not only digits.`, {
       field,
     });

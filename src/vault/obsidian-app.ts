@@ -8,6 +8,21 @@ export interface ObsidianAppSettings {
   useMarkdownLinks: boolean;
   /** "Excluded files": folder or path prefixes, or /regular expressions/. */
   userIgnoreFilters: string[];
+  /** Where new attachments go: "/" (vault root), "./" (beside the note), "./sub" (a folder beside the note), or a vault folder. */
+  attachmentFolderPath: string;
+}
+
+/**
+ * One JSON settings file of `.obsidian/` (`app.json`, `daily-notes.json`, `plugins/<id>/data.json`)
+ * as an object; a missing, unreadable or non-object file is `{}`, which every reader takes as
+ * Obsidian's defaults.
+ */
+export function readObsidianJson(vaultRoot: string, file: string): Record<string, unknown> {
+  try {
+    const parsed: unknown = JSON.parse(readFileSync(join(vaultRoot, ".obsidian", file), "utf8"));
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {}
+  return {};
 }
 
 /**
@@ -15,17 +30,14 @@ export interface ObsidianAppSettings {
  * except that indx has no OS trash to use, so "system" (Obsidian's default) lands in `.trash/`.
  */
 export function readObsidianApp(vaultRoot: string): ObsidianAppSettings {
-  let raw: Record<string, unknown> = {};
-  try {
-    const parsed = JSON.parse(readFileSync(join(vaultRoot, ".obsidian", "app.json"), "utf8"));
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) raw = parsed;
-  } catch {}
+  const raw = readObsidianJson(vaultRoot, "app.json");
   const pick = <T extends string>(value: unknown, allowed: readonly T[], fallback: T): T => (allowed.includes(value as T) ? (value as T) : fallback);
   return {
     trashOption: pick(raw.trashOption, ["system", "local", "none"] as const, "system"),
     newLinkFormat: pick(raw.newLinkFormat, ["shortest", "relative", "absolute"] as const, "shortest"),
     useMarkdownLinks: raw.useMarkdownLinks === true,
     userIgnoreFilters: Array.isArray(raw.userIgnoreFilters) ? raw.userIgnoreFilters.filter((f): f is string => typeof f === "string" && f !== "") : [],
+    attachmentFolderPath: typeof raw.attachmentFolderPath === "string" && raw.attachmentFolderPath.trim() !== "" ? raw.attachmentFolderPath.trim() : "/",
   };
 }
 

@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { AiSummary, aiSummary } from "../ai/ops/status.ts";
 import { describeIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
-import { CONFIG_KEYS } from "../config/keys.ts";
+import { CONFIG_KEYS, PATH_KEYS } from "../config/keys.ts";
 import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import type { EmbedReport } from "../embeddings/job.ts";
@@ -370,9 +370,6 @@ async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; requi
   }
   return report ?? null;
 }
-
-/** Keys whose values are local paths: shown as set/unset outside the local `indx config` commands. */
-const PATH_KEYS = new Set(["vault", "data_dir", "ai.fixtures_dir"]);
 
 export const vaultConfigGet = defineOp({
   name: "vault_config_get",

@@ -12,7 +12,7 @@ import { trashDestination } from "./trash.ts";
  * changed meanwhile (which recovery leaves alone).
  */
 export type JournalStep =
-  | { type: "write"; path: string; text: string; before: string | null; after: string }
+  | ({ type: "write"; path: string; before: string | null; after: string } & ({ text: string } | { base64: string }))
   | { type: "delete"; path: string; before: string | null }
   | { type: "move"; from: string; to: string };
 
@@ -111,7 +111,7 @@ function replay(vault: Vault, step: JournalStep): "applied" | "done" | "skipped"
     if (current === step.after) return "done";
     if (current !== step.before) return "skipped";
     if (current === null) mkdirSync(dirname(abs), { recursive: true });
-    writeFileAtomic(writeTarget(abs), new TextEncoder().encode(step.text));
+    writeFileAtomic(writeTarget(abs), "text" in step ? new TextEncoder().encode(step.text) : Buffer.from(step.base64, "base64"));
     return "applied";
   }
   if (current === null) return "done";

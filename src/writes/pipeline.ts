@@ -12,6 +12,7 @@ import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
+import { type PlannedWrite, plannedWrite } from "./preview.ts";
 import { trashDestination } from "./trash.ts";
 
 const BOM = "\uFEFF";
@@ -32,6 +33,8 @@ export type Expect = { etag: string } | { absent: true } | { present: true } | {
 
 export type Change =
   | { type: "write"; path: string; text: string; expect: Expect }
+  /** Bytes as they are (an attachment): no text decoding, no BOM kept. */
+  | { type: "write_bytes"; path: string; bytes: Uint8Array; expect: Expect }
   | { type: "delete"; path: string; expect: Expect }
   | { type: "move"; from: string; to: string; expect: Expect };
 
@@ -40,6 +43,14 @@ export interface Plan<T> {
   value: T;
   /** Events beyond the per-file ones (tag.renamed). */
   events?: NewEvent[];
+}
+
+/** A dry run of a plan: what transact would write, with nothing written. */
+export interface Previewed<T> {
+  value: T;
+  /** The etag each planned file would have, by path. */
+  etags: Record<string, string>;
+  files: PlannedWrite[];
 }
 
 export interface Committed<T> {
@@ -122,6 +133,26 @@ export class VaultWriter {
     );
   }
 
+  /**
+   * transact without the write: the same plan from the same reads and every precondition checked,
+   * so a dry run fails where the write would, and shows the files as the write would leave them.
+   * Plans of writes only (note_write, note_patch). Nothing is locked: the write plans again.
+   */
+  preview<T>(plan: (io: WriteIO) => Plan<T>): Previewed<T> {
+    const io = this.freshIO();
+    const { changes, value } = plan(io);
+    for (const c of changes) this.check(c, io);
+    const etags: Record<string, string> = {};
+    const files: PlannedWrite[] = [];
+    for (const c of changes) {
+      if (c.type !== "write") throw new Error(`preview plans writes only, not a ${c.type}`);
+      const before = io.read(c.path);
+      etags[c.path] = etagOf(new TextEncoder().encode(fileText(c, before)));
+      files.push(plannedWrite(before, c.text));
+    }
+    return { value, etags, files };
+  }
+
   /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
   async recover(): Promise<void> {
     if (!this.journal.pending()) return;
@@ -137,8 +168,7 @@ export class VaultWriter {
   }
 
   private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
-    const cache = new Map<string, FileState>();
-    const io: WriteIO = { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
+    const io = this.freshIO();
     const { changes, value, events = [] } = plan(io);
     for (const c of changes) this.check(c, io);
 
@@ -152,7 +182,8 @@ export class VaultWriter {
       );
     try {
       for (const c of changes) {
-        if (c.type === "write") this.applyWrite(op, c, io, applied);
+        if (c.type === "write") this.applyWrite(op, c.path, new TextEncoder().encode(fileText(c, io.read(c.path))), io, applied);
+        else if (c.type === "write_bytes") this.applyWrite(op, c.path, c.bytes, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
@@ -173,18 +204,17 @@ export class VaultWriter {
     return { value, etags: applied.etags, trashed: applied.trashed, warnings };
   }
 
-  private applyWrite(op: string, c: Extract<Change, { type: "write" }>, io: WriteIO, applied: Applied): void {
-    const before = io.read(c.path);
-    const bytes = new TextEncoder().encode(fileText(c, before));
-    const abs = this.ctx.vault.abs(c.path);
+  private applyWrite(op: string, path: string, bytes: Uint8Array, io: WriteIO, applied: Applied): void {
+    const before = io.read(path);
+    const abs = this.ctx.vault.abs(path);
     if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
     const target = writeTarget(abs);
     this.sweep(dirname(target));
     writeFileAtomic(target, bytes);
     const etag = etagOf(bytes);
-    applied.etags[c.path] = etag;
-    applied.touched.push(c.path);
-    applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path: c.path, etag });
+    applied.etags[path] = etag;
+    applied.touched.push(path);
+    applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path, etag });
   }
 
   private applyDelete(op: string, c: Extract<Change, { type: "delete" }>, applied: Applied): void {
@@ -209,6 +239,12 @@ export class VaultWriter {
     if (etag) applied.etags[c.to] = etag;
     applied.touched.push(c.from, c.to);
     applied.events.push({ kind: "note.moved", source: "indx", op, from: c.from, to: c.to });
+  }
+
+  /** Reads for one plan: each file once, so the plan and its checks see the same bytes. */
+  private freshIO(): WriteIO {
+    const cache = new Map<string, FileState>();
+    return { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
   }
 
   private sweep(dir: string): void {
@@ -282,6 +318,8 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
   if (c.type === "move") return { type: "move", from: c.from, to: c.to };
   const before = io.read(c.path);
   if (c.type === "delete") return { type: "delete", path: c.path, before: before.etag };
+  if (c.type === "write_bytes")
+    return { type: "write", path: c.path, base64: Buffer.from(c.bytes).toString("base64"), before: before.etag, after: etagOf(c.bytes) };
   const text = fileText(c, before);
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
 }

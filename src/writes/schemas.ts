@@ -1,4 +1,4 @@
-import { Type } from "@sinclair/typebox";
+import { type Static, Type } from "@sinclair/typebox";
 import { baseTitle } from "../index/indexer.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { Nullable, OutlineItem, TagList, Warning } from "../ops/schemas.ts";
@@ -21,10 +21,22 @@ export const IdempotencyKey = Type.String({
 
 export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });
 
+/** Planned edits of one file, as a dry run shows them. */
+export const PlannedFile = Type.Object({
+  path: Type.String(),
+  etag: Nullable(Type.String({ description: "Etag of the file the plan was made from; null when the write creates it." })),
+  changes: Type.Array(Type.Object({ line: Type.Integer(), before: Type.String(), after: Type.String() })),
+  diff: Type.Optional(
+    Type.String({
+      description: "note_write and note_patch previews: the edit as a unified diff (diff -u). Unlike `changes`, exact where lines are added or removed.",
+    }),
+  ),
+});
+
 /** Read-after-write: what a note looks like once written (docs/contracts.md, Writes). */
 export const WrittenNote = Type.Object({
   path: Type.String(),
-  etag: Type.String({ description: "Pass this as if_match on your next write." }),
+  etag: Type.String({ description: "Pass this as if_match on your next write (a dry run gives the etag the write would make)." }),
   created: Type.Boolean(),
   changed: Type.Boolean({ description: "False when the write left the bytes as they were." }),
   title: Type.String(),
@@ -34,9 +46,21 @@ export const WrittenNote = Type.Object({
   tags: TagList,
   body: Type.String(),
   warnings: Type.Array(Warning),
+  dry_run: Type.Boolean({ description: "True: nothing was written; the note is shown as the write would leave it, with its etag then." }),
+  files: Type.Optional(
+    Type.Array(PlannedFile, { description: "On a dry run: each file the write would change (a heading rename changes linking notes too)." }),
+  ),
 });
 
-export function writtenNote(path: string, text: string, etag: string, flags: { created: boolean; changed: boolean; warnings?: Warning[] }) {
+interface WriteOutcome {
+  created: boolean;
+  changed: boolean;
+  warnings?: Warning[];
+  /** A dry run's planned files. */
+  planned?: Static<typeof PlannedFile>[];
+}
+
+export function writtenNote(path: string, text: string, etag: string, flags: WriteOutcome) {
   const parsed = parseNote(text);
   const fmTitle = parsed.frontmatter?.title;
   return {
@@ -51,6 +75,8 @@ export function writtenNote(path: string, text: string, etag: string, flags: { c
     tags: parsed.tags,
     body: text.slice(parsed.bodyOffset),
     warnings: flags.warnings ?? [],
+    dry_run: flags.planned !== undefined,
+    ...(flags.planned ? { files: flags.planned } : {}),
   };
 }
 
@@ -62,13 +88,6 @@ export function normalizeEtag(value: string | undefined): string | undefined {
     .replace(/^W\//, "")
     .replace(/^"(.*)"$/, "$1");
 }
-
-/** Planned edits of one file, as a dry run shows them. */
-export const PlannedFile = Type.Object({
-  path: Type.String(),
-  etag: Type.String({ description: "Etag of the file the plan was made from." }),
-  changes: Type.Array(Type.Object({ line: Type.Integer(), before: Type.String(), after: Type.String() })),
-});
 
 /** Planned edits as a dry run (and the applied result) shows them: no file text, only line changes. */
 export function plannedFiles(edits: readonly FileEdit[]) {

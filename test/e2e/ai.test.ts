@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { BIN } from "../support/binary.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -78,4 +79,30 @@ describe("indx ai", () => {
       await client.close();
     }
   });
+
+  test("over MCP stdio, ai://summary reads a grounded summary and its subscription fires once after an edit in scope", async () => {
+    const transport = new StdioClientTransport({ command: BIN, args: ["mcp"], env: { ...sb.env, ...fakeChatEnv(fake) }, stderr: "ignore" });
+    const client = new Client({ name: "e2e", version: "1" });
+    await client.connect(transport);
+    const uri = "ai://summary/paths/Reference%2FRunbook.md";
+    const seen: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void seen.push(n.params.uri));
+    try {
+      const templates = (await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate);
+      expect(templates).toContain("ai://summary/{kind}/{value}{?mode,limit,include_linked}");
+      const content = (await client.readResource({ uri })).contents[0]!;
+      const read = JSON.parse("text" in content ? content.text : "");
+      expect(read.citations[0].path).toBe("Reference/Runbook.md");
+
+      await client.subscribeResource({ uri });
+      const patch = { path: "Reference/Runbook.md", ops: [{ op: "append_body", markdown: "Rollback takes ten minutes at most.\n" }] };
+      expect((await client.callTool({ name: "note_patch", arguments: patch })).isError).toBeFalsy();
+      const end = performance.now() + 10_000;
+      while (seen.length === 0 && performance.now() < end) await Bun.sleep(25);
+      await Bun.sleep(2_000);
+      expect(seen).toEqual([uri]);
+    } finally {
+      await client.close();
+    }
+  }, 20_000);
 });

@@ -152,7 +152,19 @@ describe("help", () => {
     const commandsBlock = top.slice(top.indexOf("Commands:"), top.indexOf("\n\n", top.indexOf("Commands:")));
     expect(commandsBlock.split("\n").length).toBeGreaterThan(10); // one line each, no blank lines between them
 
-    const leaves = ["search", "related", "note get", "note list", "note outline", "note exists", "note update", "note patch", "note delete", "note move"];
+    const leaves = [
+      "search",
+      "related",
+      "note get",
+      "note get-many",
+      "note list",
+      "note outline",
+      "note exists",
+      "note update",
+      "note patch",
+      "note delete",
+      "note move",
+    ];
     leaves.push("link backlinks", "link forward", "link unresolved", "link orphans", "tag list", "tag notes", "tag rename", "canvas get");
     leaves.push("canvas create", "canvas patch", "chunk get", "attachment get", "vault status", "vault index", "vault config get", "serve", "mcp");
     leaves.push("events", "token create", "token list", "token revoke", "config get", "config set", "config path", "init", "doctor", "completion");

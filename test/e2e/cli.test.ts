@@ -89,6 +89,18 @@ describe("the compiled CLI", () => {
     expect(run(["vault", "status"]).json().index.state).toBe("ready");
   });
 
+  test("context: JSON when piped, a numbered reading with each note's reason on request", () => {
+    const ctx = run(["context", "--path", "Projects/Apollo Launch.md", "--max-tokens", "1500"]).json();
+    expect(ctx.notes[0].path).toBe("Projects/Apollo Launch.md");
+    expect(ctx.tokens).toBeLessThanOrEqual(1500);
+    expect(ctx.notes.find((n: any) => n.path === "People/Ada Lovelace.md").reason).toMatchObject({ kind: "typed_link", rel: "owner", hop: 1 });
+    const human = run(["context", "apollo", "launch", "--format", "table"]);
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^1\. \S.* {2}hit · \d/m);
+    expect(human.stdout).toMatch(/\d+ of 4000 tokens/);
+    expect(run(["context", "x", "--max-tokens", "100"]).code).toBe(2);
+  });
+
   test("errors go to stderr with the exit codes of docs/contracts.md", () => {
     const traversal = run(["note", "get", "../secret.md"]);
     expect(traversal.code).toBe(2);

@@ -107,6 +107,61 @@ describe("the same query on every surface", () => {
   });
 });
 
+describe("note_list where", () => {
+  const paths = (o: { notes: { path: string }[] }) => o.notes.map((n) => n.path);
+
+  test("a date comparison, a tag and a property on REST, CLI and MCP, with the other filters and paging", async () => {
+    const where = 'due < date("2026-04-01") || (file.hasTag("project") && status != "active")';
+    const expected = ["Projects/Apollo Launch.md", "Projects/Beacon Research.md"];
+    const r = await rest("GET", `/v1/notes?where=${encodeURIComponent(where)}`);
+    expect(r.status).toBe(200);
+    expect(paths(r.body.data)).toEqual(expected);
+    expect(r.body.data.total).toBe(2);
+
+    const out = cli(["note", "list", "--where", where, "--json"]);
+    expect(out.code).toBe(0);
+    expect(paths(JSON.parse(out.stdout))).toEqual(expected);
+
+    const tool = await client.callTool({ name: "note_list", arguments: { where } });
+    expect(paths(tool.structuredContent as { notes: { path: string }[] })).toEqual(expected);
+
+    // With a tag filter and a page of one.
+    const page = await rest("GET", `/v1/notes?where=${encodeURIComponent(where)}&tag=project%2Fresearch&limit=1`);
+    expect(paths(page.body.data)).toEqual(["Projects/Beacon Research.md"]);
+    expect(page.body.data.next_cursor).toBeNull();
+    const first = await rest("GET", `/v1/notes?where=${encodeURIComponent(where)}&limit=1`);
+    expect(paths(first.body.data)).toEqual(["Projects/Apollo Launch.md"]);
+    const second = await rest("GET", `/v1/notes?where=${encodeURIComponent(where)}&limit=1&cursor=${first.body.data.next_cursor}`);
+    expect(paths(second.body.data)).toEqual(["Projects/Beacon Research.md"]);
+  });
+
+  test("today() and durations: a due date within a day of where it falls from today", async () => {
+    const offset = Math.round((new Date(2026, 2, 31).getTime() - new Date().setHours(0, 0, 0, 0)) / 86_400_000);
+    const day = (n: number) => (n >= 0 ? `today() + "${n}d"` : `today() - "${-n}d"`);
+    const around = await rest("GET", `/v1/notes?where=${encodeURIComponent(`due >= ${day(offset - 1)} && due <= ${day(offset + 1)}`)}`);
+    expect(paths(around.body.data)).toEqual(["Projects/Apollo Launch.md"]);
+    const after = await rest("GET", `/v1/notes?where=${encodeURIComponent(`due > ${day(offset + 1)}`)}`);
+    expect(paths(after.body.data)).toEqual([]);
+  });
+
+  test("a bad expression is a 400 with its position on every surface; bounds are 400", async () => {
+    const r = await rest("GET", `/v1/notes?where=${encodeURIComponent("status == = 1")}`);
+    expect(r.status).toBe(400);
+    expect(r.body.error).toMatchObject({ code: "validation_failed", details: { field: "where", position: 11 } });
+    expect(r.body.error.message).toContain("at character 11");
+    expect((await rest("GET", `/v1/notes?where=${encodeURIComponent("nope(1)")}`)).body.error.details).toMatchObject({ position: 1 });
+    expect((await rest("GET", `/v1/notes?where=${encodeURIComponent("formula.x > 1")}`)).status).toBe(400);
+    expect((await rest("GET", `/v1/notes?where=${encodeURIComponent(`${"(".repeat(100)}1${")".repeat(100)}`)}`)).status).toBe(400);
+    expect((await rest("GET", `/v1/notes?where=${"1".repeat(10_001)}`)).status).toBe(400);
+
+    const out = cli(["note", "list", "--where", "status ==", "--json"]);
+    expect(out.code).toBe(2);
+    expect(out.stderr + out.stdout).toContain("where");
+    const tool = await client.callTool({ name: "note_list", arguments: { where: "status ==" } });
+    expect(tool.isError).toBe(true);
+  });
+});
+
 describe("typed errors, never a 500", () => {
   test("a malformed base is 422 parse_failed with line, column and key path", async () => {
     const r = await rest("POST", "/v1/bases/query", { base: "views:\n  - name: x\n    sort: nope\n" });

@@ -7,7 +7,8 @@
  * `citations` (items with `passage` and `quote`) is filled from the `<passage id=…>` blocks of the
  * last user message, citing the passage with the most words in common with the rest of that
  * message and quoting one of its sentences verbatim; `supported` (boolean) says whether any passage
- * shares a word with it; a rerank prompt ("Query: …" and "[n] …" passages) is graded by overlap.
+ * shares a word with it; a rerank prompt ("Query: …" and "[n] …" passages) is graded by overlap;
+ * a relate prompt ("Source S: …", "C1: …" lines) relates each candidate sharing words with the source.
  */
 import { fakeTokens } from "./fake-words.ts";
 
@@ -210,6 +211,7 @@ function defaultContent(schema: Json | null, prompt: string): unknown {
   if (!schema) return "ok";
   const props = (schema.properties ?? {}) as Record<string, Json>;
   if (props.scores) return gradeRerank(prompt);
+  if (isRelateList(props.edges)) return relateEdges(prompt);
   return fill(schema, ground(prompt));
 }
 
@@ -278,4 +280,53 @@ function gradeRerank(prompt: string): { scores: { id: string; relevance: number 
   const re = /^\[(\d+)\]\s*([\s\S]*?)(?=^\[\d+\]|$(?![\s\S]))/gm;
   for (let m = re.exec(prompt); m; m = re.exec(prompt)) scores.push({ id: m[1]!, relevance: Math.round(overlap(query, m[2]!) * 100) / 10 });
   return { scores };
+}
+
+// --- ai_relate --------------------------------------------------------------------------------
+
+function isRelateList(s: Json | undefined): boolean {
+  const props = ((s?.items as Json | undefined)?.properties ?? {}) as Json;
+  return s?.type === "array" && "candidate" in props && "relation" in props;
+}
+
+const PASSAGE_WITH_PATH = /<passage\s+id="([^"]+)"\s+path="([^"]*)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
+const unattr = (s: string) => s.replaceAll("&lt;", "<").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
+
+/**
+ * A relate reply: each candidate sharing content words with the source is related, labelled
+ * `cites` when the prompt says the source links it (and cites is offered), else with the first label
+ * offered; its confidence is the share of the smaller note's words the two have in common, and it
+ * quotes the best sentence of each note.
+ */
+function relateEdges(prompt: string): { edges: Json[] } {
+  const passages = [...prompt.matchAll(PASSAGE_WITH_PATH)].map((m) => ({ id: m[1]!, path: unattr(m[2]!), text: m[3]! }));
+  const source = /^Source S: (.+)$/m.exec(prompt)?.[1] ?? "";
+  const labels = (/^Relations: (.+)$/m.exec(prompt)?.[1] ?? "same_topic").split(", ");
+  const of = (path: string) => passages.filter((p) => p.path === path);
+  const mine = of(source);
+  const mineText = mine.map((p) => p.text).join("\n");
+  const edges: Json[] = [];
+  for (const m of prompt.matchAll(/^(C\d+): (.+?)( \(the source links to it\))?$/gm)) {
+    const theirs = of(m[2]!);
+    const theirText = theirs.map((p) => p.text).join("\n");
+    const common = shared(mineText, theirText);
+    if (common === 0 || mine.length === 0 || theirs.length === 0) continue;
+    const smaller = Math.min(new Set(fakeTokens(mineText)).size, new Set(fakeTokens(theirText)).size);
+    edges.push({
+      candidate: m[1],
+      relation: m[3] && labels.includes("cites") ? "cites" : labels[0],
+      confidence: Math.round((common / Math.max(1, smaller)) * 100) / 100,
+      rationale: `Both notes share ${common} content word${common === 1 ? "" : "s"}.`,
+      citations: [quoteOf(mine, theirText), quoteOf(theirs, mineText)],
+    });
+  }
+  return { edges };
+}
+
+/** The passage sharing most words with `other`, and its best sentence of at least 12 characters. */
+function quoteOf(passages: { id: string; text: string }[], other: string): { passage: string; quote: string } {
+  const best = passages.reduce((a, b) => (shared(other, b.text) > shared(other, a.text) ? b : a));
+  const sentences = (best.text.match(/[^.!?\n]+[.!?]?/g) ?? []).map((s) => s.trim()).filter((s) => s.length >= 12);
+  const quote = sentences.length ? sentences.reduce((a, b) => (shared(other, b) > shared(other, a) ? b : a)) : best.text.trim();
+  return { passage: best.id, quote };
 }

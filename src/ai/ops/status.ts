@@ -45,7 +45,9 @@ export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
 }
 
 /** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
-const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc"];
+const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata", "ai_extract"];
+/** Operations that run with either role, degraded without one of them. */
+const EITHER_OPS = ["ai_relate"];
 
 export const aiStatus = defineOp({
   name: "ai_status",
@@ -71,7 +73,7 @@ export const aiStatus = defineOp({
       enabled,
       chat: role(settings.chat),
       embeddings: role(settings.embeddings),
-      operations: enabled && settings.chat ? ["ai_status", ...CHAT_OPS] : enabled ? ["ai_status"] : [],
+      operations: enabled ? ["ai_status", ...(settings.chat ? CHAT_OPS : []), ...EITHER_OPS] : [],
       limits: {
         max_input_tokens: settings.maxInputTokens,
         max_output_tokens: settings.maxOutputTokens,

@@ -5,7 +5,7 @@ import { readNote } from "../../notes/read.ts";
 import { noteWrite } from "../../notes/write-ops.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
-import { hasScope, invoke } from "../../ops/invoke.ts";
+import { invoke } from "../../ops/invoke.ts";
 import { INPUT_LIMITS, VaultPath, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
 import { type Citation, uniqueCitations, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
@@ -94,16 +94,15 @@ export const aiToc = defineOp({
   description:
     "note mode: a note's table of contents from its headings (free: no model unless include_descriptions). moc mode: a map of content for a scope, grouped by folder, tag, frontmatter key or topic, the model titling groups and (optionally) describing notes with verified citations. `write` saves the result as a note (needs vault:write).",
   scope: "vault:read",
-  // With `write` it replaces a note; without, it only reads (the scope check for write is in run).
+  // With `write` it replaces a note; without, it only reads.
   safe: false,
   destructive: true,
   ai: { needs: "chat" },
+  writes: { when: (input) => input.write !== undefined, fields: ["write"] },
   input: Input,
   output: Output,
   async run(ctx, input): Promise<TocOutput> {
     ctx.ai.chat();
-    if (input.write && !hasScope(ctx.scopes, "vault:write"))
-      throw new IndxError("forbidden", "ai_toc with write needs the vault:write scope", { operation: "ai_toc", needed: "vault:write" });
     const result = input.mode === "note" ? await noteToc(ctx, input) : await mapOfContent(ctx, input);
     if (!input.write) return result;
     const written = await invoke(noteWrite, ctx, {

@@ -18,12 +18,19 @@ export interface CompiledExpression {
   run: Compiled;
   /** The formulas it refers to (formula.x), for cycle detection. */
   formulas: ReadonlySet<string>;
+  /** The syntax tree, for what the index can answer before any row runs (prefilter.ts). */
+  syntax: Node;
 }
 
 export function compileExpression(src: string): CompiledExpression {
   const formulas = new Set<string>();
-  const run = compileNode(parseExpression(src), formulas);
-  return { run, formulas };
+  const syntax = parseExpression(src);
+  return { run: compileNode(syntax, formulas), formulas, syntax };
+}
+
+/** One part of a syntax tree as a closure. */
+export function compileSyntax(node: Node): Compiled {
+  return compileNode(node, new Set());
 }
 
 function compileNode(node: Node, formulas: Set<string>): Compiled {

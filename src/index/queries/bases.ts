@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { FileKind } from "../../vault/scan.ts";
+import { type CandidateCondition, candidateIds } from "./candidates.ts";
 
 /** A file as a base row candidate. */
 export interface BaseFileRow {
@@ -8,12 +9,15 @@ export interface BaseFileRow {
   kind: FileKind;
   size: number;
   mtimeMs: number;
+  /** Changes whenever the file's rows are written again. */
+  stamp: string;
 }
 
 /** One top-level frontmatter property: its JSON value and the type the indexer inferred. */
 export interface PropertyRow {
   fileId: number;
   key: string;
+  type: string;
   valueJson: string;
 }
 
@@ -45,22 +49,36 @@ export class BaseQueries {
   }
 
   files(): BaseFileRow[] {
-    return this.db.query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs FROM files ORDER BY path").all();
+    return this.db.query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs, coalesce(etag, '') AS stamp FROM files ORDER BY path").all();
   }
 
-  /** Every note's frontmatter properties, in the order written (read from notes.frontmatter: stored once). */
   properties(): PropertyRow[] {
+    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, rowid").all();
+  }
+
+  /** The properties of these files only. */
+  propertiesOf(ids: readonly number[]): PropertyRow[] {
     return this.db
-      .query<PropertyRow, []>(
-        `SELECT n.file_id AS fileId, j.key,
-                CASE j.type WHEN 'true' THEN 'true' WHEN 'false' THEN 'false' WHEN 'null' THEN 'null' ELSE json_quote(j.value) END AS valueJson
-           FROM notes n, json_each(n.frontmatter) j WHERE n.frontmatter IS NOT NULL ORDER BY n.file_id, j.id`,
+      .query<PropertyRow, [string]>(
+        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, rowid",
       )
-      .all();
+      .all(JSON.stringify(ids));
   }
 
   tags(): TagsRow[] {
     return this.db.query<TagsRow, []>("SELECT file_id AS fileId, tags AS tagsJson FROM notes WHERE tags <> '[]'").all();
+  }
+
+  /** The tags of these files only. */
+  tagsOf(ids: readonly number[]): TagsRow[] {
+    return this.db
+      .query<TagsRow, [string]>("SELECT file_id AS fileId, tags AS tagsJson FROM notes WHERE tags <> '[]' AND file_id IN (SELECT value FROM json_each(?))")
+      .all(JSON.stringify(ids));
+  }
+
+  /** The files that may satisfy a condition, or null when the index cannot name fewer than `limit` (candidates.ts). */
+  candidateIds(condition: CandidateCondition, limit: number): Set<number> | null {
+    return candidateIds(this.db, condition, limit);
   }
 
   links(): LinkRow[] {

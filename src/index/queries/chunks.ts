@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { chunkIdSql, chunkOfIdSql, hashHexSql, hashKeyList } from "../chunk-keys.ts";
 import { decodeNoteText, NoteTextReader } from "../note-text.ts";
+import { searchHeadings } from "../search-document.ts";
 import { jsonList } from "./lists.ts";
 
 /** One chunk with its note's title and metadata (chunk_get). */
@@ -149,7 +150,17 @@ export class ChunkQueries {
         return { chunkId: c.chunkId, ord: c.ord, headingPath: chunk?.headingPath ?? [], text: chunk?.text ?? "" };
       });
       const aliases = JSON.parse(n.aliasesJson) as string[];
-      return { fileId: n.fileId, title: n.title, aliases, tags: JSON.parse(n.tagsJson) as string[], headings: text.headings, sections };
+      return {
+        fileId: n.fileId,
+        title: n.title,
+        aliases,
+        tags: JSON.parse(n.tagsJson) as string[],
+        headings: searchHeadings(
+          n.title,
+          text.outline.map((h) => h.text),
+        ),
+        sections,
+      };
     });
   }
 

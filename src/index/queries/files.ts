@@ -40,4 +40,13 @@ export class FileQueries {
   notes(): NoteFile[] {
     return this.db.query<NoteFile, []>("SELECT id, path FROM files WHERE kind = 'note'").all();
   }
+
+  /** The indexed version of each of these files that has one, in the order given. */
+  etagsOf(paths: readonly string[]): { path: string; etag: string }[] {
+    return this.db
+      .query<{ path: string; etag: string }, [string]>(
+        "SELECT f.path, f.etag FROM json_each(?1) j JOIN files f ON f.path = j.value WHERE f.etag IS NOT NULL ORDER BY j.key",
+      )
+      .all(JSON.stringify(paths));
+  }
 }

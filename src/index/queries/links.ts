@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { NoteTextReader } from "../note-text.ts";
+import { decodeNoteText, NoteTextReader } from "../note-text.ts";
 import { LINK_KEY_SQL, LINK_RAW_SQL } from "../schema.ts";
 
 /**
@@ -20,7 +20,7 @@ export interface LinkContext {
 }
 
 /** A link, embed or frontmatter link that resolves to a file. */
-export interface Backlink {
+export interface BacklinkRow {
   source: string;
   source_title: string;
   line: number;
@@ -28,27 +28,45 @@ export interface Backlink {
   subpath: string;
   embed: boolean;
   syntax: string;
+  /** The top-level frontmatter property holding the link; null for body links. */
+  property: string | null;
 }
 
-export interface ForwardLink {
+export interface ForwardLinkRow {
   linkpath: string;
   subpath: string;
   display: string | null;
   raw: string;
   /** Resolved vault path; null when unresolved. */
   target: string | null;
-  resolved: boolean;
   embed: boolean;
   syntax: string;
   line: number;
-  /** The frontmatter property holding the link. */
-  property?: string;
+  /** The frontmatter key holding the link, as Obsidian caches it (`up`, `related.0`); null for body links. */
+  key: string | null;
+  /** The top-level frontmatter property holding the link; null for body links. */
+  property: string | null;
 }
 
 /** One unresolved link: its target as written and the note it is in. */
 export interface UnresolvedLink {
   linkpath: string;
   source: string;
+}
+
+/** A link with a `#heading` or `#^block` anchor whose file resolves to a note. */
+export interface AnchoredLink {
+  source: string;
+  line: number;
+  raw: string;
+  subpath: string;
+  target: string;
+}
+
+/** The headings (in document order) and lowercased block ids of a note. */
+export interface NoteAnchorRows {
+  headings: { level: number; text: string }[];
+  blocks: Set<string>;
 }
 
 export interface NoteTitle {
@@ -81,10 +99,10 @@ export class LinkQueries {
       .map(({ ord, noteText, ...rest }) => ({ ...rest, text: reader.of(rest.srcId, noteText).chunks[ord]?.text ?? "" }));
   }
 
-  backlinks(path: string): Backlink[] {
+  backlinks(path: string): BacklinkRow[] {
     return this.db
-      .query<{ source: string; source_title: string | null; line: number; raw: string; subpath: string; embed: number; syntax: string }, [string]>(
-        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, l.syntax
+      .query<Omit<BacklinkRow, "embed" | "source_title"> & { source_title: string | null; embed: number }, [string]>(
+        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, l.syntax, l.rel AS property
            FROM links l JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
           WHERE l.dst_path = ? ORDER BY f.path, l.ord`,
       )
@@ -92,14 +110,37 @@ export class LinkQueries {
       .map((r) => ({ ...r, source_title: r.source_title ?? r.source, embed: r.embed === 1 }));
   }
 
-  forward(path: string): ForwardLink[] {
+  forward(path: string): ForwardLinkRow[] {
     return this.db
-      .query<Omit<ForwardLink, "resolved" | "embed" | "property"> & { embed: number; prop: string | null }, [string]>(
-        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop
+      .query<Omit<ForwardLinkRow, "embed"> & { embed: number }, [string]>(
+        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop AS key, l.rel AS property
            FROM links l JOIN files f ON f.id = l.src_id WHERE f.path = ? ORDER BY l.ord`,
       )
       .all(path)
-      .map(({ prop, ...r }) => ({ ...r, resolved: r.target !== null, embed: r.embed === 1, ...(prop ? { property: prop } : {}) }));
+      .map((r) => ({ ...r, embed: r.embed === 1 }));
+  }
+
+  /** Every link with an anchor into a note, by source and order: the candidates for broken anchors. */
+  anchored(): AnchoredLink[] {
+    return this.db
+      .query<AnchoredLink, []>(
+        `SELECT f.path AS source, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.dst_path AS target
+           FROM links l JOIN files f ON f.id = l.src_id JOIN files d ON d.path = l.dst_path AND d.kind = 'note'
+          WHERE l.subpath <> '' ORDER BY f.path, l.ord`,
+      )
+      .all();
+  }
+
+  /** What links into `path` can point at; null when it is not an indexed note. */
+  anchorsOf(path: string): NoteAnchorRows | null {
+    const row = this.db
+      .query<{ noteText: Uint8Array | null; blocks: string }, [string]>(
+        `SELECT n.text AS noteText, (SELECT json_group_array(b.id_lower) FROM blocks b WHERE b.file_id = f.id) AS blocks
+           FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ? AND f.kind = 'note'`,
+      )
+      .get(path);
+    if (!row) return null;
+    return { headings: row.noteText ? decodeNoteText(row.noteText).outline : [], blocks: new Set(JSON.parse(row.blocks) as string[]) };
   }
 
   /** Every unresolved link, by target as written, then by source. */

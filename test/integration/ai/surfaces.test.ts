@@ -152,8 +152,12 @@ describe("MCP over HTTP", () => {
     const without = await connect(plain);
     try {
       const listed = (c: CheckedClient) => c.listTools().then((r) => r.tools.map((t) => t.name).filter((n) => n.startsWith("ai_")));
-      expect((await listed(withAi)).sort()).toEqual(["ai_ask", "ai_status", "ai_summarize", "ai_toc"]);
+      const tools = (await listed(withAi)).sort();
+      expect(tools).toEqual(["ai_ask", "ai_extract", "ai_metadata", "ai_relate", "ai_status", "ai_summarize", "ai_tag", "ai_toc"]);
       expect(await listed(without)).toEqual([]);
+      // ai_status names exactly the operations the catalogue offers.
+      const status = await withAi.callTool({ name: "ai_status", arguments: {} });
+      expect([...(status.structuredContent as { operations: string[] }).operations].sort()).toEqual(tools);
     } finally {
       await withAi.close();
       await without.close();

@@ -117,3 +117,23 @@ test("a multi-file write killed part-way is finished by the next writer: all not
     multi.cleanup();
   }
 }, 90_000);
+
+test("a journaled write of bytes (an attachment) is rolled forward byte for byte", async () => {
+  const jb = sandbox({ "keep.md": "# Keep\n" });
+  try {
+    const { WriteJournal } = await import("../../../src/writes/journal.ts");
+    const bytes = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 13, 10]);
+    const text = "# New\n";
+    new WriteJournal(jb.dataDir).begin("test", [
+      { type: "write", path: "media/pic.png", base64: Buffer.from(bytes).toString("base64"), before: null, after: etagOf(bytes) },
+      { type: "write", path: "new.md", text, before: null, after: etagOf(new TextEncoder().encode(text)) },
+    ]);
+    const ctx = jb.context();
+    await ctx.writer.recover();
+    ctx.close();
+    expect(new Uint8Array(readFileSync(join(jb.vault, "media/pic.png")))).toEqual(bytes);
+    expect(readFileSync(join(jb.vault, "new.md"), "utf8")).toBe(text);
+  } finally {
+    jb.cleanup();
+  }
+});

@@ -43,6 +43,11 @@ describe("OpenAPI responses", () => {
     expect(operationOf("GET", "/v1/search").responses["401"]!.content!["application/json"]!.example!.error!.code).toBe("unauthorized");
   });
 
+  test("an upload route also takes the raw file; other bodies are JSON only", () => {
+    expect(Object.keys(operationOf("POST", "/v1/attachments").requestBody!.content)).toEqual(["application/json", "application/octet-stream"]);
+    expect(Object.keys(operationOf("PUT", "/v1/notes/{path}").requestBody!.content)).toEqual(["application/json"]);
+  });
+
   test("every request body has an example that its operation accepts", () => {
     for (const r of ROUTES.filter((r) => r.input === "body")) {
       const example = operationOf(r.method, templateOf(r)).requestBody!.content["application/json"]!.example as Record<string, unknown>;

@@ -61,6 +61,33 @@ describe("body tags (docs/obsidian.md)", () => {
     expect(bodyTags("%%\n#a\n%%\n#b\n$$\n#c\n$$\n<!--\n#d\n-->\n#e")).toEqual(["b", "e"]);
   });
 
+  test("not inside an HTML block: an HTML table's hex colours are no tags (Obsidian renders no Markdown there)", () => {
+    const table = ["<table>", "<tr><td> #ff0000 </td><td>red</td></tr>", "<tr>", "<td>", "#00ff00", "</td>", "</tr>", "</table>", "", "after #real"].join("\n");
+    expect(bodyTags(table)).toEqual(["real"]);
+  });
+
+  test("each kind of HTML block ends where CommonMark ends it, and tags come back after it", () => {
+    // Kinds 1-5 end on the line holding their end marker; kinds 6 and 7 at a blank line.
+    expect(bodyTags("<pre>\n#a\n\n#b\n</pre> #c\n#d")).toEqual(["d"]);
+    expect(bodyTags("<style>\n#a { color: #fff }\n</style>\n#d")).toEqual(["d"]);
+    expect(bodyTags("<div>\n#a\n\n#b")).toEqual(["b"]);
+    expect(bodyTags("<custom-box>\n#a\n\n#b")).toEqual(["b"]);
+    expect(bodyTags("<?php #a ?>\n#b")).toEqual(["b"]);
+    expect(bodyTags("<!DOCTYPE html #a>\n#b")).toEqual(["b"]);
+  });
+
+  test("what is not an HTML block keeps its tags", () => {
+    // Inline HTML inside a paragraph, a kind-7 tag that would interrupt a paragraph, indented code-like HTML.
+    expect(bodyTags("text <span>x</span> #a")).toEqual(["a"]);
+    expect(bodyTags("para #a\n<custom-box>\n#b")).toEqual(["a", "b"]);
+    expect(bodyTags("<span>x</span> #a")).toEqual(["a"]);
+    expect(bodyTags("<notatag #a")).toEqual(["a"]);
+  });
+
+  test("links inside an HTML block are still read (only tags are dropped)", () => {
+    expect(parseNote("<div>\n[[Note]] #a\n</div>").links.map((l) => l.raw)).toEqual(["[[Note]]"]);
+  });
+
   test("unclosed %% hides the rest of the note", () => {
     expect(bodyTags("#a\n%% open\n#b\n\n#c")).toEqual(["a"]);
   });

@@ -10,21 +10,21 @@ const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
 
 describe("the tool catalogue", () => {
-  test("costs an agent at most 4,500 tokens (name, description and inputSchema of every tool, chars/4)", () => {
+  test('costs an agent at most 5,550 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The catalogue budget grows by what each tool costs")', () => {
     const size = catalogueSize(ALL);
     expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
-    expect(size.tokens).toBeLessThanOrEqual(4500);
+    expect(size.tokens).toBeLessThanOrEqual(5550);
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 
-  test('with a chat model, the AI tools add at most 2,100 tokens (docs/decisions.md, "AI scopes")', () => {
+  test('with a chat model, the AI tools add at most 5,100 tokens (docs/decisions.md, "AI scopes", "ai_tag", "ai_relate", "ai_extract")', () => {
     const sb = sandbox();
     Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
     const ctx = sb.context();
     try {
       const size = catalogueSize(ALL, ctx);
       expect(size.tools).toBe(OPERATIONS.length);
-      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(2100);
+      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(5100);
     } finally {
       ctx.close();
       sb.cleanup();

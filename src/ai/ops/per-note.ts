@@ -1,0 +1,60 @@
+import type { OpContext } from "../../ops/context.ts";
+import type { Warning } from "../../ops/schemas.ts";
+import { type Passage, passagesForPaths } from "../passages.ts";
+import { fitToBudget } from "./grounded.ts";
+
+/** One note as the model reads it for a per-note suggestion: the passages that fit, all of one version. */
+export interface NoteSource {
+  path: string;
+  etag: string;
+  passages: Passage[];
+}
+
+/**
+ * Each note of a scope with its passages, first ones first, as many as fit next to `fixedTokens`
+ * of instructions; passage ids restart at P1 in every note, since each note is its own request.
+ * A note with no text to read (no chunks) is left out.
+ */
+export function noteSources(ctx: OpContext, paths: readonly string[], fixedTokens: number): NoteSource[] {
+  const byPath = new Map<string, Passage[]>();
+  for (const p of passagesForPaths(ctx, paths)) {
+    const list = byPath.get(p.path) ?? [];
+    list.push({ ...p, id: `P${list.length + 1}` });
+    byPath.set(p.path, list);
+  }
+  const budget = ctx.ai.settings().maxInputTokens;
+  return [...byPath].map(([path, passages]) => ({ path, etag: passages[0]!.etag, passages: fitToBudget(passages, budget, fixedTokens) }));
+}
+
+/** Requests in flight at once for per-note suggestions: enough to hide latency, few enough for a local model. */
+const NOTE_CONCURRENCY = 4;
+
+/** fn over every item, a few at a time; results in the items' order, whatever order they finish in. */
+export async function forEachNote<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      try {
+        out[i] = await fn(items[i]!);
+      } catch (err) {
+        next = items.length; // the call fails: start no more requests
+        throw err;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(NOTE_CONCURRENCY, items.length) }, worker));
+  return out;
+}
+
+/** Warnings that repeat (a citation warning per tag or field) said once per note. */
+export function uniqueWarnings(warnings: readonly Warning[]): Warning[] {
+  const seen = new Set<string>();
+  return warnings.filter((w) => {
+    const key = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

@@ -1,0 +1,43 @@
+import type { aiRelate } from "../ai/ops/relate.ts";
+import type { OutputOf } from "../ops/define.ts";
+import type { Style } from "./output.ts";
+
+type RelateResult = OutputOf<typeof aiRelate>;
+
+const MAX_WIDTH = 40;
+const clip = (s: string) => (s.length > MAX_WIDTH ? `…${s.slice(s.length - MAX_WIDTH + 1)}` : s);
+const num = (n: number | undefined) => (n === undefined ? "" : n.toFixed(2));
+
+/** The edges as rows of display text: for --format csv, md and ndjson. */
+export function relateRows(o: RelateResult): Record<string, string>[] {
+  return o.edges.map((e) => ({
+    source: e.src_path,
+    related: e.dst_path,
+    relation: e.relation ?? "",
+    confidence: num(e.confidence),
+    similarity: num(e.similarity),
+    rationale: e.rationale ?? "",
+  }));
+}
+
+/** ai_relate on a terminal: one row per edge (its rationale dimmed below it), then the drafts and warnings. */
+export function relateTable(o: RelateResult, s: Style, summary: string): string {
+  const header = ["SOURCE", "RELATED", "RELATION", "CONF", "SIM"];
+  const rows = o.edges.map((e) => [clip(e.src_path), clip(e.dst_path), e.relation ?? "—", num(e.confidence), num(e.similarity)]);
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
+  const out = [s.dim(summary)];
+  if (rows.length) out.push(s.bold(line(header)));
+  o.edges.forEach((e, i) => {
+    out.push(line(rows[i]!));
+    if (e.rationale) out.push(s.dim(`    ${e.rationale}`));
+  });
+  if (rows.length === 0) out.push("No related notes found.");
+  for (const p of o.proposed_patches ?? []) out.push(s.green(`draft: link ${p.related_to.join(", ")} from ${p.path} (note_patch, if_match ${p.if_match})`));
+  for (const w of o.warnings) out.push(s.dim(`warning: ${w.message}`));
+  return out.join("\n");
+}

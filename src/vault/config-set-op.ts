@@ -1,0 +1,33 @@
+import { Type } from "@sinclair/typebox";
+import { setConfigValue } from "../config/set.ts";
+import { defineOp } from "../ops/define.ts";
+import { INPUT_LIMITS, Warning } from "../ops/schemas.ts";
+
+const Text = Type.String({ maxLength: INPUT_LIMITS.textLineChars });
+
+export const vaultConfigSet = defineOp({
+  name: "vault_config_set",
+  title: "Write a configuration key",
+  description:
+    "Write one key of the config file (null removes it), typed as vault_config_get lists them; indx reads it when it next starts. Secrets, paths, server.* and URLs: `indx config set` only.",
+  scope: "vault:admin",
+  destructive: true,
+  safe: false,
+  input: Type.Object(
+    {
+      key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "A dotted key, e.g. search.default_limit." }),
+      value: Type.Union([Text, Type.Number(), Type.Boolean(), Type.Array(Text, { maxItems: 1_000 }), Type.Null()]),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    key: Type.String(),
+    value: Type.Unknown({ description: "As stored, in the key's type; null when removed." }),
+    previous: Type.Unknown({ description: "What the config file held before; null when it did not set the key." }),
+    warnings: Type.Array(Warning),
+  }),
+  run(ctx, input) {
+    return setConfigValue(ctx.vault.config, input.key, input.value, "remote");
+  },
+  summary: (o) => `${o.value === null ? `removed ${o.key}` : `set ${o.key} = ${JSON.stringify(o.value)}`} in the config file; it applies when indx next starts`,
+});
