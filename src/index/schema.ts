@@ -61,6 +61,7 @@ CREATE TABLE tags (
 
 CREATE TABLE properties (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  ord       INTEGER NOT NULL,         -- its place in the frontmatter
   key       TEXT NOT NULL,            -- top-level frontmatter key, as written
   key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
   type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
@@ -69,8 +70,9 @@ CREATE TABLE properties (
   num       REAL,                     -- a number
   text      TEXT,                     -- a string, but not a wikilink
   day       TEXT,                     -- a string that reads as a date: its day as written (YYYY-MM-DD)
-  link      TEXT                      -- a wikilink ('[[x]]', spaces around allowed): its link path
-);
+  link      TEXT,                     -- a wikilink ('[[x]]', spaces around allowed): its link path
+  PRIMARY KEY (file_id, ord)
+) WITHOUT ROWID;
 
 CREATE TABLE blocks (
   file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -123,12 +125,14 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS links_key ON links(coalesce(target_key, lower(linkpath)));",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
-  // Covering: the prefilter reads file ids straight from them (src/index/queries/candidates.ts).
-  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link, file_id);",
+  // The prefilter reads file ids straight from these (src/index/queries/candidates.ts): each
+  // entry carries the primary key. A typed column holds a value in few rows, so its index keeps
+  // only those (every test on it implies IS NOT NULL, which lets SQLite use a partial index).
+  "CREATE INDEX IF NOT EXISTS properties_key ON properties(key_lower);",
+  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num) WHERE num IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text) WHERE text IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day) WHERE day IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link) WHERE link IS NOT NULL;",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
 

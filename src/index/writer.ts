@@ -54,7 +54,7 @@ export class IndexWriter {
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, rel, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag, tag_lower, uses) VALUES (?, ?, ?, ?)"),
-      insertProperty: q("INSERT INTO properties(file_id, key, key_lower, type, value, num, text, day, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+      insertProperty: q("INSERT INTO properties(file_id, ord, key, key_lower, type, value, num, text, day, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertCjk: q("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)"),
       insertChunk: q("INSERT INTO chunks(file_id, ord, start_line, end_line, hash) VALUES (?, ?, ?, ?, ?)"),
@@ -173,10 +173,10 @@ export class IndexWriter {
     const uses = new Map<string, number>();
     for (const t of p.tagOccurrences) uses.set(t.tag, (uses.get(t.tag) ?? 0) + 1);
     for (const [tag, n] of uses) this.s.insertTag!.run(id, tag, tag.toLowerCase(), n);
-    for (const [key, value] of Object.entries(p.frontmatter ?? {})) {
+    Object.entries(p.frontmatter ?? {}).forEach(([key, value], ord) => {
       const r = propertyRow(key, value);
-      this.s.insertProperty!.run(id, key, r.keyLower, r.type, r.json, r.num, r.text, r.day, r.link);
-    }
+      this.s.insertProperty!.run(id, ord, key, r.keyLower, r.type, r.json, r.num, r.text, r.day, r.link);
+    });
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
     for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`)));
     // A note without chunks has no words to find: it gets no full-text row.

@@ -53,14 +53,14 @@ export class BaseQueries {
   }
 
   properties(): PropertyRow[] {
-    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, rowid").all();
+    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, ord").all();
   }
 
   /** The properties of these files only. */
   propertiesOf(ids: readonly number[]): PropertyRow[] {
     return this.db
       .query<PropertyRow, [string]>(
-        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, rowid",
+        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord",
       )
       .all(JSON.stringify(ids));
   }
