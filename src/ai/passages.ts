@@ -26,7 +26,7 @@ export interface Passage {
 
 function toPassages(rows: ChunkSource[]): Passage[] {
   return rows.map((r, i) => {
-    const headings = JSON.parse(r.headingPathJson) as string[];
+    const headings = r.headingPath;
     const heading = headings[headings.length - 1] ?? null;
     return {
       id: `P${i + 1}`,

@@ -43,8 +43,8 @@ export interface EmbedOptions {
 }
 
 /** The text embedded for a chunk: its heading path, then its text. The hash covers both. */
-export function embeddingText(headingPath: string, text: string): string {
-  const headings = (JSON.parse(headingPath) as string[]).join(" > ");
+export function embeddingText(headingPath: string[], text: string): string {
+  const headings = headingPath.join(" > ");
   const full = headings ? `${headings}\n\n${text}` : text;
   return full.length > MAX_INPUT_CHARS ? full.slice(0, MAX_INPUT_CHARS) : full;
 }
@@ -128,7 +128,7 @@ export async function embedPending(
     for (let batch = take(); batch; batch = take()) {
       const rows = index.chunks.embeddingInputs(batch);
       if (rows.length === 0) continue; // chunks changed meanwhile
-      const texts = rows.map((r) => embeddingText(r.headingPathJson, r.text));
+      const texts = rows.map((r) => embeddingText(r.headingPath, r.text));
       let vecs: number[][] | null = null;
       for (let attempt = 1; ; attempt++) {
         if (opts.signal?.aborted) {

@@ -100,9 +100,9 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
       addedPaths.push(f.path);
     }
 
-  // A first build loads rows without secondary indexes or full-text rows, and builds them once at the end.
+  // A first build loads rows without secondary indexes, and builds them once at the end.
   const bulk = stored.size === 0 && changed.length > BATCH;
-  const writer = store.writer({ deferSearch: bulk });
+  const writer = store.writer();
   const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
@@ -141,7 +141,6 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   }
 
   throwIfStopped(opts);
-  if (bulk) store.transaction(() => store.rebuildSearch())();
   store.ensureIndexes();
   if (bulk) store.endBulkLoad();
   let linksReresolved = 0;

@@ -2,7 +2,10 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 5;
+
+/** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/queries/fts.ts). */
+export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
@@ -14,8 +17,7 @@ CREATE TABLE files (
   kind       TEXT NOT NULL,           -- note | canvas | base | attachment
   size       INTEGER NOT NULL,
   mtime_ms   INTEGER NOT NULL,
-  etag       TEXT,                    -- xxHash64 of the bytes; NULL for attachments (hashed on demand)
-  indexed_at INTEGER NOT NULL
+  etag       TEXT                     -- xxHash64 of the bytes; NULL for attachments (hashed on demand)
 );
 
 CREATE TABLE notes (
@@ -26,13 +28,8 @@ CREATE TABLE notes (
   frontmatter TEXT,                   -- JSON object or NULL
   fm_error    TEXT,
   status      TEXT NOT NULL,          -- ok | too_large | binary
-  word_count  INTEGER NOT NULL,
-  outline     TEXT NOT NULL,          -- JSON [{level,text,line}]
-  -- What full-text search reads besides the chunk text (note_search):
-  search_aliases  TEXT NOT NULL,      -- the aliases, space-separated
-  search_tags     TEXT NOT NULL,      -- the tags, '/' split into words
-  search_headings TEXT NOT NULL,      -- the headings, without one that repeats the title
-  title_skip      INTEGER NOT NULL    -- characters of the first chunk that repeat the title (its '# Title' line)
+  tasks       INTEGER NOT NULL,       -- how many tasks (checkbox items) it has
+  text        BLOB                    -- the chunks' text and headings, compressed (src/index/note-text.ts); NULL unless ok
 );
 
 CREATE TABLE links (
@@ -43,25 +40,28 @@ CREATE TABLE links (
   linkpath   TEXT NOT NULL,
   subpath    TEXT NOT NULL,
   display    TEXT,
-  raw        TEXT NOT NULL,
+  raw        TEXT,                    -- NULL for a wiki link written the usual way (LINK_RAW_SQL makes it again)
   line       INTEGER NOT NULL,
   col_offset INTEGER NOT NULL,
   prop       TEXT,                    -- frontmatter links: the key as Obsidian caches it (up, related.0)
   rel        TEXT,                    -- frontmatter links: the top-level property (related), a typed relation
-  target_key TEXT NOT NULL,           -- lowercased file name the link can match; drives re-resolution
-  dst_path   TEXT                     -- resolved vault path, NULL when unresolved
-);
+  target_key TEXT,                    -- lowercased file name the link can match (LINK_KEY_SQL); NULL when lower(linkpath) is it
+  dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
+  PRIMARY KEY (src_id, ord)
+) WITHOUT ROWID;
 
+-- One row per tag spelling a note uses, with how often it uses it.
 CREATE TABLE tags (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  tag_lower TEXT NOT NULL,
   tag       TEXT NOT NULL,
-  source    TEXT NOT NULL,            -- frontmatter | body
-  line      INTEGER NOT NULL
-);
+  tag_lower TEXT NOT NULL,
+  uses      INTEGER NOT NULL,
+  PRIMARY KEY (file_id, tag)
+) WITHOUT ROWID;
 
 CREATE TABLE properties (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  ord       INTEGER NOT NULL,         -- its place in the frontmatter
   key       TEXT NOT NULL,            -- top-level frontmatter key, as written
   key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
   type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
@@ -70,8 +70,9 @@ CREATE TABLE properties (
   num       REAL,                     -- a number
   text      TEXT,                     -- a string, but not a wikilink
   day       TEXT,                     -- a string that reads as a date: its day as written (YYYY-MM-DD)
-  link      TEXT                      -- a wikilink ('[[x]]', spaces around allowed): its link path
-);
+  link      TEXT,                     -- a wikilink ('[[x]]', spaces around allowed): its link path
+  PRIMARY KEY (file_id, ord)
+) WITHOUT ROWID;
 
 CREATE TABLE blocks (
   file_id  INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
@@ -80,31 +81,15 @@ CREATE TABLE blocks (
   line     INTEGER NOT NULL
 );
 
-CREATE TABLE tasks (
-  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  line    INTEGER NOT NULL,
-  status  TEXT NOT NULL,
-  text    TEXT NOT NULL
-);
-
+-- A chunk's id is (file_id, ord) in one number (src/index/chunk-keys.ts).
 CREATE TABLE chunks (
-  id           INTEGER PRIMARY KEY,   -- also the rowid of chunks_fts
   file_id      INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
-  ord          INTEGER NOT NULL,
-  heading_path TEXT NOT NULL,         -- JSON array of heading texts
+  ord          INTEGER NOT NULL,      -- its place in the note and in notes.text
   start_line   INTEGER NOT NULL,
   end_line     INTEGER NOT NULL,
-  text         TEXT NOT NULL,
-  hash         TEXT NOT NULL,         -- content hash: the key for embeddings, so renames never re-embed
-  UNIQUE (file_id, ord)
-);
-
--- One searchable document per note, read from the rows above: chunk text is stored once (chunks).
-CREATE VIEW note_search AS
-SELECT n.file_id AS file_id, n.title AS title, n.search_aliases AS aliases, n.search_tags AS tags,
-       n.search_headings AS headings,
-       substr((SELECT group_concat(c.text, char(10) || char(10) ORDER BY c.ord) FROM chunks c WHERE c.file_id = n.file_id), n.title_skip + 1) AS body
-  FROM notes n WHERE n.status = 'ok' AND EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id);
+  hash         INTEGER NOT NULL,      -- content hash as a 64-bit integer: the key for embeddings, so renames never re-embed
+  PRIMARY KEY (file_id, ord)
+) WITHOUT ROWID;
 
 -- The Han, Kana and Hangul runs of each note as overlapping character pairs (src/core/cjk.ts): a
 -- word inside a run is found by the phrase of its pairs. No content: only the index is kept.
@@ -113,45 +98,60 @@ CREATE VIRTUAL TABLE cjk_fts USING fts5(
   tokenize = 'unicode61 remove_diacritics 0'
 );
 
+-- One row per note (src/index/search-document.ts). No content: the text is in notes.text, and
+-- search marks the matches of the notes it shows itself.
 CREATE VIRTUAL TABLE notes_fts USING fts5(
   title, aliases, tags, headings, body,
-  content = 'note_search', content_rowid = 'file_id',
-  tokenize = 'porter unicode61 remove_diacritics 2'
+  content = '', contentless_delete = 1,
+  tokenize = '${FTS_TOKENIZE}'
 );
 `;
 
 export const SCHEMA_SQL = `${META_SQL}\n${DATA_SQL}`;
 
 /**
- * DROP statements for the data tables and views, children first: dropping them in this order never
- * deletes a row that another table still references, so no foreign-key action runs (and dropping
+ * DROP statements for the data tables, children first: dropping them in this order never deletes
+ * a row that another table still references, so no foreign-key action runs (and dropping
  * notes_fts takes its FTS5 shadow tables with it).
  */
-export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (VIRTUAL TABLE|TABLE|VIEW) (\w+)/g)]
-  .map((m) => `DROP ${m[1] === "VIEW" ? "VIEW" : "TABLE"} ${m[2]}`)
-  .reverse();
+export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\w+)/g)].map((m) => `DROP TABLE ${m[1]}`).reverse();
 
 /**
  * Secondary indexes, kept apart so a first build can load rows first and index them once at the
  * end (much cheaper than maintaining them row by row).
  */
 export const INDEX_SQL = [
-  "CREATE INDEX IF NOT EXISTS files_kind ON files(kind);",
-  "CREATE UNIQUE INDEX IF NOT EXISTS links_src ON links(src_id, ord);",
   "CREATE INDEX IF NOT EXISTS links_dst ON links(dst_path);",
-  "CREATE INDEX IF NOT EXISTS links_key ON links(target_key);",
+  "CREATE INDEX IF NOT EXISTS links_key ON links(coalesce(target_key, lower(linkpath)));",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
-  "CREATE INDEX IF NOT EXISTS tags_file ON tags(file_id);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_file ON properties(file_id);",
-  // Covering: the prefilter reads file ids straight from them (src/index/queries/candidates.ts).
-  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day, file_id);",
-  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link, file_id);",
-  "CREATE INDEX IF NOT EXISTS tasks_file ON tasks(file_id);",
+  // The prefilter reads file ids straight from these (src/index/queries/candidates.ts): each
+  // entry carries the primary key. A typed column holds a value in few rows, so its index keeps
+  // only those (every test on it implies IS NOT NULL, which lets SQLite use a partial index).
+  "CREATE INDEX IF NOT EXISTS properties_key ON properties(key_lower);",
+  "CREATE INDEX IF NOT EXISTS properties_num ON properties(key_lower, num) WHERE num IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text) WHERE text IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day) WHERE day IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link) WHERE link IS NOT NULL;",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
+
+/**
+ * A link's target key and its source text, for a links table aliased `l`. Most links are wiki
+ * links to a bare name, written the usual way: for those both columns are NULL and these
+ * expressions make them again (links_key indexes the key's expression).
+ */
+export const LINK_KEY_SQL = "coalesce(l.target_key, lower(l.linkpath))";
+export const LINK_RAW_SQL =
+  "coalesce(l.raw, CASE l.embed WHEN 1 THEN '!' ELSE '' END || '[[' || l.linkpath || l.subpath || coalesce('|' || l.display, '') || ']]')";
+
+/** The stored forms of a link's key and source text: NULL where LINK_KEY_SQL and LINK_RAW_SQL make them. */
+export function storedLinkForms(l: { embed: boolean; syntax: string; linkpath: string; subpath: string; display: string | null; raw: string }, key: string) {
+  // SQLite's lower() folds ASCII letters only.
+  const sqlLower = l.linkpath.replace(/[A-Z]+/g, (s) => s.toLowerCase());
+  const usual = `${l.embed ? "!" : ""}[[${l.linkpath}${l.subpath}${l.display !== null ? `|${l.display}` : ""}]]`;
+  return { key: key === sqlLower ? null : key, raw: l.syntax === "wiki" && l.raw === usual ? null : l.raw };
+}
 
 export const INDEX_NAMES = INDEX_SQL.map((sql) => /EXISTS (\w+)/.exec(sql)![1]!);
 

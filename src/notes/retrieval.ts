@@ -37,7 +37,7 @@ export const chunkGet = defineOp({
     const path = ctx.vault.safePath(ref.path, "id");
     const row = ctx.index.chunks.get(path, ref.ord);
     if (!row) throw new IndxError("not_found", `No chunk ${ref.ord} in ${path}`, { id: input.id });
-    const headingPath = JSON.parse(row.headingPathJson) as string[];
+    const headingPath = row.headingPath;
     return {
       id: `${path}#${ref.ord}`,
       note_id: path,

@@ -14,7 +14,7 @@ import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCurso
 import { configuredWeight } from "./fusion-weight.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
 import { lexicalNotes, lexicalSearch, normalizeScore } from "./lexical.ts";
-import { type CompiledQuery, compileQuery, queryParts } from "./query.ts";
+import { type CompiledQuery, compileQuery, type FilterItem, queryParts } from "./query.ts";
 import { parseChunkId, relatedQuery } from "./related.ts";
 import { blend, MAX_RERANK_CANDIDATES, rerankScores } from "./rerank.ts";
 import { buildResults, type RankedHit, SearchResult, sectionsToShow } from "./results.ts";
@@ -141,19 +141,29 @@ function vectorWeight(ctx: OpContext, requested: ModeName | "auto"): number {
 
 /**
  * The query's +required and -excluded items applied to the vector list: notes must contain
- * every required item (in any section) and no excluded one. Returns the narrowed allowed set
- * (null: no restriction) and the files to exclude.
+ * every required item (in any section) and no excluded one, a CJK word counting inside longer
+ * runs as lexical search counts it. Returns the narrowed allowed set (null: no restriction) and
+ * the files to exclude.
  */
 function syntaxFilter(index: IndexStore, q: string, allowed: Set<number> | null): { allowed: Set<number> | null; exclude: number[] } {
   const parts = queryParts(q);
-  const filesMatching = (expr: string) => new Set(index.fts.filesMatching(expr));
   let narrowed = allowed;
   for (const req of parts.required) {
-    const files = filesMatching(req);
+    const files = notesWith(index, req);
     narrowed = new Set([...(narrowed ?? files)].filter((f) => files.has(f)));
   }
-  const exclude = parts.excluded.length ? [...filesMatching(parts.excluded.join(" OR "))] : [];
-  return { allowed: narrowed, exclude };
+  const exclude = new Set<number>();
+  for (const item of parts.excluded) for (const f of notesWith(index, item)) exclude.add(f);
+  return { allowed: narrowed, exclude: [...exclude] };
+}
+
+/** The notes that have a query item: as a word or phrase, or (CJK) inside their runs. */
+function notesWith(index: IndexStore, item: FilterItem): Set<number> {
+  const files = new Set(index.fts.filesMatching(item.literal));
+  if (!item.cjk.length) return files;
+  const inRuns = item.cjk.map((run) => new Set(index.fts.containing(run, { allowed: null }, Number.MAX_SAFE_INTEGER)));
+  for (const f of inRuns[0]!) if (inRuns.every((s) => s.has(f))) files.add(f);
+  return files;
 }
 
 /** How many chunks each list contributes to fusion. */
@@ -290,7 +300,7 @@ async function rerankHits(
       q,
       head.map((h) => {
         const r = byId.get(chunkOf(h));
-        const hp = r ? (JSON.parse(r.headingPathJson) as string[]) : [];
+        const hp = r?.headingPath ?? [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
       Math.max(100, cfg.int("search.rerank_timeout_ms")),

@@ -244,12 +244,20 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
+/** One +required or -excluded item, as the notes that have it are found. */
+export interface FilterItem {
+  /** Its FTS5 literal. */
+  literal: string;
+  /** Its CJK runs: a note with all of them inside its own runs has the item too (unicode61 keeps a run as one token). */
+  cjk: string[];
+}
+
 export interface QueryParts {
   /** What a vector search embeds: the positive items' text, without operators or stopword removal. */
   text: string;
-  /** FTS5 expressions of single items: a note must match each required one, and none excluded. */
-  required: string[];
-  excluded: string[];
+  /** A note must have each required item, and none excluded. */
+  required: FilterItem[];
+  excluded: FilterItem[];
 }
 
 /**
@@ -258,12 +266,13 @@ export interface QueryParts {
  */
 export function queryParts(input: string): QueryParts {
   const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  const filter = (mode: Mode) => items.filter((i) => i.mode === mode).map((i) => ({ literal: toLiteral(i), cjk: unique(i.text.match(CJK_RUN) ?? []) }));
   return {
     text: items
       .filter((i) => i.mode !== "excluded")
       .map((i) => i.text)
       .join(" "),
-    required: items.filter((i) => i.mode === "required").map(toLiteral),
-    excluded: items.filter((i) => i.mode === "excluded").map(toLiteral),
+    required: filter("required"),
+    excluded: filter("excluded"),
   };
 }

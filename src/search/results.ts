@@ -1,4 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { NoteSection } from "../index/queries/chunks.ts";
+import { searchDocument } from "../index/search-document.ts";
 import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { bestSection } from "./sections.ts";
@@ -35,6 +37,7 @@ export interface RankedHit {
 
 interface Shown {
   chunkId: number;
+  section: NoteSection;
   snippet: string;
   matched: string[];
 }
@@ -49,12 +52,12 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
     const s = shown.get(h.fileId);
     const r = s && byChunk.get(s.chunkId);
     if (!s || !r) return [];
-    const headingPath = JSON.parse(r.headingPathJson) as string[];
+    const { headingPath, text, ord } = s.section;
     const matched = s.matched;
     let snippet = s.snippet;
     // A semantic hit may share no word with the query: show the start of its best chunk.
-    if (!snippet && h.reason !== undefined) snippet = leadSnippet(r.text);
-    if (countWords(r.text) <= SNIPPET_TOKENS) snippet = "";
+    if (!snippet && h.reason !== undefined) snippet = leadSnippet(text);
+    if (countWords(text) <= SNIPPET_TOKENS) snippet = "";
     return [
       {
         id: r.path,
@@ -63,7 +66,7 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
         title: r.title,
         heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
         heading_path: headingPath,
-        chunk_id: `${r.path}#${r.ord}`,
+        chunk_id: `${r.path}#${ord}`,
         line: r.startLine,
         snippet,
         score: Math.round(h.score * 10000) / 10000,
@@ -89,24 +92,27 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
  * the first with a CJK term, else the first.
  */
 export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkId: number | null }[], match: string | null, cjk: string[]): Map<number, Shown> {
-  const fileIds = hits.map((h) => h.fileId);
-  const sections = Map.groupBy(index.chunks.sections(fileIds), (s) => s.fileId);
-  const marks = new Map(match ? index.fts.highlights(match, fileIds).map((m) => [m.fileId, m]) : []);
+  const notes = index.chunks.noteSections(hits.map((h) => h.fileId));
+  const docs = notes.map((n) => ({ fileId: n.fileId, ...searchDocument({ ...n, texts: n.sections.map((s) => s.text) }) }));
+  const shift = new Map(docs.map((d) => [d.fileId, d.bodyShift]));
+  const sections = new Map(notes.map((n) => [n.fileId, n.sections]));
+  const marks = new Map(match ? index.fts.highlights(match, docs).map((m) => [m.fileId, m]) : []);
   const out = new Map<number, Shown>();
   for (const h of hits) {
     const own = sections.get(h.fileId) ?? [];
     const mark = marks.get(h.fileId);
-    const lexical = mark ? bestSection(own, mark.body, SNIPPET_TOKENS) : null;
+    const lexical = mark ? bestSection(own, mark.body, shift.get(h.fileId) ?? 0, SNIPPET_TOKENS) : null;
     const columns = (mark?.columns ?? []).filter((c) => c !== "body");
     const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
     if (chunkId === undefined) continue;
     const section = own.find((s) => s.chunkId === chunkId);
+    if (!section) continue;
     if (lexical?.matched && lexical.chunkId === chunkId) {
-      out.set(h.fileId, { chunkId, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
+      out.set(h.fileId, { chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
       continue;
     }
-    const cjkHit = section !== undefined && cjk.some((t) => section.text.includes(t));
-    out.set(h.fileId, { chunkId, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
+    const cjkHit = cjk.some((t) => section.text.includes(t));
+    out.set(h.fileId, { chunkId, section, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
   }
   return out;
 }

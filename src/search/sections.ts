@@ -1,5 +1,6 @@
 import type { NoteSection } from "../index/queries/chunks.ts";
 import { MARK_CLOSE, MARK_OPEN } from "../index/queries/fts.ts";
+import { CHUNK_JOIN } from "../index/search-document.ts";
 
 /** The section of a note that matched best, with an excerpt around its matches. */
 export interface BestSection {
@@ -19,20 +20,17 @@ const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 /**
  * Search ranks notes; the section a result points at is chosen afterwards, among the few notes
  * shown: the one with the most distinct matched words, then the most matches (the first on a tie).
- * `marked` is note_search's body with FTS5's highlight() marks: the note's sections joined by a
- * blank line, less the `# Title` line it leaves out.
+ * `marked` is the note's search body with FTS5's highlight() marks: its sections joined by
+ * CHUNK_JOIN, less the first `shift` characters (a `# Title` line).
  */
-export function bestSection(sections: NoteSection[], marked: string, tokens: number): BestSection | null {
-  const [first] = sections;
-  if (!first) return null;
+export function bestSection(sections: NoteSection[], marked: string, shift: number, tokens: number): BestSection | null {
+  if (!sections.length) return null;
   const { text, spans } = unmark(marked);
-  // Offsets in `marked` start after the title line the body leaves out (counted in code points).
-  const shift = first.titleSkip ? [...first.text.slice(0, first.titleSkip * 2)].slice(0, first.titleSkip).join("").length : 0;
   const starts: number[] = [];
   let at = 0;
   for (const s of sections) {
     starts.push(at);
-    at += s.text.length + 2;
+    at += s.text.length + CHUNK_JOIN.length;
   }
   const local: Span[][] = sections.map(() => []);
   const words: Set<string>[] = sections.map(() => new Set());

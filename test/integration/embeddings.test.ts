@@ -258,6 +258,22 @@ describe("semantic and hybrid search", () => {
     }
   });
 
+  test("a CJK word inside a longer run is excluded or required in the vector list as in the lexical one", async () => {
+    const tokyo = "# Tokyo\n\nTokyo trains at rush hour: 東京の電車は朝から混んでいる. The Kyoto temples are calmer in the morning.\n";
+    const { ctx } = setup({}, { ...NOTES, "Travel/Tokyo.md": tokyo });
+    await reindex(ctx());
+    const c = ctx();
+    for (const mode of ["lexical", "semantic", "hybrid"]) {
+      const found = (await search(c, { q: "Tokyo trains temples", mode })).results.map((r: any) => r.path);
+      expect(found).toContain("Travel/Tokyo.md");
+      const without = (await search(c, { q: "Tokyo trains temples -東京", mode })).results.map((r: any) => r.path);
+      expect(without).not.toContain("Travel/Tokyo.md");
+      expect(without).toContain("Travel/Japan.md");
+      const must = (await search(c, { q: "+電車 trains temples", mode })).results.map((r: any) => r.path);
+      expect(must).toEqual(["Travel/Tokyo.md"]);
+    }
+  });
+
   test("pending chunks are a visible warning", async () => {
     const { sb, ctx } = setup();
     await reindex(ctx());

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IndxError } from "../../src/core/errors.ts";
-import { linkBacklinks, linkUnresolved } from "../../src/links/ops.ts";
+import { linkBacklinks, linkForward, linkUnresolved } from "../../src/links/ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { vaultStatus } from "../../src/vault/ops.ts";
 import { invoke } from "../support/ops.ts";
@@ -70,6 +70,32 @@ describe("incremental indexing on a real SQLite file", () => {
     renameSync(join(sb.vault, "src/Target.md"), join(sb.vault, "src/Gone.md"));
     await ctx.updateIndex({ paths: ["src/Target.md", "src/Gone.md"] });
     expect(((await invoke(linkBacklinks, ctx, { path: "far/Target.md" })) as { count: number }).count).toBe(1);
+    ctx.close();
+  });
+
+  test("links come back exactly as written, and re-resolve by name, however they are stored", async () => {
+    const written = ["[[Émile Zola]]", "![[Plan.PNG]]", "[[Émile Zola#Books|his books]]", "[[ Spaced ]]", "[Zola](%C3%89mile%20Zola.md)", "[[dir/Deep Note]]"];
+    sb = sandbox({ "Links.md": `${written.join("\n")}\n` });
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    const forward = async () => ((await invoke(linkForward, ctx, { path: "Links.md" })) as { links: { raw: string; target: string | null }[] }).links;
+    expect((await forward()).map((l) => l.raw)).toEqual(written);
+    expect((await forward()).every((l) => l.target === null)).toBe(true);
+
+    sb.write("people/Émile Zola.md", "# Émile\n");
+    sb.write("img/plan.png", "png");
+    sb.write("dir/Deep Note.md", "# deep\n");
+    await ctx.updateIndex({ build: true });
+    expect((await forward()).map((l) => l.target)).toEqual([
+      "people/Émile Zola.md",
+      "img/plan.png",
+      "people/Émile Zola.md",
+      null,
+      "people/Émile Zola.md",
+      "dir/Deep Note.md",
+    ]);
+    const back = (await invoke(linkBacklinks, ctx, { path: "people/Émile Zola.md" })) as { backlinks: { raw: string }[] };
+    expect(back.backlinks.map((b) => b.raw)).toEqual([written[0]!, written[2]!, written[4]!]);
     ctx.close();
   });
 

@@ -49,20 +49,18 @@ export class BaseQueries {
   }
 
   files(): BaseFileRow[] {
-    return this.db
-      .query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs, indexed_at || ':' || coalesce(etag, '') AS stamp FROM files ORDER BY path")
-      .all();
+    return this.db.query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs, coalesce(etag, '') AS stamp FROM files ORDER BY path").all();
   }
 
   properties(): PropertyRow[] {
-    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, rowid").all();
+    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, ord").all();
   }
 
   /** The properties of these files only. */
   propertiesOf(ids: readonly number[]): PropertyRow[] {
     return this.db
       .query<PropertyRow, [string]>(
-        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, rowid",
+        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord",
       )
       .all(JSON.stringify(ids));
   }

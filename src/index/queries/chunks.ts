@@ -1,4 +1,7 @@
 import type { Database } from "bun:sqlite";
+import { chunkIdSql, chunkOfIdSql, hashHexSql, hashKeyList } from "../chunk-keys.ts";
+import { decodeNoteText, NoteTextReader } from "../note-text.ts";
+import { searchHeadings } from "../search-document.ts";
 import { jsonList } from "./lists.ts";
 
 /** One chunk with its note's title and metadata (chunk_get). */
@@ -6,14 +9,14 @@ export interface ChunkDetail {
   title: string;
   aliasesJson: string;
   frontmatterJson: string | null;
-  /** JSON array of the heading texts above the chunk. */
-  headingPathJson: string;
+  /** The heading texts above the chunk. */
+  headingPath: string[];
   startLine: number;
   endLine: number;
   text: string;
 }
 
-/** A chunk as a search result shows it, with its note. */
+/** What a search result shows of a chunk's note and place (its text comes with the note's sections). */
 export interface ChunkHit {
   chunkId: number;
   path: string;
@@ -21,17 +24,14 @@ export interface ChunkHit {
   tagsJson: string;
   aliasesJson: string;
   frontmatterJson: string | null;
-  ord: number;
-  headingPathJson: string;
   startLine: number;
-  text: string;
 }
 
 /** What a model reads of a chunk: the note title, the heading path and the text. */
 export interface ChunkPassage {
   chunkId: number;
   title: string;
-  headingPathJson: string;
+  headingPath: string[];
   text: string;
 }
 
@@ -40,29 +40,34 @@ export interface ChunkSource {
   path: string;
   etag: string;
   ord: number;
-  headingPathJson: string;
+  headingPath: string[];
   startLine: number;
   endLine: number;
   text: string;
 }
 
-const SOURCE_COLUMNS = "f.path, f.etag, c.ord, c.heading_path AS headingPathJson, c.start_line AS startLine, c.end_line AS endLine, c.text";
-
 /** The text embedded for a content hash (one of the chunks that have it). */
 export interface EmbeddingInput {
   hash: string;
-  headingPathJson: string;
+  headingPath: string[];
   text: string;
 }
 
-/** A chunk of a note as search reads it: note_search's body is the note's chunks joined by a blank line. */
+/** A note as search shows it: what it indexes for full-text search, and its sections. */
+export interface NoteSections {
+  fileId: number;
+  title: string;
+  aliases: string[];
+  tags: string[];
+  headings: string;
+  sections: NoteSection[];
+}
+
 export interface NoteSection {
   chunkId: number;
-  fileId: number;
   ord: number;
+  headingPath: string[];
   text: string;
-  /** Characters (code points) of the note's first chunk that note_search's body leaves out (a `# Title` line). */
-  titleSkip: number;
 }
 
 export interface ChunkOfHash {
@@ -71,7 +76,30 @@ export interface ChunkOfHash {
   hash: string;
 }
 
-/** Heading-aware sections of notes, keyed by id; `hash` is the content hash embeddings are keyed by. */
+/** A row that names a chunk of a note, with the note's compressed text (notes.text). */
+interface Located {
+  fileId: number;
+  ord: number;
+  noteText: Uint8Array;
+}
+
+/** Rows with their chunk's heading path and text, read from their notes' records (each decoded once). */
+function withText<R extends Located>(rows: R[]): (Omit<R, "noteText"> & { headingPath: string[]; text: string })[] {
+  const reader = new NoteTextReader();
+  return rows.map(({ noteText, ...rest }) => {
+    const chunk = reader.of(rest.fileId, noteText).chunks[rest.ord] ?? { headingPath: [], text: "" };
+    return { ...rest, headingPath: chunk.headingPath, text: chunk.text };
+  });
+}
+
+const HASH = hashHexSql("hash");
+const LOCATED = "c.file_id AS fileId, c.ord, n.text AS noteText";
+const SOURCE_COLUMNS = `f.path, f.etag, c.start_line AS startLine, c.end_line AS endLine, ${LOCATED}`;
+
+/**
+ * Heading-aware sections of notes, keyed by id; `hash` is the content hash embeddings are keyed by.
+ * Their text and heading paths live in the note's compressed record (src/index/note-text.ts).
+ */
 export class ChunkQueries {
   constructor(private readonly db: Database) {}
 
@@ -81,38 +109,65 @@ export class ChunkQueries {
 
   /** The chunk `ord` of the note at `path`. */
   get(path: string, ord: number): ChunkDetail | null {
-    return this.db
-      .query<ChunkDetail, [string, number]>(
-        `SELECT n.title, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, c.heading_path AS headingPathJson,
-                c.start_line AS startLine, c.end_line AS endLine, c.text
+    const row = this.db
+      .query<Omit<ChunkDetail, "headingPath" | "text"> & Located, [string, number]>(
+        `SELECT n.title, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, c.start_line AS startLine, c.end_line AS endLine, ${LOCATED}
            FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
           WHERE f.path = ? AND c.ord = ?`,
       )
       .get(path, ord);
+    return row ? withText([row])[0]! : null;
   }
 
   /** Texts of a note's chunks in order, or of its chunk `ord` alone. */
   texts(fileId: number, ord: number | null): string[] {
-    return this.db
-      .query<{ text: string }, [number, number | null]>("SELECT text FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2) ORDER BY ord")
-      .all(fileId, ord)
-      .map((r) => r.text);
+    const row = this.db.query<{ noteText: Uint8Array | null }, [number]>("SELECT text AS noteText FROM notes WHERE file_id = ?").get(fileId);
+    if (!row?.noteText) return [];
+    const chunks = decodeNoteText(row.noteText).chunks;
+    return (ord === null ? chunks : chunks.slice(ord, ord + 1)).map((c) => c.text);
   }
 
-  /** Every chunk of these notes, in order (notes in any order). */
-  sections(fileIds: number[]): NoteSection[] {
-    return this.db
-      .query<NoteSection, [string]>(
-        `SELECT c.id AS chunkId, c.file_id AS fileId, c.ord, c.text, n.title_skip AS titleSkip FROM chunks c JOIN notes n ON n.file_id = c.file_id
-          WHERE c.file_id IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.ord`,
+  /** These notes (any order; notes without text are missing) with their sections in order. */
+  noteSections(fileIds: number[]): NoteSections[] {
+    const notes = this.db
+      .query<{ fileId: number; title: string; aliasesJson: string; tagsJson: string; noteText: Uint8Array }, [string]>(
+        `SELECT file_id AS fileId, title, aliases AS aliasesJson, tags AS tagsJson, text AS noteText FROM notes
+          WHERE file_id IN (SELECT value FROM json_each(?)) AND text IS NOT NULL`,
       )
       .all(jsonList(fileIds));
+    const ids = Map.groupBy(
+      this.db
+        .query<{ chunkId: number; fileId: number; ord: number }, [string]>(
+          `SELECT ${chunkIdSql("c")} AS chunkId, file_id AS fileId, ord FROM chunks c WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord`,
+        )
+        .all(jsonList(fileIds)),
+      (c) => c.fileId,
+    );
+    return notes.map((n) => {
+      const text = decodeNoteText(n.noteText);
+      const sections = (ids.get(n.fileId) ?? []).map((c) => {
+        const chunk = text.chunks[c.ord];
+        return { chunkId: c.chunkId, ord: c.ord, headingPath: chunk?.headingPath ?? [], text: chunk?.text ?? "" };
+      });
+      const aliases = JSON.parse(n.aliasesJson) as string[];
+      return {
+        fileId: n.fileId,
+        title: n.title,
+        aliases,
+        tags: JSON.parse(n.tagsJson) as string[],
+        headings: searchHeadings(
+          n.title,
+          text.outline.map((h) => h.text),
+        ),
+        sections,
+      };
+    });
   }
 
   /** Content hashes of a note's chunks, or of its chunk `ord` alone. */
   hashes(fileId: number, ord: number | null): string[] {
     return this.db
-      .query<{ hash: string }, [number, number | null]>("SELECT hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)")
+      .query<{ hash: string }, [number, number | null]>(`SELECT ${HASH} AS hash FROM chunks WHERE file_id = ?1 AND (?2 IS NULL OR ord = ?2)`)
       .values(fileId, ord)
       .map((r) => r[0] as string);
   }
@@ -120,7 +175,7 @@ export class ChunkQueries {
   /** Distinct content hashes of the notes with these ids. */
   hashesOfFiles(fileIds: Iterable<number>): string[] {
     return this.db
-      .query<{ hash: string }, [string]>("SELECT DISTINCT hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?))")
+      .query<{ hash: string }, [string]>(`SELECT ${HASH} AS hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?)) GROUP BY hash`)
       .values(jsonList(fileIds))
       .map((r) => r[0] as string);
   }
@@ -129,7 +184,7 @@ export class ChunkQueries {
   distinctHashes(): Set<string> {
     return new Set(
       this.db
-        .query<{ hash: string }, []>("SELECT DISTINCT hash FROM chunks")
+        .query<{ hash: string }, []>(`SELECT ${HASH} AS hash FROM chunks GROUP BY hash`)
         .values()
         .map((r) => r[0] as string),
     );
@@ -138,58 +193,72 @@ export class ChunkQueries {
   /** Every chunk with one of these content hashes (copies share one), by id. */
   withHashes(hashes: string[]): ChunkOfHash[] {
     return this.db
-      .query<ChunkOfHash, [string]>("SELECT id AS chunkId, file_id AS fileId, hash FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) ORDER BY id")
-      .all(jsonList(hashes));
+      .query<ChunkOfHash, [string]>(
+        `SELECT ${chunkIdSql("c")} AS chunkId, c.file_id AS fileId, ${hashHexSql("c.hash")} AS hash FROM chunks c
+          WHERE c.hash IN (SELECT value FROM json_each(?)) ORDER BY c.file_id, c.ord`,
+      )
+      .all(hashKeyList(hashes));
   }
 
   /** One text per content hash, for the embedding job; hashes gone from the index are missing. */
   embeddingInputs(hashes: string[]): EmbeddingInput[] {
-    return this.db
-      .query<EmbeddingInput, [string]>(
-        "SELECT hash, heading_path AS headingPathJson, text FROM chunks WHERE hash IN (SELECT value FROM json_each(?)) GROUP BY hash",
-      )
-      .all(jsonList(hashes));
+    return withText(
+      this.db
+        .query<{ hash: string } & Located, [string]>(
+          `SELECT ${hashHexSql("c.hash")} AS hash, ${LOCATED}
+             FROM (SELECT min(${chunkIdSql("k")}) AS id FROM chunks k WHERE k.hash IN (SELECT value FROM json_each(?)) GROUP BY k.hash) first
+             JOIN chunks c ON ${chunkOfIdSql("c", "first.id")} JOIN notes n ON n.file_id = c.file_id`,
+        )
+        .all(hashKeyList(hashes)),
+    );
   }
 
   /** The result rows of some chunks (any order; ids not found are missing). */
   hits(chunkIds: number[]): ChunkHit[] {
     return this.db
       .query<ChunkHit, [string]>(
-        `SELECT c.id AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson,
-                c.ord, c.heading_path AS headingPathJson, c.start_line AS startLine, c.text
-           FROM chunks c JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id
-          WHERE c.id IN (SELECT value FROM json_each(?1))`,
+        `SELECT j.value AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, c.start_line AS startLine
+           FROM json_each(?1) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")} JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id`,
       )
       .all(jsonList(chunkIds));
   }
 
   /** Every chunk of these notes, notes in the order given, chunks in note order. */
   sourcesOf(paths: string[]): ChunkSource[] {
-    return this.db
-      .query<ChunkSource, [string]>(
-        `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value JOIN chunks c ON c.file_id = f.id
-          WHERE f.etag IS NOT NULL ORDER BY j.key, c.ord`,
-      )
-      .all(JSON.stringify(paths));
+    return withText(
+      this.db
+        .query<SourceRow, [string]>(
+          `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value JOIN chunks c ON c.file_id = f.id JOIN notes n ON n.file_id = f.id
+            WHERE f.etag IS NOT NULL ORDER BY j.key, c.ord`,
+        )
+        .all(JSON.stringify(paths)),
+    );
   }
 
   /** These chunks (by note path and position), in the order given; chunks not found are missing. */
   sourcesAt(refs: { path: string; ord: number }[]): ChunkSource[] {
-    return this.db
-      .query<ChunkSource, [string]>(
-        `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value ->> 0 JOIN chunks c ON c.file_id = f.id AND c.ord = j.value ->> 1
-          WHERE f.etag IS NOT NULL ORDER BY j.key`,
-      )
-      .all(JSON.stringify(refs.map((r) => [r.path, r.ord])));
+    return withText(
+      this.db
+        .query<SourceRow, [string]>(
+          `SELECT ${SOURCE_COLUMNS} FROM json_each(?1) j JOIN files f ON f.path = j.value ->> 0 JOIN chunks c ON c.file_id = f.id AND c.ord = j.value ->> 1
+             JOIN notes n ON n.file_id = f.id
+            WHERE f.etag IS NOT NULL ORDER BY j.key`,
+        )
+        .all(JSON.stringify(refs.map((r) => [r.path, r.ord]))),
+    );
   }
 
   /** Passages of some chunks for a model to read (any order; ids not found are missing). */
   passages(chunkIds: number[]): ChunkPassage[] {
-    return this.db
-      .query<ChunkPassage, [string]>(
-        `SELECT c.id AS chunkId, n.title, c.heading_path AS headingPathJson, c.text FROM chunks c JOIN notes n ON n.file_id = c.file_id
-          WHERE c.id IN (SELECT value FROM json_each(?))`,
-      )
-      .all(jsonList(chunkIds));
+    return withText(
+      this.db
+        .query<{ chunkId: number; title: string } & Located, [string]>(
+          `SELECT j.value AS chunkId, n.title, ${LOCATED} FROM json_each(?) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")}
+             JOIN notes n ON n.file_id = c.file_id`,
+        )
+        .all(jsonList(chunkIds)),
+    );
   }
 }
+
+type SourceRow = Omit<ChunkSource, "headingPath" | "text" | "ord"> & Located;

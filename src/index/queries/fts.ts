@@ -1,6 +1,7 @@
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
-import { FTS_COLUMNS, FTS_WEIGHTS } from "../schema.ts";
+import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
+import type { SearchDocument } from "../search-document.ts";
 import { type FileScope, jsonList } from "./lists.ts";
 
 export type FtsColumn = (typeof FTS_COLUMNS)[number];
@@ -15,7 +16,7 @@ export interface ScoredNote {
 export interface NoteHighlight {
   fileId: number;
   columns: FtsColumn[];
-  /** note_search's body with each match between MARK_OPEN and MARK_CLOSE. */
+  /** The search document's body with each match between MARK_OPEN and MARK_CLOSE. */
   body: string;
 }
 
@@ -24,7 +25,6 @@ export const MARK_CLOSE = "\u0003";
 
 const W = FTS_WEIGHTS;
 const RANK = `bm25(notes_fts, ${W.title}, ${W.aliases}, ${W.tags}, ${W.headings}, ${W.body})`;
-const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(notes_fts, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
 
 /** Binds of a scope: ?2 is the allowed ids (NULL: all), ?3 the excluded ids. */
 const scopeParams = (s: FileScope): [string | null, string] => [s.allowed ? jsonList(s.allowed) : null, jsonList(s.excluded ?? [])];
@@ -96,19 +96,55 @@ export class FtsQueries {
   }
 
   /**
-   * The columns each of these notes matches `match` in, and its body with the matches marked. A
-   * plain `rowid IN`: FTS5 looks each note up, and highlight() needs no document counts.
+   * The columns each of these notes matches `match` in, and its body with the matches marked.
+   * notes_fts keeps no text, so the notes' documents go through a scratch FTS5 table with the
+   * same tokenizer: highlight() there marks exactly what the index matched.
    */
-  highlights(match: string, fileIds: number[]): NoteHighlight[] {
-    return this.db
-      .query<Record<string, string | number | null>, [string, string]>(
-        `SELECT rowid AS id, ${HIGHLIGHTS} FROM notes_fts WHERE notes_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))`,
-      )
-      .all(match, jsonList(fileIds))
-      .map((row) => ({
+  highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
+    if (!docs.length) return [];
+    const scratch = (this.scratch ??= new ScratchHighlighter());
+    return scratch.mark(match, docs);
+  }
+
+  close(): void {
+    this.scratch?.close();
+  }
+
+  private scratch: ScratchHighlighter | null = null;
+}
+
+const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
+
+/** An in-memory FTS5 table that holds the few documents being shown, only while they are marked. */
+class ScratchHighlighter {
+  private readonly db = new Database(":memory:");
+  private readonly insert;
+  private readonly select;
+
+  constructor() {
+    this.db.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}')`);
+    this.insert = this.db.prepare<void, [number, string, string, string, string, string]>(
+      `INSERT INTO docs(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.select = this.db.prepare<Record<string, string | number | null>, [string]>(`SELECT rowid AS id, ${HIGHLIGHTS} FROM docs WHERE docs MATCH ?`);
+  }
+
+  /** The documents live for one transaction: rolling it back empties the table at no cost. */
+  mark(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
+    this.db.run("BEGIN");
+    try {
+      for (const d of docs) this.insert.run(d.fileId, d.title, d.aliases, d.tags, d.headings, d.body);
+      return this.select.all(match).map((row) => ({
         fileId: Number(row.id),
         columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN)),
         body: String(row.h4 ?? ""),
       }));
+    } finally {
+      this.db.run("ROLLBACK");
+    }
+  }
+
+  close(): void {
+    this.db.close();
   }
 }

@@ -1,4 +1,6 @@
 import type { Database } from "bun:sqlite";
+import { decodeNoteText, NoteTextReader } from "../note-text.ts";
+import { LINK_KEY_SQL, LINK_RAW_SQL } from "../schema.ts";
 
 /**
  * The one definition of an unresolved link (alias `l` for links): no file matched its target.
@@ -78,26 +80,29 @@ export class LinkQueries {
 
   /**
    * Up to `limit` links between two different notes, spread over the vault in an order that does
-   * not depend on how it was indexed (a multiplicative hash of the row id): self-supervised
+   * not depend on how it was indexed (a multiplicative hash of the link's note id and place): self-supervised
    * queries for measuring search (src/search/fusion-weight.ts).
    */
   contexts(limit: number): LinkContext[] {
+    const reader = new NoteTextReader();
     return this.db
-      .query<LinkContext, [number]>(
-        `SELECT l.src_id AS srcId, d.id AS dstId, l.raw, c.text, l.line, c.start_line AS startLine
-           FROM (SELECT rowid AS r FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
-                  ORDER BY (rowid * 2654435761) % 4294967296 LIMIT ?1) pick
-           JOIN links l ON l.rowid = pick.r
+      .query<Omit<LinkContext, "text"> & { ord: number; noteText: Uint8Array }, [number]>(
+        `SELECT l.src_id AS srcId, d.id AS dstId, ${LINK_RAW_SQL} AS raw, l.line, c.start_line AS startLine, c.ord, n.text AS noteText
+           FROM (SELECT src_id, ord FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
+                  ORDER BY ((src_id * 65536 + ord) * 2654435761) % 4294967296 LIMIT ?1) pick
+           JOIN links l ON l.src_id = pick.src_id AND l.ord = pick.ord
            JOIN files d ON d.path = l.dst_path AND d.kind = 'note' AND d.id <> l.src_id
-           JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line`,
+           JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line
+           JOIN notes n ON n.file_id = l.src_id`,
       )
-      .all(limit);
+      .all(limit)
+      .map(({ ord, noteText, ...rest }) => ({ ...rest, text: reader.of(rest.srcId, noteText).chunks[ord]?.text ?? "" }));
   }
 
   backlinks(path: string): BacklinkRow[] {
     return this.db
       .query<Omit<BacklinkRow, "embed" | "source_title"> & { source_title: string | null; embed: number }, [string]>(
-        `SELECT f.path AS source, n.title AS source_title, l.line, l.raw, l.subpath, l.embed, l.syntax, l.rel AS property
+        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, l.syntax, l.rel AS property
            FROM links l JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
           WHERE l.dst_path = ? ORDER BY f.path, l.ord`,
       )
@@ -108,7 +113,7 @@ export class LinkQueries {
   forward(path: string): ForwardLinkRow[] {
     return this.db
       .query<Omit<ForwardLinkRow, "embed"> & { embed: number }, [string]>(
-        `SELECT l.linkpath, l.subpath, l.display, l.raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop AS key, l.rel AS property
+        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop AS key, l.rel AS property
            FROM links l JOIN files f ON f.id = l.src_id WHERE f.path = ? ORDER BY l.ord`,
       )
       .all(path)
@@ -119,7 +124,7 @@ export class LinkQueries {
   anchored(): AnchoredLink[] {
     return this.db
       .query<AnchoredLink, []>(
-        `SELECT f.path AS source, l.line, l.raw, l.subpath, l.dst_path AS target
+        `SELECT f.path AS source, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.dst_path AS target
            FROM links l JOIN files f ON f.id = l.src_id JOIN files d ON d.path = l.dst_path AND d.kind = 'note'
           WHERE l.subpath <> '' ORDER BY f.path, l.ord`,
       )
@@ -129,13 +134,13 @@ export class LinkQueries {
   /** What links into `path` can point at; null when it is not an indexed note. */
   anchorsOf(path: string): NoteAnchorRows | null {
     const row = this.db
-      .query<{ outline: string; blocks: string }, [string]>(
-        `SELECT n.outline, (SELECT json_group_array(b.id_lower) FROM blocks b WHERE b.file_id = f.id) AS blocks
+      .query<{ noteText: Uint8Array | null; blocks: string }, [string]>(
+        `SELECT n.text AS noteText, (SELECT json_group_array(b.id_lower) FROM blocks b WHERE b.file_id = f.id) AS blocks
            FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ? AND f.kind = 'note'`,
       )
       .get(path);
     if (!row) return null;
-    return { headings: JSON.parse(row.outline) as NoteAnchorRows["headings"], blocks: new Set(JSON.parse(row.blocks) as string[]) };
+    return { headings: row.noteText ? decodeNoteText(row.noteText).outline : [], blocks: new Set(JSON.parse(row.blocks) as string[]) };
   }
 
   /** Every unresolved link, by target as written, then by source. */
@@ -177,7 +182,7 @@ export class LinkQueries {
   sourcesByTargetKey(keys: string[]): string[] {
     const out = new Set<string>();
     const q = this.db.query<{ path: string }, [string]>(
-      "SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.target_key = ? AND l.dst_path IS NOT NULL",
+      `SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE ${LINK_KEY_SQL} = ? AND l.dst_path IS NOT NULL`,
     );
     for (const k of keys) for (const r of q.all(k)) out.add(r.path);
     return [...out].sort();

@@ -40,7 +40,7 @@ export class StatsQueries {
       links: count("SELECT count(*) AS n FROM links"),
       unresolvedLinks: this.links.unresolvedCount(),
       tags: count("SELECT count(DISTINCT tag_lower) AS n FROM tags"),
-      tasks: count("SELECT count(*) AS n FROM tasks"),
+      tasks: count("SELECT coalesce(sum(tasks), 0) AS n FROM notes"),
     };
   }
 }

@@ -25,7 +25,7 @@ export class TagQueries {
     return this.db
       .query<TagCount, []>(
         `SELECT t.tag_lower AS tagLower,
-                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower GROUP BY s.tag ORDER BY count(*) DESC, s.tag LIMIT 1) AS tag,
+                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower GROUP BY s.tag ORDER BY sum(s.uses) DESC, s.tag LIMIT 1) AS tag,
                 count(DISTINCT t.file_id) AS count
            FROM tags t GROUP BY t.tag_lower`,
       )

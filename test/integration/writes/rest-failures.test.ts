@@ -84,7 +84,7 @@ test("a write whose reindex fails (a damaged index) has landed: it answers succe
     const ctx = own.context();
     await ctx.updateIndex({ build: true });
     const db = new Database(join(own.dataDir, "index.db"));
-    db.run("DROP TABLE tasks");
+    db.run("DROP TABLE blocks");
     db.close();
     const written = (await invoke(noteWrite, ctx, { path: "B.md", body: "# B\n" })) as { etag: string; warnings: { code: string; message: string }[] };
     expect(written.etag).toBe(etagOf(readFileSync(join(own.vault, "B.md"))));

@@ -1,0 +1,43 @@
+/**
+ * What full-text search indexes of a note, one row per note: the writer indexes it, and search
+ * makes it again for the notes it shows, to mark their matches (the index keeps no content).
+ * The title counts once, in its own column: a heading that repeats it (the usual `# Title`)
+ * leaves the headings, and its line the body.
+ */
+export interface SearchDocument {
+  title: string;
+  aliases: string;
+  tags: string;
+  headings: string;
+  /** The note's chunks joined by a blank line, less a first line that repeats the title. */
+  body: string;
+  /** Characters of the first chunk that the body leaves out (its `# Title` line). */
+  bodyShift: number;
+}
+
+/** Chunks in a note's body are joined by this. */
+export const CHUNK_JOIN = "\n\n";
+
+const sameAsTitle = (title: string) => {
+  const t = title.trim().toLowerCase();
+  return (heading: string) => heading.trim().toLowerCase() === t;
+};
+
+/** The headings column: every heading but one that repeats the title. */
+export function searchHeadings(title: string, headings: string[]): string {
+  const same = sameAsTitle(title);
+  return headings.filter((h) => !same(h)).join(" ");
+}
+
+export function searchDocument(note: { title: string; aliases: string[]; tags: string[]; headings: string; texts: string[] }): SearchDocument {
+  const titleLine = /^#{1,6}[ \t]+(.*?)[ \t#]*(?:\n|$)/.exec(note.texts[0] ?? "");
+  const bodyShift = titleLine && sameAsTitle(note.title)(titleLine[1]!) ? titleLine[0].length : 0;
+  return {
+    title: note.title,
+    aliases: note.aliases.join(" "),
+    tags: note.tags.map((t) => t.replaceAll("/", " ")).join(" "),
+    headings: note.headings,
+    body: note.texts.join(CHUNK_JOIN).slice(bodyShift),
+    bodyShift,
+  };
+}
