@@ -7,20 +7,35 @@ import { writeError } from "./fs-errors.ts";
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
 export const TEMP_PREFIX = ".indx-tmp-";
 
+export interface AtomicWriteOptions {
+  mode?: number;
+  /**
+   * The folder fsync is the caller's, once for every file it replaces in that folder
+   * (syncFolders), before it reports any of them written: the folder is added here instead. Until
+   * then a crash may undo the rename, which leaves the old file whole.
+   */
+  folders?: Set<string>;
+}
+
 /**
  * Replaces a file's bytes so that a reader (or a crash at any instant) sees either the old
  * file or the new one, never a torn mix: write a temp file in the same folder, fsync it,
  * rename it over the target, fsync the folder. The target's file mode is kept.
  */
-export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: { mode?: number } = {}): void {
+export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: AtomicWriteOptions = {}): void {
   try {
-    replaceFile(abs, bytes, opts.mode);
+    replaceFile(abs, bytes, opts);
   } catch (err) {
     throw writeError(err);
   }
 }
 
-function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | undefined): void {
+/** Makes the renames into these folders durable (writeFileAtomic's `folders`). */
+export function syncFolders(dirs: Iterable<string>): void {
+  for (const dir of dirs) fsyncDir(dir);
+}
+
+function replaceFile(abs: string, bytes: Uint8Array, { mode: modeOverride, folders }: AtomicWriteOptions): void {
   const dir = dirname(abs);
   const mode = modeOverride ?? existingMode(abs) ?? 0o644;
   const temp = join(dir, `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
@@ -41,7 +56,8 @@ function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | unde
     unlinkQuietly(temp);
     throw err;
   }
-  fsyncDir(dir);
+  if (folders) folders.add(dir);
+  else fsyncDir(dir);
 }
 
 /** Renames within one file system and makes the rename durable in both folders. */

@@ -7,7 +7,7 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
-import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
@@ -97,6 +97,8 @@ interface Applied {
   events: NewEvent[];
   trashed: boolean;
   files: number;
+  /** Folders holding replaced files, fsynced once each when the last file is in place. */
+  folders: Set<string>;
 }
 
 export interface WriteIO {
@@ -173,7 +175,7 @@ export class VaultWriter {
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
-    const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0 };
+    const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0, folders: new Set() };
     // Several files: write down every step first, so a crash part-way is finished by the next writer.
     if (changes.length > 1)
       this.journal.begin(
@@ -190,18 +192,26 @@ export class VaultWriter {
       }
     } catch (err) {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
-      // the index is brought in line with the disk either way. The journal is for crashes: a
+      // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
+      syncFolders(applied.folders);
       this.journal.finish();
       await this.reindex(applied.touched);
-      throw fsError(err, applied.files, changes.length);
+      this.emit(applied.events, started);
+      throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
+    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
+    syncFolders(applied.folders);
     this.journal.finish();
     const warnings = await this.reindex(applied.touched);
-    const duration = Math.round(performance.now() - started);
-    for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
+    this.emit([...applied.events, ...events], started);
     return { value, etags: applied.etags, trashed: applied.trashed, warnings };
+  }
+
+  private emit(events: readonly NewEvent[], started: number): void {
+    const duration = Math.round(performance.now() - started);
+    for (const e of events) this.ctx.events.emit({ ...e, duration_ms: duration });
   }
 
   private applyWrite(op: string, path: string, bytes: Uint8Array, io: WriteIO, applied: Applied): void {
@@ -210,7 +220,7 @@ export class VaultWriter {
     if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
     const target = writeTarget(abs);
     this.sweep(dirname(target));
-    writeFileAtomic(target, bytes);
+    writeFileAtomic(target, bytes, { folders: applied.folders });
     const etag = etagOf(bytes);
     applied.etags[path] = etag;
     applied.touched.push(path);
@@ -322,6 +332,19 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
     return { type: "write", path: c.path, base64: Buffer.from(c.bytes).toString("base64"), before: before.etag, after: etagOf(c.bytes) };
   const text = fileText(c, before);
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
+}
+
+/**
+ * A write that failed part-way, with the files it had replaced (path → new etag): a caller writing
+ * many independent notes in one transaction tells the written ones from the rest.
+ */
+export class PartlyWritten extends IndxError {
+  constructor(
+    cause: IndxError,
+    readonly written: Readonly<Record<string, string>>,
+  ) {
+    super(cause.code, cause.message, cause.details);
+  }
 }
 
 /** A failed apply, with how far it got: each file is old or new, never torn. */
