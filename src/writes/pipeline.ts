@@ -7,12 +7,13 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
-import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { type PlannedWrite, plannedWrite } from "./preview.ts";
+import { Staging, type WriteTarget } from "./staging.ts";
 import { trashDestination } from "./trash.ts";
 
 const BOM = "\uFEFF";
@@ -108,10 +109,11 @@ export interface WriteIO {
 /**
  * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, one
  * writer across processes) → the plan, computed from files read inside the lock → every
- * precondition checked before any byte is written → atomic replace per file → reindex of what
- * changed → events. Planning and applying run synchronously inside the locks, so nothing can change
- * a file between the moment it is read and the moment it is replaced; the reindex (in the index
- * worker under `serve`) is awaited inside them too, so the result reads what was written.
+ * precondition checked before any byte is written → every new file's bytes staged (durable temp
+ * files, fsynced together) → atomic replace per file, in order → one fsync per folder → reindex of
+ * what changed → events. All of it runs inside the locks, so no other indx write can change a file
+ * between the moment it is read and the moment it is replaced; the reindex (in the index worker
+ * under `serve`) is awaited inside them too, so the result reads what was written.
  */
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
@@ -176,16 +178,16 @@ export class VaultWriter {
 
     const started = performance.now();
     const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0, folders: new Set() };
-    // Several files: write down every step first, so a crash part-way is finished by the next writer.
-    if (changes.length > 1)
-      this.journal.begin(
-        op,
-        changes.map((c) => journalStep(c, io)),
-      );
+    const staging = await Staging.of(changes.flatMap((c) => (c.type === "write" || c.type === "write_bytes" ? [this.placeWrite(c, io)] : [])));
     try {
+      // Several files: write down every step first, so a crash part-way is finished by the next writer.
+      if (changes.length > 1)
+        this.journal.begin(
+          op,
+          changes.map((c) => journalStep(c, io)),
+        );
       for (const c of changes) {
-        if (c.type === "write") this.applyWrite(op, c.path, new TextEncoder().encode(fileText(c, io.read(c.path))), io, applied);
-        else if (c.type === "write_bytes") this.applyWrite(op, c.path, c.bytes, io, applied);
+        if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
@@ -194,6 +196,7 @@ export class VaultWriter {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
       // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
+      staging.discardRest();
       syncFolders(applied.folders);
       this.journal.finish();
       await this.reindex(applied.touched);
@@ -214,14 +217,24 @@ export class VaultWriter {
     for (const e of events) this.ctx.events.emit({ ...e, duration_ms: duration });
   }
 
-  private applyWrite(op: string, path: string, bytes: Uint8Array, io: WriteIO, applied: Applied): void {
+  /** Where a write's bytes go (its folder made, and swept of a crashed writer's temp files), or why they cannot. */
+  private placeWrite(c: WriteChange, io: WriteIO): WriteTarget<Change> {
+    try {
+      const abs = this.ctx.vault.abs(c.path);
+      if (!io.read(c.path).exists) mkdirSync(dirname(abs), { recursive: true });
+      const target = writeTarget(abs);
+      this.sweep(dirname(target));
+      return { key: c, target, bytes: bytesOf(c, io) };
+    } catch (err) {
+      return { key: c, error: writeError(err) };
+    }
+  }
+
+  private applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): void {
+    const { path } = c;
     const before = io.read(path);
-    const abs = this.ctx.vault.abs(path);
-    if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
-    const target = writeTarget(abs);
-    this.sweep(dirname(target));
-    writeFileAtomic(target, bytes, { folders: applied.folders });
-    const etag = etagOf(bytes);
+    applied.folders.add(dirname(staging.commit(c)));
+    const etag = etagOf(bytesOf(c, io));
     applied.etags[path] = etag;
     applied.touched.push(path);
     applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path, etag });
@@ -317,6 +330,13 @@ export class VaultWriter {
       return [{ code: "index_not_updated", message: "The file was written but the index was not updated; `indx vault index` brings it up to date." }];
     }
   }
+}
+
+type WriteChange = Extract<Change, { type: "write" | "write_bytes" }>;
+
+/** The bytes a write puts on disk. */
+function bytesOf(c: WriteChange, io: WriteIO): Uint8Array {
+  return c.type === "write_bytes" ? c.bytes : new TextEncoder().encode(fileText(c, io.read(c.path)));
 }
 
 /** The text a write puts on disk: a BOM the file had is kept. */

@@ -216,19 +216,22 @@ describe("a multi-file write failing part-way", () => {
     ctx.events.subscribe((e) => events.push(e));
     // The second file cannot be created: its folder would be Other.md, a file.
     const err = await fail(
-      ctx.writer.transact("test", ["Home.md", "Other.md/Child.md"], () => ({
+      ctx.writer.transact("test", ["Home.md", "Other.md/Child.md", "Third.md"], () => ({
         changes: [
           { type: "write", path: "Home.md", text: "# Home v2\n", expect: { present: true } },
           { type: "write", path: "Other.md/Child.md", text: "# Child\n", expect: { absent: true } },
+          { type: "write", path: "Third.md", text: "# Third\n", expect: { absent: true } },
         ],
         value: null,
       })),
     );
+    // The file after the failure is untouched, and no temp file of its staged bytes is left.
+    expect(readdirSync(sb.vault).sort()).toEqual(["Home.md", "Other.md"]);
     const home = etagOf(readFileSync(join(sb.vault, "Home.md")));
     expect(readFileSync(join(sb.vault, "Home.md"), "utf8")).toBe("# Home v2\n");
     expect(events.filter((e) => e.kind.startsWith("note.")).map((e) => [e.kind, e.path, e.etag])).toEqual([["note.updated", "Home.md", home]]);
     expect(indexedEtag("Home.md")).toBe(home);
-    expect(err.details).toMatchObject({ files_written: 1, files_planned: 2 });
+    expect(err.details).toMatchObject({ files_written: 1, files_planned: 3 });
     expect(err).toBeInstanceOf(PartlyWritten);
     expect((err as PartlyWritten).written).toEqual({ "Home.md": home });
     expect(existsSync(join(sb.dataDir, "write-journal.json"))).toBe(false);
