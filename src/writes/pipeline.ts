@@ -178,7 +178,7 @@ export class VaultWriter {
 
     const started = performance.now();
     const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0, folders: new Set() };
-    const staging = await Staging.of(changes.flatMap((c) => (c.type === "write" || c.type === "write_bytes" ? [this.placeWrite(c, io)] : [])));
+    let staging: Staging<Change> | undefined;
     try {
       // Several files: write down every step first, so a crash part-way is finished by the next writer.
       if (changes.length > 1)
@@ -186,6 +186,7 @@ export class VaultWriter {
           op,
           changes.map((c) => journalStep(c, io)),
         );
+      staging = await Staging.of(changes.flatMap((c) => (c.type === "write" || c.type === "write_bytes" ? [this.placeWrite(c, io)] : [])));
       for (const c of changes) {
         if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
@@ -196,7 +197,7 @@ export class VaultWriter {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
       // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
-      staging.discardRest();
+      staging?.discardRest();
       syncFolders(applied.folders);
       this.journal.finish();
       await this.reindex(applied.touched);

@@ -24,10 +24,10 @@ test("an AI apply killed inside a batch is finished by the next writer: whole no
     for (let kill = 0; kill < 16 && interrupted < 3; kill++) {
       const child = Bun.spawn([process.execPath, join(import.meta.dir, "../../support/apply-loop.ts")], { env: sb.env, stdout: "pipe", stderr: "ignore" });
       await child.stdout.getReader().read(); // "ready"
-      // Aim inside a batch: the journal exists exactly while its notes are being replaced, a few ms.
+      // Aim inside a batch: the journal exists exactly while its notes are being staged and replaced.
       const deadline = Date.now() + 10_000;
       while (!existsSync(journal) && Date.now() < deadline) await Bun.sleep(1);
-      await Bun.sleep(Math.random() * 3);
+      await Bun.sleep(Math.random() * 30);
       child.kill("SIGKILL");
       await child.exited;
       const inBatch = existsSync(journal);
