@@ -29,6 +29,10 @@ export class AiDb {
     this.db = new Database(join(dataDir, "ai-cache.db"), { create: true });
     this.db.run(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`); // before journal_mode: see connect() in store.ts
     this.db.run("PRAGMA journal_mode = WAL");
+    // As the index (docs/stack.md): every model request adds to the ledger, and under FULL each of
+    // those commits was an fsync — a few ms per note of an ai_tag run. NORMAL keeps every commit
+    // through a process crash; only an OS crash or power loss can drop the last few.
+    this.db.run("PRAGMA synchronous = NORMAL");
     this.db.run(`CREATE TABLE IF NOT EXISTS entries (
       key        TEXT PRIMARY KEY,
       value      TEXT NOT NULL,

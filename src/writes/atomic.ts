@@ -1,11 +1,21 @@
 import { randomBytes } from "node:crypto";
-import { closeSync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, fsync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { promisify } from "node:util";
+import type { IndxError } from "../core/errors.ts";
 import { renameOver } from "../core/rename-over.ts";
 import { writeError } from "./fs-errors.ts";
 
+const fsyncAsync = promisify(fsync);
+
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
 export const TEMP_PREFIX = ".indx-tmp-";
+
+/** A file's new bytes, durable in a hidden temp file beside it: renaming the temp file over it is the write. */
+export interface StagedFile {
+  target: string;
+  temp: string;
+}
 
 /**
  * Replaces a file's bytes so that a reader (or a crash at any instant) sees either the old
@@ -13,35 +23,89 @@ export const TEMP_PREFIX = ".indx-tmp-";
  * rename it over the target, fsync the folder. The target's file mode is kept.
  */
 export function writeFileAtomic(abs: string, bytes: Uint8Array, opts: { mode?: number } = {}): void {
+  let staged: StagedFile;
   try {
-    replaceFile(abs, bytes, opts.mode);
+    const { temp, fd } = writeTemp(abs, bytes, opts.mode);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    staged = { target: abs, temp };
   } catch (err) {
+    throw writeError(err);
+  }
+  commitStaged(staged);
+  fsyncDir(dirname(abs));
+}
+
+/** Temp files fsynced at once by stageFiles: enough for the file system to commit them together, few enough open files. */
+const STAGED_AT_ONCE = 32;
+
+/**
+ * The new bytes of several files, each in its temp file and made durable, nothing renamed yet.
+ * The fsyncs run at once, so the file system commits them in a few journal transactions rather
+ * than one per file (docs/decisions.md, "Writes in batches"). One result per file, in order: the
+ * staged file, or the error that file met.
+ */
+export async function stageFiles(files: readonly { target: string; bytes: Uint8Array }[]): Promise<(StagedFile | IndxError)[]> {
+  const staged: (StagedFile | IndxError)[] = [];
+  for (let i = 0; i < files.length; i += STAGED_AT_ONCE) staged.push(...(await Promise.all(files.slice(i, i + STAGED_AT_ONCE).map(stageFile))));
+  return staged;
+}
+
+async function stageFile({ target, bytes }: { target: string; bytes: Uint8Array }): Promise<StagedFile | IndxError> {
+  let temp: string;
+  let fd: number;
+  try {
+    ({ temp, fd } = writeTemp(target, bytes));
+  } catch (err) {
+    return writeError(err);
+  }
+  try {
+    await fsyncAsync(fd);
+    return { target, temp };
+  } catch (err) {
+    unlinkQuietly(temp);
+    return writeError(err);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Renames a staged file over its target; the rename is durable once its folder is fsynced (syncFolders). */
+export function commitStaged(staged: StagedFile): void {
+  try {
+    renameOver(staged.temp, staged.target);
+  } catch (err) {
+    unlinkQuietly(staged.temp);
     throw writeError(err);
   }
 }
 
-function replaceFile(abs: string, bytes: Uint8Array, modeOverride: number | undefined): void {
-  const dir = dirname(abs);
+export function discardStaged(staged: StagedFile): void {
+  unlinkQuietly(staged.temp);
+}
+
+/** Makes the renames into these folders durable. */
+export function syncFolders(dirs: Iterable<string>): void {
+  for (const dir of dirs) fsyncDir(dir);
+}
+
+/** The bytes in a new hidden temp file beside `abs` (its mode, unless given), open for the fsync. */
+function writeTemp(abs: string, bytes: Uint8Array, modeOverride?: number): { temp: string; fd: number } {
   const mode = modeOverride ?? existingMode(abs) ?? 0o644;
-  const temp = join(dir, `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+  const temp = join(dirname(abs), `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
   const fd = openSync(temp, "wx", mode);
   try {
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
   } catch (err) {
     closeSync(fd);
     unlinkQuietly(temp);
     throw err;
   }
-  closeSync(fd);
-  try {
-    renameOver(temp, abs);
-  } catch (err) {
-    unlinkQuietly(temp);
-    throw err;
-  }
-  fsyncDir(dir);
+  return { temp, fd };
 }
 
 /** Renames within one file system and makes the rename durable in both folders. */

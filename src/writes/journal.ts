@@ -53,8 +53,9 @@ export class WriteJournal {
   }
 
   /**
-   * Finishes an interrupted write. Returns the paths it touched and the events it owes; an
-   * unreadable journal is dropped (it can only be one written half-way, before any file was).
+   * Finishes an interrupted write. Returns the paths the write touched (before the crash or now)
+   * and the events it owes; an unreadable journal is dropped (it can only be one written half-way,
+   * before any file was).
    */
   recover(vault: Vault): { op: string; touched: string[]; events: NewEvent[]; skipped: string[] } | null {
     if (!this.pending()) return null;
@@ -76,8 +77,12 @@ export class WriteJournal {
       } catch {
         done = "skipped"; // an unwritable file must not block every later write
       }
-      if (done === "skipped") skipped.push(step.type === "move" ? step.from : step.path);
-      if (done !== "applied") continue;
+      if (done === "skipped") {
+        skipped.push(step.type === "move" ? step.from : step.path);
+        continue;
+      }
+      // A step done before the crash is owed its reindex and event as much as one done now: the
+      // writer does both only after its last step.
       if (step.type === "write") {
         touched.push(step.path);
         events.push({ kind: step.before === null ? "note.created" : "note.updated", source: "indx", op, path: step.path, etag: step.after });

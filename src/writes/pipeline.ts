@@ -7,12 +7,13 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
-import { removeStaleTemps, renameDurable, unlinkDurable, writeFileAtomic, writeTarget } from "./atomic.ts";
+import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { type PlannedWrite, plannedWrite } from "./preview.ts";
+import { Staging, type WriteTarget } from "./staging.ts";
 import { trashDestination } from "./trash.ts";
 
 const BOM = "\uFEFF";
@@ -97,6 +98,8 @@ interface Applied {
   events: NewEvent[];
   trashed: boolean;
   files: number;
+  /** Folders holding replaced files, fsynced once each when the last file is in place. */
+  folders: Set<string>;
 }
 
 export interface WriteIO {
@@ -106,10 +109,11 @@ export interface WriteIO {
 /**
  * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, one
  * writer across processes) → the plan, computed from files read inside the lock → every
- * precondition checked before any byte is written → atomic replace per file → reindex of what
- * changed → events. Planning and applying run synchronously inside the locks, so nothing can change
- * a file between the moment it is read and the moment it is replaced; the reindex (in the index
- * worker under `serve`) is awaited inside them too, so the result reads what was written.
+ * precondition checked before any byte is written → every new file's bytes staged (durable temp
+ * files, fsynced together) → atomic replace per file, in order → one fsync per folder → reindex of
+ * what changed → events. All of it runs inside the locks, so no other indx write can change a file
+ * between the moment it is read and the moment it is replaced; the reindex (in the index worker
+ * under `serve`) is awaited inside them too, so the result reads what was written.
  */
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
@@ -173,45 +177,65 @@ export class VaultWriter {
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
-    const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0 };
-    // Several files: write down every step first, so a crash part-way is finished by the next writer.
-    if (changes.length > 1)
-      this.journal.begin(
-        op,
-        changes.map((c) => journalStep(c, io)),
-      );
+    const applied: Applied = { etags: {}, touched: [], events: [], trashed: false, files: 0, folders: new Set() };
+    let staging: Staging<Change> | undefined;
     try {
+      // Several files: write down every step first, so a crash part-way is finished by the next writer.
+      if (changes.length > 1)
+        this.journal.begin(
+          op,
+          changes.map((c) => journalStep(c, io)),
+        );
+      staging = await Staging.of(changes.flatMap((c) => (c.type === "write" || c.type === "write_bytes" ? [this.placeWrite(c, io)] : [])));
       for (const c of changes) {
-        if (c.type === "write") this.applyWrite(op, c.path, new TextEncoder().encode(fileText(c, io.read(c.path))), io, applied);
-        else if (c.type === "write_bytes") this.applyWrite(op, c.path, c.bytes, io, applied);
+        if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
       }
     } catch (err) {
       // Each file is atomic, so a failure leaves earlier files written and later ones untouched;
-      // the index is brought in line with the disk either way. The journal is for crashes: a
+      // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
+      staging?.discardRest();
+      syncFolders(applied.folders);
       this.journal.finish();
       await this.reindex(applied.touched);
-      throw fsError(err, applied.files, changes.length);
+      this.emit(applied.events, started);
+      throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
+    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
+    syncFolders(applied.folders);
     this.journal.finish();
     const warnings = await this.reindex(applied.touched);
-    const duration = Math.round(performance.now() - started);
-    for (const e of [...applied.events, ...events]) this.ctx.events.emit({ ...e, duration_ms: duration });
+    this.emit([...applied.events, ...events], started);
     return { value, etags: applied.etags, trashed: applied.trashed, warnings };
   }
 
-  private applyWrite(op: string, path: string, bytes: Uint8Array, io: WriteIO, applied: Applied): void {
+  private emit(events: readonly NewEvent[], started: number): void {
+    const duration = Math.round(performance.now() - started);
+    for (const e of events) this.ctx.events.emit({ ...e, duration_ms: duration });
+  }
+
+  /** Where a write's bytes go (its folder made, and swept of a crashed writer's temp files), or why they cannot. */
+  private placeWrite(c: WriteChange, io: WriteIO): WriteTarget<Change> {
+    try {
+      const abs = this.ctx.vault.abs(c.path);
+      if (!io.read(c.path).exists) mkdirSync(dirname(abs), { recursive: true });
+      const target = writeTarget(abs);
+      this.sweep(dirname(target));
+      return { key: c, target, bytes: bytesOf(c, io) };
+    } catch (err) {
+      return { key: c, error: writeError(err) };
+    }
+  }
+
+  private applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): void {
+    const { path } = c;
     const before = io.read(path);
-    const abs = this.ctx.vault.abs(path);
-    if (!before.exists) mkdirSync(dirname(abs), { recursive: true });
-    const target = writeTarget(abs);
-    this.sweep(dirname(target));
-    writeFileAtomic(target, bytes);
-    const etag = etagOf(bytes);
+    applied.folders.add(dirname(staging.commit(c)));
+    const etag = etagOf(bytesOf(c, io));
     applied.etags[path] = etag;
     applied.touched.push(path);
     applied.events.push({ kind: before.exists ? "note.updated" : "note.created", source: "indx", op, path, etag });
@@ -309,6 +333,13 @@ export class VaultWriter {
   }
 }
 
+type WriteChange = Extract<Change, { type: "write" | "write_bytes" }>;
+
+/** The bytes a write puts on disk. */
+function bytesOf(c: WriteChange, io: WriteIO): Uint8Array {
+  return c.type === "write_bytes" ? c.bytes : new TextEncoder().encode(fileText(c, io.read(c.path)));
+}
+
 /** The text a write puts on disk: a BOM the file had is kept. */
 function fileText(c: Extract<Change, { type: "write" }>, before: FileState): string {
   return before.bom ? BOM + c.text : c.text;
@@ -322,6 +353,19 @@ function journalStep(c: Change, io: WriteIO): JournalStep {
     return { type: "write", path: c.path, base64: Buffer.from(c.bytes).toString("base64"), before: before.etag, after: etagOf(c.bytes) };
   const text = fileText(c, before);
   return { type: "write", path: c.path, text, before: before.etag, after: etagOf(new TextEncoder().encode(text)) };
+}
+
+/**
+ * A write that failed part-way, with the files it had replaced (path → new etag): a caller writing
+ * many independent notes in one transaction tells the written ones from the rest.
+ */
+export class PartlyWritten extends IndxError {
+  constructor(
+    cause: IndxError,
+    readonly written: Readonly<Record<string, string>>,
+  ) {
+    super(cause.code, cause.message, cause.details);
+  }
 }
 
 /** A failed apply, with how far it got: each file is old or new, never torn. */

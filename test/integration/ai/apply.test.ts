@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { applyPlans } from "../../../src/ai/apply/apply.ts";
 import type { NotePlanner } from "../../../src/ai/apply/plan.ts";
@@ -110,4 +110,64 @@ describe("applyPlans", () => {
     ]);
     expect(read("bad.md")).toBe("---\nstatus: [unclosed\n---\n# Bad\n");
   });
+
+  test("many notes: a mismatch in the middle of a transaction's batch still writes the notes before it, and only those", async () => {
+    const many = Object.fromEntries(Array.from({ length: 150 }, (_, i) => [`n${String(i).padStart(3, "0")}.md`, `# Note ${i}\n`]));
+    await setup(many);
+    const paths = Object.keys(many);
+    const events: VaultEvent[] = [];
+    ctx.events.subscribe((e) => events.push(e));
+    const written: string[] = [];
+    const err = await applyPlans(ctx, "ai_test", paths.map(statusPlanner), { ifMatch: { "n100.md": "0000000000000000" }, written }).then(
+      () => ({ code: "none", details: null }),
+      (e: { code: string; details: any }) => e,
+    );
+    expect(err).toMatchObject({ code: "ai_apply_conflict", details: { failed: [{ path: "n100.md" }] } });
+    const before = paths.slice(0, 100);
+    expect(err.details.applied).toEqual(before.map((path) => ({ path, etag: etag(path) })));
+    expect(written).toEqual(before);
+    expect(paths.filter((p) => read(p).startsWith("---\nstatus: done\n"))).toEqual(before);
+    expect(events.filter((e) => e.kind === "note.updated").map((e) => e.path)).toEqual(before);
+
+    const skipped = await applyPlans(ctx, "ai_test", paths.map(statusPlanner), { ifMatch: { "n100.md": "0000000000000000" }, mode: "skip", written: [] });
+    expect(skipped.applied.map((a) => a.path)).toEqual(paths.slice(101));
+    expect(skipped.warnings.filter((w) => w.code !== "apply_skipped_no_change")).toEqual([expect.objectContaining({ code: "etag_mismatch", path: "n100.md" })]);
+    expect(read("n100.md")).toBe("# Note 100\n");
+  });
+
+  test("a note whose write fails is a warning; the notes before and after it in the batch are written", async () => {
+    await setup({ ...notes, "c/x.md": "# X\n", "d.md": "# D\n" });
+    const events: VaultEvent[] = [];
+    ctx.events.subscribe((e) => events.push(e));
+    const unlock = readOnlyFolder(join(sb.vault, "c"));
+    let report: Awaited<ReturnType<typeof applyPlans<{ set: string[] }>>>;
+    try {
+      report = await applyPlans(ctx, "ai_test", ["a.md", "b.md", "c/x.md", "d.md"].map(statusPlanner), { written: [] });
+    } finally {
+      unlock();
+    }
+    expect(report.applied.map((a) => [a.path, a.etag])).toEqual(["a.md", "b.md", "d.md"].map((p) => [p, etag(p)]));
+    expect(report.warnings.map((w) => [w.code, w.path])).toEqual([["apply_failed", "c/x.md"]]);
+    expect(read("c/x.md")).toBe("# X\n");
+    expect(events.filter((e) => e.kind === "note.updated").map((e) => e.path)).toEqual(["a.md", "b.md", "d.md"]);
+  });
 });
+
+/**
+ * A folder nothing can be written into, for as long as the test needs (the undo is returned). Root
+ * ignores permissions, so as root the folder is made immutable instead.
+ */
+function readOnlyFolder(dir: string): () => void {
+  const asRoot = process.getuid?.() === 0;
+  const chattr = (flag: string) => Bun.spawnSync(["chattr", flag, dir]).exitCode === 0;
+  if (asRoot) chattr("+i");
+  else chmodSync(dir, 0o555);
+  const undo = () => (asRoot ? chattr("-i") : chmodSync(dir, 0o755));
+  try {
+    writeFileSync(join(dir, ".probe"), "");
+  } catch {
+    return undo;
+  }
+  undo();
+  throw new Error(`${dir} could not be made read-only here`);
+}

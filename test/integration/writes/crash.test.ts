@@ -137,3 +137,34 @@ test("a journaled write of bytes (an attachment) is rolled forward byte for byte
     jb.cleanup();
   }
 });
+
+test("recovery reindexes and announces the steps done before the crash too: the writer does both only after its last step", async () => {
+  const jd = sandbox({ "done.md": "# Done v1\n", "todo.md": "# Todo v1\n" });
+  try {
+    const setup = jd.context();
+    await setup.updateIndex({ build: true });
+    setup.close();
+    const v1 = (text: string) => etagOf(new TextEncoder().encode(text));
+    const { WriteJournal } = await import("../../../src/writes/journal.ts");
+    new WriteJournal(jd.dataDir).begin("test", [
+      { type: "write", path: "done.md", text: "# Done v2\n", before: v1("# Done v1\n"), after: v1("# Done v2\n") },
+      { type: "write", path: "todo.md", text: "# Todo v2\n", before: v1("# Todo v1\n"), after: v1("# Todo v2\n") },
+    ]);
+    // The crash came after the first file was replaced, before the second.
+    jd.write("done.md", "# Done v2\n");
+
+    const ctx = jd.context();
+    const events: { kind: string; path?: string }[] = [];
+    ctx.events.subscribe((e) => events.push(e));
+    await ctx.writer.recover();
+    const indexed = indexRows<{ path: string; etag: string }>(ctx, "SELECT path, etag FROM files ORDER BY path");
+    ctx.close();
+    expect(indexed).toEqual([
+      { path: "done.md", etag: v1("# Done v2\n") },
+      { path: "todo.md", etag: v1("# Todo v2\n") },
+    ]);
+    expect(events.filter((e) => e.kind === "note.updated").map((e) => e.path)).toEqual(["done.md", "todo.md"]);
+  } finally {
+    jd.cleanup();
+  }
+});

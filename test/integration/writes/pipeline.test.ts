@@ -5,6 +5,7 @@ import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
+import { PartlyWritten } from "../../../src/writes/pipeline.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { invoke, invokeOp } from "../../support/ops.ts";
 
@@ -205,5 +206,34 @@ describe("events", () => {
     expect(kinds).toContain("note.updated:external:Other.md");
     expect(kinds).toContain("index.updated:indx:");
     expect(readFileSync(join(sb.dataDir, "events.log"), "utf8")).not.toContain("secret words");
+  });
+});
+
+describe("a multi-file write failing part-way", () => {
+  test("announces and indexes the files it replaced, and tells the caller which, with their etags", async () => {
+    await setup();
+    const events: VaultEvent[] = [];
+    ctx.events.subscribe((e) => events.push(e));
+    // The second file cannot be created: its folder would be Other.md, a file.
+    const err = await fail(
+      ctx.writer.transact("test", ["Home.md", "Other.md/Child.md", "Third.md"], () => ({
+        changes: [
+          { type: "write", path: "Home.md", text: "# Home v2\n", expect: { present: true } },
+          { type: "write", path: "Other.md/Child.md", text: "# Child\n", expect: { absent: true } },
+          { type: "write", path: "Third.md", text: "# Third\n", expect: { absent: true } },
+        ],
+        value: null,
+      })),
+    );
+    // The file after the failure is untouched, and no temp file of its staged bytes is left.
+    expect(readdirSync(sb.vault).sort()).toEqual(["Home.md", "Other.md"]);
+    const home = etagOf(readFileSync(join(sb.vault, "Home.md")));
+    expect(readFileSync(join(sb.vault, "Home.md"), "utf8")).toBe("# Home v2\n");
+    expect(events.filter((e) => e.kind.startsWith("note.")).map((e) => [e.kind, e.path, e.etag])).toEqual([["note.updated", "Home.md", home]]);
+    expect(indexedEtag("Home.md")).toBe(home);
+    expect(err.details).toMatchObject({ files_written: 1, files_planned: 3 });
+    expect(err).toBeInstanceOf(PartlyWritten);
+    expect((err as PartlyWritten).written).toEqual({ "Home.md": home });
+    expect(existsSync(join(sb.dataDir, "write-journal.json"))).toBe(false);
   });
 });

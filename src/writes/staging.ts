@@ -1,0 +1,39 @@
+import type { IndxError } from "../core/errors.ts";
+import { commitStaged, discardStaged, type StagedFile, stageFiles } from "./atomic.ts";
+
+/** A write of a plan, ready to stage: where its bytes go, or why they cannot go there. */
+export type WriteTarget<K> = { key: K; target: string; bytes: Uint8Array } | { key: K; error: IndxError };
+
+/**
+ * The new bytes of every write of a plan, staged before the first file is replaced (see
+ * stageFiles), then renamed over their files one by one in the plan's order. A write whose bytes
+ * could not be staged fails where the plan reaches it, as it would have failed writing them then.
+ */
+export class Staging<K> {
+  private constructor(private readonly pending: Map<K, StagedFile | IndxError>) {}
+
+  static async of<K>(writes: readonly WriteTarget<K>[]): Promise<Staging<K>> {
+    const ready = writes.filter((w) => "target" in w);
+    const staged = await stageFiles(ready);
+    const pending = new Map<K, StagedFile | IndxError>();
+    for (const w of writes) if ("error" in w) pending.set(w.key, w.error);
+    for (const [i, w] of ready.entries()) pending.set(w.key, staged[i]!);
+    return new Staging(pending);
+  }
+
+  /** Replaces the file of `key` with its staged bytes (returning the file's path), or throws the error staging them met. */
+  commit(key: K): string {
+    const staged = this.pending.get(key);
+    this.pending.delete(key);
+    if (staged === undefined) throw new Error("commit of a write that was not staged");
+    if (staged instanceof Error) throw staged;
+    commitStaged(staged);
+    return staged.target;
+  }
+
+  /** Removes the temp files of the writes never committed (a change before them failed). */
+  discardRest(): void {
+    for (const staged of this.pending.values()) if (!(staged instanceof Error)) discardStaged(staged);
+    this.pending.clear();
+  }
+}
