@@ -3,7 +3,7 @@ import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
-import { APPLY_FIELDS, ApplyControls, checkIfMatch, writesNotes } from "../apply/controls.ts";
+import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
 import { type Dropped, uniqueCitations } from "../citations.ts";
 import { extractPlanner } from "../extract/apply.ts";
@@ -14,8 +14,8 @@ import { runAi } from "../invocation.ts";
 import { AiScope } from "../scope.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "./common.ts";
-import { groundingFailed, notesInScope, pinned, streamCitations } from "./grounded.ts";
-import { forEachNote, noteSources } from "./per-note.ts";
+import { groundingFailed, pinned, streamCitations } from "./grounded.ts";
+import { forEachNote, noteSources, notesToSuggestFor } from "./per-note.ts";
 
 /** Notes one call may extract from: each is one model request carrying the whole schema. */
 const MAX_NOTES = 500;
@@ -112,13 +112,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
   const key = destinationKey(input);
   ctx.ai.chat();
   const warnings: Warning[] = [];
-  const paths = await notesInScope(ctx, input.scope, warnings);
-  if (paths.length > MAX_NOTES)
-    throw new IndxError("validation_failed", `The scope holds ${paths.length} notes; ai_extract takes at most ${MAX_NOTES} per call.`, {
-      field: "scope",
-      notes: paths.length,
-    });
-  checkIfMatch(input, paths);
+  const paths = await notesToSuggestFor(ctx, "ai_extract", input, MAX_NOTES, warnings);
   const instructions = extractInstructions(schema, input.language);
   const sources = noteSources(ctx, paths, estimateTokens(EXTRACT_SYSTEM) + estimateTokens(instructions));
   const allPassages = sources.flatMap((s) => s.passages);

@@ -1,10 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { IndxError } from "../../core/errors.ts";
 import { readNote } from "../../notes/read.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
-import { APPLY_FIELDS, ApplyControls, checkIfMatch, writesNotes } from "../apply/controls.ts";
+import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { frontmatterOf } from "../apply/plan.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
 import { uniqueCitations, verifyCitations } from "../citations.ts";
@@ -15,7 +14,7 @@ import { AiScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "./common.ts";
-import { notesInScope, pinned, streamCitations } from "./grounded.ts";
+import { pinned, streamCitations } from "./grounded.ts";
 import { metadataPlanner } from "./metadata-apply.ts";
 import {
   checkFieldSpecs,
@@ -26,7 +25,7 @@ import {
   metadataReply,
   validateValue,
 } from "./metadata-fields.ts";
-import { forEachNote, type NoteSource, noteSources, uniqueWarnings } from "./per-note.ts";
+import { forEachNote, type NoteSource, noteSources, notesToSuggestFor, uniqueWarnings } from "./per-note.ts";
 
 /** Notes one call may fill: each is one model request. */
 const MAX_NOTES = 1_000;
@@ -106,13 +105,7 @@ export const aiMetadata = defineOp({
     ctx.ai.chat();
     checkFieldSpecs(input.fields);
     const warnings: Warning[] = [];
-    const paths = await notesInScope(ctx, input.scope, warnings);
-    if (paths.length > MAX_NOTES)
-      throw new IndxError("validation_failed", `The scope holds ${paths.length} notes; ai_metadata takes at most ${MAX_NOTES} per call.`, {
-        field: "scope",
-        notes: paths.length,
-      });
-    checkIfMatch(input, paths);
+    const paths = await notesToSuggestFor(ctx, "ai_metadata", input, MAX_NOTES, warnings);
     const instructions = fieldInstructions(input.fields, input.language);
     const sources = noteSources(ctx, paths, estimateTokens(METADATA_SYSTEM) + estimateTokens(instructions));
     const allPassages = sources.flatMap((s) => s.passages);

@@ -1,13 +1,38 @@
+import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
+import { type ApplyInput, checkIfMatch } from "../apply/controls.ts";
 import { type Passage, passagesForPaths } from "../passages.ts";
-import { fitToBudget } from "./grounded.ts";
+import type { AiScope } from "../scope.ts";
+import { fitToBudget, notesInScope } from "./grounded.ts";
 
 /** One note as the model reads it for a per-note suggestion: the passages that fit, all of one version. */
 export interface NoteSource {
   path: string;
   etag: string;
   passages: Passage[];
+}
+
+/**
+ * The notes a per-note suggestion reads (ai_tag, ai_metadata, ai_extract): the scope after the AI
+ * globs, at most `maxNotes` of them, and an if_match that names no other note — all refused
+ * before any model call.
+ */
+export async function notesToSuggestFor(
+  ctx: OpContext,
+  op: string,
+  input: ApplyInput & { scope: AiScope },
+  maxNotes: number,
+  warnings: Warning[],
+): Promise<string[]> {
+  const paths = await notesInScope(ctx, input.scope, warnings);
+  if (paths.length > maxNotes)
+    throw new IndxError("validation_failed", `The scope holds ${paths.length} notes; ${op} takes at most ${maxNotes} per call.`, {
+      field: "scope",
+      notes: paths.length,
+    });
+  checkIfMatch(input, paths);
+  return paths;
 }
 
 /**

@@ -1,9 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../ops/schemas.ts";
-import { APPLY_FIELDS, ApplyControls, checkIfMatch, writesNotes } from "../apply/controls.ts";
+import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
 import { uniqueCitations, verifyCitations } from "../citations.ts";
 import { runAi } from "../invocation.ts";
@@ -12,8 +11,8 @@ import { AiScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "./common.ts";
-import { notesInScope, pinned, streamCitations } from "./grounded.ts";
-import { forEachNote, type NoteSource, noteSources, uniqueWarnings } from "./per-note.ts";
+import { pinned, streamCitations } from "./grounded.ts";
+import { forEachNote, type NoteSource, noteSources, notesToSuggestFor, uniqueWarnings } from "./per-note.ts";
 import { tagPlanner } from "./tag-apply.ts";
 import { TAG_PROMPT_VERSION, TAG_SYSTEM, TagReplyAccepted, tagInstructions, tagReply } from "./tag-prompt.ts";
 import { TagVocabulary, tagInvalid } from "./tag-vocabulary.ts";
@@ -110,13 +109,7 @@ export const aiTag = defineOp({
     ctx.ai.chat();
     const vocabulary = new TagVocabulary(ctx, input.vocabulary ?? {});
     const warnings: Warning[] = [];
-    const paths = await notesInScope(ctx, input.scope, warnings);
-    if (paths.length > MAX_NOTES)
-      throw new IndxError("validation_failed", `The scope holds ${paths.length} notes; ai_tag takes at most ${MAX_NOTES} per call.`, {
-        field: "scope",
-        notes: paths.length,
-      });
-    checkIfMatch(input, paths);
+    const paths = await notesToSuggestFor(ctx, "ai_tag", input, MAX_NOTES, warnings);
     const ask = {
       existing: vocabulary.promptTags(),
       candidates: vocabulary.candidates,
