@@ -64,3 +64,14 @@ export function streamCitations(ctx: OpContext, citations: readonly Citation[]):
   if (!ctx.aiStream) return;
   for (const citation of citations) ctx.aiStream({ type: "ai.citation", citation });
 }
+
+/** Warnings that repeat (a citation warning per key point, tag, field or edge) said once. */
+export function uniqueWarnings(warnings: readonly Warning[]): Warning[] {
+  const seen = new Set<string>();
+  return warnings.filter((w) => {
+    const key = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}

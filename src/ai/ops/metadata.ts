@@ -14,7 +14,7 @@ import { AiScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "./common.ts";
-import { pinned, streamCitations } from "./grounded.ts";
+import { pinned, streamCitations, uniqueWarnings } from "./grounded.ts";
 import { metadataPlanner } from "./metadata-apply.ts";
 import {
   checkFieldSpecs,
@@ -25,7 +25,7 @@ import {
   metadataReply,
   validateValue,
 } from "./metadata-fields.ts";
-import { forEachNote, type NoteSource, noteSources, notesToSuggestFor, uniqueWarnings } from "./per-note.ts";
+import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "./per-note.ts";
 
 /** Notes one call may fill: each is one model request. */
 const MAX_NOTES = 1_000;

@@ -72,14 +72,3 @@ export async function forEachNote<T, R>(items: readonly T[], fn: (item: T) => Pr
   await Promise.all(Array.from({ length: Math.min(NOTE_CONCURRENCY, items.length) }, worker));
   return out;
 }
-
-/** Warnings that repeat (a citation warning per tag or field) said once per note. */
-export function uniqueWarnings(warnings: readonly Warning[]): Warning[] {
-  const seen = new Set<string>();
-  return warnings.filter((w) => {
-    const key = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-}

@@ -10,7 +10,7 @@ import { ProposedPatch } from "../proposed-patch.ts";
 import { AiScope } from "../scope.ts";
 import { type ModelSession, ZERO_USAGE } from "../session.ts";
 import { AiUsageSchema, CallControls } from "./common.ts";
-import { notesInScope, pinned } from "./grounded.ts";
+import { notesInScope, pinned, uniqueWarnings } from "./grounded.ts";
 import { classifySource, RELATION_LABELS, type RelatedEdge, RelatedEdge as RelatedEdgeSchema, RelationLabel, ruleEdge } from "./relate-classify.ts";
 import { proposeLinks } from "./relate-links.ts";
 import { candidatePool, neighbourPairs, type Pair } from "./relate-neighbours.ts";
@@ -189,14 +189,4 @@ function byRank(a: RelatedEdge, b: RelatedEdge): number {
     (a.dst_path < b.dst_path ? -1 : a.dst_path > b.dst_path ? 1 : 0) ||
     (a.src_path < b.src_path ? -1 : a.src_path > b.src_path ? 1 : 0)
   );
-}
-
-function uniqueWarnings(warnings: readonly Warning[]): Warning[] {
-  const seen = new Set<string>();
-  return warnings.filter((w) => {
-    const key = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }

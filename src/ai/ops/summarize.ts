@@ -11,7 +11,7 @@ import { AiScope } from "../scope.ts";
 import type { ModelSession } from "../session.ts";
 import { estimateTokens } from "../tokens.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "./common.ts";
-import { groundingFailed, notesInScope, pinned, streamCitations } from "./grounded.ts";
+import { groundingFailed, notesInScope, pinned, streamCitations, uniqueWarnings } from "./grounded.ts";
 import { noteOutlines } from "./outline.ts";
 
 const INCLUDE = ["tldr", "key_points", "open_questions", "outline"] as const;
@@ -227,14 +227,4 @@ function fromPoints(reply: Static<typeof SummaryReply>, points: Point[]): Ground
   }
   out.citations = uniqueCitations(out.citations);
   return out;
-}
-
-function uniqueWarnings(warnings: Warning[]): Warning[] {
-  const seen = new Set<string>();
-  return warnings.filter((w) => {
-    const key = `${w.code}\u0000${w.path ?? ""}\u0000${w.message}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
 }
