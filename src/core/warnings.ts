@@ -42,7 +42,7 @@ export const WARNING_CODES = {
   extract_invalid: "Extracted data failed the caller's schema: the record (or, for an array schema, the item) was dropped.",
   tag_below_threshold: "A proposed tag scored under min_confidence and was dropped.",
   apply_skipped_no_change: "Applying would not change the note, so it was not written.",
-  etag_mismatch: "The note changed since the given if_match; it was skipped (if_match_mode skip).",
+  etag_mismatch: "The note changed since the given if_match, or on disk while the apply was writing it; it was skipped (if_match_mode skip).",
   apply_failed: "A note's edit could not be planned or written; the other notes were.",
 
   relation_invalid: "A relationship the model proposed named a label or note it was not offered, and was dropped.",

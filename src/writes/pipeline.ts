@@ -106,14 +106,19 @@ export interface WriteIO {
   read(path: string): FileState;
 }
 
+/** Told the paths of a transaction's writes once their new bytes are staged, before the first file is replaced. */
+export type StagedHook = (paths: readonly string[]) => void;
+
 /**
  * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, one
  * writer across processes) → the plan, computed from files read inside the lock → every
  * precondition checked before any byte is written → every new file's bytes staged (durable temp
- * files, fsynced together) → atomic replace per file, in order → one fsync per folder → reindex of
- * what changed → events. All of it runs inside the locks, so no other indx write can change a file
- * between the moment it is read and the moment it is replaced; the reindex (in the index worker
- * under `serve`) is awaited inside them too, so the result reads what was written.
+ * files, fsynced together) → atomic replace per file, in order, each after its precondition is
+ * checked again on the disk as it is then → one fsync per folder → reindex of what changed →
+ * events. All of it runs inside the locks, so no other indx write can change a file between the
+ * moment it is read and the moment it is replaced, and the second check keeps a save from outside
+ * indx in that time; the reindex (in the index worker under `serve`) is awaited inside the locks
+ * too, so the result reads what was written.
  */
 export class VaultWriter {
   private readonly pathLocks = new PathLocks();
@@ -121,6 +126,7 @@ export class VaultWriter {
   private readonly journal: WriteJournal;
   /** Folders already swept for leftover temp files by this process. */
   private readonly swept = new Set<string>();
+  private readonly stagedHooks = new Set<StagedHook>();
 
   constructor(private readonly ctx: OpContext) {
     const dataDir = ctx.vault.ensureDataDir();
@@ -157,6 +163,17 @@ export class VaultWriter {
     return { value, etags, files };
   }
 
+  /**
+   * Runs `hook` in every later transaction between the staging of its bytes and its first
+   * replace, inside the locks: the widest part of the window in which a save from outside indx
+   * (an editor) lands between a file's read and its replace, so a test can land one there.
+   * Returns its removal.
+   */
+  onStaged(hook: StagedHook): () => void {
+    this.stagedHooks.add(hook);
+    return () => this.stagedHooks.delete(hook);
+  }
+
   /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
   async recover(): Promise<void> {
     if (!this.journal.pending()) return;
@@ -186,8 +203,11 @@ export class VaultWriter {
           op,
           changes.map((c) => journalStep(c, io)),
         );
-      staging = await Staging.of(changes.flatMap((c) => (c.type === "write" || c.type === "write_bytes" ? [this.placeWrite(c, io)] : [])));
+      const writes = changes.filter((c) => c.type === "write" || c.type === "write_bytes");
+      staging = await Staging.of(writes.map((c) => this.placeWrite(c, io)));
+      for (const hook of this.stagedHooks) hook(writes.map((c) => c.path));
       for (const c of changes) {
+        this.recheck(c, applied);
         if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
@@ -312,6 +332,19 @@ export class VaultWriter {
     }
     if (c.type === "move" && io.read(c.to).exists && c.to.toLowerCase() !== c.from.toLowerCase())
       throw new IndxError("already_exists", `${c.to} already exists`, { path: c.to });
+  }
+
+  /**
+   * A change's precondition checked again against the disk just before the change is made, its
+   * commit point: staging takes tens of ms for a batch, and a save from outside indx (an editor)
+   * landing after the plan read the file must not be overwritten (docs/decisions.md, "The
+   * editor's save: checked at each replace"). It is the same check as the plan's, on a fresh read;
+   * a file this plan has already written is expected at its new etag.
+   */
+  private recheck(c: Change, applied: Applied): void {
+    if (c.type !== "move" && "anything" in c.expect) return;
+    const own = c.type === "move" ? applied.etags[c.from] : undefined;
+    this.check(own === undefined ? c : { ...c, expect: { etag: own } }, this.freshIO());
   }
 
   /**

@@ -45,14 +45,16 @@ export async function applyPlans<D>(ctx: OpContext, op: string, planners: readon
 function record<D>(report: ApplyReport<D>, { path, outcome, warnings }: NoteResult<D>, opts: ApplyOptions): void {
   report.warnings.push(...warnings);
   switch (outcome.kind) {
-    case "conflict":
+    case "conflict": {
+      const changed = outcome.atReplace ? `${path} changed on disk while the apply was writing it` : `${path} changed since the given if_match`;
       if (opts.mode !== "skip")
-        throw new IndxError("ai_apply_conflict", `${path} changed since the given if_match; the notes before it were written.`, {
+        throw new IndxError("ai_apply_conflict", `${changed}; the notes before it were written.`, {
           failed: [{ path, expected: outcome.expected, actual: outcome.actual }],
           applied: report.applied.map((a) => ({ path: a.path, etag: a.etag })),
         });
-      report.warnings.push({ code: "etag_mismatch", path, message: `${path} changed since the given if_match; it was skipped.` });
+      report.warnings.push({ code: "etag_mismatch", path, message: `${changed}; it was skipped.` });
       return;
+    }
     case "unchanged":
       report.warnings.push({ code: "apply_skipped_no_change", path, message: `Applying would not change ${path}; it was not written.` });
       return;

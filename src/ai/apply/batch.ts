@@ -20,7 +20,8 @@ export interface PlannedEdit {
 }
 
 export type Outcome<D> =
-  | { kind: "conflict"; expected: string; actual: string | null }
+  /** Another version than expected: the caller's if_match, or (atReplace) the one the edit was planned from, changed before its replace. */
+  | { kind: "conflict"; expected: string; actual: string | null; atReplace: boolean }
   | { kind: "unchanged" }
   | { kind: "failed"; error: IndxError }
   | { kind: "planned"; edit: PlannedEdit; detail: D; text: string }
@@ -93,7 +94,8 @@ function planSafely<D>(ctx: OpContext, planner: NotePlanner<D>, io: WriteIO, exp
 
 /** One note's edit, planned inside the write lock from the note as it is on disk. */
 function planNote<D>(ctx: OpContext, planner: NotePlanner<D>, before: FileState, expected: string | undefined): Outcome<D> {
-  if (expected !== undefined && !(expected === "*" ? before.exists : before.etag === expected)) return { kind: "conflict", expected, actual: before.etag };
+  if (expected !== undefined && !(expected === "*" ? before.exists : before.etag === expected))
+    return { kind: "conflict", expected, actual: before.etag, atReplace: false };
   const text = requireText(before);
   const frontmatter = frontmatterOf(planner.path, text);
   const { set, detail } = planner.plan(frontmatter);
@@ -117,13 +119,22 @@ function written<D>(note: NoteResult<D>, etags: Readonly<Record<string, string>>
 
 /**
  * A batch whose transaction failed: the notes it wrote before the failure are written, the one it
- * failed on is `failed`, and the notes after it are not taken. A failure before any note was
- * planned (the vault lock) is the first note's.
+ * failed on is `failed` (or a conflict, when it changed on disk before its replace), and the
+ * notes after it are not taken. A failure before any note was planned (the vault lock) is the
+ * first note's.
  */
 function afterFailure<D>(candidates: readonly NotePlanner<D>[], planned: readonly NoteResult<D>[], err: unknown): NoteResult<D>[] {
   const error = toIndxError(err);
   const done = err instanceof PartlyWritten ? err.written : {};
   const at = planned.findIndex((n) => n.outcome.kind === "planned" && done[n.path] === undefined);
   if (at < 0) return [{ path: candidates[0]!.path, outcome: { kind: "failed", error }, warnings: [] }];
-  return [...planned.slice(0, at).map((n) => written(n, done, [])), { path: planned[at]!.path, outcome: { kind: "failed", error }, warnings: [] }];
+  const failed = planned[at]!;
+  return [...planned.slice(0, at).map((n) => written(n, done, [])), { path: failed.path, outcome: failureOf(failed.outcome, error), warnings: [] }];
+}
+
+/** The pipeline found the note at another version than the one its edit was planned from: an editor saved it meanwhile. */
+function failureOf<D>(outcome: Outcome<D>, error: IndxError): Outcome<D> {
+  if (error.code !== "etag_mismatch" || outcome.kind !== "planned") return { kind: "failed", error };
+  const actual = error.details?.actual;
+  return { kind: "conflict", expected: outcome.edit.etag, actual: typeof actual === "string" ? actual : null, atReplace: true };
 }

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiTag } from "../../../src/ai/ops/tag.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
@@ -192,6 +192,45 @@ describe("ai_tag apply", () => {
     const last = await invoke(aiTag, ctx, { scope, apply: true });
     expect(last.applied).toEqual([]);
     expect(last.warnings.filter((w) => w.code === "apply_skipped_no_change").map((w) => w.path)).toEqual(Object.keys(ifMatch));
+  });
+
+  test("a save from an editor between a note's read and its replace survives: stop reports ai_apply_conflict with the notes applied, skip warns and goes on", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 1; i <= 6; i++) files[`Win/n${i}.md`] = `# Note ${i}\n\nTags wanted: win, topic-${i}\n`;
+    await setup(files);
+    const scope = { kind: "glob", path_glob: "Win/**" };
+    const tagged = (i: number) => `---\ntags:\n  - topic-${i}\n  - win\n---\n${files[`Win/n${i}.md`]}`;
+    const saved = (i: number) => `# Note ${i}\n\nTags wanted: win, topic-${i}\n\nSaved in an editor meanwhile.\n`;
+    // The editor saves once, after the batch has read and planned every note and before it replaces any.
+    const editorSaves = (i: number) => {
+      const path = `Win/n${i}.md`;
+      const remove = ctx.writer.onStaged((paths) => {
+        if (!paths.includes(path)) return;
+        writeFileSync(join(sb.vault, path), saved(i));
+        remove();
+      });
+    };
+    const nothingLeftOver = () => {
+      expect(readdirSync(join(sb.vault, "Win")).sort()).toEqual(Object.keys(files).map((p) => p.slice(4)));
+      expect(existsSync(join(sb.dataDir, "write-journal.json"))).toBe(false);
+    };
+
+    editorSaves(3);
+    const err = await errorOf(invoke(aiTag, ctx, { scope, apply: true }));
+    expect(err).toMatchObject({ code: "ai_apply_conflict" });
+    expect(err!.details!.failed).toEqual([{ path: "Win/n3.md", expected: etagOf(files["Win/n3.md"]!), actual: etagOf(saved(3)) }]);
+    expect(err!.details!.applied).toEqual([1, 2].map((i) => ({ path: `Win/n${i}.md`, etag: etagOf(tagged(i)) })));
+    expect([1, 2, 3, 4, 5, 6].map((i) => read(`Win/n${i}.md`))).toEqual([tagged(1), tagged(2), saved(3), ...[4, 5, 6].map((i) => files[`Win/n${i}.md`]!)]);
+    nothingLeftOver();
+    await ctx.updateIndex({ paths: ["Win/n3.md"] }); // what the watcher does
+
+    editorSaves(5);
+    const skipped = await invoke(aiTag, ctx, { scope, apply: true, if_match_mode: "skip" });
+    expect(skipped.applied!.map((a) => a.path)).toEqual(["Win/n3.md", "Win/n4.md", "Win/n6.md"]);
+    expect(codes(skipped.warnings).filter((c) => !c.startsWith("apply_skipped_no_change"))).toEqual(["etag_mismatch Win/n5.md"]);
+    expect(read("Win/n5.md")).toBe(saved(5));
+    expect(read("Win/n6.md")).toBe(tagged(6));
+    nothingLeftOver();
   });
 
   test("an edit while the model runs: the conflict is caught at apply; if_match outside the scope is refused before any call", async () => {

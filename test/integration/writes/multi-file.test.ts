@@ -39,6 +39,15 @@ function snapshot(root: string): Map<string, string> {
   return out;
 }
 
+/** An editor saves `path` once, after the write has read and planned it and before any file is replaced. */
+function editorSavesDuringStaging(path: string, text: string): void {
+  const remove = ctx.writer.onStaged((paths) => {
+    if (!paths.includes(path)) return;
+    sb.write(path, text);
+    remove();
+  });
+}
+
 const fail = async (p: Promise<unknown>) => {
   try {
     await p;
@@ -97,6 +106,19 @@ describe("note_move", () => {
     expect(((await invoke(noteMove, reader, { from: "A.md", to: "Z.md", dry_run: true })) as any).dry_run).toBe(true);
     expect((await fail(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
   });
+
+  test("a save from an editor after the plan read a file is not overwritten: etag_mismatch, the files replaced before it stay, nothing after it is touched", async () => {
+    await setup(files);
+    const saved = "See [[Plan]], saved in an editor meanwhile.\n";
+    editorSavesDuringStaging("B.md", saved);
+    const err = await fail(invoke(noteMove, ctx, { from: "Projects/Plan.md", to: "Archive/Plan 2025.md" }));
+    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "B.md", expected: etagOf(files["B.md"]), actual: etagOf(saved) } });
+    expect(readFileSync(join(sb.vault, "A.md"), "utf8")).toStartWith("See [[Plan 2025]]");
+    expect(readFileSync(join(sb.vault, "B.md"), "utf8")).toBe(saved);
+    expect(readFileSync(join(sb.vault, "Board.canvas"), "utf8")).toBe(files["Board.canvas"]);
+    expect(existsSync(join(sb.vault, "Projects/Plan.md"))).toBe(true);
+    expect(existsSync(join(sb.dataDir, "write-journal.json"))).toBe(false);
+  });
 });
 
 describe("rename_heading through note_patch", () => {
@@ -138,6 +160,21 @@ describe("tag_rename", () => {
     const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", plan_etag: dry.plan_etag }));
     expect(err.code).toBe("etag_mismatch");
     expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toContain("project/alpha");
+  });
+
+  test("a save from an editor after the plan read a note is not overwritten: etag_mismatch names it, the notes replaced before it stay", async () => {
+    await setup({ ...files, "Three.md": "Also #project/alpha.\n" });
+    const saved = "Inline #project/alpha, saved in an editor meanwhile.\n";
+    editorSavesDuringStaging("Three.md", saved);
+    const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta" }));
+    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "Three.md", files_written: 1, files_planned: 3 } });
+    expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toContain("project/beta");
+    expect(readFileSync(join(sb.vault, "Three.md"), "utf8")).toBe(saved);
+    expect(readFileSync(join(sb.vault, "Two.md"), "utf8")).toBe(files["Two.md"]);
+    // The index follows the disk: the replaced note is reindexed as the pipeline left it.
+    expect(
+      indexRows<{ path: string }>(ctx, "SELECT DISTINCT f.path FROM tags t JOIN files f ON f.id = t.file_id WHERE t.tag = 'project/beta'").map((r) => r.path),
+    ).toEqual(["One.md"]);
   });
 });
 
