@@ -1,4 +1,5 @@
 import { CJK_RUN } from "../core/cjk.ts";
+import { spellingVariants } from "./spellings.ts";
 import { QUERY_STOPWORDS } from "./stopwords.ts";
 
 /**
@@ -98,16 +99,18 @@ function parseItems(input: string): Item[] {
  * A bare optional word that the tokenizer splits (`non-small-cell`, `languages;`, `node.js`)
  * becomes its words, each counted like any typed word, plus the whole as a phrase that lifts the
  * notes where they stand together. As one phrase alone, a hyphenated word missed every note that
- * writes it apart or in another form. Quoted phrases, prefixes and operator items keep their exact
- * meaning: the user spelled those out.
+ * writes it apart or in another form. A bare optional word also brings its other spellings
+ * (src/search/spellings.ts) as optional phrases. Quoted phrases, prefixes and operator items keep
+ * their exact meaning: the user spelled those out.
  */
 function splitWord(item: Item): Item[] {
   if (item.quoted) return [item];
   const words = item.text.match(WORD) ?? [];
-  if (words.length <= 1) return [{ ...item, text: words[0] ?? item.text }];
-  if (item.prefix || item.mode !== "optional") return [{ ...item, quoted: true }];
+  if (item.prefix || item.mode !== "optional") return [words.length > 1 ? { ...item, quoted: true } : { ...item, text: words[0] ?? item.text }];
+  const variants = spellingVariants(item.text).map((text) => ({ ...item, text, quoted: true }));
+  if (words.length <= 1) return [{ ...item, text: words[0] ?? item.text }, ...variants];
   const meaningful = words.filter((w) => !LONE_LETTER.test(w));
-  return [...meaningful.map((text) => ({ ...item, text })), { ...item, quoted: true }];
+  return [...meaningful.map((text) => ({ ...item, text })), { ...item, quoted: true }, ...variants];
 }
 
 /**

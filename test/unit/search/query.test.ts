@@ -18,6 +18,9 @@ const ROWS: [title: string, body: string][] = [
   ["Hyphen", "the non-small-cell variant"],
   ["Apart", "a cell that is small and non invasive"],
   ["Numbers", "a score of +1 and -5 degrees"],
+  ["Joined", "low birthweight and GATA3 expression"],
+  ["Dashed", "BCL-2 and COVID-19 levels"],
+  ["Greek", "IFN-gamma and TNFα signalling"],
 ];
 const insert = db.prepare("INSERT INTO t (rowid, title, aliases, tags, headings, body) VALUES (?, ?, '', '', '', ?)");
 for (const [i, [title, body]] of ROWS.entries()) insert.run(i + 1, title, body);
@@ -221,12 +224,42 @@ describe("semantics against real FTS5", () => {
 describe("query parsing rules", () => {
   test("a hyphenated word matches its words apart too, and the phrase ranks first", () => {
     expect(search("non-small-cell")).toEqual(["Hyphen", "Apart"]);
-    expect(compileQuery("non-small-cell").match).toBe('"non" OR "small" OR "cell" OR "non-small-cell"');
+    expect(compileQuery("non-small-cell").match).toBe('"non" OR "small" OR "cell" OR "non-small-cell" OR "nonsmallcell"');
   });
 
   test("split words drop stopwords and lone letters; the phrase keeps them", () => {
-    expect(compileQuery("state-of-the-art").match).toBe('"state" OR "art" OR "state-of-the-art"');
-    expect(compileQuery("x-ray").match).toBe('"ray" OR "x-ray"');
+    expect(compileQuery("state-of-the-art").match).toBe('"state" OR "art" OR "state-of-the-art" OR "stateoftheart"');
+    expect(compileQuery("x-ray").match).toBe('"ray" OR "x-ray" OR "xray"');
+  });
+
+  test("a hyphenated word also finds its spelling without the hyphen", () => {
+    expect(search("birth-weight")).toEqual(["Joined"]);
+    expect(search("GATA-3")).toEqual(["Joined"]);
+    // Only hyphens join: a decimal point or a comma between digits is not a compound.
+    expect(compileQuery("-0.5 degrees").match).toBe('"0" OR "5" OR "-0.5" OR "degrees"');
+    expect(compileQuery("1,000").match).toBe('"1" OR "000" OR "1,000"');
+  });
+
+  test("a name glued to its number also finds it written apart", () => {
+    expect(search("Bcl2")).toEqual(["Dashed"]);
+    expect(search("covid19")).toEqual(["Dashed"]);
+    expect(compileQuery("Bcl2").match).toBe('"Bcl2" OR "Bcl 2"');
+    // A single letter before a number is one name (p53, v3): nobody writes it apart.
+    expect(compileQuery("p53").match).toBe('"p53"');
+  });
+
+  test("a Greek letter also finds its name, and a name its letter", () => {
+    expect(search("IFN-γ")).toEqual(["Greek"]);
+    expect(found("TNF-alpha")).toEqual(["Alpha", "Greek"]); // "TNFα" is one token: the joined form finds it
+    expect(compileQuery("IFN-γ").match).toBe('"IFN" OR "IFN-γ" OR "IFN-gamma" OR "IFNγ" OR "IFNgamma"');
+    expect(compileQuery("β").match).toBe('"β" OR "beta"');
+    expect(compileQuery("alphabet").match).toBe('"alphabet"'); // a name inside a word is not a letter
+  });
+
+  test("spelling variants are for bare words: operators and phrases keep their exact meaning", () => {
+    expect(compileQuery("+birth-weight").match).toBe('"birth-weight"');
+    expect(compileQuery('"IFN-γ"').match).toBe('"IFN-γ"');
+    expect(compileQuery("Bcl2*").match).toBe('"Bcl2"*');
   });
 
   test("operators keep their exact meaning on split words", () => {
@@ -298,7 +331,7 @@ describe("compileQuery output", () => {
   });
 
   test("terms are the lowercased words of positive items", () => {
-    expect(compileQuery('Quick "Brown Fox" -lazy conf* DEC-0045').terms).toEqual(["quick", "brown", "fox", "conf", "dec", "0045"]);
+    expect(compileQuery('Quick "Brown Fox" -lazy conf* DEC-0045').terms).toEqual(["quick", "brown", "fox", "conf", "dec", "0045", "dec0045"]);
     expect(compileQuery("don't stop").terms).toEqual(["don", "t", "stop"]);
   });
 
