@@ -174,8 +174,8 @@ function propertyBounds(key: string, op: Comparison, c: Value, declared: Propert
   if (typeof c === "boolean") {
     // A declared checkbox reads "true" and "false" as booleans.
     const checkbox = declared === "checkbox" ? [STRING] : [];
-    if (op !== "=") return may([{ column: "json", value: "true" }, { column: "json", value: "false" }, ...checkbox]);
-    return may([{ column: "json", value: String(c) }, ...checkbox]);
+    if (op !== "=") return may([{ column: "bool", value: true }, { column: "bool", value: false }, ...checkbox]);
+    return may([{ column: "bool", value: c }, ...checkbox]);
   }
   if (typeof c === "string") return may(stringTests(op, c));
   if (c instanceof DateValue) return may(dayTests(op, c));

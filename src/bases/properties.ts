@@ -1,7 +1,7 @@
 /**
- * Typed note properties (docs/decisions.md, "Typed properties"). The index stores each
- * frontmatter value as JSON with the type Obsidian would infer for it; the vault's declared types
- * (.obsidian/types.json) are applied when a base reads them, so editing types.json needs no reindex.
+ * Typed note properties (docs/decisions.md, "Typed properties"). A base reads each frontmatter
+ * value from the note's frontmatter JSON with the type Obsidian would infer for it; the vault's
+ * declared types (.obsidian/types.json) are applied then, so editing types.json needs no reindex.
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -31,11 +31,14 @@ export function inferPropertyType(value: unknown): PropertyType {
 
 const WIKILINK = /^\[\[([^\]|#]*)(#[^\]|]*)?(?:\|([^\]]*))?\]\]$/;
 
-/** A property as the index stores it: what bases read, and the columns their filters prefilter on. */
+/**
+ * A property as the index stores it: the columns base filters prefilter on. The value itself is
+ * read from the note's frontmatter JSON, and its type inferred again from it.
+ */
 export interface PropertyRow {
   keyLower: string;
-  type: PropertyType;
-  json: string;
+  /** The key as written, or null when it is its own lowercase. */
+  key: string | null;
   num: number | null;
   /** A string that is not a wikilink: a wikilink reads as a link whatever the property's type. */
   text: string | null;
@@ -43,19 +46,22 @@ export interface PropertyRow {
   day: string | null;
   /** The link path of a wikilink. */
   link: string | null;
+  /** A boolean as 1 or 0. */
+  bool: number | null;
 }
 
 export function propertyRow(key: string, value: unknown): PropertyRow {
   const link = typeof value === "string" ? (WIKILINK.exec(value.trim())?.[1] ?? null) : null;
   const text = typeof value === "string" && link === null ? value : null;
+  const keyLower = key.toLowerCase();
   return {
-    keyLower: key.toLowerCase(),
-    type: inferPropertyType(value),
-    json: JSON.stringify(value ?? null),
+    keyLower,
+    key: key === keyLower ? null : key,
     num: typeof value === "number" && Number.isFinite(value) ? value : null,
     text,
     day: text !== null && parseDate(text) ? text.trim().slice(0, 10) : null,
     link,
+    bool: typeof value === "boolean" ? Number(value) : null,
   };
 }
 

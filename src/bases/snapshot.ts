@@ -4,7 +4,7 @@
  * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
-import type { BaseFileRow, LinkRow, PropertyRow } from "../index/queries/bases.ts";
+import type { BaseFileRow, LinkRow } from "../index/queries/bases.ts";
 import type { IndexStore } from "../index/store.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { ignoredBy, readObsidianApp } from "../vault/obsidian-app.ts";
@@ -12,24 +12,19 @@ import type { Vault } from "../vault/vault.ts";
 import type { Entry, World } from "./entry.ts";
 import type { Env } from "./expr/scope.ts";
 import { candidateCondition, type FilterPlan } from "./prefilter.ts";
-import { type DeclaredTypes, effectiveType, inferPropertyType, type PropertyType, readDeclaredTypes, typedValue } from "./properties.ts";
+import { type DeclaredTypes, effectiveType, inferPropertyType, readDeclaredTypes, typedValue } from "./properties.ts";
 import { LinkValue, type Value } from "./values.ts";
-
-interface RawProperty {
-  key: string;
-  type: PropertyType;
-  json: string;
-}
 
 /** What the index holds of one file's content, kept from snapshot to snapshot while its stamp stays. */
 interface FileData {
   stamp: string;
-  raw: readonly RawProperty[];
+  /** The frontmatter as a JSON object: the properties' values as written. */
+  frontmatterJson: string | null;
   tagsJson: string | null;
 }
 
 /** Whether a property may hold a link, whose target depends on the other files. */
-const mayLink = (d: FileData) => d.raw.some((p) => p.json.includes("[["));
+const mayLink = (d: FileData) => d.frontmatterJson?.includes("[[") ?? false;
 
 const EMPTY: readonly LinkValue[] = [];
 
@@ -65,7 +60,8 @@ class IndexEntry implements Entry {
     if (this.typed) return this.typed;
     const out: Record<string, Value> = {};
     const resolve = (linkpath: string) => this.snapshot.resolve(linkpath, this.path);
-    for (const p of this.data.raw) out[p.key] = typedValue(JSON.parse(p.json), effectiveType(p.key, p.type, this.snapshot.declared), resolve);
+    const raw = this.data.frontmatterJson ? (JSON.parse(this.data.frontmatterJson) as Record<string, unknown>) : {};
+    for (const [key, value] of Object.entries(raw)) out[key] = typedValue(value, effectiveType(key, inferPropertyType(value), this.snapshot.declared), resolve);
     this.typed = out;
     return out;
   }
@@ -239,20 +235,12 @@ function loadFileData(store: IndexStore, files: readonly BaseFileRow[], previous
   if (stale.length === 0) return data;
   const bulk = stale.length > files.length * BULK_RELOAD_SHARE;
   const ids = bulk ? [] : stale.map((f) => f.id);
-  const props = groupByFile(bulk ? store.bases.properties() : store.bases.propertiesOf(ids));
-  const tags = new Map((bulk ? store.bases.tags() : store.bases.tagsOf(ids)).map((t) => [t.fileId, t.tagsJson]));
-  for (const f of stale) data.set(f.id, { stamp: f.stamp, raw: props.get(f.id) ?? [], tagsJson: tags.get(f.id) ?? null });
-  return data;
-}
-
-function groupByFile(rows: readonly PropertyRow[]): Map<number, RawProperty[]> {
-  const props = new Map<number, RawProperty[]>();
-  for (const p of rows) {
-    let list = props.get(p.fileId);
-    if (!list) props.set(p.fileId, (list = []));
-    list.push({ key: p.key, type: isPropertyType(p.type) ? p.type : inferPropertyType(JSON.parse(p.valueJson)), json: p.valueJson });
+  const content = new Map((bulk ? store.bases.content() : store.bases.contentOf(ids)).map((c) => [c.fileId, c]));
+  for (const f of stale) {
+    const c = content.get(f.id);
+    data.set(f.id, { stamp: f.stamp, frontmatterJson: c?.frontmatterJson ?? null, tagsJson: c && c.tagsJson !== "[]" ? c.tagsJson : null });
   }
-  return props;
+  return data;
 }
 
 function addLink(graph: LinkGraph, backSources: Map<string, Set<string>>, l: LinkRow, source: string | undefined): void {
@@ -271,9 +259,6 @@ function push<K>(map: Map<K, LinkValue[]>, key: K, link: LinkValue): void {
   if (list) list.push(link);
   else map.set(key, [link]);
 }
-
-const PROPERTY_TYPES = new Set<string>(["text", "multitext", "number", "checkbox", "date", "datetime", "tags", "aliases", "object"]);
-const isPropertyType = (t: string): t is PropertyType => PROPERTY_TYPES.has(t);
 
 const cache = new WeakMap<IndexStore, { key: string; snapshot: IndexSnapshot }>();
 

@@ -2,7 +2,7 @@
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 5;
+export const SCHEMA_VERSION = 6;
 
 /** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/queries/fts.ts). */
 export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
@@ -36,7 +36,7 @@ CREATE TABLE links (
   src_id     INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   ord        INTEGER NOT NULL,
   embed      INTEGER NOT NULL,
-  syntax     TEXT NOT NULL,           -- wiki | markdown | frontmatter
+  syntax     TEXT,                    -- markdown | frontmatter; NULL for wiki (LINK_SYNTAX_SQL)
   linkpath   TEXT NOT NULL,
   subpath    TEXT NOT NULL,
   display    TEXT,
@@ -46,7 +46,7 @@ CREATE TABLE links (
   prop       TEXT,                    -- frontmatter links: the key as Obsidian caches it (up, related.0)
   rel        TEXT,                    -- frontmatter links: the top-level property (related), a typed relation
   target_key TEXT,                    -- lowercased file name the link can match (LINK_KEY_SQL); NULL when lower(linkpath) is it
-  dst_path   TEXT,                    -- resolved vault path, NULL when unresolved
+  dst_path   TEXT,                    -- resolved vault path (LINK_DST_SQL), NULL when unresolved
   PRIMARY KEY (src_id, ord)
 ) WITHOUT ROWID;
 
@@ -62,15 +62,15 @@ CREATE TABLE tags (
 CREATE TABLE properties (
   file_id   INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
   ord       INTEGER NOT NULL,         -- its place in the frontmatter
-  key       TEXT NOT NULL,            -- top-level frontmatter key, as written
   key_lower TEXT NOT NULL,            -- the key lowercased as JavaScript does (property names are case-insensitive)
-  type      TEXT NOT NULL,            -- the type Obsidian infers: text | multitext | number | checkbox | date | datetime | object
-  value     TEXT NOT NULL,            -- the YAML value as JSON
-  -- What base filters prefilter on (src/bases/prefilter.ts), NULL when the value is of another kind:
+  key       TEXT,                     -- the key as written, NULL when it is key_lower (PROPERTY_KEY_SQL)
+  -- What base filters prefilter on (src/bases/prefilter.ts), NULL when the value is of another
+  -- kind; the value itself is read from notes.frontmatter:
   num       REAL,                     -- a number
   text      TEXT,                     -- a string, but not a wikilink
   day       TEXT,                     -- a string that reads as a date: its day as written (YYYY-MM-DD)
   link      TEXT,                     -- a wikilink ('[[x]]', spaces around allowed): its link path
+  bool      INTEGER,                  -- a boolean: 1 or 0
   PRIMARY KEY (file_id, ord)
 ) WITHOUT ROWID;
 
@@ -121,7 +121,6 @@ export const DROP_DATA_SQL = [...DATA_SQL.matchAll(/CREATE (?:VIRTUAL )?TABLE (\
  * end (much cheaper than maintaining them row by row).
  */
 export const INDEX_SQL = [
-  "CREATE INDEX IF NOT EXISTS links_dst ON links(dst_path);",
   "CREATE INDEX IF NOT EXISTS links_key ON links(coalesce(target_key, lower(linkpath)));",
   "CREATE INDEX IF NOT EXISTS tags_tag ON tags(tag_lower);",
   "CREATE INDEX IF NOT EXISTS blocks_file ON blocks(file_id);",
@@ -133,24 +132,40 @@ export const INDEX_SQL = [
   "CREATE INDEX IF NOT EXISTS properties_text ON properties(key_lower, text) WHERE text IS NOT NULL;",
   "CREATE INDEX IF NOT EXISTS properties_day ON properties(key_lower, day) WHERE day IS NOT NULL;",
   "CREATE INDEX IF NOT EXISTS properties_link ON properties(key_lower, link) WHERE link IS NOT NULL;",
+  "CREATE INDEX IF NOT EXISTS properties_bool ON properties(key_lower, bool) WHERE bool IS NOT NULL;",
   "CREATE INDEX IF NOT EXISTS chunks_hash ON chunks(hash);",
 ];
 
 /**
- * A link's target key and its source text, for a links table aliased `l`. Most links are wiki
- * links to a bare name, written the usual way: for those both columns are NULL and these
- * expressions make them again (links_key indexes the key's expression).
+ * A link's target key, source text, syntax and resolved path, for a links table aliased `l`. Most
+ * links are wiki links to a bare name, written the usual way, that resolve to that name's note:
+ * for those the columns hold NULL, or only the target's folder, and these expressions make them
+ * again (links_key indexes the key's expression).
  */
 export const LINK_KEY_SQL = "coalesce(l.target_key, lower(l.linkpath))";
 export const LINK_RAW_SQL =
   "coalesce(l.raw, CASE l.embed WHEN 1 THEN '!' ELSE '' END || '[[' || l.linkpath || l.subpath || coalesce('|' || l.display, '') || ']]')";
+export const LINK_SYNTAX_SQL = "coalesce(l.syntax, 'wiki')";
+// No path is empty or ends with '/': such a value is the folder (with its '/') of `linkpath.md`.
+export const LINK_DST_SQL = "CASE WHEN l.dst_path = '' OR l.dst_path GLOB '*/' THEN l.dst_path || l.linkpath || '.md' ELSE l.dst_path END";
 
-/** The stored forms of a link's key and source text: NULL where LINK_KEY_SQL and LINK_RAW_SQL make them. */
+/** A property's key as written, for a properties table read without an alias: NULL is stored when it is its own lowercase. */
+export const PROPERTY_KEY_SQL = "coalesce(key, key_lower)";
+
+/** The stored forms of a link's key, source text and syntax: NULL where LINK_KEY_SQL, LINK_RAW_SQL and LINK_SYNTAX_SQL make them. */
 export function storedLinkForms(l: { embed: boolean; syntax: string; linkpath: string; subpath: string; display: string | null; raw: string }, key: string) {
   // SQLite's lower() folds ASCII letters only.
   const sqlLower = l.linkpath.replace(/[A-Z]+/g, (s) => s.toLowerCase());
   const usual = `${l.embed ? "!" : ""}[[${l.linkpath}${l.subpath}${l.display !== null ? `|${l.display}` : ""}]]`;
-  return { key: key === sqlLower ? null : key, raw: l.syntax === "wiki" && l.raw === usual ? null : l.raw };
+  const wiki = l.syntax === "wiki";
+  return { key: key === sqlLower ? null : key, raw: wiki && l.raw === usual ? null : l.raw, syntax: wiki ? null : l.syntax };
+}
+
+/** The stored form of a link's resolved path: its folder when it is `linkpath.md` there (LINK_DST_SQL). */
+export function storedLinkDst(linkpath: string, dst: string | null): string | null {
+  if (dst === null || !dst.endsWith(`${linkpath}.md`)) return dst;
+  const folder = dst.slice(0, dst.length - linkpath.length - 3);
+  return folder === "" || folder.endsWith("/") ? folder : dst;
 }
 
 export const INDEX_NAMES = INDEX_SQL.map((sql) => /EXISTS (\w+)/.exec(sql)![1]!);

@@ -7,7 +7,7 @@ import type { ParsedNote } from "../markdown/types.ts";
 import type { FileKind } from "../vault/scan.ts";
 import { hashKey } from "./chunk-keys.ts";
 import { encodeNoteText } from "./note-text.ts";
-import { LINK_KEY_SQL, storedLinkForms } from "./schema.ts";
+import { LINK_KEY_SQL, storedLinkDst, storedLinkForms } from "./schema.ts";
 import { searchDocument, searchHeadings } from "./search-document.ts";
 
 export type NoteStatus = "ok" | "too_large" | "binary";
@@ -54,7 +54,7 @@ export class IndexWriter {
         "INSERT INTO links(src_id, ord, embed, syntax, linkpath, subpath, display, raw, line, col_offset, prop, rel, target_key, dst_path) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
       ),
       insertTag: q("INSERT INTO tags(file_id, tag, tag_lower, uses) VALUES (?, ?, ?, ?)"),
-      insertProperty: q("INSERT INTO properties(file_id, ord, key, key_lower, type, value, num, text, day, link) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"),
+      insertProperty: q("INSERT INTO properties(file_id, ord, key_lower, key, num, text, day, link, bool) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
       insertBlock: q("INSERT INTO blocks(file_id, id_lower, id, line) VALUES (?, ?, ?, ?)"),
       insertCjk: q("INSERT INTO cjk_fts(rowid, grams) VALUES (?, ?)"),
       insertChunk: q("INSERT INTO chunks(file_id, ord, start_line, end_line, hash) VALUES (?, ?, ?, ?, ?)"),
@@ -105,7 +105,7 @@ export class IndexWriter {
     for (const key of keys) {
       for (const l of this.s.linksByKey!.all(key) as { srcId: number; ord: number; linkpath: string; src: string }[]) {
         if (fresh.has(l.src)) continue;
-        this.s.setDst!.run(resolver.resolve(l.linkpath, l.src), l.srcId, l.ord);
+        this.s.setDst!.run(storedLinkDst(l.linkpath, resolver.resolve(l.linkpath, l.src)), l.srcId, l.ord);
         changed++;
       }
     }
@@ -157,7 +157,7 @@ export class IndexWriter {
         id,
         ord,
         l.embed ? 1 : 0,
-        l.syntax,
+        stored.syntax,
         l.linkpath,
         l.subpath,
         l.display,
@@ -167,7 +167,7 @@ export class IndexWriter {
         l.key ?? null,
         l.rel ?? null,
         stored.key,
-        resolver.resolve(l.linkpath, path),
+        storedLinkDst(l.linkpath, resolver.resolve(l.linkpath, path)),
       );
     });
     const uses = new Map<string, number>();
@@ -175,7 +175,7 @@ export class IndexWriter {
     for (const [tag, n] of uses) this.s.insertTag!.run(id, tag, tag.toLowerCase(), n);
     Object.entries(p.frontmatter ?? {}).forEach(([key, value], ord) => {
       const r = propertyRow(key, value);
-      this.s.insertProperty!.run(id, ord, key, r.keyLower, r.type, r.json, r.num, r.text, r.day, r.link);
+      this.s.insertProperty!.run(id, ord, r.keyLower, r.key, r.num, r.text, r.day, r.link, r.bool);
     });
     for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
     for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`)));

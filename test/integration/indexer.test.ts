@@ -99,6 +99,44 @@ describe("incremental indexing on a real SQLite file", () => {
     ctx.close();
   });
 
+  test("targets, syntaxes and backlinks come back whatever form the index stores them in", async () => {
+    const written = ["[[Root]]", "[[Deep]]", "[[older/Suffix]]", "[e](Explicit.md)", "![[pic.png]]", "[[#Top]]", "[[Links]]", "[[Nowhere]]"];
+    sb = sandbox({
+      "Links.md": `---\nup: "[[Deep]]"\n---\n# Top\n\n${written.join("\n")}\n`,
+      "Root.md": "root\n",
+      "a/b/Deep.md": "deep\n",
+      "bolder/Suffix.md": "suffix\n",
+      "x/Explicit.md": "explicit\n",
+      "img/pic.png": "png",
+    });
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    const forward = ((await invoke(linkForward, ctx, { path: "Links.md" })) as { links: { raw: string; target: string | null; syntax: string }[] }).links;
+    expect(forward.map((l) => [l.raw, l.target, l.syntax])).toEqual([
+      ["[[Deep]]", "a/b/Deep.md", "frontmatter"],
+      ["[[Root]]", "Root.md", "wiki"],
+      ["[[Deep]]", "a/b/Deep.md", "wiki"],
+      ["[[older/Suffix]]", "bolder/Suffix.md", "wiki"],
+      ["[e](Explicit.md)", "x/Explicit.md", "markdown"],
+      ["![[pic.png]]", "img/pic.png", "wiki"],
+      ["[[#Top]]", "Links.md", "wiki"],
+      ["[[Links]]", "Links.md", "wiki"],
+      ["[[Nowhere]]", null, "wiki"],
+    ]);
+    const backlinks = async (path: string) =>
+      ((await invoke(linkBacklinks, ctx, { path })) as { backlinks: { raw: string; source: string }[] }).backlinks.map((b) => `${b.source} ${b.raw}`);
+    expect(await backlinks("a/b/Deep.md")).toEqual(["Links.md [[Deep]]", "Links.md [[Deep]]"]);
+    for (const [path, raw] of [
+      ["Root.md", "[[Root]]"],
+      ["bolder/Suffix.md", "[[older/Suffix]]"],
+      ["x/Explicit.md", "[e](Explicit.md)"],
+      ["img/pic.png", "![[pic.png]]"],
+    ])
+      expect(await backlinks(path!)).toEqual([`Links.md ${raw}`]);
+    expect(await backlinks("Links.md")).toEqual(["Links.md [[#Top]]", "Links.md [[Links]]"]);
+    ctx.close();
+  });
+
   test("malformed frontmatter never fails the vault", async () => {
     sb = sandbox({ "bad.md": "---\ntitle: [unclosed\n---\n# Body still indexed\n\nxylophone\n", "ok.md": "fine\n" });
     const ctx = sb.context();

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import type { FileKind } from "../../vault/scan.ts";
+import { LINK_DST_SQL } from "../schema.ts";
 import { type CandidateCondition, candidateIds } from "./candidates.ts";
 
 /** A file as a base row candidate. */
@@ -13,16 +14,11 @@ export interface BaseFileRow {
   stamp: string;
 }
 
-/** One top-level frontmatter property: its JSON value and the type the indexer inferred. */
-export interface PropertyRow {
+/** What Bases reads of a note besides its file: its properties' values and its tags. */
+export interface NoteContentRow {
   fileId: number;
-  key: string;
-  type: string;
-  valueJson: string;
-}
-
-export interface TagsRow {
-  fileId: number;
+  /** The frontmatter as a JSON object, or null. */
+  frontmatterJson: string | null;
   /** JSON array of tags, first spelling of each. */
   tagsJson: string;
 }
@@ -34,6 +30,8 @@ export interface LinkRow {
   target: string | null;
   embed: number;
 }
+
+const CONTENT = "file_id AS fileId, frontmatter AS frontmatterJson, tags AS tagsJson";
 
 /** What Bases reads: every file with its properties, tags and links, loaded in bulk. */
 export class BaseQueries {
@@ -52,28 +50,14 @@ export class BaseQueries {
     return this.db.query<BaseFileRow, []>("SELECT id, path, kind, size, mtime_ms AS mtimeMs, coalesce(etag, '') AS stamp FROM files ORDER BY path").all();
   }
 
-  properties(): PropertyRow[] {
-    return this.db.query<PropertyRow, []>("SELECT file_id AS fileId, key, type, value AS valueJson FROM properties ORDER BY file_id, ord").all();
+  /** The notes with properties or tags. */
+  content(): NoteContentRow[] {
+    return this.db.query<NoteContentRow, []>(`SELECT ${CONTENT} FROM notes WHERE frontmatter IS NOT NULL OR tags <> '[]'`).all();
   }
 
-  /** The properties of these files only. */
-  propertiesOf(ids: readonly number[]): PropertyRow[] {
-    return this.db
-      .query<PropertyRow, [string]>(
-        "SELECT file_id AS fileId, key, type, value AS valueJson FROM properties WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord",
-      )
-      .all(JSON.stringify(ids));
-  }
-
-  tags(): TagsRow[] {
-    return this.db.query<TagsRow, []>("SELECT file_id AS fileId, tags AS tagsJson FROM notes WHERE tags <> '[]'").all();
-  }
-
-  /** The tags of these files only. */
-  tagsOf(ids: readonly number[]): TagsRow[] {
-    return this.db
-      .query<TagsRow, [string]>("SELECT file_id AS fileId, tags AS tagsJson FROM notes WHERE tags <> '[]' AND file_id IN (SELECT value FROM json_each(?))")
-      .all(JSON.stringify(ids));
+  /** The content of these notes only. */
+  contentOf(ids: readonly number[]): NoteContentRow[] {
+    return this.db.query<NoteContentRow, [string]>(`SELECT ${CONTENT} FROM notes WHERE file_id IN (SELECT value FROM json_each(?))`).all(JSON.stringify(ids));
   }
 
   /** The files that may satisfy a condition, or null when the index cannot name fewer than `limit` (candidates.ts). */
@@ -82,6 +66,8 @@ export class BaseQueries {
   }
 
   links(): LinkRow[] {
-    return this.db.query<LinkRow, []>("SELECT src_id AS srcId, linkpath, display, dst_path AS target, embed FROM links ORDER BY src_id, ord").all();
+    return this.db
+      .query<LinkRow, []>(`SELECT l.src_id AS srcId, l.linkpath, l.display, ${LINK_DST_SQL} AS target, l.embed FROM links l ORDER BY l.src_id, l.ord`)
+      .all();
   }
 }

@@ -1,24 +1,25 @@
 import type { Database } from "bun:sqlite";
+import { PROPERTY_KEY_SQL } from "../schema.ts";
 
 export type Comparison = "=" | "<" | "<=" | ">" | ">=";
 
 /**
  * A test on one properties row, over the columns the indexer fills for prefiltering: `num` (a
  * number), `text` (a string that is not a wikilink), `day` (the written day of a date string) or
- * `days` (that day within a range), `json` (the value as JSON), `link` (a wikilink), `string`
- * (any string that is not a wikilink).
+ * `days` (that day within a range), `bool` (a boolean), `link` (a wikilink), `string` (any string
+ * that is not a wikilink).
  */
 export type RowTest =
   | { column: "num"; op: Comparison; value: number }
   | { column: "text" | "day"; op: Comparison; value: string }
   | { column: "days"; from: string; to: string }
-  | { column: "json"; value: string }
+  | { column: "bool"; value: boolean }
   | { column: "link" | "string" };
 
 /**
  * Which files a filter can keep, as the index can answer it (src/bases/prefilter.ts builds
- * these). `property`: some row of the key (lowercased) whose value is not null and, with tests,
- * passes one of them. `tag`: a tag or one nested in it (lowercased). A path `prefix` ends with '/'.
+ * these). `property`: some row of the key (lowercased) that, with tests, passes one of them;
+ * without tests any row of the key, a null value's too (the index keeps no column that tells). `tag`: a tag or one nested in it (lowercased). A path `prefix` ends with '/'.
  */
 export type CandidateCondition =
   | { kind: "all" | "none" }
@@ -58,16 +59,19 @@ export function candidateIds(db: Database, condition: CandidateCondition, limit:
           c.items.map((i) => () => visit(i)),
           limit,
         );
-      case "property":
+      case "property": {
+        const ofKey = "SELECT file_id AS id FROM properties WHERE key_lower = ?";
+        if (!c.tests) return ids(ofKey, [c.key]);
         return union(
-          (c.tests ?? [null]).map((t) => () => {
-            const [test, params] = t ? rowTest(t) : ["value <> 'null'", []];
-            return ids(`SELECT file_id AS id FROM properties WHERE key_lower = ? AND ${test}`, [c.key, ...params]);
+          c.tests.map((t) => () => {
+            const [test, params] = rowTest(t);
+            return ids(`${ofKey} AND ${test}`, [c.key, ...params]);
           }),
           limit,
         );
+      }
       case "hasKey":
-        return ids("SELECT file_id AS id FROM properties WHERE key_lower = ? AND key = ?", [c.key.toLowerCase(), c.key]);
+        return ids(`SELECT file_id AS id FROM properties WHERE key_lower = ? AND ${PROPERTY_KEY_SQL} = ?`, [c.key.toLowerCase(), c.key]);
       case "tag":
         // `x/…` is every text from `x/` up to `x0` ('0' follows '/').
         return union(
@@ -93,8 +97,8 @@ function rowTest(t: RowTest): [string, Param[]] {
       return [`${t.column} ${t.op} ?`, [t.value]];
     case "days":
       return ["day BETWEEN ? AND ?", [t.from, t.to]];
-    case "json":
-      return ["value = ?", [t.value]];
+    case "bool":
+      return ["bool = ?", [Number(t.value)]];
     case "link":
       return ["link IS NOT NULL", []];
     case "string":

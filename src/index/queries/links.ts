@@ -1,12 +1,21 @@
 import type { Database } from "bun:sqlite";
+import { keysForFile } from "../../links/resolve.ts";
 import { decodeNoteText, NoteTextReader } from "../note-text.ts";
-import { LINK_KEY_SQL, LINK_RAW_SQL } from "../schema.ts";
+import { LINK_DST_SQL, LINK_KEY_SQL, LINK_RAW_SQL, LINK_SYNTAX_SQL } from "../schema.ts";
 
 /**
  * The one definition of an unresolved link (alias `l` for links): no file matched its target.
  * An empty linkpath (`[[#Heading]]`) points into its own note and is never unresolved.
  */
 const UNRESOLVED = "l.dst_path IS NULL AND l.linkpath <> ''";
+
+/**
+ * The keys (src_id, ord) of the links that may resolve to the path ?1, given ?2, the JSON array of
+ * its keysForFile: a link resolves only to a file its key names (read through links_key), or,
+ * written `[[#Heading]]`, to its own note. No index on dst_path: callers test LINK_DST_SQL = ?1.
+ */
+const LINKS_TO = `(SELECT l.src_id, l.ord FROM links l WHERE ${LINK_KEY_SQL} IN (SELECT value FROM json_each(?2))
+   UNION ALL SELECT src_id, ord FROM links WHERE src_id = (SELECT id FROM files WHERE path = ?1) AND linkpath = '')`;
 
 /** A wiki or Markdown link in a note's text to another note, with the line it stands in. */
 export interface LinkContext {
@@ -88,10 +97,10 @@ export class LinkQueries {
     return this.db
       .query<Omit<LinkContext, "text"> & { ord: number; noteText: Uint8Array }, [number]>(
         `SELECT l.src_id AS srcId, d.id AS dstId, ${LINK_RAW_SQL} AS raw, l.line, c.start_line AS startLine, c.ord, n.text AS noteText
-           FROM (SELECT src_id, ord FROM links WHERE dst_path IS NOT NULL AND embed = 0 AND syntax <> 'frontmatter'
+           FROM (SELECT src_id, ord FROM links l WHERE dst_path IS NOT NULL AND embed = 0 AND ${LINK_SYNTAX_SQL} <> 'frontmatter'
                   ORDER BY ((src_id * 65536 + ord) * 2654435761) % 4294967296 LIMIT ?1) pick
            JOIN links l ON l.src_id = pick.src_id AND l.ord = pick.ord
-           JOIN files d ON d.path = l.dst_path AND d.kind = 'note' AND d.id <> l.src_id
+           JOIN files d ON d.path = ${LINK_DST_SQL} AND d.kind = 'note' AND d.id <> l.src_id
            JOIN chunks c ON c.file_id = l.src_id AND l.line BETWEEN c.start_line AND c.end_line
            JOIN notes n ON n.file_id = l.src_id`,
       )
@@ -101,19 +110,20 @@ export class LinkQueries {
 
   backlinks(path: string): BacklinkRow[] {
     return this.db
-      .query<Omit<BacklinkRow, "embed" | "source_title"> & { source_title: string | null; embed: number }, [string]>(
-        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, l.syntax, l.rel AS property
-           FROM links l JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
-          WHERE l.dst_path = ? ORDER BY f.path, l.ord`,
+      .query<Omit<BacklinkRow, "embed" | "source_title"> & { source_title: string | null; embed: number }, [string, string]>(
+        `SELECT f.path AS source, n.title AS source_title, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.embed, ${LINK_SYNTAX_SQL} AS syntax, l.rel AS property
+           FROM ${LINKS_TO} k JOIN links l ON l.src_id = k.src_id AND l.ord = k.ord
+           JOIN files f ON f.id = l.src_id LEFT JOIN notes n ON n.file_id = l.src_id
+          WHERE ${LINK_DST_SQL} = ?1 ORDER BY f.path, l.ord`,
       )
-      .all(path)
+      .all(path, JSON.stringify(keysForFile(path)))
       .map((r) => ({ ...r, source_title: r.source_title ?? r.source, embed: r.embed === 1 }));
   }
 
   forward(path: string): ForwardLinkRow[] {
     return this.db
       .query<Omit<ForwardLinkRow, "embed"> & { embed: number }, [string]>(
-        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, l.dst_path AS target, l.embed, l.syntax, l.line, l.prop AS key, l.rel AS property
+        `SELECT l.linkpath, l.subpath, l.display, ${LINK_RAW_SQL} AS raw, ${LINK_DST_SQL} AS target, l.embed, ${LINK_SYNTAX_SQL} AS syntax, l.line, l.prop AS key, l.rel AS property
            FROM links l JOIN files f ON f.id = l.src_id WHERE f.path = ? ORDER BY l.ord`,
       )
       .all(path)
@@ -124,8 +134,8 @@ export class LinkQueries {
   anchored(): AnchoredLink[] {
     return this.db
       .query<AnchoredLink, []>(
-        `SELECT f.path AS source, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, l.dst_path AS target
-           FROM links l JOIN files f ON f.id = l.src_id JOIN files d ON d.path = l.dst_path AND d.kind = 'note'
+        `SELECT f.path AS source, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, d.path AS target
+           FROM links l JOIN files f ON f.id = l.src_id JOIN files d ON d.path = ${LINK_DST_SQL} AND d.kind = 'note'
           WHERE l.subpath <> '' ORDER BY f.path, l.ord`,
       )
       .all();
@@ -163,8 +173,8 @@ export class LinkQueries {
       .query<NoteTitle, []>(
         `SELECT f.path, n.title FROM files f JOIN notes n ON n.file_id = f.id
           WHERE f.kind = 'note'
-            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.dst_path = f.path AND l.src_id <> f.id)
-            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = f.id AND l.dst_path IS NOT NULL AND l.dst_path <> f.path)
+            AND f.path NOT IN (SELECT ${LINK_DST_SQL} FROM links l JOIN files s ON s.id = l.src_id WHERE ${LINK_DST_SQL} <> s.path)
+            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = f.id AND ${LINK_DST_SQL} <> f.path)
           ORDER BY f.path`,
       )
       .all();
@@ -173,8 +183,11 @@ export class LinkQueries {
   /** Notes with at least one link resolved to `path` (including `path` itself for `[[#H]]`). */
   sourcesLinkingTo(path: string): string[] {
     return this.db
-      .query<{ path: string }, [string]>("SELECT DISTINCT f.path FROM links l JOIN files f ON f.id = l.src_id WHERE l.dst_path = ? ORDER BY f.path")
-      .all(path)
+      .query<{ path: string }, [string, string]>(
+        `SELECT DISTINCT f.path FROM ${LINKS_TO} k JOIN links l ON l.src_id = k.src_id AND l.ord = k.ord
+           JOIN files f ON f.id = l.src_id WHERE ${LINK_DST_SQL} = ?1 ORDER BY f.path`,
+      )
+      .all(path, JSON.stringify(keysForFile(path)))
       .map((r) => r.path);
   }
 

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { canvasPatch, canvasRead, canvasWrite } from "../../../src/canvas/ops.ts";
 import { etagOf } from "../../../src/core/hash.ts";
+import { LINK_DST_SQL } from "../../../src/index/schema.ts";
 import { noteMove } from "../../../src/notes/move-op.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
@@ -87,7 +88,7 @@ describe("note_move", () => {
     const a = readFileSync(join(sb.vault, "A.md"), "utf8");
     expect(a).toBe("See [[Plan 2025]], [[Plan 2025#Goals|the goals]] and ![[Plan 2025#^goal]].\n");
     expect(readFileSync(join(sb.vault, "B.md"), "utf8")).toContain("`[[Plan]]` in code");
-    const backlinks = indexRows<{ n: number }>(ctx, "SELECT count(*) AS n FROM links WHERE dst_path = ?", "Archive/Plan 2025.md")[0]!.n;
+    const backlinks = indexRows<{ n: number }>(ctx, `SELECT count(*) AS n FROM links l WHERE ${LINK_DST_SQL} = ?`, "Archive/Plan 2025.md")[0]!.n;
     expect(backlinks).toBe(5);
   });
 

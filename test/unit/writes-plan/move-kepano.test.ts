@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { runIndex } from "../../../src/index/indexer.ts";
+import { LINK_DST_SQL } from "../../../src/index/schema.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { indexRows } from "../../support/index-rows.ts";
@@ -34,7 +35,7 @@ interface LinkRow {
   dst: string | null;
 }
 const linkRows = (): LinkRow[] =>
-  indexRows<LinkRow>(ctx, "SELECT f.path AS src, l.ord, l.dst_path AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord");
+  indexRows<LinkRow>(ctx, `SELECT f.path AS src, l.ord, ${LINK_DST_SQL} AS dst FROM links l JOIN files f ON f.id = l.src_id ORDER BY f.path, l.ord`);
 
 const backlinkSet = (path: string, rename: (p: string) => string = (p) => p) =>
   new Set(ctx.index.links.backlinks(path).map((b) => `${rename(b.source)}:${b.line}`));
@@ -85,7 +86,7 @@ describe("planMove on the kepano vault", () => {
   test("the most linked note (frontmatter links) moves to a new folder and name", () => {
     const top = indexRows<{ dst: string; n: number }>(
       ctx,
-      "SELECT dst_path AS dst, count(*) AS n FROM links WHERE dst_path LIKE '%.md' GROUP BY dst_path ORDER BY n DESC, dst LIMIT 1",
+      `SELECT ${LINK_DST_SQL} AS dst, count(*) AS n FROM links l WHERE dst LIKE '%.md' GROUP BY dst ORDER BY n DESC, dst LIMIT 1`,
     )[0]!;
     expect(top.n).toBeGreaterThan(5);
     const r = moveAndCheck(top.dst, "Archive/Folk & Friends.md");
