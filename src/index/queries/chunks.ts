@@ -128,14 +128,14 @@ export class ChunkQueries {
     const notes = this.db
       .query<ShownNoteRow, [string]>(
         `SELECT n.file_id AS fileId, f.path, n.title, n.aliases AS aliasesJson, n.tags AS tagsJson, n.frontmatter AS frontmatterJson, n.text AS noteText,
-                (SELECT group_concat(c.start_line, ',' ORDER BY c.ord) FROM chunks c WHERE c.file_id = n.file_id) AS startLines
+                (SELECT group_concat(c.ord || ' ' || c.start_line, ' ') FROM chunks c WHERE c.file_id = n.file_id) AS startLines
            FROM json_each(?) j JOIN notes n ON n.file_id = j.value JOIN files f ON f.id = n.file_id
           WHERE n.text IS NOT NULL`,
       )
       .all(jsonList(fileIds));
     return notes.map((n) => {
       const text = decodeNoteText(n.noteText);
-      const startLines = n.startLines === null ? [] : n.startLines.split(",").map(Number);
+      const startLines = startLinesByOrd(n.startLines);
       return {
         fileId: n.fileId,
         path: n.path,
@@ -252,6 +252,14 @@ interface ShownNoteRow {
   tagsJson: string;
   frontmatterJson: string | null;
   noteText: Uint8Array;
-  /** The start lines of the note's chunks in order, comma-separated (NULL: no chunk rows). */
+  /** Its chunks' places and start lines, "ord line ord line …" in any order (NULL: no chunk rows). */
   startLines: string | null;
+}
+
+/** The start line of each chunk by its place (an ORDER BY in group_concat would sort: a third of the statement). */
+function startLinesByOrd(pairs: string | null): number[] {
+  const lines: number[] = [];
+  const numbers = pairs === null ? [] : pairs.split(" ");
+  for (let i = 0; i + 1 < numbers.length; i += 2) lines[Number(numbers[i])] = Number(numbers[i + 1]);
+  return lines;
 }
