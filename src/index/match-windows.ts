@@ -4,22 +4,23 @@
  * text), and tokenizing whole notes there was most of a search's time; these windows get exactly
  * the marks the whole body gets (docs/decisions.md, "Marking only what can match").
  *
- * Why exactly: a word can match a query term (a folded Porter stem) only if its text contains the
- * term less its last two letters, because Porter rewrites no more than a word's last two letters
- * into the stem (ies → i, y → i, at → ate): the rest of a stem is the start of its word. So every
- * run of letters and digits that contains such a key is kept, and every run with a character
- * outside ASCII (diacritic folding may turn it into any key). What lies between two kept runs
- * stays as it is when it holds no letter or digit, and otherwise becomes one placeholder token,
- * so a phrase never joins words the body kept apart. Phrases, prefixes and NOT then match the
- * windows as they match the body.
+ * Why exactly: a word can match a query term (a folded Porter stem) only if it starts with the
+ * term less its last letter. Porter rewrites a word's end: it drops suffixes, and the letters it
+ * writes instead (y → i, ational → ate, bility → ble, +e after at/bl/iz) differ from the word in
+ * the last letter of the stem at most (bility's two are cut back to one by the final e rule). So
+ * every run of letters and digits that contains such a key is kept, and every run with a
+ * character outside ASCII (diacritic folding may turn it into any key). What lies between two
+ * kept runs stays as it is when it holds no letter or digit, and otherwise becomes one
+ * placeholder token, so a phrase never joins words the body kept apart. Phrases, prefixes and
+ * NOT then match the windows as they match the body.
  */
 
 /** A token of its own for unicode61 (private use is a token category) that no term matches. */
 const PLACEHOLDER_CHAR = "\uE000";
 const PLACEHOLDER = ` ${PLACEHOLDER_CHAR} `;
 
-/** Letters lost from the end of a word when Porter stems it, at most. */
-const STEM_REWRITE = 2;
+/** Letters at the end of a Porter stem that may differ from its word, at most. */
+const STEM_REWRITE = 1;
 
 export interface Span {
   start: number;
@@ -35,8 +36,8 @@ export interface MatchWindows {
 
 /**
  * What a word must contain to match one of the query's terms: one of its keys (the term less its
- * last two letters, in any case) or a character outside ASCII. Null when that would narrow
- * nothing (no terms, a term of two letters or less, or one the placeholder could match).
+ * last letter, in any case) or a character outside ASCII. Null when that would narrow nothing
+ * (no terms, a term of one letter, or one the placeholder could match).
  */
 export function keyFinder(terms: string[]): RegExp | null {
   const keys = terms.map((t) => t.slice(0, Math.max(0, t.length - STEM_REWRITE)));
