@@ -6,6 +6,9 @@
  */
 const ORD_SPAN = 2 ** 24;
 
+/** The id of a note's chunk at place `ord`: what chunkIdSql computes in SQL. */
+export const chunkIdOf = (fileId: number, ord: number) => fileId * ORD_SPAN + ord;
+
 /** SQL for a chunk row's id, `alias` naming the chunks table. */
 export const chunkIdSql = (alias: string) => `(${alias}.file_id * ${ORD_SPAN} + ${alias}.ord)`;
 

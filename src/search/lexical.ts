@@ -92,12 +92,9 @@ function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope,
     total += notes;
   }
   const items = [...compiled.required, ...compiled.optional];
-  const steps = [
-    rarest.length ? `(${positive}) AND (${rarest.join(" OR ")})` : null,
-    items.length > 1 ? items.join(" AND ") : null,
-    `{title aliases tags headings} : (${positive})`,
-    positive,
-  ];
+  // Without a required item every item implies `positive`: the rarest alone are the same notes, walked at half the cost.
+  const withRarest = compiled.required.length ? `(${positive}) AND (${rarest.join(" OR ")})` : rarest.join(" OR ");
+  const steps = [rarest.length ? withRarest : null, items.length > 1 ? items.join(" AND ") : null, `{title aliases tags headings} : (${positive})`, positive];
   const candidates = new Set<number>();
   for (const step of steps) {
     if (step === null) continue;

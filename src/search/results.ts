@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { NoteSection } from "../index/queries/chunks.ts";
+import type { NoteSection, NoteSections } from "../index/queries/chunks.ts";
 import { searchDocument } from "../index/search-document.ts";
 import type { IndexStore } from "../index/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
@@ -36,6 +36,7 @@ export interface RankedHit {
 }
 
 interface Shown {
+  note: NoteSections;
   chunkId: number;
   section: NoteSection;
   snippet: string;
@@ -46,28 +47,26 @@ interface Shown {
 export function buildResults(index: IndexStore, hits: RankedHit[], match: string | null, cjk: string[], reasonPrefix = "lexical match"): SearchResult[] {
   if (hits.length === 0) return [];
   const shown = sectionsToShow(index, hits, match, cjk);
-  const byChunk = new Map(index.chunks.hits([...shown.values()].map((s) => s.chunkId)).map((r) => [r.chunkId, r]));
 
   return hits.flatMap((h) => {
     const s = shown.get(h.fileId);
-    const r = s && byChunk.get(s.chunkId);
-    if (!s || !r) return [];
-    const { headingPath, text, ord } = s.section;
-    const matched = s.matched;
+    if (!s) return [];
+    const { note, section, matched } = s;
+    const { headingPath, text, ord } = section;
     let snippet = s.snippet;
     // A semantic hit may share no word with the query: show the start of its best chunk.
     if (!snippet && h.reason !== undefined) snippet = leadSnippet(text);
-    if (countWords(text) <= SNIPPET_TOKENS) snippet = "";
+    if (!hasMoreWords(text, SNIPPET_TOKENS)) snippet = "";
     return [
       {
-        id: r.path,
+        id: note.path,
         type: "note" as const,
-        path: r.path,
-        title: r.title,
+        path: note.path,
+        title: note.title,
         heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
         heading_path: headingPath,
-        chunk_id: `${r.path}#${ord}`,
-        line: r.startLine,
+        chunk_id: `${note.path}#${ord}`,
+        line: section.startLine,
         snippet,
         score: Math.round(h.score * 10000) / 10000,
         reason:
@@ -79,8 +78,8 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
               ? `${reasonPrefix} in ${matched.join(", ")}`
               : reasonPrefix,
         matched_in: matched,
-        tags: JSON.parse(r.tagsJson) as string[],
-        meta: compactMeta(r.frontmatterJson ? (JSON.parse(r.frontmatterJson) as Record<string, unknown>) : null, JSON.parse(r.aliasesJson) as string[]),
+        tags: note.tags,
+        meta: compactMeta(note.frontmatterJson ? (JSON.parse(note.frontmatterJson) as Record<string, unknown>) : null, note.aliases),
       },
     ];
   });
@@ -92,27 +91,35 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
  * the first with a CJK term, else the first.
  */
 export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkId: number | null }[], match: string | null, cjk: string[]): Map<number, Shown> {
-  const notes = index.chunks.noteSections(hits.map((h) => h.fileId));
-  const docs = notes.map((n) => ({ fileId: n.fileId, ...searchDocument({ ...n, texts: n.sections.map((s) => s.text) }) }));
-  const shift = new Map(docs.map((d) => [d.fileId, d.bodyShift]));
-  const sections = new Map(notes.map((n) => [n.fileId, n.sections]));
+  const notes = new Map(index.chunks.noteSections(hits.map((h) => h.fileId)).map((n) => [n.fileId, n]));
+  const docs = [...notes.values()].map((n) => ({ fileId: n.fileId, ...searchDocument({ ...n, texts: n.sections.map((s) => s.text) }) }));
+  const bodies = new Map(docs.map((d) => [d.fileId, d]));
   const marks = new Map(match ? index.fts.highlights(match, docs).map((m) => [m.fileId, m]) : []);
   const out = new Map<number, Shown>();
   for (const h of hits) {
-    const own = sections.get(h.fileId) ?? [];
+    const note = notes.get(h.fileId);
+    if (!note) continue;
+    const own = note.sections;
     const mark = marks.get(h.fileId);
-    const lexical = mark ? bestSection(own, mark.body, shift.get(h.fileId) ?? 0, SNIPPET_TOKENS) : null;
+    const doc = bodies.get(h.fileId);
+    const lexical = mark && doc ? bestSection(own, doc.body, mark.spans, doc.bodyShift, SNIPPET_TOKENS) : null;
     const columns = (mark?.columns ?? []).filter((c) => c !== "body");
     const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
     if (chunkId === undefined) continue;
     const section = own.find((s) => s.chunkId === chunkId);
     if (!section) continue;
     if (lexical?.matched && lexical.chunkId === chunkId) {
-      out.set(h.fileId, { chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
+      out.set(h.fileId, { note, chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
       continue;
     }
     const cjkHit = cjk.some((t) => section.text.includes(t));
-    out.set(h.fileId, { chunkId, section, snippet: cjkHit ? cjkSnippet(section.text, cjk) : "", matched: cjkHit && !columns.length ? ["body"] : columns });
+    out.set(h.fileId, {
+      note,
+      chunkId,
+      section,
+      snippet: cjkHit ? cjkSnippet(section.text, cjk) : "",
+      matched: cjkHit && !columns.length ? ["body"] : columns,
+    });
   }
   return out;
 }
@@ -137,4 +144,10 @@ function leadSnippet(text: string): string {
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
-const countWords = (s: string) => s.split(/\s+/).filter(Boolean).length;
+
+/** True when the text has more than `n` words (runs of non-space), counted no further. */
+function hasMoreWords(text: string, n: number): boolean {
+  const word = /\S+/g;
+  for (let i = 0; i <= n; i++) if (!word.exec(text)) return false;
+  return true;
+}

@@ -1,5 +1,5 @@
+import type { Span } from "../index/match-windows.ts";
 import type { NoteSection } from "../index/queries/chunks.ts";
-import { MARK_CLOSE, MARK_OPEN } from "../index/queries/fts.ts";
 import { CHUNK_JOIN } from "../index/search-document.ts";
 
 /** The section of a note that matched best, with an excerpt around its matches. */
@@ -10,22 +10,16 @@ export interface BestSection {
   matched: boolean;
 }
 
-interface Span {
-  start: number;
-  end: number;
-}
-
 const TOKEN = /[\p{L}\p{N}\p{M}]+/gu;
 
 /**
  * Search ranks notes; the section a result points at is chosen afterwards, among the few notes
  * shown: the one with the most distinct matched words, then the most matches (the first on a tie).
- * `marked` is the note's search body with FTS5's highlight() marks: its sections joined by
- * CHUNK_JOIN, less the first `shift` characters (a `# Title` line).
+ * `spans` are the matches in the note's search body: its sections joined by CHUNK_JOIN, less the
+ * first `shift` characters (a `# Title` line).
  */
-export function bestSection(sections: NoteSection[], marked: string, shift: number, tokens: number): BestSection | null {
+export function bestSection(sections: NoteSection[], body: string, spans: Span[], shift: number, tokens: number): BestSection | null {
   if (!sections.length) return null;
-  const { text, spans } = unmark(marked);
   const starts: number[] = [];
   let at = 0;
   for (const s of sections) {
@@ -39,7 +33,7 @@ export function bestSection(sections: NoteSection[], marked: string, shift: numb
     let i = starts.length - 1;
     while (i > 0 && starts[i]! > start) i--;
     local[i]!.push({ start: start - starts[i]!, end: span.end + shift - starts[i]! });
-    words[i]!.add(fold(text.slice(span.start, span.end)));
+    words[i]!.add(fold(body.slice(span.start, span.end)));
   }
   let best = 0;
   for (let i = 1; i < sections.length; i++) {
@@ -49,25 +43,6 @@ export function bestSection(sections: NoteSection[], marked: string, shift: numb
   const section = sections[best]!;
   const matched = local[best]!.length > 0;
   return { chunkId: section.chunkId, snippet: matched ? excerpt(section.text, local[best]!, tokens) : "", matched };
-}
-
-/** The text without marks, and where the marked runs were. */
-function unmark(marked: string): { text: string; spans: Span[] } {
-  const spans: Span[] = [];
-  let text = "";
-  let from = 0;
-  while (true) {
-    const open = marked.indexOf(MARK_OPEN, from);
-    if (open < 0) break;
-    const close = marked.indexOf(MARK_CLOSE, open);
-    if (close < 0) break;
-    text += marked.slice(from, open);
-    const start = text.length;
-    text += marked.slice(open + 1, close);
-    spans.push({ start, end: text.length });
-    from = close + 1;
-  }
-  return { text: text + marked.slice(from), spans };
 }
 
 /**

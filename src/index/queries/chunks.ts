@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { chunkIdSql, chunkOfIdSql, hashHexSql, hashKeyList } from "../chunk-keys.ts";
+import { chunkIdOf, chunkIdSql, chunkOfIdSql, hashHexSql, hashKeyList } from "../chunk-keys.ts";
 import { decodeNoteText, NoteTextReader } from "../note-text.ts";
 import { searchHeadings } from "../search-document.ts";
 import { jsonList } from "./lists.ts";
@@ -14,17 +14,6 @@ export interface ChunkDetail {
   startLine: number;
   endLine: number;
   text: string;
-}
-
-/** What a search result shows of a chunk's note and place (its text comes with the note's sections). */
-export interface ChunkHit {
-  chunkId: number;
-  path: string;
-  title: string;
-  tagsJson: string;
-  aliasesJson: string;
-  frontmatterJson: string | null;
-  startLine: number;
 }
 
 /** What a model reads of a chunk: the note title, the heading path and the text. */
@@ -53,12 +42,14 @@ export interface EmbeddingInput {
   text: string;
 }
 
-/** A note as search shows it: what it indexes for full-text search, and its sections. */
+/** A note as search shows it: what it indexes for full-text search, its sections, and what a result names. */
 export interface NoteSections {
   fileId: number;
+  path: string;
   title: string;
   aliases: string[];
   tags: string[];
+  frontmatterJson: string | null;
   headings: string;
   sections: NoteSection[];
 }
@@ -68,6 +59,7 @@ export interface NoteSection {
   ord: number;
   headingPath: string[];
   text: string;
+  startLine: number;
 }
 
 export interface ChunkOfHash {
@@ -127,39 +119,38 @@ export class ChunkQueries {
     return (ord === null ? chunks : chunks.slice(ord, ord + 1)).map((c) => c.text);
   }
 
-  /** These notes (any order; notes without text are missing) with their sections in order. */
+  /**
+   * These notes (any order; notes without text are missing) with their sections in order, in one
+   * statement: a chunk's id is its note's id and its place (src/index/chunk-keys.ts), and its place
+   * is its index in the note's record, so only the start lines come from the chunk rows.
+   */
   noteSections(fileIds: number[]): NoteSections[] {
     const notes = this.db
-      .query<{ fileId: number; title: string; aliasesJson: string; tagsJson: string; noteText: Uint8Array }, [string]>(
-        `SELECT file_id AS fileId, title, aliases AS aliasesJson, tags AS tagsJson, text AS noteText FROM notes
-          WHERE file_id IN (SELECT value FROM json_each(?)) AND text IS NOT NULL`,
+      .query<ShownNoteRow, [string]>(
+        `SELECT n.file_id AS fileId, f.path, n.title, n.aliases AS aliasesJson, n.tags AS tagsJson, n.frontmatter AS frontmatterJson, n.text AS noteText,
+                (SELECT group_concat(c.ord || ' ' || c.start_line, ' ') FROM chunks c WHERE c.file_id = n.file_id) AS startLines
+           FROM json_each(?) j JOIN notes n ON n.file_id = j.value JOIN files f ON f.id = n.file_id
+          WHERE n.text IS NOT NULL`,
       )
       .all(jsonList(fileIds));
-    const ids = Map.groupBy(
-      this.db
-        .query<{ chunkId: number; fileId: number; ord: number }, [string]>(
-          `SELECT ${chunkIdSql("c")} AS chunkId, file_id AS fileId, ord FROM chunks c WHERE file_id IN (SELECT value FROM json_each(?)) ORDER BY file_id, ord`,
-        )
-        .all(jsonList(fileIds)),
-      (c) => c.fileId,
-    );
     return notes.map((n) => {
       const text = decodeNoteText(n.noteText);
-      const sections = (ids.get(n.fileId) ?? []).map((c) => {
-        const chunk = text.chunks[c.ord];
-        return { chunkId: c.chunkId, ord: c.ord, headingPath: chunk?.headingPath ?? [], text: chunk?.text ?? "" };
-      });
-      const aliases = JSON.parse(n.aliasesJson) as string[];
+      const startLines = startLinesByOrd(n.startLines);
       return {
         fileId: n.fileId,
+        path: n.path,
         title: n.title,
-        aliases,
+        aliases: JSON.parse(n.aliasesJson) as string[],
         tags: JSON.parse(n.tagsJson) as string[],
+        frontmatterJson: n.frontmatterJson,
         headings: searchHeadings(
           n.title,
           text.outline.map((h) => h.text),
         ),
-        sections,
+        sections: text.chunks.flatMap((chunk, ord) => {
+          const startLine = startLines[ord];
+          return startLine === undefined ? [] : [{ chunkId: chunkIdOf(n.fileId, ord), ord, headingPath: chunk.headingPath, text: chunk.text, startLine }];
+        }),
       };
     });
   }
@@ -213,16 +204,6 @@ export class ChunkQueries {
     );
   }
 
-  /** The result rows of some chunks (any order; ids not found are missing). */
-  hits(chunkIds: number[]): ChunkHit[] {
-    return this.db
-      .query<ChunkHit, [string]>(
-        `SELECT j.value AS chunkId, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, c.start_line AS startLine
-           FROM json_each(?1) j JOIN chunks c ON ${chunkOfIdSql("c", "j.value")} JOIN files f ON f.id = c.file_id JOIN notes n ON n.file_id = c.file_id`,
-      )
-      .all(jsonList(chunkIds));
-  }
-
   /** Every chunk of these notes, notes in the order given, chunks in note order. */
   sourcesOf(paths: string[]): ChunkSource[] {
     return withText(
@@ -262,3 +243,23 @@ export class ChunkQueries {
 }
 
 type SourceRow = Omit<ChunkSource, "headingPath" | "text" | "ord"> & Located;
+
+interface ShownNoteRow {
+  fileId: number;
+  path: string;
+  title: string;
+  aliasesJson: string;
+  tagsJson: string;
+  frontmatterJson: string | null;
+  noteText: Uint8Array;
+  /** Its chunks' places and start lines, "ord line ord line …" in any order (NULL: no chunk rows). */
+  startLines: string | null;
+}
+
+/** The start line of each chunk by its place (an ORDER BY in group_concat would sort: a third of the statement). */
+function startLinesByOrd(pairs: string | null): number[] {
+  const lines: number[] = [];
+  const numbers = pairs === null ? [] : pairs.split(" ");
+  for (let i = 0; i + 1 < numbers.length; i += 2) lines[Number(numbers[i])] = Number(numbers[i + 1]);
+  return lines;
+}

@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
+import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../match-windows.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
 import type { SearchDocument } from "../search-document.ts";
 import { type FileScope, jsonList } from "./lists.ts";
@@ -12,16 +13,16 @@ export interface ScoredNote {
   bm25: number;
 }
 
-/** Where a note matched an FTS5 expression: its columns, and its body with every match marked. */
+/** Where a note matched an FTS5 expression: its columns, and each match in its body. */
 export interface NoteHighlight {
   fileId: number;
   columns: FtsColumn[];
-  /** The search document's body with each match between MARK_OPEN and MARK_CLOSE. */
-  body: string;
+  /** Where the search document's body matched, in order (character offsets). */
+  spans: Span[];
 }
 
-export const MARK_OPEN = "\u0002";
-export const MARK_CLOSE = "\u0003";
+const MARK_OPEN = "\u0002";
+const MARK_CLOSE = "\u0003";
 
 const W = FTS_WEIGHTS;
 const RANK = `bm25(notes_fts, ${W.title}, ${W.aliases}, ${W.tags}, ${W.headings}, ${W.body})`;
@@ -33,6 +34,8 @@ const scopeParams = (s: FileScope): [string | null, string] => [s.allowed ? json
  * whole MATCH (and bm25's document counts) once per listed id.
  */
 const IN_SCOPE = "(?2 IS NULL OR +rowid IN (SELECT value FROM json_each(?2))) AND +rowid NOT IN (SELECT value FROM json_each(?3))";
+/** The scope's condition, or none for a scope that leaves every note in: its two list scans cost a tenth of a walk. */
+const inScope = (s: FileScope) => (s.allowed === null && !s.excluded?.length ? "" : ` AND ${IN_SCOPE}`);
 
 /** Full-text search over notes (FTS5, porter stemming), with the column weights of the schema. */
 export class FtsQueries {
@@ -51,7 +54,7 @@ export class FtsQueries {
   scored(match: string, scope: FileScope, limit: number): ScoredNote[] {
     return this.db
       .query<ScoredNote, [string, string | null, string, number]>(
-        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1 AND ${IN_SCOPE} ORDER BY bm25, rowid LIMIT ?4`,
+        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} ORDER BY bm25, rowid LIMIT ?4`,
       )
       .all(match, ...scopeParams(scope), limit);
   }
@@ -69,7 +72,7 @@ export class FtsQueries {
   /** The first notes matching an expression in index order: no ranking work. */
   firstMatching(match: string, scope: FileScope, limit: number): number[] {
     return this.db
-      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1 AND ${IN_SCOPE} LIMIT ?4`)
+      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
       .values(match, ...scopeParams(scope), limit)
       .map((r) => r[0] as number);
   }
@@ -77,7 +80,7 @@ export class FtsQueries {
   /** Notes with a CJK run inside their text's runs (the pairs index of src/core/cjk.ts). */
   containing(run: string, scope: FileScope, limit: number): number[] {
     return this.db
-      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM cjk_fts WHERE cjk_fts MATCH ?1 AND ${IN_SCOPE} LIMIT ?4`)
+      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM cjk_fts WHERE cjk_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
       .values(cjkGramQuery(run), ...scopeParams(scope), limit)
       .map((r) => r[0] as number);
   }
@@ -96,9 +99,9 @@ export class FtsQueries {
   }
 
   /**
-   * The columns each of these notes matches `match` in, and its body with the matches marked.
-   * notes_fts keeps no text, so the notes' documents go through a scratch FTS5 table with the
-   * same tokenizer: highlight() there marks exactly what the index matched.
+   * The columns each of these notes matches `match` in, and where its body matched. notes_fts
+   * keeps no text, so the notes' documents go through a scratch FTS5 table with the same
+   * tokenizer: highlight() there marks exactly what the index matched.
    */
   highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
     if (!docs.length) return [];
@@ -115,36 +118,89 @@ export class FtsQueries {
 
 const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
 
-/** An in-memory FTS5 table that holds the few documents being shown, only while they are marked. */
+/** An FTS5 string literal: what the query compiler emits for every item (src/search/query.ts). */
+const LITERAL = /"((?:[^"]|"")*)"/g;
+/** What an expression of literals may hold besides them: operators, groups, prefix stars. */
+const OPERATORS_ONLY = /^(?:[\s()*]|\bAND\b|\bOR\b|\bNOT\b)*$/;
+
+/**
+ * In-memory FTS5 tables that hold the few documents being shown, only while they are marked,
+ * and the query's literals, to read the terms FTS5 makes of them (fts5vocab).
+ */
 class ScratchHighlighter {
   private readonly db = new Database(":memory:");
   private readonly insert;
   private readonly select;
+  private readonly insertQuery;
+  private readonly queryTerms;
 
   constructor() {
-    this.db.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}')`);
+    // No column sizes: nothing here ranks, and writing them was half of each insert.
+    this.db.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
+    this.db.run(`CREATE VIRTUAL TABLE query USING fts5(literals, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
+    this.db.run("CREATE VIRTUAL TABLE query_terms USING fts5vocab(query, 'row')");
     this.insert = this.db.prepare<void, [number, string, string, string, string, string]>(
       `INSERT INTO docs(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
     );
     this.select = this.db.prepare<Record<string, string | number | null>, [string]>(`SELECT rowid AS id, ${HIGHLIGHTS} FROM docs WHERE docs MATCH ?`);
+    this.insertQuery = this.db.prepare<void, [string]>("INSERT INTO query(literals) VALUES (?)");
+    this.queryTerms = this.db.prepare<{ term: string }, []>("SELECT term FROM query_terms");
   }
 
-  /** The documents live for one transaction: rolling it back empties the table at no cost. */
+  /**
+   * The documents live for one transaction: rolling it back empties the tables at no cost. Each
+   * body goes in as its match windows (src/index/match-windows.ts), marks come back as body offsets.
+   */
   mark(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
     this.db.run("BEGIN");
     try {
-      for (const d of docs) this.insert.run(d.fileId, d.title, d.aliases, d.tags, d.headings, d.body);
-      return this.select.all(match).map((row) => ({
-        fileId: Number(row.id),
-        columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN)),
-        body: String(row.h4 ?? ""),
-      }));
+      const finder = this.finder(match);
+      const windows = new Map<number, MatchWindows>();
+      for (const d of docs) {
+        const w = matchWindows(d.body, finder);
+        windows.set(d.fileId, w);
+        this.insert.run(d.fileId, d.title, d.aliases, d.tags, d.headings, w.text);
+      }
+      return this.select.all(match).map((row) => {
+        const fileId = Number(row.id);
+        const w = windows.get(fileId)!;
+        return {
+          fileId,
+          columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN)),
+          spans: markedSpans(String(row.h4 ?? "")).map((s) => bodySpan(w, s)),
+        };
+      });
     } finally {
       this.db.run("ROLLBACK");
     }
   }
 
+  /** What a word must hold to match the expression (keyFinder), or null when it holds anything but literals. */
+  private finder(match: string): RegExp | null {
+    const literals = [...match.matchAll(LITERAL)].map((m) => m[1]!.replaceAll('""', '"'));
+    if (!OPERATORS_ONLY.test(match.replace(LITERAL, " "))) return null;
+    this.insertQuery.run(literals.join("\n"));
+    return keyFinder(this.queryTerms.values().map((r) => String(r[0])));
+  }
+
   close(): void {
     this.db.close();
   }
+}
+
+/** Where the marked runs of a highlight() text lie in the text without its marks. */
+function markedSpans(marked: string): Span[] {
+  const spans: Span[] = [];
+  let removed = 0;
+  let from = 0;
+  while (true) {
+    const open = marked.indexOf(MARK_OPEN, from);
+    if (open < 0) break;
+    const close = marked.indexOf(MARK_CLOSE, open);
+    if (close < 0) break;
+    spans.push({ start: open - removed, end: close - removed - 1 });
+    removed += 2;
+    from = close + 1;
+  }
+  return spans;
 }

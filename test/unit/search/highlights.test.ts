@@ -1,0 +1,182 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { FtsQueries } from "../../../src/index/queries/fts.ts";
+import { FTS_COLUMNS, FTS_TOKENIZE } from "../../../src/index/schema.ts";
+import { type SearchDocument, searchDocument } from "../../../src/index/search-document.ts";
+import { compileQuery } from "../../../src/search/query.ts";
+
+/**
+ * FtsQueries.highlights marks only the windows of a body that can hold a match
+ * (src/index/match-windows.ts). These tests hold it to what FTS5's highlight() marks in the whole
+ * body: the same notes, the same columns, the same spans.
+ */
+const fts = new FtsQueries(new Database(":memory:"));
+const whole = new Database(":memory:");
+whole.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}')`);
+const insert = whole.prepare<void, [number, string, string, string, string, string]>(
+  `INSERT INTO docs(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
+);
+const marks = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '[', ']') AS h${i}`).join(", ");
+const select = whole.prepare<Record<string, string | number>, [string]>(`SELECT rowid AS id, ${marks} FROM docs WHERE docs MATCH ?`);
+afterAll(() => {
+  fts.close();
+  whole.close();
+});
+
+type Doc = SearchDocument & { fileId: number };
+
+/** What highlight() marks in the whole documents, as highlights() reports it. */
+function wholeMarks(match: string, docs: Doc[]) {
+  whole.run("BEGIN");
+  try {
+    for (const d of docs) insert.run(d.fileId, d.title, d.aliases, d.tags, d.headings, d.body);
+    return select.all(match).map((row) => ({
+      fileId: Number(row.id),
+      columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`]).includes("[")),
+      spans: spansOf(String(row.h4)),
+    }));
+  } finally {
+    whole.run("ROLLBACK");
+  }
+}
+
+/** The bracketed runs of a text marked with [ and ] (the test texts hold no brackets). */
+function spansOf(marked: string) {
+  const spans: { start: number; end: number }[] = [];
+  let removed = 0;
+  for (let i = 0; i < marked.length; i++) {
+    if (marked[i] === "[") spans.push({ start: i - removed++, end: -1 });
+    else if (marked[i] === "]") spans[spans.length - 1]!.end = i - removed++;
+  }
+  return spans;
+}
+
+const doc = (fileId: number, sections: string[], title = "Note"): Doc => ({
+  fileId,
+  ...searchDocument({ title, aliases: [], tags: [], headings: "", texts: sections }),
+});
+
+function expectSameMarks(match: string, docs: Doc[]): void {
+  const byId = (a: { fileId: number }, b: { fileId: number }) => a.fileId - b.fileId;
+  expect(fts.highlights(match, docs).sort(byId)).toEqual(wholeMarks(match, docs).sort(byId));
+}
+
+const FILLER = "Some words about gardening, weather and the morning commute go here. ".repeat(8);
+
+describe("the windows' premise: a Porter stem less its last letter starts its word", () => {
+  // Porter's own examples for each rule, and the words where a stem rewrites most (bility, ably, y → i, +e).
+  const words = `caresses ponies ties caress cats feed agreed plastered bled motoring sing conflated troubled sized
+    hopping tanned falling hissing fizzed failing filing happy sky relational conditional rational valenci hesitanci
+    digitizer conformabli radicalli differentli vileli analogousli vietnamization predication operator feudalism
+    decisiveness hopefulness callousness formaliti sensitiviti sensibiliti triplicate formative formalize
+    electriciti electrical hopeful goodness revival allowance inference airliner gyroscopic adjustable defensible
+    irritant replacement adjustment dependent adoption homologou communism activate angulariti homologous effective
+    bowdlerize probate rate cease controll roll sensibility mobility ability ably nobly eyed yes ies ated archaeology
+    logy generalizations oscillators hoping hoped dying lying`.split(/\s+/);
+
+  test("for every rule of the stemmer", () => {
+    const db = new Database(":memory:");
+    db.run(`CREATE VIRTUAL TABLE w USING fts5(word, tokenize = '${FTS_TOKENIZE}')`);
+    db.run("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')");
+    const insertWord = db.prepare<void, [number, string]>("INSERT INTO w(rowid, word) VALUES (?, ?)");
+    for (const [i, word] of words.entries()) insertWord.run(i, word);
+    const stems = db.query<{ term: string; doc: number }, []>("SELECT term, doc FROM v").all();
+    db.close();
+    expect(stems.length).toBe(words.length);
+    const broken = stems.filter(({ term, doc }) => !words[doc]!.startsWith(term.slice(0, -1))).map(({ term, doc }) => `${words[doc]} → ${term}`);
+    expect(broken).toEqual([]);
+  });
+});
+
+describe("highlights mark what FTS5 marks in the whole body", () => {
+  const cases: [query: string, sections: string[]][] = [
+    ["running", [`${FILLER} She runs; he ran. The runner is running.`, FILLER]],
+    ["happy", [`${FILLER} happiness, happily, HAPPY and happier`]],
+    ["relational", [`${FILLER} relate, relational, relation, relations`]],
+    ["generalizations", [`${FILLER} general generalize generalization generously`]],
+    ['"circuit breaker"', [`${FILLER} circuit ${FILLER} breaker; circuit, breaker; the circuit-breaker`, "circuit", "breaker and more"]],
+    ['"circuit breaker"', ["the last word is circuit", "breaker starts this section"]],
+    ['"circuit breaker"', [`circuit ${"— ".repeat(5)} breaker`, `circuit (${FILLER}) breaker`]],
+    ["resume", [`${FILLER} résumé, RÉSUMÉ and resume`]],
+    ["café", [`${FILLER} cafe, Café, CAFÉ crème`]],
+    ["config*", [`${FILLER} configuration configurable conf config`]],
+    ["portfolio -bond", [`${FILLER} portfolio review`]],
+    ["portfolio -bond", [`${FILLER} portfolio review`, "a bond"]],
+    ["+alpha beta", [`${FILLER} alpha`, `${FILLER} beta alpha`]],
+    ["alpha AND beta", [`alpha${FILLER}`, `${FILLER}beta`]],
+    ["DEC-0045", [`${FILLER} recorded as DEC-0045, dec 0045 and DEC0045`]],
+    ["v3.6.7", [`${FILLER} shipped v3.6.7 and v3 6 7`]],
+    ["東京", [`${FILLER} 東京タワー and 東京`]],
+    ["ﬁle", [`${FILLER} file ﬁle FILE`]],
+    ["straße", [`${FILLER} strasse straße STRASSE`]],
+    ["latency", [`${FILLER} LATENCY, Latency; latencies`, `# Latency\nlatent`]],
+  ];
+  for (const [q, sections] of cases)
+    test(q, () => {
+      const { match } = compileQuery(q);
+      expect(match).not.toBeNull();
+      expectSameMarks(match!, [doc(1, sections), doc(2, [FILLER, ...sections]), doc(3, [FILLER])]);
+    });
+
+  test("an expression with a private-use character, such as the windows' placeholder", () => {
+    expectSameMarks('"\uE000" OR "private"', [doc(1, [`${FILLER} \uE000 private`, `private ${FILLER}`])]);
+  });
+
+  test("a title line left out of the body, and matches in the other columns", () => {
+    const d = {
+      fileId: 7,
+      ...searchDocument({
+        title: "Latency budget",
+        aliases: ["slow"],
+        tags: ["perf/latency"],
+        headings: "Latency",
+        texts: ["# Latency budget\nlatency", FILLER],
+      }),
+    };
+    expectSameMarks(compileQuery("latency").match!, [d]);
+  });
+
+  test("random documents and queries over a small vocabulary", () => {
+    const words = [
+      "run",
+      "running",
+      "runner",
+      "happy",
+      "happiness",
+      "the",
+      "cat",
+      "cats",
+      "café",
+      "cafe",
+      "naïve",
+      "x-ray",
+      "A",
+      "b2",
+      "東京",
+      "relate",
+      "relational",
+    ];
+    const separators = [" ", ", ", "\n", " — ", "; ", "\n\n", " (", ") ", "-", ".", "’"];
+    let seed = 42;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+    for (let round = 0; round < 150; round++) {
+      const docs = Array.from({ length: 4 }, (_, i) =>
+        doc(
+          i + 1,
+          Array.from({ length: 1 + next(3) }, () => text(5 + next(40))),
+        ),
+      );
+      const a = words[next(words.length)]!;
+      const b = words[next(words.length)]!;
+      const queries = [a, `"${a} ${b}"`, `${a.slice(0, 3)}*`, `${a} -${b}`, `+${a} ${b}`, `${a} ${b}`];
+      for (const q of queries) {
+        const { match } = compileQuery(q);
+        if (match) expectSameMarks(match, docs);
+      }
+    }
+  });
+});
