@@ -160,7 +160,7 @@ describe("incremental indexing on a real SQLite file", () => {
     await ctx.updateIndex({ build: true });
     expect(await orphans()).toEqual([]);
 
-    // Nearer now for Self.md only: far/Nowhere.md keeps Lonely.md's link, Self.md's goes to its own folder.
+    // Nowhere.md at the root now takes Self.md's link, and Lonely.md goes: far/Nowhere.md has no link left.
     sb.write("Nowhere.md", "near\n");
     rmSync(join(sb.vault, "Lonely.md"));
     await ctx.updateIndex({ build: true });
