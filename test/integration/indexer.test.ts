@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IndxError } from "../../src/core/errors.ts";
-import { linkBacklinks, linkForward, linkUnresolved } from "../../src/links/ops.ts";
+import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../../src/links/ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { vaultStatus } from "../../src/vault/ops.ts";
 import { invoke } from "../support/ops.ts";
@@ -134,6 +134,37 @@ describe("incremental indexing on a real SQLite file", () => {
     ])
       expect(await backlinks(path!)).toEqual([`Links.md ${raw}`]);
     expect(await backlinks("Links.md")).toEqual(["Links.md [[#Top]]", "Links.md [[Links]]"]);
+    ctx.close();
+  });
+
+  test("orphans: self-links and unresolved links do not count, links in and out however stored do", async () => {
+    sb = sandbox({
+      "Self.md": "# Top\n\n[[#Top]] [[Self]] [[Self#Top]] [[Nowhere]]\n",
+      "Links.md": "[[Deep]] [[older/Suffix]] ![[pic.png]]\n",
+      "a/b/Deep.md": "deep\n",
+      "bolder/Suffix.md": "suffix\n",
+      "img/pic.png": "png",
+      "people/Émile Zola.md": "# Émile\n",
+      "Quotes.md": "[[ÉMILE ZOLA#Émile]]\n",
+      "x/Explicit.md": "[[#Top]]\n",
+      "Markdown.md": "[e](x/Explicit.md)\n",
+      "Lonely.md": "[[Nowhere]] [[Lonely]]\n",
+    });
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    const orphans = async () => ((await invoke(linkOrphans, ctx, {})) as { orphans: { path: string }[] }).orphans.map((o) => o.path);
+    expect(await orphans()).toEqual(["Lonely.md", "Self.md"]);
+
+    // The link to Nowhere resolves once a note of that name appears: both ends are linked then.
+    sb.write("far/Nowhere.md", "far\n");
+    await ctx.updateIndex({ build: true });
+    expect(await orphans()).toEqual([]);
+
+    // Nowhere.md at the root now takes Self.md's link, and Lonely.md goes: far/Nowhere.md has no link left.
+    sb.write("Nowhere.md", "near\n");
+    rmSync(join(sb.vault, "Lonely.md"));
+    await ctx.updateIndex({ build: true });
+    expect(await orphans()).toEqual(["far/Nowhere.md"]);
     ctx.close();
   });
 

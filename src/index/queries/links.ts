@@ -167,17 +167,27 @@ export class LinkQueries {
     return this.db.query<{ n: number }, []>(`SELECT count(*) AS n FROM links l WHERE ${UNRESOLVED}`).get()?.n ?? 0;
   }
 
-  /** Notes with no resolved link in or out (self-links do not count). */
+  /**
+   * Notes with no resolved link in or out (self-links do not count). With no index on a link's
+   * resolved path, each note's own links rule out most notes (one seek per note, in key order), and
+   * only the notes left are looked up by their keys (links_key) for a link in from another note.
+   */
   orphans(): NoteTitle[] {
-    return this.db
-      .query<NoteTitle, []>(
-        `SELECT f.path, n.title FROM files f JOIN notes n ON n.file_id = f.id
-          WHERE f.kind = 'note'
-            AND f.path NOT IN (SELECT ${LINK_DST_SQL} FROM links l JOIN files s ON s.id = l.src_id WHERE ${LINK_DST_SQL} <> s.path)
-            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = f.id AND ${LINK_DST_SQL} <> f.path)
-          ORDER BY f.path`,
+    const noLinkOut = this.db
+      .query<{ id: number; path: string }, []>(
+        `SELECT f.id, f.path FROM files f
+          WHERE f.kind = 'note' AND NOT EXISTS (SELECT 1 FROM links l WHERE l.src_id = f.id AND l.dst_path IS NOT NULL AND ${LINK_DST_SQL} <> f.path)`,
       )
       .all();
+    const candidates = JSON.stringify(noLinkOut.map(({ id, path }) => ({ id, keys: keysForFile(path) })));
+    return this.db
+      .query<NoteTitle, [string]>(
+        `SELECT f.path, n.title FROM json_each(?) c JOIN files f ON f.id = c.value ->> 'id' JOIN notes n ON n.file_id = f.id
+          WHERE NOT EXISTS (SELECT 1 FROM links l WHERE ${LINK_KEY_SQL} IN (SELECT value FROM json_each(c.value, '$.keys'))
+                              AND l.src_id <> f.id AND ${LINK_DST_SQL} = f.path)
+          ORDER BY f.path`,
+      )
+      .all(candidates);
   }
 
   /** Notes with at least one link resolved to `path` (including `path` itself for `[[#H]]`). */
