@@ -9,7 +9,7 @@ import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
-import type { StoredFile } from "./queries/files.ts";
+import type { FileStamp, StoredFile } from "./queries/files.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type IndexIdentity, IndexStore } from "./store.ts";
@@ -64,45 +64,55 @@ export function indexIdentity(vault: Vault): IndexIdentity {
 export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOptions & { only?: string[]; rebuilt?: string | null } = {}): IndexReport {
   const started = performance.now();
   const warnings: IndexWarning[] = [];
-  const stored = new Map<string, StoredFile>();
-  for (const row of store.files.stored()) stored.set(row.path, row);
+  // What the index holds of each file: its size and mtime, enough to tell whether it changed.
+  const indexed = new Map<string, FileStamp>();
+  const readIndexed = () => {
+    for (const stamp of store.files.stamps()) indexed.set(stamp[0], stamp);
+  };
 
   let present: ScannedFile[];
-  let gone: string[];
+  let gone: string[] = [];
   if (opts.only) {
+    readIndexed();
     present = [];
-    gone = [];
     for (const path of new Set(opts.only)) {
       const f = statOne(vault, path);
       if (f) present.push(f);
-      else if (stored.has(path)) gone.push(path);
+      else if (indexed.has(path)) gone.push(path);
     }
   } else {
-    const scan = scanVault(vault.root, vault.exclusions);
+    // The index is read while a stat worker (on a large vault) starts.
+    const scan = scanVault(vault.root, vault.exclusions, { whileStatting: readIndexed });
     for (const s of scan.skipped)
       warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
     present = scan.files;
-    const seen = new Set(present.map((f) => f.path));
-    gone = [...stored.keys()].filter((p) => !seen.has(p));
   }
 
+  let still = 0;
   const changed = present.filter((f) => {
-    const s = stored.get(f.path);
-    return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
+    const s = indexed.get(f.path);
+    if (s) still++;
+    return !s || s[1] !== f.size || s[2] !== f.mtimeMs;
   });
+  // Usually every indexed file was scanned, as the count shows, and no set is needed to find none gone.
+  if (!opts.only) gone = still === indexed.size ? [] : goneFrom(indexed, present);
+  // The stored rows (id, etag) of the indexed files read again.
+  const stored = new Map<string, StoredFile>();
+  const reread = changed.filter((f) => indexed.has(f.path)).map((f) => f.path);
+  if (reread.length) for (const row of store.files.storedOf(reread)) stored.set(row.path, row);
 
   // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
-  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? stored.keys() : present.map((f) => f.path)) : []);
+  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? indexed.keys() : present.map((f) => f.path)) : []);
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
   for (const f of changed)
-    if (!stored.has(f.path)) {
+    if (!indexed.has(f.path)) {
       resolver.add(f.path);
       addedPaths.push(f.path);
     }
 
   // A first build loads rows without secondary indexes, and builds them once at the end.
-  const bulk = stored.size === 0 && changed.length > BATCH;
+  const bulk = indexed.size === 0 && changed.length > BATCH;
   const writer = store.writer();
   let added = 0;
   let updated = 0;
@@ -160,7 +170,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   store.transaction(() => {
     for (const p of gone) writer.remove(p);
     // On a first build every link was resolved against the complete file list already.
-    if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+    if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
     if (!opts.only) store.markBuildComplete();
   })();
@@ -175,7 +185,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     deleted: gone.length,
     linksReresolved,
     changed: [...changedPaths, ...gone],
-    addedPaths: changedPaths.filter((p) => !stored.has(p)),
+    addedPaths: changedPaths.filter((p) => !indexed.has(p)),
     deletedPaths: gone,
     warnings,
     durationMs: Math.round(performance.now() - started),
@@ -207,6 +217,12 @@ function rowSource(vault: Vault, resolver: LinkResolver, stored: Map<string, Sto
   };
   const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
   return useWorker ? new WorkerRows(o, files, BATCH) : new InlineRows(o);
+}
+
+/** The stored paths no longer on disk. */
+function goneFrom(indexed: Map<string, FileStamp>, present: ScannedFile[]): string[] {
+  const seen = new Set(present.map((f) => f.path));
+  return [...indexed.keys()].filter((p) => !seen.has(p));
 }
 
 function throwIfStopped(opts: IndexPassOptions): void {
