@@ -120,7 +120,10 @@ export class WorkerRows implements RowSource {
       // The worker counts a batch after posting it, so a counted batch is on the port.
       const produced = Atomics.load(this.signal, PRODUCED);
       const received = receiveMessageOnPort(this.port);
-      if (received) return received.message as RowsBatch;
+      if (received) {
+        const batch: RowsBatch = received.message;
+        return batch;
+      }
       Atomics.wait(this.signal, PRODUCED, produced);
     }
   }

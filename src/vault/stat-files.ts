@@ -37,9 +37,13 @@ export class StatPool {
 
   /** Stats the files; `meanwhile` runs on this thread once the worker has them. */
   stat(paths: string[], meanwhile?: () => void): FileStats {
-    const results = new Float64Array(new SharedArrayBuffer(2 * paths.length * Float64Array.BYTES_PER_ELEMENT));
-    const chunks = new Int32Array(new SharedArrayBuffer(Math.ceil(paths.length / CHUNK) * Int32Array.BYTES_PER_ELEMENT));
-    this.worker?.postMessage(request(paths, results, chunks));
+    const shared = {
+      results: new SharedArrayBuffer(2 * paths.length * Float64Array.BYTES_PER_ELEMENT),
+      chunks: new SharedArrayBuffer(Math.ceil(paths.length / CHUNK) * Int32Array.BYTES_PER_ELEMENT),
+    };
+    const results = new Float64Array(shared.results);
+    const chunks = new Int32Array(shared.chunks);
+    this.worker?.postMessage({ ...encodePaths(paths), ...shared } satisfies StatRequest);
     meanwhile?.();
     statChunks(paths, results, chunks);
     for (let c = 0; c < chunks.length; c++) {
@@ -55,10 +59,9 @@ export class StatPool {
   }
 }
 
-function request(paths: string[], results: Float64Array, chunks: Int32Array): StatRequest {
+function encodePaths(paths: string[]): { paths: SharedArrayBuffer; pathsLength: number } {
   const joined = paths.join("\0");
   // UTF-8 takes at most three bytes per UTF-16 code unit.
   const buffer = new SharedArrayBuffer(joined.length * 3);
-  const { written } = new TextEncoder().encodeInto(joined, new Uint8Array(buffer));
-  return { paths: buffer, pathsLength: written, count: paths.length, results: results.buffer as SharedArrayBuffer, chunks: chunks.buffer as SharedArrayBuffer };
+  return { paths: buffer, pathsLength: new TextEncoder().encodeInto(joined, new Uint8Array(buffer)).written };
 }

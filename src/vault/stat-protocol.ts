@@ -3,7 +3,6 @@ export interface StatRequest {
   /** The absolute paths, UTF-8, separated by NUL (which no path holds). */
   paths: SharedArrayBuffer;
   pathsLength: number;
-  count: number;
   /** Per file: size and mtime (ms), or NOT_A_FILE / UNREADABLE as the size. */
   results: SharedArrayBuffer;
   /** Per chunk of CHUNK files: UNCLAIMED, CLAIMED or DONE. */
