@@ -5,11 +5,12 @@
  * splitting + bytecode keep start-up to a few milliseconds (docs/stack.md, Build): commands load
  * their code lazily. `--no-minify` / `--no-bytecode` are there to measure what they give.
  *
- * The index worker and the reader worker are entrypoints of their own (Bun bundles a Worker's
+ * The index, rows, stat and reader workers are entrypoints of their own (Bun bundles a Worker's
  * file only when it is one). `[name]` entry naming puts them at the root of the embedded files,
  * beside the chunks, so `new URL("./index-worker.ts", import.meta.url)` in worker-runner.ts (and
- * "./reader-worker.ts" in reader-pool.ts) finds them there as it finds the source file next to
- * itself when run from source.
+ * "./rows-worker.ts" in rows-pipeline.ts, "./stat-worker.ts" in stat-files.ts, "./reader-worker.ts"
+ * in reader-pool.ts) finds them there as it finds the source file next to itself when run from
+ * source.
  *
  * The target's sqlite-vec library is one more entrypoint: Bun embeds it as a file, named as it
  * is (`--asset-naming`), and src/index/sqlite-vec.ts finds it in Bun.embeddedFiles. Which file
@@ -58,7 +59,9 @@ export function buildBinary(o: BuildOptions): void {
       "build",
       "src/main.ts",
       "src/index/index-worker.ts",
+      "src/index/rows-worker.ts",
       "src/ops/reader-worker.ts",
+      "src/vault/stat-worker.ts",
       o.vecLibrary,
       "--compile",
       `--target=bun-${o.target}`,

@@ -6,6 +6,7 @@
  * no-change re-index, and search latency (the vault's 20 queries: 1 warm-up + RUNS timed runs,
  * per-query median, then p50 / p90 / p95 / max over the queries) in process and over HTTP
  * (dist/indx serve; skipped when the binary is missing). One JSON line per size, then the table.
+ * BENCH_ROWS_WORKER=0 or 1 turns the build's rows worker off or on (default: the indexer decides).
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -23,7 +24,8 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 if (process.argv[2] === "--build-child") {
   const vault = Vault.open(loadConfig({ env: process.env as Record<string, string> }));
   const t = performance.now();
-  const report = runIndex(vault);
+  const knob = process.env.BENCH_ROWS_WORKER;
+  const report = runIndex(vault, { rowsWorker: knob ? knob === "1" : undefined });
   console.log(JSON.stringify({ ms: performance.now() - t, notes: report.added, rss_mib: process.resourceUsage().maxRSS / 1024 }));
   process.exit(0);
 }

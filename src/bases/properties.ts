@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseDate } from "./dates.ts";
+import { parseDate, parseDateText } from "./dates.ts";
 import { DateValue, LinkValue, ObjectValue, type Value } from "./values.ts";
 
 /** The property types of Obsidian's types.json, plus what the index infers for nested values. */
@@ -59,7 +59,7 @@ export function propertyRow(key: string, value: unknown): PropertyRow {
     key: key === keyLower ? null : key,
     num: typeof value === "number" && Number.isFinite(value) ? value : null,
     text,
-    day: text !== null && parseDate(text) ? text.trim().slice(0, 10) : null,
+    day: text !== null && parseDateText(text) ? text.trim().slice(0, 10) : null,
     link,
     bool: typeof value === "boolean" ? Number(value) : null,
   };

@@ -1,24 +1,18 @@
-import { readFileSync, statSync } from "node:fs";
-import { looksBinary } from "../core/binary.ts";
+import { edenGC } from "bun:jsc";
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import type { WarningCode } from "../core/warnings.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
-import { parseNote } from "../markdown/parse.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
-import type { StoredFile } from "./queries/files.ts";
+import type { FileRows, IndexWarning } from "./file-rows.ts";
+import type { FileStamp, StoredFile } from "./queries/files.ts";
+import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type IndexIdentity, IndexStore } from "./store.ts";
-import type { NoteRecord } from "./writer.ts";
-
-export interface IndexWarning {
-  code: Extract<WarningCode, "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable">;
-  path: string;
-  message: string;
-}
 
 export interface IndexReport {
   rebuilt: string | null;
@@ -38,9 +32,16 @@ export interface IndexReport {
 }
 
 const BATCH = 250;
+/** Below this many files to read, starting a rows worker costs about what it saves. */
+const ROWS_WORKER_MIN = 1000;
 
 export interface IndexPassOptions {
   onProgress?: ProgressFn;
+  /**
+   * Whether a rows worker reads and parses the changed files while this thread writes them
+   * (rows-pipeline.ts). By default one does for ROWS_WORKER_MIN files or more, given two cores.
+   */
+  rowsWorker?: boolean;
   /** Polled between batches: true stops the pass with `cancelled` (a rebuild then rolls back whole). */
   stopRequested?: () => boolean;
 }
@@ -63,47 +64,56 @@ export function indexIdentity(vault: Vault): IndexIdentity {
 export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOptions & { only?: string[]; rebuilt?: string | null } = {}): IndexReport {
   const started = performance.now();
   const warnings: IndexWarning[] = [];
-  const stored = new Map<string, StoredFile>();
-  for (const row of store.files.stored()) stored.set(row.path, row);
+  // What the index holds of each file: its size and mtime, enough to tell whether it changed.
+  const indexed = new Map<string, FileStamp>();
+  const readIndexed = () => {
+    for (const stamp of store.files.stamps()) indexed.set(stamp[0], stamp);
+  };
 
   let present: ScannedFile[];
-  let gone: string[];
+  let gone: string[] = [];
   if (opts.only) {
+    readIndexed();
     present = [];
-    gone = [];
     for (const path of new Set(opts.only)) {
       const f = statOne(vault, path);
       if (f) present.push(f);
-      else if (stored.has(path)) gone.push(path);
+      else if (indexed.has(path)) gone.push(path);
     }
   } else {
-    const scan = scanVault(vault.root, vault.exclusions);
+    // The index is read while a stat worker (on a large vault) starts.
+    const scan = scanVault(vault.root, vault.exclusions, { whileStatting: readIndexed });
     for (const s of scan.skipped)
       warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
     present = scan.files;
-    const seen = new Set(present.map((f) => f.path));
-    gone = [...stored.keys()].filter((p) => !seen.has(p));
   }
 
+  let still = 0;
   const changed = present.filter((f) => {
-    const s = stored.get(f.path);
-    return !s || s.size !== f.size || s.mtimeMs !== f.mtimeMs;
+    const s = indexed.get(f.path);
+    if (s) still++;
+    return !s || s[1] !== f.size || s[2] !== f.mtimeMs;
   });
+  // Usually every indexed file was scanned, as the count shows, and no set is needed to find none gone.
+  if (!opts.only) gone = still === indexed.size ? [] : goneFrom(indexed, present);
+  // The stored rows (id, etag) of the indexed files read again.
+  const stored = new Map<string, StoredFile>();
+  const reread = changed.filter((f) => indexed.has(f.path)).map((f) => f.path);
+  if (reread.length) for (const row of store.files.storedOf(reread)) stored.set(row.path, row);
 
   // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
-  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? stored.keys() : present.map((f) => f.path)) : []);
+  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? indexed.keys() : present.map((f) => f.path)) : []);
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
   for (const f of changed)
-    if (!stored.has(f.path)) {
+    if (!indexed.has(f.path)) {
       resolver.add(f.path);
       addedPaths.push(f.path);
     }
 
   // A first build loads rows without secondary indexes, and builds them once at the end.
-  const bulk = stored.size === 0 && changed.length > BATCH;
+  const bulk = indexed.size === 0 && changed.length > BATCH;
   const writer = store.writer();
-  const maxBytes = vault.config.int("index.max_note_bytes");
   let added = 0;
   let updated = 0;
   let touchedOnly = 0;
@@ -111,33 +121,46 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   const total = changed.length + gone.length;
   let done = 0;
 
-  const applyBatch = store.transaction((batch: ScannedFile[]) => {
-    for (const f of batch) {
+  const applyBatch = store.transaction((batch: ScannedFile[], rows: (FileRows | null)[]) => {
+    batch.forEach((f, i) => {
       const prev = stored.get(f.path);
-      const result = readAndParse(vault, f, maxBytes);
+      const result = rows[i];
       if (!result) {
         warnings.push({ code: "unreadable", path: f.path, message: "the file could not be read" });
-        continue;
+        return;
       }
       if (result.warning) warnings.push(result.warning);
       if (prev && prev.etag !== null && prev.etag === result.etag) {
         writer.touch(prev.id, f.size, f.mtimeMs);
         touchedOnly++;
-        continue;
+        return;
       }
-      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver);
+      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note);
       changedPaths.push(f.path);
       if (prev) updated++;
       else added++;
-    }
+    });
   });
+  const rows = rowSource(vault, resolver, stored, changed, opts.rowsWorker);
+  const loadBatch = (start: number): number => {
+    const batch = changed.slice(start, start + BATCH);
+    applyBatch(batch, rows.next(batch));
+    return batch.length;
+  };
 
-  if (bulk) store.beginBulkLoad();
-  for (let i = 0; i < changed.length; i += BATCH) {
-    throwIfStopped(opts);
-    applyBatch(changed.slice(i, i + BATCH));
-    done += Math.min(BATCH, changed.length - i);
-    opts.onProgress?.(done, total);
+  try {
+    if (bulk) store.beginBulkLoad();
+    for (let i = 0; i < changed.length; i += BATCH) {
+      throwIfStopped(opts);
+      done += loadBatch(i);
+      // The batch's rows are young garbage now: collected at once, they never pile up. (Left to
+      // itself the collector let a large build grow by 150+ MB; in loadBatch's own frame the
+      // stack would still point at them.)
+      if (changed.length > BATCH) edenGC();
+      opts.onProgress?.(done, total);
+    }
+  } finally {
+    rows.close();
   }
 
   throwIfStopped(opts);
@@ -147,7 +170,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   store.transaction(() => {
     for (const p of gone) writer.remove(p);
     // On a first build every link was resolved against the complete file list already.
-    if (stored.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+    if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
     if (!opts.only) store.markBuildComplete();
   })();
@@ -162,7 +185,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     deleted: gone.length,
     linksReresolved,
     changed: [...changedPaths, ...gone],
-    addedPaths: changedPaths.filter((p) => !stored.has(p)),
+    addedPaths: changedPaths.filter((p) => !indexed.has(p)),
     deletedPaths: gone,
     warnings,
     durationMs: Math.round(performance.now() - started),
@@ -178,11 +201,28 @@ export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: bool
   vault.ensureDataDir();
   const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
   try {
-    const pass = () => updateIndex(vault, store, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rebuilt });
+    const pass = () => updateIndex(vault, store, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt });
     return replace ? store.replaceContents(pass) : pass();
   } finally {
     store.close();
   }
+}
+
+function rowSource(vault: Vault, resolver: LinkResolver, stored: Map<string, StoredFile>, files: ScannedFile[], worker?: boolean): RowSource {
+  const o = {
+    root: vault.root,
+    maxNoteBytes: vault.config.int("index.max_note_bytes"),
+    resolver,
+    storedEtag: (path: string) => stored.get(path)?.etag ?? null,
+  };
+  const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
+  return useWorker ? new WorkerRows(o, files, BATCH) : new InlineRows(o);
+}
+
+/** The stored paths no longer on disk. */
+function goneFrom(indexed: Map<string, FileStamp>, present: ScannedFile[]): string[] {
+  const seen = new Set(present.map((f) => f.path));
+  return [...indexed.keys()].filter((p) => !seen.has(p));
 }
 
 function throwIfStopped(opts: IndexPassOptions): void {
@@ -199,50 +239,4 @@ function statOne(vault: Vault, path: string): ScannedFile | null {
   } catch {
     return null;
   }
-}
-
-interface ReadResult {
-  etag: string | null;
-  note: NoteRecord | null;
-  warning?: IndexWarning;
-}
-
-function readAndParse(vault: Vault, f: ScannedFile, maxBytes: number): ReadResult | null {
-  try {
-    if (f.kind === "attachment") return { etag: null, note: null };
-    const abs = vault.abs(f.path);
-    if (f.kind === "note" && f.size > maxBytes) {
-      // Listed and readable, but never read whole at index time: no etag, no parse.
-      return {
-        etag: null,
-        note: { title: baseTitle(f.path), status: "too_large", parsed: null },
-        warning: { code: "note_too_large", path: f.path, message: `larger than index.max_note_bytes (${maxBytes}); not searchable` },
-      };
-    }
-    const bytes = readFileSync(abs);
-    const etag = etagOf(bytes);
-    if (f.kind !== "note") return { etag, note: null };
-    if (looksBinary(bytes)) {
-      return {
-        etag,
-        note: { title: baseTitle(f.path), status: "binary", parsed: null },
-        warning: { code: "binary_content", path: f.path, message: "binary content in a Markdown file; not searchable" },
-      };
-    }
-    const parsed = parseNote(new TextDecoder().decode(bytes));
-    const fmTitle = parsed.frontmatter?.title;
-    const title = typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(f.path);
-    return {
-      etag,
-      note: { title, status: "ok", parsed },
-      warning: parsed.frontmatterError ? { code: "frontmatter_invalid", path: f.path, message: parsed.frontmatterError } : undefined,
-    };
-  } catch {
-    return null;
-  }
-}
-
-export function baseTitle(path: string): string {
-  const name = path.slice(path.lastIndexOf("/") + 1);
-  return name.replace(/\.(md|markdown)$/i, "");
 }

@@ -1,16 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
-import { propertyRow } from "../bases/properties.ts";
-import { cjkGrams } from "../core/cjk.ts";
-import { etagOf } from "../core/hash.ts";
-import { keysForFile, type LinkResolver, linkKey } from "../links/resolve.ts";
-import type { ParsedNote } from "../markdown/types.ts";
+import { keysForFile, type LinkResolver } from "../links/resolve.ts";
 import type { FileKind } from "../vault/scan.ts";
-import { hashKey } from "./chunk-keys.ts";
-import { encodeNoteText } from "./note-text.ts";
-import { LINK_KEY_SQL, storedLinkDst, storedLinkForms } from "./schema.ts";
-import { searchDocument, searchHeadings } from "./search-document.ts";
-
-export type NoteStatus = "ok" | "too_large" | "binary";
+import type { NoteRows } from "./file-rows.ts";
+import { LINK_KEY_SQL, storedLinkDst } from "./schema.ts";
 
 export interface FileRecord {
   path: string;
@@ -18,12 +10,6 @@ export interface FileRecord {
   size: number;
   mtimeMs: number;
   etag: string | null;
-}
-
-export interface NoteRecord {
-  title: string;
-  status: NoteStatus;
-  parsed: ParsedNote | null;
 }
 
 /**
@@ -72,7 +58,7 @@ export class IndexWriter {
   }
 
   /** Inserts or replaces a file and everything derived from it. Returns the file id. */
-  upsert(file: FileRecord, note: NoteRecord | null, resolver: LinkResolver): number {
+  upsert(file: FileRecord, note: NoteRows | null): number {
     const existing = this.s.fileId!.get(file.path) as { id: number } | null;
     let id: number;
     if (existing) {
@@ -83,7 +69,7 @@ export class IndexWriter {
       // run() + lastInsertRowid: RETURNING costs more than the insert itself in bun:sqlite.
       id = Number(this.s.insertFile!.run(file.path, file.kind, file.size, file.mtimeMs, file.etag).lastInsertRowid);
     }
-    if (note) this.writeNote(id, file.path, note, resolver);
+    if (note) this.writeNote(id, note);
     return id;
   }
 
@@ -123,71 +109,15 @@ export class IndexWriter {
     this.s.deleteProperties!.run(id);
   }
 
-  private writeNote(id: number, path: string, note: NoteRecord, resolver: LinkResolver): void {
-    const p = note.parsed;
-    const aliases = p?.aliases ?? [];
-    const tags = p?.tags ?? [];
-    const headings = p
-      ? searchHeadings(
-          note.title,
-          p.headings.map((h) => h.text),
-        )
-      : "";
-    const chunks = p?.chunks ?? [];
-    this.s.insertNote!.run(
-      id,
-      note.title,
-      JSON.stringify(aliases),
-      JSON.stringify(tags),
-      p?.frontmatter ? JSON.stringify(p.frontmatter) : null,
-      p?.frontmatterError ?? null,
-      note.status,
-      p?.tasks.length ?? 0,
-      p
-        ? encodeNoteText({
-            outline: p.headings.map((h) => ({ level: h.level, text: h.text })),
-            chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text })),
-          })
-        : null,
-    );
-    if (!p) return;
-    p.links.forEach((l, ord) => {
-      const stored = storedLinkForms(l, linkKey(l.linkpath));
-      this.s.insertLink!.run(
-        id,
-        ord,
-        l.embed ? 1 : 0,
-        stored.syntax,
-        l.linkpath,
-        l.subpath,
-        l.display,
-        stored.raw,
-        l.line,
-        l.offset,
-        l.key ?? null,
-        l.rel ?? null,
-        stored.key,
-        storedLinkDst(l.linkpath, resolver.resolve(l.linkpath, path)),
-      );
-    });
-    const uses = new Map<string, number>();
-    for (const t of p.tagOccurrences) uses.set(t.tag, (uses.get(t.tag) ?? 0) + 1);
-    for (const [tag, n] of uses) this.s.insertTag!.run(id, tag, tag.toLowerCase(), n);
-    Object.entries(p.frontmatter ?? {}).forEach(([key, value], ord) => {
-      const r = propertyRow(key, value);
-      this.s.insertProperty!.run(id, ord, r.keyLower, r.key, r.num, r.text, r.day, r.link, r.bool);
-    });
-    for (const b of p.blocks) this.s.insertBlock!.run(id, b.id.toLowerCase(), b.id, b.line);
-    for (const c of chunks) this.s.insertChunk!.run(id, c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`)));
-    // A note without chunks has no words to find: it gets no full-text row.
-    if (chunks.length && note.status === "ok") {
-      const doc = searchDocument({ title: note.title, aliases, tags, headings, texts: chunks.map((c) => c.text) });
-      this.s.insertFts!.run(id, doc.title, doc.aliases, doc.tags, doc.headings, doc.body);
-    }
-    const grams = chunks
-      .map((c) => cjkGrams(c.text))
-      .join(" ")
-      .trim();
-    if (grams) this.s.insertCjk!.run(id, grams);
+  private writeNote(id: number, rows: NoteRows): void {
+    const s = this.s;
+    s.insertNote!.run(id, ...rows.note);
+    for (const l of rows.links) s.insertLink!.run(id, ...l);
+    for (const t of rows.tags) s.insertTag!.run(id, ...t);
+    for (const p of rows.properties) s.insertProperty!.run(id, ...p);
+    for (const b of rows.blocks) s.insertBlock!.run(id, ...b);
+    for (const c of rows.chunks) s.insertChunk!.run(id, ...c);
+    if (rows.fts) s.insertFts!.run(id, ...rows.fts);
+    if (rows.cjk) s.insertCjk!.run(id, rows.cjk);
   }
 }

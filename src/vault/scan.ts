@@ -1,6 +1,8 @@
-import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
-import { join, sep } from "node:path";
+import { type Dirent, readdirSync, realpathSync } from "node:fs";
+import { sep } from "node:path";
 import { globToRegExp } from "./glob.ts";
+import { type FileStats, StatPool } from "./stat-files.ts";
+import { NOT_A_FILE, UNREADABLE } from "./stat-protocol.ts";
 
 export type FileKind = "note" | "canvas" | "base" | "attachment";
 
@@ -34,6 +36,11 @@ export class Exclusions {
     if (parts.slice(0, isDir ? parts.length : -1).some((p) => EXCLUDED_DIRS.has(p))) return true;
     return this.globs.some((re) => re.test(rel) || (isDir && re.test(`${rel}/`)));
   }
+
+  /** excludes() for a file not hidden, in a folder not excluded: only the globs can leave it out. */
+  globExcludes(rel: string): boolean {
+    return this.globs.length > 0 && this.globs.some((re) => re.test(rel));
+  }
 }
 
 export interface ScanResult {
@@ -42,12 +49,20 @@ export interface ScanResult {
   skipped: { path: string; reason: string }[];
 }
 
+export interface ScanOptions {
+  /** Work for this thread while the stat worker takes its first files (stat-files.ts). */
+  whileStatting?: () => void;
+}
+
 /**
  * Walks the vault. Symlinked folders are not followed (loops, escapes); a symlinked file is kept
- * only when its target stays inside the vault.
+ * only when its target stays inside the vault. The folders are read first, then every file is
+ * statted in one go.
  */
-export function scanVault(rootReal: string, exclusions: Exclusions): ScanResult {
-  const files: ScannedFile[] = [];
+export function scanVault(rootReal: string, exclusions: Exclusions, opts: ScanOptions = {}): ScanResult {
+  const rels: string[] = [];
+  const abss: string[] = [];
+  const pool = new StatPool();
   const skipped: { path: string; reason: string }[] = [];
   const walk = (absDir: string, relDir: string) => {
     let entries: Dirent[];
@@ -61,29 +76,44 @@ export function scanVault(rootReal: string, exclusions: Exclusions): ScanResult 
       const name = e.name;
       const rel = relDir ? `${relDir}/${name}` : name;
       if (name.startsWith(".")) continue;
-      const abs = join(absDir, name);
+      // A name from readdir is never `.`, `..` or empty: no join() needed.
+      const abs = `${absDir}/${name}`;
       if (e.isDirectory()) {
         if (EXCLUDED_DIRS.has(name) || exclusions.excludes(rel, true)) continue;
         walk(abs, rel);
       } else if (e.isFile() || e.isSymbolicLink()) {
-        if (exclusions.excludes(rel)) continue;
-        try {
-          if (e.isSymbolicLink()) {
-            const real = realpathSync(abs);
-            if (!real.startsWith(rootReal + sep)) {
-              skipped.push({ path: rel, reason: "symlink_escape" });
-              continue;
-            }
-          }
-          const st = statSync(abs);
-          if (!st.isFile()) continue;
-          files.push({ path: rel.normalize("NFC"), kind: fileKind(name), size: st.size, mtimeMs: Math.floor(st.mtimeMs) });
-        } catch {
-          skipped.push({ path: rel, reason: "unreadable" });
+        if (exclusions.globExcludes(rel)) continue;
+        if (e.isSymbolicLink() && !insideVault(rootReal, abs)) {
+          skipped.push({ path: rel, reason: "symlink_escape" });
+          continue;
         }
+        rels.push(rel);
+        abss.push(abs);
+        pool.found(rels.length);
       }
     }
   };
-  walk(rootReal, "");
+  let stats: FileStats;
+  try {
+    walk(rootReal, "");
+    stats = pool.stat(abss, opts.whileStatting);
+  } finally {
+    pool.close();
+  }
+  const files: ScannedFile[] = [];
+  rels.forEach((rel, i) => {
+    const size = stats.size(i);
+    if (size === UNREADABLE) skipped.push({ path: rel, reason: "unreadable" });
+    else if (size !== NOT_A_FILE) files.push({ path: rel.normalize("NFC"), kind: fileKind(rel), size, mtimeMs: stats.mtimeMs(i) });
+  });
   return { files, skipped };
+}
+
+/** A symlink's target is inside the vault; an unreadable one counts as inside (its stat fails). */
+function insideVault(rootReal: string, abs: string): boolean {
+  try {
+    return realpathSync(abs).startsWith(rootReal + sep);
+  } catch {
+    return true;
+  }
 }

