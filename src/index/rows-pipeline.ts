@@ -1,6 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { IndxError } from "../core/errors.ts";
-import { debugLog } from "../core/log.ts";
+import { debugLog, logEvent } from "../core/log.ts";
 import type { LinkResolver } from "../links/resolve.ts";
 import type { ScannedFile } from "../vault/scan.ts";
 import { type FileRows, fileRows } from "./file-rows.ts";
@@ -84,6 +84,8 @@ export class WorkerRows implements RowSource {
     if (!this.inline && !this.started()) {
       this.close();
       this.inline = new InlineRows(this.o);
+      // Said, not silent: the pass still completes, at about half the speed of a large build.
+      logEvent("index.rows_worker_unavailable", { fallback: "this pass reads and parses on the writer's thread" });
     }
     if (this.inline) return this.inline.next(batch);
     const message = this.receive();

@@ -210,6 +210,24 @@ describe("the index worker in the compiled binary", () => {
   }, 30_000);
 });
 
+describe("the rows worker in the compiled binary", () => {
+  test("a first build of 1,200 notes parses in the rows worker: no fallback to one thread", () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 1200; i++) files[`Notes/Note ${i}.md`] = `# Note ${i}\n\nwords zq${i}marker [[Note ${(i + 1) % 1200}]]\n`;
+    const own = sandbox(files);
+    try {
+      const p = Bun.spawnSync([BIN, "vault", "index"], { env: { ...own.env, INDX_LOG: "json" }, stdout: "pipe", stderr: "pipe" });
+      expect(p.exitCode).toBe(0);
+      expect(p.stderr.toString()).not.toContain("rows_worker_unavailable");
+      expect(JSON.parse(p.stdout.toString()).added).toBe(1200);
+      const search = Bun.spawnSync([BIN, "search", "zq777marker"], { env: own.env, stdout: "pipe" });
+      expect(JSON.parse(search.stdout.toString()).results.map((r: { path: string }) => r.path)).toEqual(["Notes/Note 777.md"]);
+    } finally {
+      own.cleanup();
+    }
+  }, 60_000);
+});
+
 describe("the reader workers in the compiled binary", () => {
   test("searches answered by the reader workers see a note written a moment before", async () => {
     const own = sandbox({ "Old.md": "# Old\n\nancient words\n" });
