@@ -44,6 +44,12 @@ export interface Plan<T> {
   value: T;
   /** Events beyond the per-file ones (tag.renamed). */
   events?: NewEvent[];
+  /**
+   * The changes stand alone (an AI apply batch of notes): a file changed from outside stops the
+   * write at that file, and the files before it are kept. Otherwise the changes are one edit (a
+   * move and its link rewrites) and every file is checked again before the first is replaced.
+   */
+  independent?: boolean;
 }
 
 /** A dry run of a plan: what transact would write, with nothing written. */
@@ -190,7 +196,7 @@ export class VaultWriter {
 
   private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
     const io = this.freshIO();
-    const { changes, value, events = [] } = plan(io);
+    const { changes, value, events = [], independent = false } = plan(io);
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
@@ -206,6 +212,10 @@ export class VaultWriter {
       const writes = changes.filter((c) => c.type === "write" || c.type === "write_bytes");
       staging = await Staging.of(writes.map((c) => this.placeWrite(c, io)));
       for (const hook of this.stagedHooks) hook(writes.map((c) => c.path));
+      // One edit over several files is all or nothing against a save from outside: a save while
+      // the bytes were staged stops it here, before any replace (docs/decisions.md, "The
+      // editor's save: checked at each replace").
+      if (!independent && changes.length > 1) for (const c of changes) this.recheck(c, applied);
       for (const c of changes) {
         this.recheck(c, applied);
         if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);

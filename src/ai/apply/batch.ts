@@ -62,7 +62,7 @@ export async function applyBatch<D>(ctx: OpContext, op: string, pending: readonl
       candidates.map((p) => p.path),
       (io) => {
         planned = planBatch(ctx, candidates, io, opts);
-        return { changes: opts.dryRun ? [] : planned.flatMap(writeOf), value: planned };
+        return { changes: opts.dryRun ? [] : planned.flatMap(writeOf), value: planned, independent: true };
       },
     );
     return done.value.map((note) => written(note, done.etags, done.warnings));

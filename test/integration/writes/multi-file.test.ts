@@ -8,6 +8,7 @@ import { noteMove } from "../../../src/notes/move-op.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
+import { TEMP_PREFIX } from "../../../src/writes/atomic.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { invoke } from "../../support/ops.ts";
 
@@ -108,13 +109,14 @@ describe("note_move", () => {
     expect((await fail(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
   });
 
-  test("a save from an editor after the plan read a file is not overwritten: etag_mismatch, the files replaced before it stay, nothing after it is touched", async () => {
+  test("a save from an editor after the plan read a file is not overwritten, and the move is all or nothing: etag_mismatch, no file replaced", async () => {
     await setup(files);
     const saved = "See [[Plan]], saved in an editor meanwhile.\n";
     editorSavesDuringStaging("B.md", saved);
     const err = await fail(invoke(noteMove, ctx, { from: "Projects/Plan.md", to: "Archive/Plan 2025.md" }));
-    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "B.md", expected: etagOf(files["B.md"]), actual: etagOf(saved) } });
-    expect(readFileSync(join(sb.vault, "A.md"), "utf8")).toStartWith("See [[Plan 2025]]");
+    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "B.md", expected: etagOf(files["B.md"]), actual: etagOf(saved), files_written: 0 } });
+    // No link points at a path the note never reached.
+    expect(readFileSync(join(sb.vault, "A.md"), "utf8")).toBe(files["A.md"]);
     expect(readFileSync(join(sb.vault, "B.md"), "utf8")).toBe(saved);
     expect(readFileSync(join(sb.vault, "Board.canvas"), "utf8")).toBe(files["Board.canvas"]);
     expect(existsSync(join(sb.vault, "Projects/Plan.md"))).toBe(true);
@@ -163,19 +165,17 @@ describe("tag_rename", () => {
     expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toContain("project/alpha");
   });
 
-  test("a save from an editor after the plan read a note is not overwritten: etag_mismatch names it, the notes replaced before it stay", async () => {
+  test("a save from an editor after the plan read a note is not overwritten, and the rename is all or nothing: etag_mismatch names it, no note replaced", async () => {
     await setup({ ...files, "Three.md": "Also #project/alpha.\n" });
     const saved = "Inline #project/alpha, saved in an editor meanwhile.\n";
     editorSavesDuringStaging("Three.md", saved);
     const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta" }));
-    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "Three.md", files_written: 1, files_planned: 3 } });
-    expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toContain("project/beta");
+    expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "Three.md", files_written: 0, files_planned: 3 } });
+    expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toBe(files["One.md"]);
     expect(readFileSync(join(sb.vault, "Three.md"), "utf8")).toBe(saved);
     expect(readFileSync(join(sb.vault, "Two.md"), "utf8")).toBe(files["Two.md"]);
-    // The index follows the disk: the replaced note is reindexed as the pipeline left it.
-    expect(
-      indexRows<{ path: string }>(ctx, "SELECT DISTINCT f.path FROM tags t JOIN files f ON f.id = t.file_id WHERE t.tag = 'project/beta'").map((r) => r.path),
-    ).toEqual(["One.md"]);
+    expect(indexRows<{ path: string }>(ctx, "SELECT DISTINCT f.path FROM tags t JOIN files f ON f.id = t.file_id WHERE t.tag = 'project/beta'")).toEqual([]);
+    expect(readdirSync(sb.vault).filter((f) => f.startsWith(TEMP_PREFIX))).toEqual([]);
   });
 });
 
