@@ -4,6 +4,7 @@ import { Value } from "@sinclair/typebox/value";
 import type { CommandDef, Resolvable } from "citty";
 import { COMMAND_OPS } from "../../src/cli/command.ts";
 import { root } from "../../src/cli/main.ts";
+import { IndxError } from "../../src/core/errors.ts";
 import { decodePath } from "../../src/http/request.ts";
 import { matchRoute } from "../../src/http/routes.ts";
 import type { OpContext } from "../../src/ops/context.ts";
@@ -106,3 +107,17 @@ function undeclared(schema: TObject, output: unknown): string[] {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object";
 
 const shown = (v: unknown) => (JSON.stringify(v) ?? String(v)).slice(0, 80);
+
+/** The IndxError a call fails with; a call that succeeds, or fails otherwise, fails the test. */
+export async function rejection(p: Promise<unknown>): Promise<IndxError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof IndxError) return err;
+    throw err;
+  }
+  throw new Error("expected the call to fail");
+}
+
+/** Warnings as `code path` lines, for comparing a result's warnings at a glance. */
+export const warningCodes = (warnings: { code: string; path?: string }[]) => warnings.map((w) => `${w.code} ${w.path ?? ""}`.trim());

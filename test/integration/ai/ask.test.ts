@@ -3,11 +3,10 @@ import { aiAsk } from "../../../src/ai/ops/ask.ts";
 import { aiStatus } from "../../../src/ai/ops/status.ts";
 import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
 import { aiToc } from "../../../src/ai/ops/toc.ts";
-import type { IndxError } from "../../../src/core/errors.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
-import { invoke } from "../../support/ops.ts";
+import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** The grounded AI operations in process, against the fake chat server speaking Ollama's protocol. */
@@ -44,12 +43,6 @@ function quotable(prompt: string): [string, string, string] {
   throw new Error("no quotable passage");
 }
 
-const errorOf = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => null,
-    (e) => e,
-  )) as IndxError;
-
 describe("ai_ask", () => {
   test("answers from retrieved passages with citations verified against the notes", async () => {
     const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", cache: false });
@@ -69,7 +62,7 @@ describe("ai_ask", () => {
     fake.scriptChat({
       content: { answer: "Turn it off.", supported: true, confidence: "high", citations: [{ passage: "P1", quote: "a sentence that is in no note at all" }] },
     });
-    const all = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back?", cache: false }));
+    const all = await rejection(invoke(aiAsk, ctx, { question: "How do we roll back?", cache: false }));
     expect(all.code).toBe("ai_grounding_failed");
     expect(all.details?.dropped).toHaveLength(1);
 
@@ -101,7 +94,7 @@ describe("ai_ask", () => {
       return undefined;
     });
     try {
-      const err = await errorOf(invoke(aiAsk, ctx, { question: "How do we roll back the release?", top_k: 1, cache: false }));
+      const err = await rejection(invoke(aiAsk, ctx, { question: "How do we roll back the release?", top_k: 1, cache: false }));
       expect(err.code).toBe("ai_grounding_failed");
       const out = await invoke(aiAsk, ctx, { question: "How do we roll back the release?", top_k: 1, cache: false, cite: false });
       expect(out.warnings.map((w) => w.code)).toContain("citation_drift");
@@ -171,7 +164,7 @@ describe("ai_ask", () => {
     const capped = context({ ...fakeChatEnv(fake, "openai"), INDX_AI_DAILY_COST_USD: "0.000001", INDX_AI_PRICES: "fake-chat=1000/1000" });
     try {
       await invoke(aiAsk, capped, { question: "How do we roll back?", cache: false });
-      const err = await errorOf(invoke(aiAsk, capped, { question: "How do we roll back?", cache: false }));
+      const err = await rejection(invoke(aiAsk, capped, { question: "How do we roll back?", cache: false }));
       expect(err.code).toBe("ai_quota_exceeded");
       expect(Date.parse(String(err.details?.reset_at))).toBeGreaterThan(Date.now());
       expect(err.details?.retry_after_s).toBeGreaterThan(0);
@@ -223,7 +216,7 @@ describe("ai_summarize and ai_toc", () => {
   test("a map of content that cannot fit the prompt budget is ai_input_too_large, and nothing is sent", async () => {
     const small = context({ INDX_AI_MAX_INPUT_TOKENS: "300" });
     try {
-      const err = await errorOf(invoke(aiToc, small, { mode: "moc", scope: { kind: "glob", path_glob: "**" }, cache: false }));
+      const err = await rejection(invoke(aiToc, small, { mode: "moc", scope: { kind: "glob", path_glob: "**" }, cache: false }));
       expect(err.code).toBe("ai_input_too_large");
       expect(err.details?.tokens).toBeGreaterThan(300);
       expect(fake.chats).toHaveLength(0);
@@ -261,17 +254,17 @@ describe("ai_summarize and ai_toc", () => {
 
 describe("bad input", () => {
   test("a scope without its field, a missing note and an oversized question are typed errors, and nothing is sent", async () => {
-    const noGlob = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "glob" } }));
+    const noGlob = await rejection(invoke(aiSummarize, ctx, { scope: { kind: "glob" } }));
     expect(noGlob.code).toBe("validation_failed");
     expect(noGlob.details?.field).toBe("scope.path_glob");
-    const missing = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["Nowhere/Nothing.md"] } }));
+    const missing = await rejection(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["Nowhere/Nothing.md"] } }));
     expect(missing.code).toBe("not_found");
     expect(missing.message).not.toContain(sb.dir);
-    const traversal = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["../outside.md"] } }));
+    const traversal = await rejection(invoke(aiSummarize, ctx, { scope: { kind: "paths", paths: ["../outside.md"] } }));
     expect(traversal.code).toBe("path_invalid");
-    const long = await errorOf(invoke(aiAsk, ctx, { question: "x".repeat(4_001) }));
+    const long = await rejection(invoke(aiAsk, ctx, { question: "x".repeat(4_001) }));
     expect(long.code).toBe("validation_failed");
-    const hops = await errorOf(invoke(aiSummarize, ctx, { scope: { kind: "note", path: "Welcome.md", include_linked: 9 } }));
+    const hops = await rejection(invoke(aiSummarize, ctx, { scope: { kind: "note", path: "Welcome.md", include_linked: 9 } }));
     expect(hops.code).toBe("validation_failed");
     expect(fake.chats).toHaveLength(0);
   });
@@ -305,7 +298,7 @@ describe("without a chat model", () => {
     try {
       const status = await invoke(aiStatus, none, {});
       expect(status.enabled).toBe(false);
-      const err = await errorOf(invoke(aiAsk, none, { question: "anything" }));
+      const err = await rejection(invoke(aiAsk, none, { question: "anything" }));
       expect(err.code).toBe("ai_unavailable");
       expect(err.details?.required_role).toBe("chat");
       expect(fake.chats).toHaveLength(0);

@@ -9,7 +9,7 @@ import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ACTION_ITEMS, ANA, BO, extractReplies, MEETINGS } from "../../support/fake-extract.ts";
-import { assertRestOutput, CheckedClient, invoke } from "../../support/ops.ts";
+import { assertRestOutput, CheckedClient, invoke, warningCodes } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** ai_extract over REST and MCP (Streamable HTTP) against the fake chat server. */
@@ -53,8 +53,6 @@ async function post(body: unknown, token = admin) {
   return { status: res.status, body: json };
 }
 
-const codes = (warnings: { code: string; path?: string }[]) => warnings.map((w) => `${w.code} ${w.path ?? ""}`.trim());
-
 describe("POST /v1/ai/extract", () => {
   test("an invalid schema is 422 ai_schema_invalid with details.errors, and no model request is made", async () => {
     const { status, body } = await post({ scope: SCOPE, schema: { type: "object", properties: { n: { type: "number", exclusiveMaximum: 3 } } } });
@@ -68,7 +66,7 @@ describe("POST /v1/ai/extract", () => {
     const { status, body } = await post({ scope: SCOPE, schema: ACTION_ITEMS, cache: false });
     expect(status).toBe(200);
     expect(body.data.results.map((r: { path: string }) => r.path)).toEqual([KICKOFF, "Meetings/2026-Q2/04-08 Review.md"]);
-    expect(codes(body.data.warnings)).toContain("extract_invalid Meetings/2026-Q2/04-15 Retro.md");
+    expect(warningCodes(body.data.warnings)).toContain("extract_invalid Meetings/2026-Q2/04-15 Retro.md");
   });
 
   test("a read token may preview and is forbidden to apply; frontmatter apply, then a repeat is apply_skipped_no_change", async () => {
@@ -88,7 +86,7 @@ describe("POST /v1/ai/extract", () => {
     ]);
     const repeat = await post({ ...INTO, apply: true, apply_mode: "merge" });
     expect(repeat.body.data.applied).toEqual([]);
-    expect(codes(repeat.body.data.warnings)).toContain(`apply_skipped_no_change ${KICKOFF}`);
+    expect(warningCodes(repeat.body.data.warnings)).toContain(`apply_skipped_no_change ${KICKOFF}`);
   });
 });
 

@@ -2,7 +2,6 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiExtract } from "../../../src/ai/ops/extract.ts";
-import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteRead } from "../../../src/notes/ops.ts";
@@ -10,7 +9,7 @@ import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ACTION_ITEMS, ANA, BO, extractLine, extractReplies, MEETINGS } from "../../support/fake-extract.ts";
-import { invoke } from "../../support/ops.ts";
+import { invoke, rejection, warningCodes } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** ai_extract in process against the fake chat server: the caller's schema, re-validation, grounding and the frontmatter apply. */
@@ -35,12 +34,6 @@ afterAll(() => fake.stop());
 
 const read = (path: string) => readFileSync(join(sb.vault, path), "utf8");
 const etag = (path: string) => etagOf(readFileSync(join(sb.vault, path)));
-const errorOf = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: IndxError) => e,
-  );
-const codes = (warnings: { code: string; path?: string }[]) => warnings.map((w) => `${w.code} ${w.path ?? ""}`.trim());
 
 const SCOPE = { kind: "glob", path_glob: "Meetings/2026-Q2/**" };
 
@@ -56,7 +49,7 @@ describe("ai_extract", () => {
     expect(kickoff.etag).toBe(etag("Meetings/2026-Q2/04-01 Kickoff.md"));
     expect(kickoff.confidence).toBe(0.8);
     expect(kickoff.citations[0]).toMatchObject({ path: "Meetings/2026-Q2/04-01 Kickoff.md", line: 8 });
-    expect(codes(out.warnings)).toEqual(
+    expect(warningCodes(out.warnings)).toEqual(
       expect.arrayContaining([
         "extract_invalid Meetings/2026-Q2/04-08 Review.md",
         "extract_invalid Meetings/2026-Q2/04-15 Retro.md",
@@ -76,7 +69,7 @@ describe("ai_extract", () => {
 
   test("an invalid caller schema is ai_schema_invalid with the errors, before any model request", async () => {
     await setup(MEETINGS);
-    const err = await errorOf(
+    const err = await rejection(
       invoke(aiExtract, ctx, { scope: SCOPE, schema: { type: "array", items: { type: "string", format: "phone" }, uniqueItems: true } }),
     );
     expect(err).toMatchObject({ code: "ai_schema_invalid" });
@@ -84,7 +77,7 @@ describe("ai_extract", () => {
       { path: "/items/format", message: expect.stringContaining('"phone" is not supported') },
       { path: "/uniqueItems", message: expect.stringContaining('"uniqueItems" is not supported') },
     ]);
-    expect(await errorOf(invoke(aiExtract, ctx, { scope: SCOPE, schema: { type: "string", maxLength: -1 } }))).toMatchObject({
+    expect(await rejection(invoke(aiExtract, ctx, { scope: SCOPE, schema: { type: "string", maxLength: -1 } }))).toMatchObject({
       code: "ai_schema_invalid",
       details: { errors: [{ path: "/maxLength", message: "must be >= 0" }] },
     });
@@ -96,7 +89,7 @@ describe("ai_extract", () => {
     const scope = { kind: "paths", paths: ["Meetings/one.md"] };
     await invoke(aiExtract, ctx, { scope, schema: ACTION_ITEMS });
     const hit = await invoke(aiExtract, ctx, { scope, schema: ACTION_ITEMS, destination: "frontmatter", destination_key: "action_items" });
-    expect(codes(hit.warnings)).toContain("ai_cache_hit");
+    expect(warningCodes(hit.warnings)).toContain("ai_cache_hit");
     expect(fake.chats).toHaveLength(1);
     await invoke(aiExtract, ctx, { scope, schema: { ...ACTION_ITEMS, maxItems: 10 } });
     expect(fake.chats).toHaveLength(2);
@@ -107,7 +100,7 @@ describe("ai_extract", () => {
   test("when no note's data keeps a verified citation: ai_grounding_failed; with cite false the data comes back", async () => {
     await setup({ "Meetings/one.md": `# One\n\nExtract uncited: ${JSON.stringify([ANA])}\n` });
     const scope = { kind: "paths", paths: ["Meetings/one.md"] };
-    expect(await errorOf(invoke(aiExtract, ctx, { scope, schema: ACTION_ITEMS }))).toMatchObject({ code: "ai_grounding_failed" });
+    expect(await rejection(invoke(aiExtract, ctx, { scope, schema: ACTION_ITEMS }))).toMatchObject({ code: "ai_grounding_failed" });
     const uncited = await invoke(aiExtract, ctx, { scope, schema: ACTION_ITEMS, cite: false });
     expect(uncited.results.map((r) => [r.data, r.citations])).toEqual([[[ANA], []]]);
   });
@@ -122,7 +115,7 @@ describe("ai_extract", () => {
       { destination: "frontmatter", destination_key: " padded" },
     ];
     for (const extra of bad)
-      expect(await errorOf(invoke(aiExtract, ctx, { scope: SCOPE, schema: ACTION_ITEMS, ...extra }))).toMatchObject({ code: "validation_failed" });
+      expect(await rejection(invoke(aiExtract, ctx, { scope: SCOPE, schema: ACTION_ITEMS, ...extra }))).toMatchObject({ code: "validation_failed" });
     expect(fake.chats).toHaveLength(0);
   });
 });
@@ -174,7 +167,10 @@ describe("ai_extract into frontmatter", () => {
 
     const again = await invoke(aiExtract, ctx, { ...into, apply: true, apply_mode: "merge" });
     expect(again.applied).toEqual([]);
-    expect(codes(again.warnings).filter((c) => c.startsWith("apply_"))).toEqual([`apply_skipped_no_change ${KICKOFF}`, `apply_skipped_no_change ${REVIEW}`]);
+    expect(warningCodes(again.warnings).filter((c) => c.startsWith("apply_"))).toEqual([
+      `apply_skipped_no_change ${KICKOFF}`,
+      `apply_skipped_no_change ${REVIEW}`,
+    ]);
   });
 
   test("apply modes: set_missing keeps a curated value, merge adds only new items, overwrite replaces", async () => {
@@ -183,7 +179,7 @@ describe("ai_extract into frontmatter", () => {
     const base = { ...into, scope: { kind: "paths", paths: ["Meetings/one.md"] } };
     const kept = await invoke(aiExtract, ctx, { ...base, apply: true });
     expect(kept.applied).toEqual([]);
-    expect(codes(kept.warnings)).toContain("apply_skipped_no_change Meetings/one.md");
+    expect(warningCodes(kept.warnings)).toContain("apply_skipped_no_change Meetings/one.md");
     expect(read("Meetings/one.md")).toBe(curated);
 
     await invoke(aiExtract, ctx, { ...base, apply: true, apply_mode: "merge" });
@@ -200,7 +196,7 @@ describe("ai_extract into frontmatter", () => {
     const reader = ctx.withScopes(new Set(["vault:read"]));
     const dry = await invoke(aiExtract, reader, { ...into, apply: true, dry_run: true });
     expect(dry.planned!.map((p) => p.path)).toEqual([KICKOFF, REVIEW]);
-    expect(await errorOf(invoke(aiExtract, reader, { ...into, apply: true }))).toMatchObject({ code: "forbidden", details: { needed: "vault:write" } });
+    expect(await rejection(invoke(aiExtract, reader, { ...into, apply: true }))).toMatchObject({ code: "forbidden", details: { needed: "vault:write" } });
     expect(read(KICKOFF)).toBe(MEETINGS[KICKOFF]);
   });
 });

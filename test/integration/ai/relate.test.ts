@@ -1,14 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { aiRelate } from "../../../src/ai/ops/relate.ts";
 import { estimateTokens } from "../../../src/ai/tokens.ts";
-import type { IndxError } from "../../../src/core/errors.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import type { OutputOf } from "../../../src/ops/define.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import type { FakeChat } from "../../support/fake-chat.ts";
-import { invoke } from "../../support/ops.ts";
+import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** ai_relate in process against the fake chat and embeddings server. */
@@ -56,12 +55,6 @@ async function vault(env: Record<string, string>, files: Record<string, string> 
 
 const relate = (ctx: OpContext, input: Record<string, unknown>) =>
   invoke(aiRelate, ctx, { source: { kind: "path", path: "Garden/Tomatoes.md" }, cache: false, ...input }) as Promise<Out>;
-
-const errorOf = async (p: Promise<unknown>) =>
-  (await p.then(
-    () => null,
-    (e) => e,
-  )) as IndxError;
 
 const codes = (o: { warnings: { code: string }[] }) => o.warnings.map((w) => w.code);
 const pairOf = (e: Edge) => `${e.src_path} -> ${e.dst_path}`;
@@ -268,7 +261,7 @@ describe("without a chat model", () => {
 
     const none = await vault({});
     const sent = fake.requests.length;
-    const err = await errorOf(relate(none.ctx, {}));
+    const err = await rejection(relate(none.ctx, {}));
     expect(err.code).toBe("ai_unavailable");
     expect(err.details).toMatchObject({ required_role: "embeddings" });
     expect(fake.requests).toHaveLength(sent);
@@ -286,7 +279,7 @@ describe("budgets", () => {
     expect(out.edges.length).toBeGreaterThan(0);
 
     const small = await vault({ ...CHAT(), INDX_AI_MAX_INPUT_TOKENS: "300" });
-    const err = await errorOf(relate(small.ctx, {}));
+    const err = await rejection(relate(small.ctx, {}));
     expect(err.code).toBe("ai_input_too_large");
     expect(fake.chats).toHaveLength(1);
   });
@@ -295,7 +288,7 @@ describe("budgets", () => {
 describe("sources and candidates", () => {
   test("the AI globs apply before anything is read: a denied source is not_found, a denied candidate is globs_excluded", async () => {
     const { ctx } = await vault({ ...EMBEDDINGS(), ...CHAT() });
-    const denied = await errorOf(relate(ctx, { source: { kind: "path", path: "Private/Secret.md" } }));
+    const denied = await rejection(relate(ctx, { source: { kind: "path", path: "Private/Secret.md" } }));
     expect(denied.code).toBe("not_found");
     expect(fake.chats).toHaveLength(0);
     const out = await relate(ctx, { candidates: { kind: "glob", path_glob: "{Private,Kitchen}/**" } });
@@ -308,7 +301,7 @@ describe("sources and candidates", () => {
   test("more sources than one call takes is validation_failed", async () => {
     const many = Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`Many/Note ${i}.md`, `# Note ${i}\n\nA note about tomatoes number ${i}.\n`]));
     const { ctx } = await vault(CHAT(), many);
-    const err = await errorOf(relate(ctx, { source: { kind: "glob", path_glob: "Many/**" } }));
+    const err = await rejection(relate(ctx, { source: { kind: "glob", path_glob: "Many/**" } }));
     expect(err.code).toBe("validation_failed");
     expect(err.details).toMatchObject({ field: "source", notes: 51, max: 50 });
     expect(fake.chats).toHaveLength(0);

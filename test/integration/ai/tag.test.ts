@@ -2,14 +2,13 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiTag } from "../../../src/ai/ops/tag.ts";
-import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { tagReplies } from "../../support/fake-replies.ts";
-import { invoke } from "../../support/ops.ts";
+import { invoke, rejection, warningCodes } from "../../support/ops.ts";
 import { applyUnifiedDiff } from "../../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -35,12 +34,6 @@ afterAll(() => fake.stop());
 
 const read = (path: string) => readFileSync(join(sb.vault, path), "utf8");
 const etag = (path: string) => etagOf(readFileSync(join(sb.vault, path)));
-const errorOf = (p: Promise<unknown>) =>
-  p.then(
-    () => null,
-    (e: IndxError) => e,
-  );
-const codes = (warnings: { code: string; path?: string }[]) => warnings.map((w) => `${w.code} ${w.path ?? ""}`.trim());
 
 const VAULT = {
   "Ops/Existing.md": "---\ntags: [Ops, Project/Alpha]\n---\n# Existing\n\nAn older note about #Ops work.\n",
@@ -62,7 +55,7 @@ describe("ai_tag suggestions", () => {
     ]);
     expect(meeting.tags[0]!.evidence[0]).toMatchObject({ path: "Inbox/meeting.md", etag: meeting.etag, line: 3 });
     expect(out.vocabulary).toEqual({ existing: ["Ops", "Project/Alpha"], new: ["oncall/postmortem"] });
-    const warned = codes(out.warnings);
+    const warned = warningCodes(out.warnings);
     expect(warned).toContain("tag_invalid Inbox/meeting.md");
     expect(warned).toContain("tag_below_threshold Inbox/meeting.md");
     expect(out.warnings.find((w) => w.code === "tag_invalid")!.message).toContain("Bad Tag!");
@@ -104,9 +97,11 @@ describe("ai_tag suggestions", () => {
     const known = await invoke(aiTag, ctx, { scope: { kind: "paths", paths: ["Inbox/meeting.md"] }, vocabulary: { allow_new: false } });
     expect(known.suggestions[0]!.tags.map((t) => t.tag)).toEqual(["Project/Alpha", "Ops"]);
     const before = fake.chats.length;
-    expect(await errorOf(invoke(aiTag, ctx, { scope: { kind: "paths", paths: ["Inbox/meeting.md"] }, vocabulary: { forbid: ["no spaces"] } }))).toMatchObject({
-      code: "validation_failed",
-    });
+    expect(await rejection(invoke(aiTag, ctx, { scope: { kind: "paths", paths: ["Inbox/meeting.md"] }, vocabulary: { forbid: ["no spaces"] } }))).toMatchObject(
+      {
+        code: "validation_failed",
+      },
+    );
     expect(fake.chats.length).toBe(before);
   });
 });
@@ -133,7 +128,7 @@ describe("ai_tag apply", () => {
 
     const again = await invoke(aiTag, ctx, { scope, vocabulary: { forbid: ["secret"] }, apply: true });
     expect(again.applied).toEqual([]);
-    expect(codes(again.warnings).filter((c) => c.startsWith("apply_"))).toEqual([
+    expect(warningCodes(again.warnings).filter((c) => c.startsWith("apply_"))).toEqual([
       "apply_skipped_no_change Inbox/meeting.md",
       "apply_skipped_no_change Inbox/plain.md",
     ]);
@@ -170,7 +165,7 @@ describe("ai_tag apply", () => {
     writeFileSync(join(sb.vault, "Batch/n08.md"), edited);
     await ctx.updateIndex({ paths: ["Batch/n08.md"] }); // what the watcher (or the CLI's refresh) does
 
-    const err = await errorOf(invoke(aiTag, ctx, { scope, apply: true, if_match: ifMatch }));
+    const err = await rejection(invoke(aiTag, ctx, { scope, apply: true, if_match: ifMatch }));
     expect(err).toMatchObject({ code: "ai_apply_conflict" });
     expect(err!.details!.failed).toEqual([{ path: "Batch/n08.md", expected: ifMatch["Batch/n08.md"], actual: etag("Batch/n08.md") }]);
     expect((err!.details!.applied as { path: string }[]).map((a) => a.path)).toEqual(Object.keys(ifMatch).slice(0, 7));
@@ -184,7 +179,7 @@ describe("ai_tag apply", () => {
 
     const skipped = await invoke(aiTag, ctx, { scope, apply: true, if_match: ifMatch, if_match_mode: "skip" });
     expect(skipped.applied!.map((a) => a.path)).toEqual(Object.keys(ifMatch).slice(8));
-    expect(codes(skipped.warnings)).toContain("etag_mismatch Batch/n08.md");
+    expect(warningCodes(skipped.warnings)).toContain("etag_mismatch Batch/n08.md");
     expect(read("Batch/n08.md")).toBe(edited);
 
     const repeat = await invoke(aiTag, ctx, { scope, apply: true });
@@ -216,7 +211,7 @@ describe("ai_tag apply", () => {
     };
 
     editorSaves(3);
-    const err = await errorOf(invoke(aiTag, ctx, { scope, apply: true }));
+    const err = await rejection(invoke(aiTag, ctx, { scope, apply: true }));
     expect(err).toMatchObject({ code: "ai_apply_conflict" });
     expect(err!.details!.failed).toEqual([{ path: "Win/n3.md", expected: etagOf(files["Win/n3.md"]!), actual: etagOf(saved(3)) }]);
     expect(err!.details!.applied).toEqual([1, 2].map((i) => ({ path: `Win/n${i}.md`, etag: etagOf(tagged(i)) })));
@@ -227,7 +222,7 @@ describe("ai_tag apply", () => {
     editorSaves(5);
     const skipped = await invoke(aiTag, ctx, { scope, apply: true, if_match_mode: "skip" });
     expect(skipped.applied!.map((a) => a.path)).toEqual(["Win/n3.md", "Win/n4.md", "Win/n6.md"]);
-    expect(codes(skipped.warnings).filter((c) => !c.startsWith("apply_skipped_no_change"))).toEqual(["etag_mismatch Win/n5.md"]);
+    expect(warningCodes(skipped.warnings).filter((c) => !c.startsWith("apply_skipped_no_change"))).toEqual(["etag_mismatch Win/n5.md"]);
     expect(read("Win/n5.md")).toBe(saved(5));
     expect(read("Win/n6.md")).toBe(tagged(6));
     nothingLeftOver();
@@ -241,12 +236,12 @@ describe("ai_tag apply", () => {
       if (chat.text.includes("# Two")) writeFileSync(join(sb.vault, "A/two.md"), "# Two\n\nTags wanted: beta\n\nchanged\n");
       return tagReplies(chat);
     });
-    const err = await errorOf(invoke(aiTag, ctx, { scope: { kind: "glob", path_glob: "A/**" }, apply: true, if_match: ifMatch, cache: false }));
+    const err = await rejection(invoke(aiTag, ctx, { scope: { kind: "glob", path_glob: "A/**" }, apply: true, if_match: ifMatch, cache: false }));
     expect(err).toMatchObject({ code: "ai_apply_conflict", details: { failed: [{ path: "A/two.md" }], applied: [{ path: "A/one.md" }] } });
     expect(read("A/two.md")).toBe("# Two\n\nTags wanted: beta\n\nchanged\n");
 
     const calls = fake.chats.length;
-    const outside = await errorOf(invoke(aiTag, ctx, { scope: { kind: "glob", path_glob: "A/**" }, apply: true, if_match: { "B/x.md": "abc" } }));
+    const outside = await rejection(invoke(aiTag, ctx, { scope: { kind: "glob", path_glob: "A/**" }, apply: true, if_match: { "B/x.md": "abc" } }));
     expect(outside).toMatchObject({ code: "validation_failed", details: { field: "if_match" } });
     expect(fake.chats.length).toBe(calls);
   });
@@ -256,7 +251,7 @@ describe("ai_tag apply", () => {
     const reader = ctx.withScopes(new Set(["vault:read"]));
     const suggested = await invoke(aiTag, reader, { scope: { kind: "paths", paths: ["Inbox/plain.md"] }, apply: true, dry_run: true });
     expect(suggested.planned).toHaveLength(1);
-    expect(await errorOf(invoke(aiTag, reader, { scope: { kind: "paths", paths: ["Inbox/plain.md"] }, apply: true }))).toMatchObject({
+    expect(await rejection(invoke(aiTag, reader, { scope: { kind: "paths", paths: ["Inbox/plain.md"] }, apply: true }))).toMatchObject({
       code: "forbidden",
       details: { needed: "vault:write" },
     });

@@ -10,7 +10,7 @@ import type { OpContext } from "../../../src/ops/context.ts";
 import { tagRename } from "../../../src/tags/rename-op.ts";
 import { TEMP_PREFIX } from "../../../src/writes/atomic.ts";
 import { indexRows } from "../../support/index-rows.ts";
-import { invoke } from "../../support/ops.ts";
+import { invoke, rejection } from "../../support/ops.ts";
 
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -50,15 +50,6 @@ function editorSavesDuringStaging(path: string, text: string): void {
   });
 }
 
-const fail = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: string; details?: any };
-  }
-  throw new Error("expected a failure");
-};
-
 describe("note_move", () => {
   const files = {
     "Projects/Plan.md": "# Plan\n\n## Goals\n\nText ^goal\n",
@@ -95,10 +86,10 @@ describe("note_move", () => {
 
   test("refuses a taken destination, a kind change, a stale etag", async () => {
     await setup(files);
-    expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "C.md" }))).code).toBe("already_exists");
-    expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "A.png" }))).code).toBe("validation_failed");
-    expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "Z.md", if_match: "0000000000000000" }))).code).toBe("etag_mismatch");
-    expect((await fail(invoke(noteMove, ctx, { from: "A.md", to: "../Z.md" }))).code).toBe("path_invalid");
+    expect((await rejection(invoke(noteMove, ctx, { from: "A.md", to: "C.md" }))).code).toBe("already_exists");
+    expect((await rejection(invoke(noteMove, ctx, { from: "A.md", to: "A.png" }))).code).toBe("validation_failed");
+    expect((await rejection(invoke(noteMove, ctx, { from: "A.md", to: "Z.md", if_match: "0000000000000000" }))).code).toBe("etag_mismatch");
+    expect((await rejection(invoke(noteMove, ctx, { from: "A.md", to: "../Z.md" }))).code).toBe("path_invalid");
     expect(existsSync(join(sb.vault, "A.md"))).toBe(true);
   });
 
@@ -106,14 +97,14 @@ describe("note_move", () => {
     await setup(files);
     const reader = ctx.withScopes(new Set(["vault:read"]));
     expect(((await invoke(noteMove, reader, { from: "A.md", to: "Z.md", dry_run: true })) as any).dry_run).toBe(true);
-    expect((await fail(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
+    expect((await rejection(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
   });
 
   test("a save from an editor after the plan read a file is not overwritten, and the move is all or nothing: etag_mismatch, no file replaced", async () => {
     await setup(files);
     const saved = "See [[Plan]], saved in an editor meanwhile.\n";
     editorSavesDuringStaging("B.md", saved);
-    const err = await fail(invoke(noteMove, ctx, { from: "Projects/Plan.md", to: "Archive/Plan 2025.md" }));
+    const err = await rejection(invoke(noteMove, ctx, { from: "Projects/Plan.md", to: "Archive/Plan 2025.md" }));
     expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "B.md", expected: etagOf(files["B.md"]), actual: etagOf(saved), files_written: 0 } });
     // No link points at a path the note never reached.
     expect(readFileSync(join(sb.vault, "A.md"), "utf8")).toBe(files["A.md"]);
@@ -160,7 +151,7 @@ describe("tag_rename", () => {
     await setup(files);
     const dry = (await invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", dry_run: true })) as any;
     sb.write("Two.md", "Inline #project/alpha, edited meanwhile.\n");
-    const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", plan_etag: dry.plan_etag }));
+    const err = await rejection(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta", plan_etag: dry.plan_etag }));
     expect(err.code).toBe("etag_mismatch");
     expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toContain("project/alpha");
   });
@@ -169,7 +160,7 @@ describe("tag_rename", () => {
     await setup({ ...files, "Three.md": "Also #project/alpha.\n" });
     const saved = "Inline #project/alpha, saved in an editor meanwhile.\n";
     editorSavesDuringStaging("Three.md", saved);
-    const err = await fail(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta" }));
+    const err = await rejection(invoke(tagRename, ctx, { from: "project/alpha", to: "project/beta" }));
     expect(err).toMatchObject({ code: "etag_mismatch", details: { path: "Three.md", files_written: 0, files_planned: 3 } });
     expect(readFileSync(join(sb.vault, "One.md"), "utf8")).toBe(files["One.md"]);
     expect(readFileSync(join(sb.vault, "Three.md"), "utf8")).toBe(saved);
@@ -195,7 +186,7 @@ describe("canvas", () => {
 
   test("an invalid canvas is refused with details; patch removes a node with its edges", async () => {
     await setup({ "B.canvas": JSON.stringify({ nodes: [], edges: [] }, null, "\t") });
-    const bad = await fail(
+    const bad = await rejection(
       invoke(canvasWrite, ctx, {
         path: "B.canvas",
         canvas: { nodes: [{ id: "x", type: "text", x: 0, y: 0, width: 1, height: 1 }], edges: [{ id: "e", fromNode: "x", toNode: "missing" }] },

@@ -7,7 +7,7 @@ import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { PartlyWritten } from "../../../src/writes/pipeline.ts";
 import { indexRows } from "../../support/index-rows.ts";
-import { invoke, invokeOp } from "../../support/ops.ts";
+import { invoke, invokeOp, rejection } from "../../support/ops.ts";
 
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -27,14 +27,6 @@ afterEach(() => {
 });
 
 const write = (input: Record<string, unknown>, scopes?: OpContext) => invoke(noteWrite, scopes ?? ctx, input) as Promise<any>;
-const fail = async (p: Promise<unknown>) => {
-  try {
-    await p;
-  } catch (err) {
-    return err as { code: string; details?: any; message: string };
-  }
-  throw new Error("expected a failure");
-};
 const indexedEtag = (path: string) => indexRows<{ etag: string }>(ctx, "SELECT etag FROM files WHERE path = ?", path)[0]?.etag ?? null;
 
 describe("note_write", () => {
@@ -57,10 +49,10 @@ describe("note_write", () => {
 
   test("if_not_exists refuses to clobber; if_match guards a replace", async () => {
     await setup();
-    const taken = await fail(write({ path: "Home.md", body: "x", if_not_exists: true }));
+    const taken = await rejection(write({ path: "Home.md", body: "x", if_not_exists: true }));
     expect(taken.code).toBe("already_exists");
     const etag = etagOf(readFileSync(join(sb.vault, "Home.md")));
-    const stale = await fail(write({ path: "Home.md", body: "x", if_match: "0000000000000000" }));
+    const stale = await rejection(write({ path: "Home.md", body: "x", if_match: "0000000000000000" }));
     expect(stale.code).toBe("etag_mismatch");
     expect(stale.details).toMatchObject({ expected: "0000000000000000", actual: etag });
     expect(readFileSync(join(sb.vault, "Home.md"), "utf8")).toBe("# Home\n\nSee [[Other]].\n");
@@ -106,7 +98,7 @@ describe("note_write", () => {
       [{ path: "Home.md", body: "x", if_match: "abc", if_not_exists: true }, "validation_failed"],
       [{ path: "Home.md", body: 42 }, "validation_failed"],
     ];
-    for (const [input, code] of cases) expect({ input: input.path, code: (await fail(write(input))).code }).toEqual({ input: input.path, code });
+    for (const [input, code] of cases) expect({ input: input.path, code: (await rejection(write(input))).code as string }).toEqual({ input: input.path, code });
     expect(readFileSync(join(sb.dir, "outside.md"), "utf8")).toBe("x");
     expect(existsSync(join(sb.dir, "evil.md"))).toBe(false);
     expect(existsSync(join(sb.dir, "missing.md"))).toBe(false);
@@ -115,13 +107,13 @@ describe("note_write", () => {
 
   test("a binary file named .md is never overwritten by accident", async () => {
     await setup({ "bin.md": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 1, 2]) });
-    expect((await fail(write({ path: "bin.md", body: "x" }))).code).toBe("path_invalid");
+    expect((await rejection(write({ path: "bin.md", body: "x" }))).code).toBe("path_invalid");
   });
 
   test("a read-only token cannot write", async () => {
     await setup();
     const reader = ctx.withScopes(new Set(["vault:read"]));
-    expect((await fail(write({ path: "X.md", body: "x" }, reader))).code).toBe("forbidden");
+    expect((await rejection(write({ path: "X.md", body: "x" }, reader))).code).toBe("forbidden");
     expect(existsSync(join(sb.vault, "X.md"))).toBe(false);
   });
 });
@@ -140,11 +132,11 @@ describe("note_delete", () => {
 
   test("trashOption none deletes for good; if_match guards it", async () => {
     await setup({ ".obsidian/app.json": JSON.stringify({ trashOption: "none" }) });
-    expect((await fail(invoke(noteDelete, ctx, { path: "Other.md", if_match: "ffffffffffffffff" }))).code).toBe("etag_mismatch");
+    expect((await rejection(invoke(noteDelete, ctx, { path: "Other.md", if_match: "ffffffffffffffff" }))).code).toBe("etag_mismatch");
     const out = (await invoke(noteDelete, ctx, { path: "Other.md" })) as any;
     expect(out.trashed).toBe(false);
     expect(existsSync(join(sb.vault, ".trash"))).toBe(false);
-    expect((await fail(invoke(noteDelete, ctx, { path: "Other.md" }))).code).toBe("not_found");
+    expect((await rejection(invoke(noteDelete, ctx, { path: "Other.md" }))).code).toBe("not_found");
   });
 });
 
@@ -178,7 +170,7 @@ describe("idempotency", () => {
     expect(again.result).toEqual(first.result);
     expect(readFileSync(join(sb.vault, "Idem.md"), "utf8")).toBe("edited elsewhere\n");
     expect(events.filter((e) => e.kind === "note.created").length).toBe(1);
-    const reused = await fail(invokeOp(noteWrite, ctx, { path: "Idem.md", body: "two\n", idempotency_key: "k-1" }));
+    const reused = await rejection(invokeOp(noteWrite, ctx, { path: "Idem.md", body: "two\n", idempotency_key: "k-1" }));
     expect(reused.code).toBe("idempotency_key_reused");
   });
 
@@ -215,7 +207,7 @@ describe("a multi-file write failing part-way", () => {
     const events: VaultEvent[] = [];
     ctx.events.subscribe((e) => events.push(e));
     // The second file cannot be created: its folder would be Other.md, a file.
-    const err = await fail(
+    const err = await rejection(
       ctx.writer.transact("test", ["Home.md", "Other.md/Child.md", "Third.md"], () => ({
         changes: [
           { type: "write", path: "Home.md", text: "# Home v2\n", expect: { present: true } },
