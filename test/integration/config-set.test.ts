@@ -4,14 +4,13 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { CONFIG_KEYS } from "../../src/config/keys.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { IndxError } from "../../src/core/errors.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import type { Scope } from "../../src/ops/define.ts";
 import { vaultConfigSet } from "../../src/vault/config-set-op.ts";
 import { vaultConfigGet } from "../../src/vault/ops.ts";
-import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke } from "../support/ops.ts";
+import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke, rejection } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** vault_config_set: one op behind REST, MCP (admin) and `indx config set`, typed, and refusing what only the machine's owner may set. */
@@ -79,16 +78,6 @@ const configText = () => {
   return existsSync(path) ? readFileSync(path, "utf8") : "";
 };
 
-async function errorOf(fn: () => Promise<unknown>): Promise<IndxError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof IndxError) return err;
-    throw err;
-  }
-  throw new Error("expected an IndxError");
-}
-
 describe("vault_config_set", () => {
   test("writes a typed value to the config file, reports what it replaced, and null removes it", async () => {
     const ctx = sb.context();
@@ -124,7 +113,7 @@ describe("vault_config_set", () => {
         ["server.api_key", "indx_x", "secret"],
         ["embeddings.openai_api_key", "sk-x", "secret"],
       ] as const) {
-        const e = await errorOf(() => invoke(vaultConfigSet, ctx, { key, value }));
+        const e = await rejection(invoke(vaultConfigSet, ctx, { key, value }));
         expect({ key, code: e.code }).toEqual({ key, code: "validation_failed" });
         if (reason) expect(e.details?.reason).toBe(reason);
       }
@@ -141,7 +130,7 @@ describe("vault_config_set", () => {
       const refused = ["vault", "data_dir", "ai.fixtures_dir", "server.auth", "server.host", "server.cors_origins", "embeddings.ollama_url"];
       refused.push("embeddings.openai_base_url", "ai.gateway_url", "ai.test_record", "ai.test_replay");
       for (const key of refused) {
-        const e = await errorOf(() => invoke(vaultConfigSet, ctx, { key, value: null }));
+        const e = await rejection(invoke(vaultConfigSet, ctx, { key, value: null }));
         expect({ key, code: e.code, reason: e.details?.reason }).toEqual({ key, code: "forbidden", reason: "local_only" });
       }
       expect(configText()).toBe(before);

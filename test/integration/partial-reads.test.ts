@@ -3,7 +3,6 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { loadConfig } from "../../src/config/load.ts";
-import { IndxError } from "../../src/core/errors.ts";
 import { etagOf } from "../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
@@ -11,7 +10,7 @@ import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import { noteRead } from "../../src/notes/ops.ts";
 import { noteReadMany, READ_MANY } from "../../src/notes/read-many.ts";
 import type { OpContext } from "../../src/ops/context.ts";
-import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke } from "../support/ops.ts";
+import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke, rejection } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Line ranges on note_read and note_read_many's byte budget, on every surface. */
@@ -99,16 +98,6 @@ function expectedLines(text: string, from: number, count?: number) {
   return { from, to, total_lines: lines.length, text: picked.length ? picked.join("\n") + closing : "" };
 }
 
-async function errorOf(fn: () => Promise<unknown>): Promise<IndxError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof IndxError) return err;
-    throw err;
-  }
-  throw new Error("expected an IndxError");
-}
-
 describe("note_read with a line range", () => {
   test("from/lines return those lines, the total and the whole note's etag; every surface agrees", async () => {
     const want = expectedLines(FILES["Long.md"]!, 12, 29);
@@ -161,13 +150,13 @@ describe("note_read with a line range", () => {
   });
 
   test("a range past the end or with body/content is a typed error naming the line count", async () => {
-    const past = await errorOf(() => invoke(noteRead, ctx, { path: "Long.md", from: 31 }));
+    const past = await rejection(invoke(noteRead, ctx, { path: "Long.md", from: 31 }));
     expect(past.code).toBe("validation_failed");
     expect(past.details).toMatchObject({ field: "from", total_lines: 30 });
     const viaRest = await rest("GET", "/v1/notes/Long.md?from=31");
     expect(viaRest.status).toBe(400);
     expect(viaRest.body.error.details.total_lines).toBe(30);
-    const withBody = await errorOf(() => invoke(noteRead, ctx, { path: "Long.md", from: 2, include: ["body"] }));
+    const withBody = await rejection(invoke(noteRead, ctx, { path: "Long.md", from: 2, include: ["body"] }));
     expect(withBody.details).toMatchObject({ field: "include" });
     const zero = await tool("note_read", { path: "Long.md", from: 0 });
     expect(zero.isError).toBe(true);
@@ -262,7 +251,7 @@ describe("note_read_many", () => {
       { paths: ["Long.md"], budget_bytes: READ_MANY.maxBudget + 1 },
       { paths: Array.from({ length: READ_MANY.maxPaths + 1 }, (_, i) => `n${i}.md`) },
     ]) {
-      const e = await errorOf(() => invoke(noteReadMany, ctx, input));
+      const e = await rejection(invoke(noteReadMany, ctx, input));
       expect(e.code).toBe("validation_failed");
     }
   });

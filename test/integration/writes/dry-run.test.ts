@@ -4,14 +4,13 @@ import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
-import { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { McpHub } from "../../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../../src/mcp/session.ts";
 import { notePatch, noteWrite } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
-import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke } from "../../support/ops.ts";
+import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke, rejection } from "../../support/ops.ts";
 import { applyUnifiedDiff } from "../../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -83,16 +82,6 @@ const bytes = (rel: string) => readFileSync(join(sb.vault, rel));
 const text = (rel: string) => readFileSync(join(sb.vault, rel), "utf8").replace(/^\uFEFF/, "");
 const untouched = (rel: string) => ({ bytes: bytes(rel).toString("base64"), mtime: statSync(join(sb.vault, rel)).mtimeMs });
 
-async function errorOf(fn: () => Promise<unknown>): Promise<IndxError> {
-  try {
-    await fn();
-  } catch (err) {
-    if (err instanceof IndxError) return err;
-    throw err;
-  }
-  throw new Error("expected an IndxError");
-}
-
 /** What a dry run and the real call must agree on: the note as written, its etag, created/changed. */
 const outcome = ({ dry_run: _d, files: _f, warnings: _w, ...note }: Record<string, unknown>) => note;
 
@@ -136,9 +125,9 @@ describe("note_patch dry_run", () => {
   });
 
   test("a dry run fails where the write would: a stale if_match, a missing heading", async () => {
-    const stale = await errorOf(() => invoke(notePatch, ctx, { path: "Plan.md", ops, if_match: "0000000000000000", dry_run: true }));
+    const stale = await rejection(invoke(notePatch, ctx, { path: "Plan.md", ops, if_match: "0000000000000000", dry_run: true }));
     expect(stale.code).toBe("etag_mismatch");
-    const missing = await errorOf(() =>
+    const missing = await rejection(
       invoke(notePatch, ctx, { path: "Plan.md", ops: [{ op: "append_to_section", heading: "Nope", markdown: "x" }], dry_run: true }),
     );
     expect(missing.code).toBe("patch_target_not_found");
@@ -182,7 +171,7 @@ describe("note_write dry_run", () => {
   test("an unchanged write previews no files; if_not_exists on an existing note fails as the write would", async () => {
     const same = await invoke(noteWrite, ctx, { path: "Crlf.md", body: text("Crlf.md"), dry_run: true });
     expect(same).toMatchObject({ changed: false, files: [] });
-    const exists = await errorOf(() => invoke(noteWrite, ctx, { path: "Crlf.md", body: "x", if_not_exists: true, dry_run: true }));
+    const exists = await rejection(invoke(noteWrite, ctx, { path: "Crlf.md", body: "x", if_not_exists: true, dry_run: true }));
     expect(exists.code).toBe("already_exists");
   });
 });
