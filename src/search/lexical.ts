@@ -13,10 +13,17 @@ export interface LexicalPage {
 }
 
 /**
- * The most notes bm25 scores for one query. Scoring costs about a microsecond per note while
- * walking the match lists costs a few dozen nanoseconds, so a query whose words match more notes
- * than this scores a bounded set of candidates instead (docs/decisions.md, "Search that stays
- * fast at any size").
+ * A query matching at most this many notes is ranked by bm25 over all of them, in one pass. Above
+ * it, choosing candidates (walks, then bm25 over a list of ids) costs what scoring everything would
+ * cost at about this many notes, so the cap is where the two meet (docs/decisions.md, "Search that
+ * stays fast at any size").
+ */
+export const EXACT_CAP = 2000;
+
+/**
+ * The most candidates bm25 scores for a query that matches more than EXACT_CAP notes. Scoring
+ * costs about a microsecond per note while walking the match lists costs a few dozen
+ * nanoseconds, so a very common word's notes are walked, not scored.
  */
 export const SCORE_CAP = 500;
 
@@ -70,19 +77,21 @@ export function lexicalNotes(
 }
 
 /**
- * bm25 ranks every matching note when there are at most SCORE_CAP of them. Otherwise it ranks
- * candidates, taken without scoring: every note with one of the query's rarest items (those whose
- * notes add up to at most the cap: the words that decide BM25's order), then notes with every
- * item, then notes with an item in the title, aliases, tags or headings (the columns that weigh
- * most), then the first other matches. Walking the match lists is cheap; scoring every note that
- * has a word found in most notes is what made search grow with the vault.
+ * bm25 ranks every matching note when there are at most EXACT_CAP of them. Otherwise it ranks
+ * SCORE_CAP candidates, taken without scoring: every note with one of the query's rarest items
+ * (those whose notes add up to at most the cap: the words that decide BM25's order), then notes
+ * with every item, then notes with an item in the title, aliases, tags or headings (the columns
+ * that weigh most), then the first other matches. Walking the match lists is cheap; scoring every
+ * note that has a word found in most notes is what made search grow with the vault.
  */
 function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope, want: number): ScoredNote[] {
   const { match, positive } = compiled;
   if (match === null || positive === null) return [];
+  if (index.fts.countUpTo(match, EXACT_CAP) <= EXACT_CAP) return index.fts.scored(match, scope, want);
   const cap = Math.max(SCORE_CAP, want);
-  const counted = itemCounts(index, compiled, cap);
-  if (counted === null) return index.fts.scored(match, scope, want);
+  const items = [...compiled.required, ...compiled.optional];
+  // Counted no further than the cap: an item past it is not among the rarest anyway.
+  const counted = items.map((item) => ({ item, notes: index.fts.countUpTo(item, cap) }));
   const not = compiled.excluded.length ? ` NOT (${compiled.excluded.join(" OR ")})` : "";
   const rarest: string[] = [];
   let total = 0;
@@ -91,7 +100,6 @@ function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope,
     rarest.push(item);
     total += notes;
   }
-  const items = [...compiled.required, ...compiled.optional];
   // Without a required item every item implies `positive`: the rarest alone are the same notes, walked at half the cost.
   const withRarest = compiled.required.length ? `(${positive}) AND (${rarest.join(" OR ")})` : rarest.join(" OR ");
   const steps = [rarest.length ? withRarest : null, items.length > 1 ? items.join(" AND ") : null, `{title aliases tags headings} : (${positive})`, positive];
@@ -105,18 +113,6 @@ function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope,
     if (candidates.size >= cap) break;
   }
   return index.fts.scoredAmong(match, [...candidates], want);
-}
-
-/**
- * How many notes each positive item matches (counted no further than `cap` + 1), or null when
- * the whole query matches at most `cap` notes and can be ranked as it is.
- */
-function itemCounts(index: IndexStore, compiled: CompiledQuery, cap: number): { item: string; notes: number }[] | null {
-  const counts = [...compiled.required, ...compiled.optional].map((item) => ({ item, notes: index.fts.countUpTo(item, cap) }));
-  const bound = compiled.required.length
-    ? Math.min(...counts.slice(0, compiled.required.length).map((c) => c.notes))
-    : counts.reduce((sum, c) => sum + c.notes, 0);
-  return bound <= cap ? null : counts;
 }
 
 /** Maps bm25 (negative, unbounded) onto [0, 1): query-independent and monotonic. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { SCORE_CAP } from "../../src/search/lexical.ts";
+import { EXACT_CAP } from "../../src/search/lexical.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -50,9 +50,9 @@ describe("lexical search over a real index", () => {
     ctx.close();
   });
 
-  test("above SCORE_CAP matching notes, the notes that decide BM25's order are still ranked first", async () => {
+  test("above EXACT_CAP matching notes, the notes that decide BM25's order are still ranked first", async () => {
     const files: Record<string, string> = {};
-    for (let i = 0; i < SCORE_CAP + 100; i++) files[`many/n${String(i).padStart(4, "0")}.md`] = `Alpha notes, number ${i}, with filler words.\n`;
+    for (let i = 0; i < EXACT_CAP + 100; i++) files[`many/n${String(i).padStart(4, "0")}.md`] = `Alpha notes, number ${i}, with filler words.\n`;
     files["zz/Rare.md"] = "Zeta, nothing else.\n";
     files["zz/Alpha.md"] = "Filler.\n";
     sb = sandbox(files);

@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
+import { asciiMarks } from "../ascii-marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../match-windows.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
 import type { SearchDocument } from "../search-document.ts";
@@ -105,8 +106,10 @@ export class FtsQueries {
    */
   highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
     if (!docs.length) return [];
+    const quick = asciiMarks(match, docs);
+    if (quick !== null && !quick.rest.length) return quick.marked;
     const scratch = (this.scratch ??= new ScratchHighlighter());
-    return scratch.mark(match, docs);
+    return quick === null ? scratch.mark(match, docs) : [...quick.marked, ...scratch.mark(match, quick.rest)];
   }
 
   close(): void {

@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
+import { asciiMarks, foldedLetters, parseExpression } from "../../../src/index/ascii-marks.ts";
 import { FtsQueries } from "../../../src/index/queries/fts.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE } from "../../../src/index/schema.ts";
 import { type SearchDocument, searchDocument } from "../../../src/index/search-document.ts";
@@ -178,5 +179,72 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
         if (match) expectSameMarks(match, docs);
       }
     }
+  });
+
+  test("ASCII documents are marked without FTS5, exactly as FTS5 marks them", () => {
+    // Words with every kind of Porter ending, and prefixes of them: the JavaScript marks must agree with highlight() on all.
+    const words = `run running runner runs happy happiness happily the cat cats relate relational relation generalization
+      general configuration configurable config conf x-ray b2 v3 a DEC 0045 circuit breaker breakers sized sizing hopping
+      hoped ability ably agreed feed sky skies controll rolling electrical electricity formalize formal café Résumé naïve Ångström`.split(/\s+/);
+    const separators = [" ", ", ", "\n", " — ", "; ", "\n\n", " (", ") ", "-", ".", "’", "_", " “", "” "];
+    let seed = 7;
+    const next = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+    let marked = 0;
+    for (let round = 0; round < 200; round++) {
+      const docs = Array.from({ length: 4 }, (_, i) => ({
+        fileId: i + 1,
+        ...searchDocument({ title: text(2), aliases: [text(1)], tags: [text(1)], headings: text(3), texts: [text(5 + next(30)), text(next(20))] }),
+      }));
+      const [a, b, c] = [words[next(words.length)]!, words[next(words.length)]!, words[next(words.length)]!];
+      const queries = [
+        a,
+        `"${a} ${b}"`,
+        `${a.slice(0, 1 + next(4))}*`,
+        `"${a} ${b.slice(0, 2)}"*`,
+        `${a} -${b}`,
+        `+${a} ${b} ${c}`,
+        `${a} ${b} -"${c} ${a}"`,
+        `${a} AND ${b}`,
+      ];
+      for (const q of queries) {
+        const { match } = compileQuery(q);
+        if (!match) continue;
+        const quick = asciiMarks(match, docs);
+        expect(quick?.rest).toEqual([]);
+        const byId = (x: { fileId: number }, y: { fileId: number }) => x.fileId - y.fileId;
+        expect(quick!.marked.sort(byId)).toEqual(wholeMarks(match, docs).sort(byId));
+        marked += quick!.marked.length;
+      }
+    }
+    expect(marked).toBeGreaterThan(1000);
+  });
+
+  test("accented Latin letters are folded as unicode61 folds them, one by one", () => {
+    const letters = [...foldedLetters()];
+    expect(letters.length).toBeGreaterThan(400);
+    const db = new Database(":memory:");
+    db.run(`CREATE VIRTUAL TABLE w USING fts5(word, tokenize = '${FTS_TOKENIZE}')`);
+    db.run("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')");
+    const insertWord = db.prepare<void, [number, string]>("INSERT INTO w(rowid, word) VALUES (?, ?)");
+    for (const [i, [letter]] of letters.entries()) insertWord.run(i, `q${letter}q`);
+    const terms = db.query<{ term: string; doc: number }, []>("SELECT term, doc FROM v").all();
+    db.close();
+    const folded: string[] = [];
+    for (const { term, doc } of terms) folded[doc] = `${letters[doc]![0]} ${term}`;
+    expect(folded).toEqual(letters.map(([letter, ascii]) => `${letter} q${ascii}q`));
+  });
+
+  test("text with another letter outside ASCII, and expressions the compiler does not write, are left to FTS5", () => {
+    const docs = [doc(1, ["a café on the corner"]), doc(2, ["a straße on the corner"]), doc(3, ["東京 corner"]), doc(4, ["corner cafe\u0301"])];
+    expect(asciiMarks(compileQuery("corner").match!, docs)?.rest.map((d) => d.fileId)).toEqual([2, 3, 4]);
+    expect(asciiMarks(compileQuery("café").match!, docs)?.marked.map((d) => d.fileId)).toEqual([1]);
+    expect(asciiMarks(compileQuery("straße").match!, docs)).toBeNull();
+    for (const expr of ['{title} : "corner"', "corner", '"a" NEAR "b"', '("a" AND "b") OR "c"', '"a" OR ("b" NOT "c")', '"a" "b"'])
+      expect(parseExpression(expr)).toBeNull();
+    expect(parseExpression('("a" OR "b") NOT ("c" OR "d")')).not.toBeNull();
   });
 });
