@@ -14,16 +14,33 @@ export interface NoteText {
 /** zstd's level 3 (its default): level 9 saved 2% more for three times the time. */
 const LEVEL = 3;
 
-type Stored = [outline: [level: number, text: string][], chunks: [headingPath: string[], text: string][]];
+/** What precedes the texts: the outline, each chunk's heading path, each chunk's text length (UTF-16). */
+type Header = [outline: [level: number, text: string][], headingPaths: string[][], lengths: number[]];
 
+/**
+ * The record is its header as JSON, a newline (JSON writes none of its own), then the chunks'
+ * texts one after another. Search decodes the record of every note it shows, and JSON.parse of
+ * the texts (their escaped newlines and quotes) cost as much as zstd itself; slicing costs
+ * nothing (docs/decisions.md, "Marking matches without FTS5").
+ */
 export function encodeNoteText(note: NoteText): Uint8Array {
-  const stored: Stored = [note.outline.map((h) => [h.level, h.text]), note.chunks.map((c) => [c.headingPath, c.text])];
-  return Bun.zstdCompressSync(Buffer.from(JSON.stringify(stored)), { level: LEVEL });
+  const header: Header = [note.outline.map((h) => [h.level, h.text]), note.chunks.map((c) => c.headingPath), note.chunks.map((c) => c.text.length)];
+  return Bun.zstdCompressSync(Buffer.from(`${JSON.stringify(header)}\n${note.chunks.map((c) => c.text).join("")}`), { level: LEVEL });
 }
 
 export function decodeNoteText(bytes: Uint8Array): NoteText {
-  const [outline, chunks] = JSON.parse(Bun.zstdDecompressSync(bytes).toString()) as Stored;
-  return { outline: outline.map(([level, text]) => ({ level, text })), chunks: chunks.map(([headingPath, text]) => ({ headingPath, text })) };
+  const record = Bun.zstdDecompressSync(bytes).toString();
+  const split = record.indexOf("\n");
+  const [outline, headingPaths, lengths] = JSON.parse(record.slice(0, split)) as Header;
+  let at = split + 1;
+  return {
+    outline: outline.map(([level, text]) => ({ level, text })),
+    chunks: headingPaths.map((headingPath, i) => {
+      const text = record.slice(at, at + lengths[i]!);
+      at += lengths[i]!;
+      return { headingPath, text };
+    }),
+  };
 }
 
 /** Decodes each note's record once for a set of rows that may share notes. */

@@ -3,8 +3,8 @@
  * ext/fts5/fts5_tokenize.c), for tokens that unicode61 has already folded: search marks the
  * matches of the notes it shows in JavaScript (src/index/marks.ts), and a word is marked only
  * when its stem is the one the index holds. FTS5's version differs from the textbook algorithm
- * in small ways this copies: a token under 3 or over 64 bytes is kept as it is, digits count as
- * consonants, and each step tries only the first rule whose suffix the word ends with (and is
+ * in small ways this copies: a token under 3 or over 64 bytes is kept as it is, digits and
+ * bytes outside ASCII count as consonants, and each step tries only the first rule whose suffix the word ends with (and is
  * longer than). test/unit/porter.test.ts compares it with FTS5 word by word.
  */
 
@@ -156,8 +156,18 @@ function step1b(w: string): { w: string; cut: boolean } {
   return { w, cut: false };
 }
 
-/** The stem FTS5 indexes for a token (lower-case, as unicode61 folds it). */
+/**
+ * The stem FTS5 indexes for a token (as unicode61 folds it). FTS5 stems the token's UTF-8 bytes:
+ * a letter outside ASCII is two or three consonants there, which counts for the length bounds
+ * and for *o, so such a token is stemmed as its bytes.
+ */
 export function porterStem(token: string): string {
+  if (!/\P{ASCII}/u.test(token)) return stemBytes(token);
+  return Buffer.from(stemBytes(Buffer.from(token, "utf8").toString("latin1")), "latin1").toString("utf8");
+}
+
+/** The stemmer over a token's bytes, one character per byte (bytes outside ASCII are never vowels). */
+function stemBytes(token: string): string {
   if (token.length < 3 || token.length > MAX_TOKEN) return token;
   let w = token;
 

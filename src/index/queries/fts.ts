@@ -1,9 +1,10 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
-import { asciiMarks } from "../ascii-marks.ts";
+import { markMatches } from "../marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../match-windows.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
 import type { SearchDocument } from "../search-document.ts";
+import { Unicode61 } from "../unicode61.ts";
 import { type FileScope, jsonList } from "./lists.ts";
 
 export type FtsColumn = (typeof FTS_COLUMNS)[number];
@@ -106,9 +107,10 @@ export class FtsQueries {
    */
   highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
     if (!docs.length) return [];
-    const quick = asciiMarks(match, docs);
-    if (quick !== null && !quick.rest.length) return quick.marked;
     const scratch = (this.scratch ??= new ScratchHighlighter());
+    this.unicode61 ??= new Unicode61((probes) => scratch.terms(probes));
+    const quick = markMatches(match, docs, this.unicode61);
+    if (quick !== null && !quick.rest.length) return quick.marked;
     return quick === null ? scratch.mark(match, docs) : [...quick.marked, ...scratch.mark(match, quick.rest)];
   }
 
@@ -117,6 +119,7 @@ export class FtsQueries {
   }
 
   private scratch: ScratchHighlighter | null = null;
+  private unicode61: Unicode61 | null = null;
 }
 
 const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
@@ -136,18 +139,36 @@ class ScratchHighlighter {
   private readonly select;
   private readonly insertQuery;
   private readonly queryTerms;
+  private readonly instances;
+  private readonly insertText;
 
   constructor() {
     // No column sizes: nothing here ranks, and writing them was half of each insert.
     this.db.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
     this.db.run(`CREATE VIRTUAL TABLE query USING fts5(literals, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
     this.db.run("CREATE VIRTUAL TABLE query_terms USING fts5vocab(query, 'row')");
+    this.db.run("CREATE VIRTUAL TABLE query_instances USING fts5vocab(query, 'instance')");
     this.insert = this.db.prepare<void, [number, string, string, string, string, string]>(
       `INSERT INTO docs(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
     );
     this.select = this.db.prepare<Record<string, string | number | null>, [string]>(`SELECT rowid AS id, ${HIGHLIGHTS} FROM docs WHERE docs MATCH ?`);
     this.insertQuery = this.db.prepare<void, [string]>("INSERT INTO query(literals) VALUES (?)");
+    this.insertText = this.db.prepare<void, [number, string]>("INSERT INTO query(rowid, literals) VALUES (?, ?)");
     this.queryTerms = this.db.prepare<{ term: string }, []>("SELECT term FROM query_terms");
+    this.instances = this.db.prepare<{ term: string; doc: number }, []>("SELECT term, doc FROM query_instances ORDER BY doc, col, offset");
+  }
+
+  /** The terms FTS5 makes of each text, in order (src/index/unicode61.ts asks it about characters). */
+  terms(texts: string[]): string[][] {
+    this.db.run("BEGIN");
+    try {
+      for (const [i, text] of texts.entries()) this.insertText.run(i + 1, text);
+      const out: string[][] = texts.map(() => []);
+      for (const { term, doc } of this.instances.all()) out[doc - 1]!.push(term);
+      return out;
+    } finally {
+      this.db.run("ROLLBACK");
+    }
   }
 
   /**

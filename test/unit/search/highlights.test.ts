@@ -1,9 +1,10 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { asciiMarks, foldedLetters, parseExpression } from "../../../src/index/ascii-marks.ts";
+import { markMatches, parseExpression } from "../../../src/index/marks.ts";
 import { FtsQueries } from "../../../src/index/queries/fts.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE } from "../../../src/index/schema.ts";
 import { type SearchDocument, searchDocument } from "../../../src/index/search-document.ts";
+import { Unicode61 } from "../../../src/index/unicode61.ts";
 import { compileQuery } from "../../../src/search/query.ts";
 
 /**
@@ -50,6 +51,21 @@ function spansOf(marked: string) {
     else if (marked[i] === "]") spans[spans.length - 1]!.end = i - removed++;
   }
   return spans;
+}
+
+/** unicode61 as src/index/unicode61.ts learns it, asking an FTS5 table of its own. */
+function learner(): Unicode61 {
+  const db = new Database(":memory:");
+  db.run(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${FTS_TOKENIZE}')`);
+  db.run("CREATE VIRTUAL TABLE i USING fts5vocab(t, 'instance')");
+  return new Unicode61((probes) => {
+    db.run("DELETE FROM t");
+    for (const [n, text] of probes.entries()) db.query("INSERT INTO t(rowid, x) VALUES (?, ?)").run(n + 1, text);
+    const out: string[][] = probes.map(() => []);
+    for (const { term, doc } of db.query<{ term: string; doc: number }, []>("SELECT term, doc FROM i ORDER BY doc, col, offset").all())
+      out[doc - 1]!.push(term);
+    return out;
+  });
 }
 
 const doc = (fileId: number, sections: string[], title = "Note"): Doc => ({
@@ -154,6 +170,8 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
       "A",
       "b2",
       "東京",
+      "👍🏽run",
+      "e\u0301",
       "relate",
       "relational",
     ];
@@ -181,11 +199,12 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
     }
   });
 
-  test("ASCII documents are marked without FTS5, exactly as FTS5 marks them", () => {
+  test("documents in Latin, Greek and Cyrillic letters are marked without FTS5, exactly as FTS5 marks them", () => {
     // Words with every kind of Porter ending, and prefixes of them: the JavaScript marks must agree with highlight() on all.
     const words = `run running runner runs happy happiness happily the cat cats relate relational relation generalization
       general configuration configurable config conf x-ray b2 v3 a DEC 0045 circuit breaker breakers sized sizing hopping
-      hoped ability ably agreed feed sky skies controll rolling electrical electricity formalize formal café Résumé naïve Ångström`.split(/\s+/);
+      hoped ability ably agreed feed sky skies controll rolling electrical electricity formalize formal café Résumé naïve Ångström straße Þingvellir smørrebrød brøds Ærø œuvres Ελληνικά λόγος
+      λόγοι Москва москвы ДОМА ☕️ 😀ok µs`.split(/\s+/);
     const separators = [" ", ", ", "\n", " — ", "; ", "\n\n", " (", ") ", "-", ".", "’", "_", " “", "” "];
     let seed = 7;
     const next = (n: number) => {
@@ -194,6 +213,7 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
     };
     const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
     let marked = 0;
+    const u = learner();
     for (let round = 0; round < 200; round++) {
       const docs = Array.from({ length: 4 }, (_, i) => ({
         fileId: i + 1,
@@ -213,7 +233,7 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
       for (const q of queries) {
         const { match } = compileQuery(q);
         if (!match) continue;
-        const quick = asciiMarks(match, docs);
+        const quick = markMatches(match, docs, u);
         expect(quick?.rest).toEqual([]);
         const byId = (x: { fileId: number }, y: { fileId: number }) => x.fileId - y.fileId;
         expect(quick!.marked.sort(byId)).toEqual(wholeMarks(match, docs).sort(byId));
@@ -223,28 +243,44 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
     expect(marked).toBeGreaterThan(1000);
   });
 
-  test("accented Latin letters are folded as unicode61 folds them, one by one", () => {
-    const letters = [...foldedLetters()];
-    expect(letters.length).toBeGreaterThan(400);
-    const db = new Database(":memory:");
-    db.run(`CREATE VIRTUAL TABLE w USING fts5(word, tokenize = '${FTS_TOKENIZE}')`);
-    db.run("CREATE VIRTUAL TABLE v USING fts5vocab(w, 'instance')");
-    const insertWord = db.prepare<void, [number, string]>("INSERT INTO w(rowid, word) VALUES (?, ?)");
-    for (const [i, [letter]] of letters.entries()) insertWord.run(i, `q${letter}q`);
-    const terms = db.query<{ term: string; doc: number }, []>("SELECT term, doc FROM v").all();
-    db.close();
-    const folded: string[] = [];
-    for (const { term, doc } of terms) folded[doc] = `${letters[doc]![0]} ${term}`;
-    expect(folded).toEqual(letters.map(([letter, ascii]) => `${letter} q${ascii}q`));
+  test("characters outside ASCII are read as FTS5 reads them: folded, separators, or left to FTS5", () => {
+    const u = learner();
+    const chars = ["é", "Å", "ß", "Ø", "Ж", "ά", "µ", "ſ", "\uFE0F", "—", "’", "\u0301", "東", "🏽", "😀", "\uE000"];
+    u.learn(chars);
+    expect(chars.map((c) => u.fold(`a${c}b`))).toEqual([
+      "aeb",
+      "aab",
+      "aßb",
+      "aøb",
+      "aжb",
+      "aάb",
+      "aμb", // case-folded, not lower-cased
+      "asb",
+      "a\uFE0Fb", // separators stay
+      "a—b",
+      "a’b",
+      null, // a combining mark inside a word: FTS5 drops it
+      null, // CJK: three UTF-8 bytes
+      null, // an emoji modifier newer than Unicode 6.1 is a token character to FTS5
+      "a😀b",
+      null,
+    ]);
   });
 
-  test("text with another letter outside ASCII, and expressions the compiler does not write, are left to FTS5", () => {
-    const docs = [doc(1, ["a café on the corner"]), doc(2, ["a straße on the corner"]), doc(3, ["東京 corner"]), doc(4, ["corner cafe\u0301"])];
-    expect(asciiMarks(compileQuery("corner").match!, docs)?.rest.map((d) => d.fileId)).toEqual([2, 3, 4]);
-    expect(asciiMarks(compileQuery("café").match!, docs)?.marked.map((d) => d.fileId)).toEqual([1]);
-    expect(asciiMarks(compileQuery("straße").match!, docs)).toBeNull();
+  test("text with a character not followed here, and expressions the compiler does not write, are left to FTS5", () => {
+    const u = learner();
+    const docs = [
+      doc(1, ["a café on the straße corner ☕️"]),
+      doc(2, ["a שלום on the corner"]),
+      doc(3, ["東京 corner"]),
+      doc(4, ["corner cafe\u0301"]),
+      doc(5, ["👍🏽corner"]),
+    ];
+    expect(markMatches(compileQuery("corner").match!, docs, u)?.rest.map((d) => d.fileId)).toEqual([3, 4, 5]);
+    expect(markMatches(compileQuery("café straße").match!, docs, u)?.marked.map((d) => d.fileId)).toEqual([1]);
+    expect(markMatches(compileQuery("東京").match!, docs, u)).toBeNull();
     for (const expr of ['{title} : "corner"', "corner", '"a" NEAR "b"', '("a" AND "b") OR "c"', '"a" OR ("b" NOT "c")', '"a" "b"'])
-      expect(parseExpression(expr)).toBeNull();
-    expect(parseExpression('("a" OR "b") NOT ("c" OR "d")')).not.toBeNull();
+      expect(parseExpression(expr, u)).toBeNull();
+    expect(parseExpression('("a" OR "b") NOT ("c" OR "d")', u)).not.toBeNull();
   });
 });

@@ -2,15 +2,16 @@ import { porterStem } from "./porter.ts";
 import type { FtsColumn, NoteHighlight } from "./queries/fts.ts";
 import { FTS_COLUMNS } from "./schema.ts";
 import type { SearchDocument } from "./search-document.ts";
+import type { Unicode61 } from "./unicode61.ts";
 
 /**
  * What FTS5's highlight() marks in the notes search shows, found without FTS5 where that is
  * exact: for the expressions the query compiler writes (src/search/query.ts) and for documents
- * whose words are ASCII once unicode61 has folded their accented Latin letters. There a token is
- * a run of ASCII letters and digits in lower case, and its stem is src/index/porter.ts's;
- * everything else (other scripts, combining marks, private-use characters) goes through the
- * scratch FTS5 table, which is exact for all text. Feeding that table was the largest part of
- * showing a page of results (docs/decisions.md, "Marking matches without FTS5").
+ * whose characters src/index/unicode61.ts follows, with the stems of src/index/porter.ts. Other
+ * documents (CJK, combining marks, newer symbols inside words) go through the scratch FTS5 table,
+ * which is exact for all text.
+ * Feeding that table was the largest part of showing a page of results (docs/decisions.md,
+ * "Marking matches without FTS5").
  */
 
 type Doc = SearchDocument & { fileId: number };
@@ -24,61 +25,20 @@ interface Phrase {
 
 type Expr = { kind: "phrase"; phrase: Phrase } | { kind: "and" | "or"; of: Expr[] } | { kind: "not"; of: [Expr, Expr] };
 
-/** A character outside ASCII that unicode61 may keep in a token (its token categories are L*, N* and Co). */
-const MAYBE_TOKEN_CHAR = /[\p{L}\p{N}\p{M}\p{Co}]/u;
-/** Code points outside ASCII (whole, so a letter beyond the BMP is seen as one). */
-const NON_ASCII = /\P{ASCII}/u;
-const EACH_NON_ASCII = /\P{ASCII}/gu;
-
-/** Letters NFD writes as an ASCII letter and marks, that unicode61 folds otherwise (test/unit/search/highlights.test.ts). */
-const NOT_FOLDED = new Set(["\u01e0", "\u01e1"]);
-
-let folds: Map<string, string> | null = null;
-
-/**
- * The letters outside ASCII that unicode61 with remove_diacritics 2 folds to one ASCII letter (é
- * to e, Å to a): those NFD writes as an ASCII letter and diacritics, up to U+1FFF (Latin-1 to
- * Latin Extended Additional), which a test compares with FTS5 one by one.
- */
-export function foldedLetters(): Map<string, string> {
-  if (folds) return folds;
-  folds = new Map<string, string>();
-  for (let code = 0x80; code < 0x2000; code++) {
-    const c = String.fromCharCode(code);
-    const parts = /^([A-Za-z])\p{M}+$/u.exec(c.normalize("NFD"));
-    if (parts && !NOT_FOLDED.has(c)) folds.set(c, parts[1]!.toLowerCase());
-  }
-  return folds;
-}
-
-/**
- * The text with each letter unicode61 folds to ASCII written as that letter (one character for
- * one, so offsets hold), or null when a token may hold anything else outside ASCII.
- */
-function foldedAscii(text: string): string | null {
-  if (!NON_ASCII.test(text)) return text;
-  const map = foldedLetters();
-  let exact = true;
-  const folded = text.replace(EACH_NON_ASCII, (c) => {
-    const ascii = map.get(c);
-    if (ascii !== undefined) return ascii;
-    if (MAYBE_TOKEN_CHAR.test(c)) exact = false;
-    return c;
-  });
-  return exact ? folded : null;
-}
-
 /**
  * Marks of the documents this can mark exactly (`marked`: only those that match, as highlight()'s
  * query returns them) and the documents left for FTS5 (`rest`), or null when the expression is
  * not one it reads (then every document goes to FTS5).
  */
-export function asciiMarks(match: string, docs: Doc[]): { marked: NoteHighlight[]; rest: Doc[] } | null {
-  const expr = parseExpression(match);
+export function markMatches(match: string, docs: Doc[], unicode61: Unicode61): { marked: NoteHighlight[]; rest: Doc[] } | null {
+  const columns = (doc: Doc) => [doc.title, doc.aliases, doc.tags, doc.headings, doc.body];
+  unicode61.learn([match, ...docs.flatMap(columns)]);
+  const expr = parseExpression(match, unicode61);
   if (expr === null) return null;
   const phrases: Phrase[] = [];
   collectPhrases(expr, phrases);
-  const finder = candidateFinder(phrases);
+  const tokenChar = unicode61.tokenCharClass();
+  const finder = candidateFinder(phrases, tokenChar);
   const excluded = excludedPhrases(expr);
   const adjacency = phrases.some((p) => p.terms.length > 1);
   // A word's stem, once per page: the notes shown repeat the words that matched.
@@ -91,17 +51,16 @@ export function asciiMarks(match: string, docs: Doc[]): { marked: NoteHighlight[
   const marked: NoteHighlight[] = [];
   const rest: Doc[] = [];
   for (const doc of docs) {
-    const texts = [doc.title, doc.aliases, doc.tags, doc.headings, doc.body].map(foldedAscii);
+    const texts = columns(doc).map((text) => unicode61.fold(text));
     if (!texts.every((t) => t !== null)) {
       rest.push(doc);
       continue;
     }
-    const found = texts.map((text) => (text ? instances(tokenPositions(text, finder, stem, adjacency), phrases) : []));
+    const found = texts.map((text) => (text ? instances(tokenPositions(text, finder, tokenChar, stem, adjacency), phrases) : []));
     const present = new Set(found.flatMap((column) => column.map((i) => i.phrase)));
     if (!holds(expr, (p) => present.has(p))) continue;
     const shown = found.map((column) => column.filter((i) => !excluded.has(i.phrase)));
-    const columns = FTS_COLUMNS.filter((_, c) => shown[c]!.length > 0) as FtsColumn[];
-    marked.push({ fileId: doc.fileId, columns, spans: mergedSpans(shown[4]!) });
+    marked.push({ fileId: doc.fileId, columns: FTS_COLUMNS.filter((_, c) => shown[c]!.length > 0) as FtsColumn[], spans: mergedSpans(shown[4]!) });
   }
   return { marked, rest };
 }
@@ -114,18 +73,18 @@ const KEYWORD = /^(AND|OR|NOT)(?=[\s()"]|$)/;
 
 /**
  * Reads an expression of string literals, AND, OR, NOT and brackets (FTS5's precedence: NOT, then
- * AND, then OR). Null for anything else (column filters, NEAR, bare words, a literal with a word
- * outside ASCII), and for an AND under an OR or a NOT under anything: there FTS5 may leave
+ * AND, then OR). Null for anything else (column filters, NEAR, bare words, a literal with a
+ * character src/index/unicode61.ts does not fold), and for an AND under an OR or a NOT under anything: there FTS5 may leave
  * unmarked a phrase the note has, when its own branch did not match.
  */
-export function parseExpression(match: string): Expr | null {
+export function parseExpression(match: string, unicode61: Unicode61): Expr | null {
   const tokens: (string | Phrase)[] = [];
   let s = match.trim();
   while (s.length) {
     const lit = LITERAL.exec(s);
     const kw = lit ? null : KEYWORD.exec(s);
     if (lit) {
-      const phrase = literalPhrase(lit[1]!.replaceAll('""', '"'), lit[2] === "*");
+      const phrase = literalPhrase(lit[1]!.replaceAll('""', '"'), lit[2] === "*", unicode61);
       if (phrase === null) return null;
       tokens.push(phrase);
       s = s.slice(lit[0].length);
@@ -192,8 +151,8 @@ function readable(e: Expr, top: boolean, underOr = false): boolean {
 const onlyPhrases = (e: Expr): boolean => e.kind === "phrase" || (e.kind === "or" && e.of.every(onlyPhrases));
 
 /** A literal's tokens as the index holds them, or null when one is not ASCII (or there are none). */
-function literalPhrase(text: string, prefix: boolean): Phrase | null {
-  const words = foldedAscii(text)?.match(/[A-Za-z0-9]+/g);
+function literalPhrase(text: string, prefix: boolean, unicode61: Unicode61): Phrase | null {
+  const words = unicode61.fold(text)?.match(new RegExp(`${unicode61.tokenCharClass()}+`, "g"));
   return words ? { terms: words.map((w) => porterStem(w.toLowerCase())), prefix } : null;
 }
 
@@ -229,10 +188,10 @@ function holds(e: Expr, has: (p: Phrase) => boolean): boolean {
  * letter (src/index/match-windows.ts says why that holds for every Porter rule). Other tokens
  * are never stemmed; they only keep candidates apart.
  */
-function candidateFinder(phrases: Phrase[]): RegExp {
+function candidateFinder(phrases: Phrase[], token: string): RegExp {
   const keys = [...new Set(phrases.flatMap((p) => p.terms.map((t) => t.slice(0, -1))))];
   const starts = keys.includes("") ? "" : `(?:${keys.join("|")})`;
-  return new RegExp(`(?<![A-Za-z0-9])${starts}[A-Za-z0-9]${starts ? "*" : "+"}`, "gi");
+  return new RegExp(`(?<!${token})${starts}${token}${starts ? "*" : "+"}`, "gi");
 }
 
 interface Instance {
@@ -252,22 +211,21 @@ interface Token {
   position: number;
 }
 
-const ALNUM = /[A-Za-z0-9]/g;
-
 /**
  * The candidate tokens of a text. Their positions keep adjacency when a phrase needs it (+1 next
  * to the previous candidate, +2 with another token between); without one, any increasing
  * numbering does, since single words never overlap.
  */
-function tokenPositions(text: string, finder: RegExp, stem: (word: string) => string, adjacency: boolean): Token[] {
+function tokenPositions(text: string, finder: RegExp, tokenChar: string, stem: (word: string) => string, adjacency: boolean): Token[] {
   const tokens: Token[] = [];
+  const anyToken = adjacency ? new RegExp(tokenChar, "g") : null;
   finder.lastIndex = 0;
   for (let m = finder.exec(text); m; m = finder.exec(text)) {
     const prev = tokens[tokens.length - 1];
     let position = tokens.length;
-    if (prev && adjacency) {
-      ALNUM.lastIndex = prev.end;
-      const between = ALNUM.exec(text);
+    if (prev && anyToken) {
+      anyToken.lastIndex = prev.end;
+      const between = anyToken.exec(text);
       position = prev.position + (between === null || between.index >= m.index ? 1 : 2);
     }
     tokens.push({ stem: stem(m[0]), start: m.index, end: m.index + m[0].length, position });

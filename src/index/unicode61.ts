@@ -1,0 +1,74 @@
+/**
+ * unicode61 (remove_diacritics 2), the tokenizer of the full-text index, as JavaScript follows it
+ * to mark matches (src/index/marks.ts). ASCII is simple: letters and digits are token characters
+ * and fold to lower case. Every other character is asked of FTS5 itself, once per process: its
+ * tables are Unicode 6.1's (a newer emoji modifier is a token character to it), it drops
+ * diacritics only from Latin letters and case-folds µ to μ. A character is followed here when
+ * FTS5 reads it as a separator, or as a letter or digit below U+0800 that it indexes as one
+ * character; a text with any other character is left to FTS5.
+ */
+
+const NON_ASCII = /\P{ASCII}/u;
+const EACH_NON_ASCII = /\P{ASCII}/gu;
+
+/** Token characters FTS5 stems as two UTF-8 bytes at most: its stemmer could split a longer one (see src/index/porter.ts). */
+const BELOW = 0x800;
+
+/** What FTS5 makes of "q" + c + "q" for each character c: the terms of each, in order. */
+export type AskFts5 = (probes: string[]) => string[][];
+
+export class Unicode61 {
+  /** What each character outside ASCII is: "" a separator, else the character indexed in its place; null when not followed. */
+  private readonly chars = new Map<string, string | null>();
+  private tokenChars = new Set<string>();
+  private tokenClass: string | null = null;
+
+  constructor(private readonly ask: AskFts5) {}
+
+  /** Asks FTS5 about the characters of these texts it has not seen yet, in one pass. */
+  learn(texts: string[]): void {
+    const unknown = new Set<string>();
+    for (const text of texts) if (NON_ASCII.test(text)) for (const [c] of text.matchAll(EACH_NON_ASCII)) if (!this.chars.has(c)) unknown.add(c);
+    if (!unknown.size) return;
+    const chars = [...unknown];
+    const terms = this.ask(chars.map((c) => `q${c}q`));
+    chars.forEach((c, i) => {
+      const read = readProbe(terms[i] ?? []);
+      this.chars.set(c, read);
+      if (read) this.tokenChars.add(read);
+    });
+    this.tokenClass = null;
+  }
+
+  /**
+   * The text with each character as unicode61 indexes it (one for one, so offsets hold;
+   * separators stay), or null when it holds a character not followed here. Characters must
+   * have been learned.
+   */
+  fold(text: string): string | null {
+    if (!NON_ASCII.test(text)) return text;
+    let followed = true;
+    const folded = text.replace(EACH_NON_ASCII, (c) => {
+      const read = this.chars.get(c);
+      if (read === undefined || read === null) followed = false;
+      return read || c;
+    });
+    return followed ? folded : null;
+  }
+
+  /** A regular-expression class of the characters of a folded text's tokens (no u flag needed; ASCII in either case). */
+  tokenCharClass(): string {
+    this.tokenClass ??= `[A-Za-z0-9${[...this.tokenChars].filter((c) => this.chars.get(c) !== "").join("")}]`;
+    return this.tokenClass;
+  }
+}
+
+/** "" for a separator (q and q apart), the one character it became inside "q…q", else null. */
+function readProbe(terms: string[]): string | null {
+  if (terms.length === 2 && terms[0] === "q" && terms[1] === "q") return "";
+  if (terms.length !== 1 || !terms[0]!.startsWith("q") || !terms[0]!.endsWith("q")) return null;
+  const inner = [...terms[0]!.slice(1, -1)];
+  if (inner.length !== 1) return null;
+  const c = inner[0]!;
+  return c.codePointAt(0)! < BELOW && /[\p{L}\p{N}]/u.test(c) ? c : null;
+}
