@@ -9,9 +9,8 @@ import type { Unicode61 } from "./unicode61.ts";
  * exact: for the expressions the query compiler writes (src/search/query.ts) and for documents
  * whose characters src/index/unicode61.ts follows, with the stems of src/index/porter.ts. Other
  * documents (CJK, combining marks, newer symbols inside words) go through the scratch FTS5 table,
- * which is exact for all text.
- * Feeding that table was the largest part of showing a page of results (docs/decisions.md,
- * "Marking matches without FTS5").
+ * which is exact for all text. Feeding that table was the largest part of showing a page of
+ * results (docs/decisions.md, "Marking matches without FTS5").
  */
 
 type Doc = SearchDocument & { fileId: number };
@@ -74,8 +73,9 @@ const KEYWORD = /^(AND|OR|NOT)(?=[\s()"]|$)/;
 /**
  * Reads an expression of string literals, AND, OR, NOT and brackets (FTS5's precedence: NOT, then
  * AND, then OR). Null for anything else (column filters, NEAR, bare words, a literal with a
- * character src/index/unicode61.ts does not fold), and for an AND under an OR or a NOT under anything: there FTS5 may leave
- * unmarked a phrase the note has, when its own branch did not match.
+ * character src/index/unicode61.ts does not follow), and for an AND under an OR or a NOT under
+ * anything: there FTS5 may leave unmarked a phrase the note has, when its own branch did not
+ * match.
  */
 export function parseExpression(match: string, unicode61: Unicode61): Expr | null {
   const tokens: (string | Phrase)[] = [];
@@ -150,7 +150,7 @@ function readable(e: Expr, top: boolean, underOr = false): boolean {
 
 const onlyPhrases = (e: Expr): boolean => e.kind === "phrase" || (e.kind === "or" && e.of.every(onlyPhrases));
 
-/** A literal's tokens as the index holds them, or null when one is not ASCII (or there are none). */
+/** A literal's tokens as the index holds them, or null when it has a character not followed here (or no token). */
 function literalPhrase(text: string, prefix: boolean, unicode61: Unicode61): Phrase | null {
   const words = unicode61.fold(text)?.match(new RegExp(`${unicode61.tokenCharClass()}+`, "g"));
   return words ? { terms: words.map((w) => porterStem(w.toLowerCase())), prefix } : null;

@@ -4,8 +4,9 @@
  * matches of the notes it shows in JavaScript (src/index/marks.ts), and a word is marked only
  * when its stem is the one the index holds. FTS5's version differs from the textbook algorithm
  * in small ways this copies: a token under 3 or over 64 bytes is kept as it is, digits and
- * bytes outside ASCII count as consonants, and each step tries only the first rule whose suffix the word ends with (and is
- * longer than). test/unit/porter.test.ts compares it with FTS5 word by word.
+ * bytes outside ASCII count as consonants, and each step tries only the first rule whose suffix
+ * the word ends with (and is longer than). test/unit/search/porter.test.ts compares it with FTS5
+ * word by word.
  */
 
 /** Tokens longer than this (bytes) are not stemmed. */

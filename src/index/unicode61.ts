@@ -20,7 +20,6 @@ export type AskFts5 = (probes: string[]) => string[][];
 export class Unicode61 {
   /** What each character outside ASCII is: "" a separator, else the character indexed in its place; null when not followed. */
   private readonly chars = new Map<string, string | null>();
-  private tokenChars = new Set<string>();
   private tokenClass: string | null = null;
 
   constructor(private readonly ask: AskFts5) {}
@@ -32,11 +31,7 @@ export class Unicode61 {
     if (!unknown.size) return;
     const chars = [...unknown];
     const terms = this.ask(chars.map((c) => `q${c}q`));
-    chars.forEach((c, i) => {
-      const read = readProbe(terms[i] ?? []);
-      this.chars.set(c, read);
-      if (read) this.tokenChars.add(read);
-    });
+    for (const [i, c] of chars.entries()) this.chars.set(c, readProbe(terms[i] ?? []));
     this.tokenClass = null;
   }
 
@@ -58,7 +53,11 @@ export class Unicode61 {
 
   /** A regular-expression class of the characters of a folded text's tokens (no u flag needed; ASCII in either case). */
   tokenCharClass(): string {
-    this.tokenClass ??= `[A-Za-z0-9${[...this.tokenChars].filter((c) => this.chars.get(c) !== "").join("")}]`;
+    if (this.tokenClass === null) {
+      // What the learned letters fold to, outside ASCII (é's e is in the class already).
+      const folded = new Set([...this.chars.values()].filter((c): c is string => !!c && NON_ASCII.test(c) && this.chars.get(c) !== ""));
+      this.tokenClass = `[A-Za-z0-9${[...folded].join("")}]`;
+    }
     return this.tokenClass;
   }
 }

@@ -13,10 +13,11 @@ export interface LexicalPage {
 }
 
 /**
- * A query matching at most this many notes is ranked by bm25 over all of them, in one pass. Above
- * it, choosing candidates (walks, then bm25 over a list of ids) costs what scoring everything would
- * cost at about this many notes, so the cap is where the two meet (docs/decisions.md, "Search that
- * stays fast at any size").
+ * A query matching at most this many notes is ranked by bm25 over all of them, in one pass.
+ * Choosing candidates (a count per item, walks, then bm25 over a list of ids) was slower than
+ * scoring everything for queries of 500–1,700 matches, and a cap of 2,000 beat 1,000 on those of
+ * 1,000–1,700 (docs/decisions.md, "Marking matches without FTS5"); above it a very common word
+ * still costs a bounded walk.
  */
 export const EXACT_CAP = 2000;
 
