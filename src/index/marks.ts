@@ -15,14 +15,14 @@ import type { Unicode61 } from "./unicode61.ts";
 
 type Doc = SearchDocument & { fileId: number };
 
-interface Phrase {
+export interface Phrase {
   /** Its tokens' stems. */
   terms: string[];
   /** The last term is a prefix (`"…"*`). */
   prefix: boolean;
 }
 
-type Expr = { kind: "phrase"; phrase: Phrase } | { kind: "and" | "or"; of: Expr[] } | { kind: "not"; of: [Expr, Expr] };
+export type Expr = { kind: "phrase"; phrase: Phrase } | { kind: "and" | "or"; of: Expr[] } | { kind: "not"; of: [Expr, Expr] };
 
 /**
  * Marks of the documents this can mark exactly (`marked`: only those that match, as highlight()'s
@@ -156,7 +156,7 @@ function literalPhrase(text: string, prefix: boolean, unicode61: Unicode61): Phr
   return words ? { terms: words.map((w) => porterStem(w.toLowerCase())), prefix } : null;
 }
 
-function collectPhrases(e: Expr, out: Phrase[]): void {
+export function collectPhrases(e: Expr, out: Phrase[]): void {
   if (e.kind === "phrase") out.push(e.phrase);
   else for (const c of e.of) collectPhrases(c, out);
 }
@@ -168,7 +168,7 @@ function excludedPhrases(e: Expr): Set<Phrase> {
   return new Set(out);
 }
 
-function holds(e: Expr, has: (p: Phrase) => boolean): boolean {
+export function holds(e: Expr, has: (p: Phrase) => boolean): boolean {
   switch (e.kind) {
     case "phrase":
       return has(e.phrase);

@@ -9,6 +9,13 @@ export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
 
 const META_SQL = "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;";
 
+/** The full-text index of notes (src/index/queries/fts.ts reads its posting lists too: src/index/fts5-postings.ts). */
+export const NOTES_FTS_SQL = `CREATE VIRTUAL TABLE notes_fts USING fts5(
+  title, aliases, tags, headings, body,
+  content = '', contentless_delete = 1,
+  tokenize = '${FTS_TOKENIZE}'
+);`;
+
 /** The tables derived from the vault's files: what a rebuild drops and makes again. */
 export const DATA_SQL = `
 CREATE TABLE files (
@@ -100,11 +107,7 @@ CREATE VIRTUAL TABLE cjk_fts USING fts5(
 
 -- One row per note (src/index/search-document.ts). No content: the text is in notes.text, and
 -- search marks the matches of the notes it shows itself.
-CREATE VIRTUAL TABLE notes_fts USING fts5(
-  title, aliases, tags, headings, body,
-  content = '', contentless_delete = 1,
-  tokenize = '${FTS_TOKENIZE}'
-);
+${NOTES_FTS_SQL}
 `;
 
 export const SCHEMA_SQL = `${META_SQL}\n${DATA_SQL}`;

@@ -1,6 +1,8 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
-import { markMatches } from "../marks.ts";
+import { rankByBm25 } from "../bm25.ts";
+import { Fts5FormatError, Fts5Postings } from "../fts5-postings.ts";
+import { markMatches, parseExpression } from "../marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../match-windows.ts";
 import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
 import type { SearchDocument } from "../search-document.ts";
@@ -27,6 +29,7 @@ const MARK_OPEN = "\u0002";
 const MARK_CLOSE = "\u0003";
 
 const W = FTS_WEIGHTS;
+const WEIGHTS = FTS_COLUMNS.map((c) => W[c]);
 const RANK = `bm25(notes_fts, ${W.title}, ${W.aliases}, ${W.tags}, ${W.headings}, ${W.body})`;
 
 /** Binds of a scope: ?2 is the allowed ids (NULL: all), ?3 the excluded ids. */
@@ -41,7 +44,32 @@ const inScope = (s: FileScope) => (s.allowed === null && !s.excluded?.length ? "
 
 /** Full-text search over notes (FTS5, porter stemming), with the column weights of the schema. */
 export class FtsQueries {
-  constructor(private readonly db: Database) {}
+  private readonly postings: Fts5Postings;
+
+  constructor(private readonly db: Database) {
+    this.postings = new Fts5Postings(db, "notes_fts", FTS_COLUMNS.length);
+  }
+
+  /**
+   * The best notes for a compiled expression, as `scored` ranks them, computed from the index's
+   * posting lists (src/index/bm25.ts) instead of bm25() row by row; null when the expression has
+   * something that reads only in FTS5 (a prefix, a character src/index/unicode61.ts does not
+   * follow) or the index is in a format src/index/fts5-postings.ts does not read.
+   */
+  ranked(match: string, scope: FileScope, limit: number): ScoredNote[] | null {
+    const chars = this.chars();
+    chars.learn([match]);
+    const expr = parseExpression(match, chars);
+    if (expr === null) return null;
+    const { allowed } = scope;
+    const excluded = new Set(scope.excluded ?? []);
+    try {
+      return rankByBm25(this.postings.current(), expr, WEIGHTS, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id), limit);
+    } catch (err) {
+      if (err instanceof Fts5FormatError) return null;
+      throw err;
+    }
+  }
 
   /** How many notes match, counting no further than `cap` + 1: a walk of the match lists, no ranking. */
   countUpTo(match: string, cap: number): number {
@@ -107,10 +135,9 @@ export class FtsQueries {
    */
   highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
     if (!docs.length) return [];
-    const scratch = (this.scratch ??= new ScratchHighlighter());
-    this.unicode61 ??= new Unicode61((probes) => scratch.terms(probes));
-    const quick = markMatches(match, docs, this.unicode61);
+    const quick = markMatches(match, docs, this.chars());
     if (quick !== null && !quick.rest.length) return quick.marked;
+    const scratch = this.scratchTable();
     return quick === null ? scratch.mark(match, docs) : [...quick.marked, ...scratch.mark(match, quick.rest)];
   }
 
@@ -120,6 +147,17 @@ export class FtsQueries {
 
   private scratch: ScratchHighlighter | null = null;
   private unicode61: Unicode61 | null = null;
+
+  private scratchTable(): ScratchHighlighter {
+    this.scratch ??= new ScratchHighlighter();
+    return this.scratch;
+  }
+
+  /** unicode61 as JavaScript follows it, learning characters from the scratch table. */
+  private chars(): Unicode61 {
+    this.unicode61 ??= new Unicode61((probes) => this.scratchTable().terms(probes));
+    return this.unicode61;
+  }
 }
 
 const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
