@@ -164,8 +164,12 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   }
 
   throwIfStopped(opts);
+  if (bulk) store.mergeFullText();
   store.ensureIndexes();
-  if (bulk) store.endBulkLoad();
+  if (bulk) {
+    store.releaseFreePages();
+    store.endBulkLoad();
+  }
   let linksReresolved = 0;
   store.transaction(() => {
     for (const p of gone) writer.remove(p);
