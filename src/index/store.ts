@@ -243,6 +243,7 @@ const BULK_CACHE_KIB = 8_000;
 export const BUSY_TIMEOUT_MS = 10_000;
 
 function connect(path: string): Database {
+  const fresh = !existsSync(path);
   const db = new Database(path, { create: true, strict: true });
   // First: even the journal_mode pragma can meet a lock (another connection checkpointing or
   // recovering the WAL), and without a timeout it fails at once with "database is locked".
@@ -250,8 +251,9 @@ function connect(path: string): Database {
   // 8 KiB pages: a note's row (its compressed text, about 1 KB) wasted a sixth of a 4 KiB page on average.
   db.run("PRAGMA page_size = 8192");
   // Like page_size, taken only by a new file (before WAL writes its header): lets
-  // releaseFreePages() hand back what merging the full-text index frees.
-  db.run("PRAGMA auto_vacuum = INCREMENTAL");
+  // releaseFreePages() hand back what merging the full-text index frees. Asked of an existing
+  // file it waits for the write lock, which a reader must never do.
+  if (fresh) db.run("PRAGMA auto_vacuum = INCREMENTAL");
   db.run("PRAGMA journal_mode = WAL");
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
