@@ -78,7 +78,9 @@ export function lexicalNotes(
 }
 
 /**
- * bm25 ranks every matching note when there are at most EXACT_CAP of them. Otherwise it ranks
+ * Every matching note is ranked from the index's posting lists (FtsQueries.ranked, the same
+ * scores as bm25()). Where that does not apply (a prefix, a character JavaScript does not follow
+ * as unicode61 does), bm25() ranks every matching note when there are at most EXACT_CAP of them; otherwise it ranks
  * SCORE_CAP candidates, taken without scoring: every note with one of the query's rarest items
  * (those whose notes add up to at most the cap: the words that decide BM25's order), then notes
  * with every item, then notes with an item in the title, aliases, tags or headings (the columns
