@@ -38,7 +38,7 @@ interface Segment {
   pages: number[];
 }
 
-/** A consistent view of the index: valid while the structure and averages records are unchanged. */
+/** A consistent view of the index: valid until the next commit to the database (Fts5Postings.current). */
 export class Fts5Snapshot {
   constructor(
     readonly rows: number,
@@ -292,15 +292,16 @@ const PAGE_BITS = 37n;
 const TOMBSTONE_SEGMENTS = 1n << 16n;
 
 /**
- * Keeps a snapshot per version of the index: the structure and averages records are read for
- * every query (one small statement) and the rest is reloaded only when they change.
+ * Keeps a snapshot per version of the database: every query asks whether anything was committed
+ * since (one small statement), and only then is the snapshot read again.
  */
 export class Fts5Postings {
   private snapshot: Fts5Snapshot | null = null;
   /** The commits the snapshot has seen. */
   private version: string | null = null;
   private statements: {
-    records: Statement<{ id: number; block: Uint8Array; version: number; changes: number }, []>;
+    commits: Statement<{ version: number; changes: number }, []>;
+    records: Statement<{ id: number; block: Uint8Array }, []>;
     page: Statement<{ block: Uint8Array }, [bigint]>;
   } | null = null;
 
@@ -313,9 +314,8 @@ export class Fts5Postings {
   /** Prepared on first use: the store makes this before it creates its tables. */
   private get sql() {
     this.statements ??= {
-      records: this.db.query(
-        `SELECT id, block, (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes FROM ${this.table}_data WHERE id IN (1, 10) ORDER BY id`,
-      ),
+      commits: this.db.query("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes"),
+      records: this.db.query(`SELECT id, block FROM ${this.table}_data WHERE id IN (1, 10) ORDER BY id`),
       page: this.db.query(`SELECT block FROM ${this.table}_data WHERE id = ?`),
     };
     return this.statements;
@@ -328,10 +328,11 @@ export class Fts5Postings {
    * structure record as before with other rows in it.
    */
   current(): Fts5Snapshot {
-    const [averages, structure] = this.sql.records.all();
-    if (averages?.id !== 1 || structure?.id !== 10) throw new Fts5FormatError("no averages or structure record");
-    const version = `${averages.version}:${averages.changes}`;
+    const commits = this.sql.commits.get();
+    const version = `${commits?.version}:${commits?.changes}`;
     if (this.snapshot === null || version !== this.version) {
+      const [averages, structure] = this.sql.records.all();
+      if (averages?.id !== 1 || structure?.id !== 10) throw new Fts5FormatError("no averages or structure record");
       this.snapshot = this.load(averages.block, structure.block);
       this.version = version;
     }
