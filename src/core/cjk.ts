@@ -5,11 +5,15 @@
  */
 export const CJK_RUN = /[\p{sc=Han}\p{sc=Hiragana}\p{sc=Katakana}\p{sc=Hangul}\u3099-\u309C\u30FC\uFF70]+/gu;
 
+/** Every character CJK_RUN takes is at U+1100 or above (or a surrogate): a text without one has no run to look for. */
+const MAYBE_CJK = /[\u1100-\uffff]/;
+
 /**
  * The CJK runs of a text as overlapping character pairs, then the run's last character alone, so
  * every character starts a token. Space-separated.
  */
 export function cjkGrams(text: string): string {
+  if (!MAYBE_CJK.test(text)) return "";
   return (text.match(CJK_RUN) ?? []).map((run) => pairs(Array.from(run)).join(" ")).join(" ");
 }
 

@@ -23,6 +23,11 @@ export function hashKey(hex: string): bigint {
   return BigInt.asIntN(64, BigInt(`0x${hex}`));
 }
 
+/** The stored hash of a text: hashKey(etagOf(text)), without the 16 hex digits between. */
+export function contentHashKey(text: string): bigint {
+  return BigInt.asIntN(64, Bun.hash.xxHash64(text));
+}
+
 /** A JSON array of hashes as stored, for json_each; strings that are no hash are left out. */
 export function hashKeyList(hexes: Iterable<string>): string {
   const keys: string[] = [];

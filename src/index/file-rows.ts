@@ -9,7 +9,7 @@ import { type LinkResolver, linkKey } from "../links/resolve.ts";
 import { parseNote } from "../markdown/parse.ts";
 import type { ParsedNote } from "../markdown/types.ts";
 import type { ScannedFile } from "../vault/scan.ts";
-import { hashKey } from "./chunk-keys.ts";
+import { contentHashKey } from "./chunk-keys.ts";
 import { encodeNoteText } from "./note-text.ts";
 import { storedLinkDst, storedLinkForms } from "./schema.ts";
 import { searchDocument, searchHeadings } from "./search-document.ts";
@@ -206,7 +206,7 @@ function noteRows(path: string, title: string, status: NoteStatus, p: ParsedNote
     tags: [...uses].map(([tag, n]): TagValues => [tag, tag.toLowerCase(), n]),
     properties,
     blocks: p.blocks.map((b): BlockValues => [b.id.toLowerCase(), b.id, b.line]),
-    chunks: chunks.map((c): ChunkValues => [c.index, c.startLine, c.endLine, hashKey(etagOf(`${JSON.stringify(c.headingPath)}\n${c.text}`))]),
+    chunks: chunks.map((c): ChunkValues => [c.index, c.startLine, c.endLine, contentHashKey(`${JSON.stringify(c.headingPath)}\n${c.text}`)]),
     fts,
     cjk: grams || null,
   };

@@ -91,6 +91,24 @@ describe("the rows worker", () => {
     for (const table of Object.keys(inline)) expect({ table, rows: threaded[table] }).toEqual({ table, rows: inline[table] });
   });
 
+  test("a first build leaves notes_fts in one segment, merging as FTS5 does by default afterwards", () => {
+    build(true);
+    const db = new Database(vault.indexPath, { readonly: true });
+    try {
+      // The load stops FTS5's merging (IndexStore.beginBulkLoad); later writes must merge again.
+      const config = Object.fromEntries(
+        db
+          .query<{ k: string; v: number }, []>("SELECT k, v FROM notes_fts_config WHERE k != 'version'")
+          .all()
+          .map((r) => [r.k, r.v]),
+      );
+      expect(config).toEqual({ automerge: 4, crisismerge: 16 });
+      expect(db.query<{ n: number }, []>("SELECT count(DISTINCT segid) AS n FROM notes_fts_idx").get()!.n).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
   test("hands over each batch as the calling thread computes it", () => {
     const files = scanVault(vault.root, vault.exclusions).files;
     const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, resolver: new LinkResolver(files.map((f) => f.path)), storedEtag: () => null };
