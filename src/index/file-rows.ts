@@ -148,7 +148,7 @@ function noteRows(path: string, title: string, status: NoteStatus, p: ParsedNote
   const text = p
     ? encodeNoteText({
         outline: p.headings.map((h) => ({ level: h.level, text: h.text })),
-        chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text })),
+        chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text, startLine: c.startLine })),
       })
     : null;
   const note: NoteValues = [

@@ -8,14 +8,19 @@
 export interface NoteText {
   /** Every heading in document order. */
   outline: { level: number; text: string }[];
-  chunks: { headingPath: string[]; text: string }[];
+  /** Each chunk's heading path, text and first line (1-based, as the chunks table has it). */
+  chunks: { headingPath: string[]; text: string; startLine: number }[];
 }
 
 /** zstd's level 3 (its default): level 9 saved 2% more for three times the time. */
 const LEVEL = 3;
 
-/** What precedes the texts: the outline, each chunk's heading path, each chunk's text length (UTF-16). */
-type Header = [outline: [level: number, text: string][], headingPaths: string[][], lengths: number[]];
+/**
+ * What precedes the texts: the outline, each chunk's heading path, text length (UTF-16) and start
+ * line. The start lines are the chunk rows' too, kept here so that showing a note reads only its
+ * record: fetching them from the chunk rows was half of the statement that fetches the records.
+ */
+type Header = [outline: [level: number, text: string][], headingPaths: string[][], lengths: number[], startLines: number[]];
 
 /**
  * The record is its header as JSON, a newline (JSON writes none of its own), then the chunks'
@@ -24,21 +29,26 @@ type Header = [outline: [level: number, text: string][], headingPaths: string[][
  * nothing (docs/decisions.md, "Marking matches without FTS5").
  */
 export function encodeNoteText(note: NoteText): Uint8Array {
-  const header: Header = [note.outline.map((h) => [h.level, h.text]), note.chunks.map((c) => c.headingPath), note.chunks.map((c) => c.text.length)];
+  const header: Header = [
+    note.outline.map((h) => [h.level, h.text]),
+    note.chunks.map((c) => c.headingPath),
+    note.chunks.map((c) => c.text.length),
+    note.chunks.map((c) => c.startLine),
+  ];
   return Bun.zstdCompressSync(Buffer.from(`${JSON.stringify(header)}\n${note.chunks.map((c) => c.text).join("")}`), { level: LEVEL });
 }
 
 export function decodeNoteText(bytes: Uint8Array): NoteText {
   const record = Bun.zstdDecompressSync(bytes).toString();
   const split = record.indexOf("\n");
-  const [outline, headingPaths, lengths] = JSON.parse(record.slice(0, split)) as Header;
+  const [outline, headingPaths, lengths, startLines] = JSON.parse(record.slice(0, split)) as Header;
   let at = split + 1;
   return {
     outline: outline.map(([level, text]) => ({ level, text })),
     chunks: headingPaths.map((headingPath, i) => {
       const text = record.slice(at, at + lengths[i]!);
       at += lengths[i]!;
-      return { headingPath, text };
+      return { headingPath, text, startLine: startLines[i]! };
     }),
   };
 }

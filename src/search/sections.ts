@@ -50,7 +50,9 @@ export function bestSection(sections: NoteSection[], body: string, spans: Span[]
  * distinct matched words, then the most matches, the first on a tie; `…` where the text goes on.
  */
 function excerpt(text: string, spans: Span[], tokens: number): string {
-  const words = [...text.matchAll(TOKEN)].map((m) => ({ start: m.index, end: m.index + m[0].length }));
+  const words: Span[] = [];
+  TOKEN.lastIndex = 0;
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) words.push({ start: m.index, end: TOKEN.lastIndex });
   if (!words.length) return "";
   // Spans and words are both in text order: one sweep marks the matched words.
   const key: (string | null)[] = [];

@@ -121,21 +121,19 @@ export class ChunkQueries {
 
   /**
    * These notes (any order; notes without text are missing) with their sections in order, in one
-   * statement: a chunk's id is its note's id and its place (src/index/chunk-keys.ts), and its place
-   * is its index in the note's record, so only the start lines come from the chunk rows.
+   * statement: a chunk's id is its note's id and its place (src/index/chunk-keys.ts), its place is
+   * its index in the note's record, and the record keeps its start line too.
    */
   noteSections(fileIds: number[]): NoteSections[] {
     const notes = this.db
       .query<ShownNoteRow, [string]>(
-        `SELECT n.file_id AS fileId, f.path, n.title, n.aliases AS aliasesJson, n.tags AS tagsJson, n.frontmatter AS frontmatterJson, n.text AS noteText,
-                (SELECT group_concat(c.ord || ' ' || c.start_line, ' ') FROM chunks c WHERE c.file_id = n.file_id) AS startLines
+        `SELECT n.file_id AS fileId, f.path, n.title, n.aliases AS aliasesJson, n.tags AS tagsJson, n.frontmatter AS frontmatterJson, n.text AS noteText
            FROM json_each(?) j JOIN notes n ON n.file_id = j.value JOIN files f ON f.id = n.file_id
           WHERE n.text IS NOT NULL`,
       )
       .all(jsonList(fileIds));
     return notes.map((n) => {
       const text = decodeNoteText(n.noteText);
-      const startLines = startLinesByOrd(n.startLines);
       return {
         fileId: n.fileId,
         path: n.path,
@@ -147,10 +145,13 @@ export class ChunkQueries {
           n.title,
           text.outline.map((h) => h.text),
         ),
-        sections: text.chunks.flatMap((chunk, ord) => {
-          const startLine = startLines[ord];
-          return startLine === undefined ? [] : [{ chunkId: chunkIdOf(n.fileId, ord), ord, headingPath: chunk.headingPath, text: chunk.text, startLine }];
-        }),
+        sections: text.chunks.map((chunk, ord) => ({
+          chunkId: chunkIdOf(n.fileId, ord),
+          ord,
+          headingPath: chunk.headingPath,
+          text: chunk.text,
+          startLine: chunk.startLine,
+        })),
       };
     });
   }
@@ -252,14 +253,4 @@ interface ShownNoteRow {
   tagsJson: string;
   frontmatterJson: string | null;
   noteText: Uint8Array;
-  /** Its chunks' places and start lines, "ord line ord line …" in any order (NULL: no chunk rows). */
-  startLines: string | null;
-}
-
-/** The start line of each chunk by its place (an ORDER BY in group_concat would sort: a third of the statement). */
-function startLinesByOrd(pairs: string | null): number[] {
-  const lines: number[] = [];
-  const numbers = pairs === null ? [] : pairs.split(" ");
-  for (let i = 0; i + 1 < numbers.length; i += 2) lines[Number(numbers[i])] = Number(numbers[i + 1]);
-  return lines;
 }
