@@ -4,15 +4,30 @@
  * and fold to lower case. Every other character is asked of FTS5 itself, once per process: its
  * tables are Unicode 6.1's (a newer emoji modifier is a token character to it), it drops
  * diacritics only from Latin letters and case-folds µ to μ. A character is followed here when
- * FTS5 reads it as a separator, or as a letter or digit below U+0800 that it indexes as one
- * character; a text with any other character is left to FTS5.
+ * FTS5 reads it as a separator, or as a letter or digit of the Basic Multilingual Plane that it
+ * indexes as one character; a text with any other character is left to FTS5, and so is a text
+ * where FTS5's stemmer could cut a character in two (see `MAY_CUT`).
  */
 
 const NON_ASCII = /\P{ASCII}/u;
 const EACH_NON_ASCII = /\P{ASCII}/gu;
 
-/** Token characters FTS5 stems as two UTF-8 bytes at most: its stemmer could split a longer one (see src/index/porter.ts). */
-const BELOW = 0x800;
+/** Token characters are followed up to U+FFFF: one UTF-16 unit each, so a folded text keeps every offset. */
+const BMP_END = 0x10000;
+
+/**
+ * FTS5's stemmer works on UTF-8 bytes (src/index/porter.ts). The one rule that can cut a
+ * character is step 1b's: after it strips -ed or -ing, a doubled final consonant loses one, and
+ * the last two bytes of a three-byte character (U+0800 and up) can be equal. A text where such a
+ * character meets -ed or -ing goes to FTS5 instead.
+ */
+const MAY_CUT = /[\u0800-\uffff](?:ed|ing)/i;
+
+/**
+ * The token characters of a folded text (no u flag needed): every character outside ASCII left
+ * in it is one, since separators fold to spaces.
+ */
+const TOKEN_CHAR = "[A-Za-z0-9\u0080-\uffff]";
 
 /** What FTS5 makes of "q" + c + "q" for each character c: the terms of each, in order. */
 export type AskFts5 = (probes: string[]) => string[][];
@@ -20,7 +35,6 @@ export type AskFts5 = (probes: string[]) => string[][];
 export class Unicode61 {
   /** What each character outside ASCII is: "" a separator, else the character indexed in its place; null when not followed. */
   private readonly chars = new Map<string, string | null>();
-  private tokenClass: string | null = null;
 
   constructor(private readonly ask: AskFts5) {}
 
@@ -31,14 +45,17 @@ export class Unicode61 {
     if (!unknown.size) return;
     const chars = [...unknown];
     const terms = this.ask(chars.map((c) => `q${c}q`));
-    for (const [i, c] of chars.entries()) this.chars.set(c, readProbe(terms[i] ?? []));
-    this.tokenClass = null;
+    for (const [i, c] of chars.entries()) {
+      const read = readProbe(terms[i] ?? []);
+      // A separator becomes spaces, one per UTF-16 unit; a token character must take the room it had.
+      this.chars.set(c, read === "" ? " ".repeat(c.length) : read !== null && read.length === c.length ? read : null);
+    }
   }
 
   /**
-   * The text with each character as unicode61 indexes it (one for one, so offsets hold;
-   * separators stay), or null when it holds a character not followed here. Characters must
-   * have been learned.
+   * The text with each character as unicode61 indexes it, one UTF-16 unit for one so offsets
+   * hold (a separator outside ASCII becomes spaces), or null when it holds a character not
+   * followed here or one FTS5's stemmer could cut. Characters must have been learned.
    */
   fold(text: string): string | null {
     if (!NON_ASCII.test(text)) return text;
@@ -46,19 +63,14 @@ export class Unicode61 {
     const folded = text.replace(EACH_NON_ASCII, (c) => {
       const read = this.chars.get(c);
       if (read === undefined || read === null) followed = false;
-      return read || c;
+      return read ?? c;
     });
-    return followed ? folded : null;
+    return followed && !MAY_CUT.test(folded) ? folded : null;
   }
 
   /** A regular-expression class of the characters of a folded text's tokens (no u flag needed; ASCII in either case). */
   tokenCharClass(): string {
-    if (this.tokenClass === null) {
-      // What the learned letters fold to, outside ASCII (é's e is in the class already).
-      const folded = new Set([...this.chars.values()].filter((c): c is string => !!c && NON_ASCII.test(c) && this.chars.get(c) !== ""));
-      this.tokenClass = `[A-Za-z0-9${[...folded].join("")}]`;
-    }
-    return this.tokenClass;
+    return TOKEN_CHAR;
   }
 }
 
@@ -69,5 +81,5 @@ function readProbe(terms: string[]): string | null {
   const inner = [...terms[0]!.slice(1, -1)];
   if (inner.length !== 1) return null;
   const c = inner[0]!;
-  return c.codePointAt(0)! < BELOW && /[\p{L}\p{N}]/u.test(c) ? c : null;
+  return c.codePointAt(0)! < BMP_END && /[\p{L}\p{N}]/u.test(c) ? c : null;
 }
