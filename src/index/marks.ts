@@ -31,7 +31,8 @@ export type Expr = { kind: "phrase"; phrase: Phrase } | { kind: "and" | "or"; of
  */
 export function markMatches(match: string, docs: Doc[], unicode61: Unicode61): { marked: NoteHighlight[]; rest: Doc[] } | null {
   const columns = (doc: Doc) => [doc.title, doc.aliases, doc.tags, doc.headings, doc.body];
-  unicode61.learn([match, ...docs.flatMap(columns)]);
+  // Folding the documents learns their characters, and the query's, before the query is read.
+  const folded = unicode61.foldAll([match, ...docs.flatMap(columns)]);
   const expr = parseExpression(match, unicode61);
   if (expr === null) return null;
   const phrases: Phrase[] = [];
@@ -49,8 +50,8 @@ export function markMatches(match: string, docs: Doc[], unicode61: Unicode61): {
   };
   const marked: NoteHighlight[] = [];
   const rest: Doc[] = [];
-  for (const doc of docs) {
-    const texts = columns(doc).map((text) => unicode61.fold(text));
+  for (const [d, doc] of docs.entries()) {
+    const texts = folded.slice(1 + d * FTS_COLUMNS.length, 1 + (d + 1) * FTS_COLUMNS.length);
     if (!texts.every((t) => t !== null)) {
       rest.push(doc);
       continue;

@@ -42,14 +42,18 @@ export class Unicode61 {
   learn(texts: string[]): void {
     const unknown = new Set<string>();
     for (const text of texts) if (NON_ASCII.test(text)) for (const [c] of text.matchAll(EACH_NON_ASCII)) if (!this.chars.has(c)) unknown.add(c);
-    if (!unknown.size) return;
-    const chars = [...unknown];
-    const terms = this.ask(chars.map((c) => `q${c}q`));
-    for (const [i, c] of chars.entries()) {
-      const read = readProbe(terms[i] ?? []);
-      // A separator becomes spaces, one per UTF-16 unit; a token character must take the room it had.
-      this.chars.set(c, read === "" ? " ".repeat(c.length) : read !== null && read.length === c.length ? read : null);
-    }
+    this.ask61(unknown);
+  }
+
+  /**
+   * fold() of each text, the characters none of them had shown before learned first: one pass
+   * over texts whose characters are known (learn() then fold() read each text twice).
+   */
+  foldAll(texts: string[]): (string | null)[] {
+    const unknown = new Set<string>();
+    const folded = texts.map((text) => this.foldKnown(text, unknown));
+    if (unknown.size) this.ask61(unknown);
+    return texts.map((text, i) => folded[i] ?? (folded[i] === null ? null : this.fold(text)));
   }
 
   /**
@@ -58,14 +62,38 @@ export class Unicode61 {
    * followed here or one FTS5's stemmer could cut. Characters must have been learned.
    */
   fold(text: string): string | null {
+    return this.foldKnown(text, null) ?? null;
+  }
+
+  /** fold(), or undefined when the text has a character not learned yet (added to `unknown`, when given). */
+  private foldKnown(text: string, unknown: Set<string> | null): string | null | undefined {
     if (!NON_ASCII.test(text)) return text;
     let followed = true;
+    let learned = true;
+    let wide = false;
     const folded = text.replace(EACH_NON_ASCII, (c) => {
       const read = this.chars.get(c);
-      if (read === undefined || read === null) followed = false;
+      if (read === undefined) {
+        learned = false;
+        unknown?.add(c);
+      } else if (read === null) followed = false;
+      else if (read.charCodeAt(0) >= 0x800) wide = true;
       return read ?? c;
     });
-    return followed && !MAY_CUT.test(folded) ? folded : null;
+    if (!learned && unknown) return undefined;
+    // MAY_CUT needs a token character from U+0800 up: most texts with one are CJK, most others have none.
+    return followed && learned && !(wide && MAY_CUT.test(folded)) ? folded : null;
+  }
+
+  private ask61(unknown: Set<string>): void {
+    if (!unknown.size) return;
+    const chars = [...unknown];
+    const terms = this.ask(chars.map((c) => `q${c}q`));
+    for (const [i, c] of chars.entries()) {
+      const read = readProbe(terms[i] ?? []);
+      // A separator becomes spaces, one per UTF-16 unit; a token character must take the room it had.
+      this.chars.set(c, read === "" ? " ".repeat(c.length) : read !== null && read.length === c.length ? read : null);
+    }
   }
 
   /** A regular-expression class of the characters of a folded text's tokens (no u flag needed; ASCII in either case). */

@@ -44,6 +44,10 @@ const VOCAB = [
   "night",
   "day",
   "x",
+  // Letters of three UTF-8 bytes are followed too (src/index/unicode61.ts).
+  "東京",
+  "検索",
+  "서울",
 ];
 const open: Database[] = [];
 afterAll(() => {
