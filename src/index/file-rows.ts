@@ -10,7 +10,7 @@ import { parseNote } from "../markdown/parse.ts";
 import type { ParsedNote } from "../markdown/types.ts";
 import type { ScannedFile } from "../vault/scan.ts";
 import { contentHashKey } from "./chunk-keys.ts";
-import { encodeNoteText } from "./note-text.ts";
+import { noteRecord } from "./note-text.ts";
 import { storedLinkDst, storedLinkForms } from "./schema.ts";
 import { searchDocument, searchHeadings } from "./search-document.ts";
 
@@ -34,7 +34,8 @@ export type NoteValues = [
   fmError: string | null,
   status: NoteStatus,
   tasks: number,
-  text: Uint8Array | null,
+  /** The note's record before compression (noteRecord() in src/index/note-text.ts): the writer compresses it. */
+  record: Uint8Array | null,
 ];
 export type LinkValues = [
   ord: number,
@@ -146,7 +147,7 @@ function noteRows(path: string, title: string, status: NoteStatus, p: ParsedNote
   const tags = p?.tags ?? [];
   const chunks = p?.chunks ?? [];
   const text = p
-    ? encodeNoteText({
+    ? noteRecord({
         outline: p.headings.map((h) => ({ level: h.level, text: h.text })),
         chunks: chunks.map((c) => ({ headingPath: c.headingPath, text: c.text, startLine: c.startLine })),
       })

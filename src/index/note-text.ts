@@ -29,13 +29,25 @@ type Header = [outline: [level: number, text: string][], headingPaths: string[][
  * nothing (docs/decisions.md, "Marking matches without FTS5").
  */
 export function encodeNoteText(note: NoteText): Uint8Array {
+  return compressNoteRecord(noteRecord(note));
+}
+
+/**
+ * The record's bytes before compression: a build's rows worker makes them and the writer's thread
+ * compresses them (compressNoteRecord), which evens out the two threads' work.
+ */
+export function noteRecord(note: NoteText): Uint8Array {
   const header: Header = [
     note.outline.map((h) => [h.level, h.text]),
     note.chunks.map((c) => c.headingPath),
     note.chunks.map((c) => c.text.length),
     note.chunks.map((c) => c.startLine),
   ];
-  return Bun.zstdCompressSync(Buffer.from(`${JSON.stringify(header)}\n${note.chunks.map((c) => c.text).join("")}`), { level: LEVEL });
+  return Buffer.from(`${JSON.stringify(header)}\n${note.chunks.map((c) => c.text).join("")}`);
+}
+
+export function compressNoteRecord(record: Uint8Array): Uint8Array {
+  return Bun.zstdCompressSync(record, { level: LEVEL });
 }
 
 export function decodeNoteText(bytes: Uint8Array): NoteText {

@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { keysForFile, type LinkResolver } from "../links/resolve.ts";
 import type { FileKind } from "../vault/scan.ts";
 import type { NoteRows } from "./file-rows.ts";
+import { compressNoteRecord } from "./note-text.ts";
 import { LINK_KEY_SQL, storedLinkDst } from "./schema.ts";
 
 export interface FileRecord {
@@ -111,7 +112,8 @@ export class IndexWriter {
 
   private writeNote(id: number, rows: NoteRows): void {
     const s = this.s;
-    s.insertNote!.run(id, ...rows.note);
+    const [title, aliases, tags, frontmatter, fmError, status, tasks, record] = rows.note;
+    s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && compressNoteRecord(record));
     for (const l of rows.links) s.insertLink!.run(id, ...l);
     for (const t of rows.tags) s.insertTag!.run(id, ...t);
     for (const p of rows.properties) s.insertProperty!.run(id, ...p);
