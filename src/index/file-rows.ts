@@ -5,13 +5,13 @@ import { looksBinary } from "../core/binary.ts";
 import { cjkGrams } from "../core/cjk.ts";
 import { etagOf } from "../core/hash.ts";
 import type { WarningCode } from "../core/warnings.ts";
-import { type LinkResolver, linkKey } from "../links/resolve.ts";
+import { linkKey } from "../links/resolve.ts";
 import { parseNote } from "../markdown/parse.ts";
 import type { ParsedNote } from "../markdown/types.ts";
 import type { ScannedFile } from "../vault/scan.ts";
 import { contentHashKey } from "./chunk-keys.ts";
 import { noteRecord } from "./note-text.ts";
-import { storedLinkDst, storedLinkForms } from "./schema.ts";
+import { storedLinkForms } from "./schema.ts";
 import { searchDocument, searchHeadings } from "./search-document.ts";
 
 export interface IndexWarning {
@@ -51,7 +51,6 @@ export type LinkValues = [
   prop: string | null,
   rel: string | null,
   targetKey: string | null,
-  dstPath: string | null,
 ];
 export type TagValues = [tag: string, tagLower: string, uses: number];
 export type PropertyValues = [
@@ -93,8 +92,6 @@ export interface FileRows {
 
 export interface FileRowsOptions {
   maxNoteBytes: number;
-  /** Resolves links against the files the index will hold once the pass ends. */
-  resolver: LinkResolver;
   /** The etag indexed for this file: equal bytes are not parsed again. */
   storedEtag?: string | null;
 }
@@ -110,7 +107,7 @@ export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): F
       // Listed and readable, but never read whole at index time: no etag, no parse.
       return {
         etag: null,
-        note: noteRows(f.path, baseTitle(f.path), "too_large", null, opts.resolver),
+        note: noteRows(baseTitle(f.path), "too_large", null),
         warning: { code: "note_too_large", path: f.path, message: `larger than index.max_note_bytes (${opts.maxNoteBytes}); not searchable` },
       };
     }
@@ -120,7 +117,7 @@ export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): F
     if (looksBinary(bytes)) {
       return {
         etag,
-        note: noteRows(f.path, baseTitle(f.path), "binary", null, opts.resolver),
+        note: noteRows(baseTitle(f.path), "binary", null),
         warning: { code: "binary_content", path: f.path, message: "binary content in a Markdown file; not searchable" },
       };
     }
@@ -129,7 +126,7 @@ export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): F
     const title = typeof fmTitle === "string" && fmTitle.trim() ? fmTitle.trim() : baseTitle(f.path);
     return {
       etag,
-      note: noteRows(f.path, title, "ok", parsed, opts.resolver),
+      note: noteRows(title, "ok", parsed),
       warning: parsed.frontmatterError ? { code: "frontmatter_invalid", path: f.path, message: parsed.frontmatterError } : undefined,
     };
   } catch {
@@ -142,7 +139,7 @@ export function baseTitle(path: string): string {
   return name.replace(/\.(md|markdown)$/i, "");
 }
 
-function noteRows(path: string, title: string, status: NoteStatus, p: ParsedNote | null, resolver: LinkResolver): NoteRows {
+function noteRows(title: string, status: NoteStatus, p: ParsedNote | null): NoteRows {
   const aliases = p?.aliases ?? [];
   const tags = p?.tags ?? [];
   const chunks = p?.chunks ?? [];
@@ -166,21 +163,7 @@ function noteRows(path: string, title: string, status: NoteStatus, p: ParsedNote
 
   const links = p.links.map((l, ord): LinkValues => {
     const stored = storedLinkForms(l, linkKey(l.linkpath));
-    return [
-      ord,
-      l.embed ? 1 : 0,
-      stored.syntax,
-      l.linkpath,
-      l.subpath,
-      l.display,
-      stored.raw,
-      l.line,
-      l.offset,
-      l.key ?? null,
-      l.rel ?? null,
-      stored.key,
-      storedLinkDst(l.linkpath, resolver.resolve(l.linkpath, path)),
-    ];
+    return [ord, l.embed ? 1 : 0, stored.syntax, l.linkpath, l.subpath, l.display, stored.raw, l.line, l.offset, l.key ?? null, l.rel ?? null, stored.key];
   });
   const uses = new Map<string, number>();
   for (const t of p.tagOccurrences) uses.set(t.tag, (uses.get(t.tag) ?? 0) + 1);

@@ -135,13 +135,13 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
         touchedOnly++;
         return;
       }
-      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note);
+      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver);
       changedPaths.push(f.path);
       if (prev) updated++;
       else added++;
     });
   });
-  const rows = rowSource(vault, resolver, stored, changed, opts.rowsWorker);
+  const rows = rowSource(vault, stored, changed, opts.rowsWorker);
   const loadBatch = (start: number): number => {
     const batch = changed.slice(start, start + BATCH);
     applyBatch(batch, rows.next(batch));
@@ -212,11 +212,10 @@ export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: bool
   }
 }
 
-function rowSource(vault: Vault, resolver: LinkResolver, stored: Map<string, StoredFile>, files: ScannedFile[], worker?: boolean): RowSource {
+function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], worker?: boolean): RowSource {
   const o = {
     root: vault.root,
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
-    resolver,
     storedEtag: (path: string) => stored.get(path)?.etag ?? null,
   };
   const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);

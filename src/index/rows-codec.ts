@@ -57,11 +57,11 @@ function writeNote(w: Writer, n: NoteRows): void {
   w.number(tasks);
   w.blob(text);
   w.list(n.links, (l) => {
-    const [ord, embed, syntax, linkpath, subpath, display, raw, line, col, prop, rel, key, dst] = l;
+    const [ord, embed, syntax, linkpath, subpath, display, raw, line, col, prop, rel, key] = l;
     w.numbers(ord, embed);
     w.texts(syntax, linkpath, subpath, display, raw);
     w.numbers(line, col);
-    w.texts(prop, rel, key, dst);
+    w.texts(prop, rel, key);
   });
   w.list(n.tags, ([tag, lower, uses]) => {
     w.texts(tag, lower);
@@ -93,7 +93,7 @@ function readNote(r: Reader): NoteRows {
   // Every value is read back in the order writeNote() wrote it, and so with the type it had there.
   const note: NoteValues = [r.str(), r.str(), r.str(), r.text(), r.text(), r.str() as NoteStatus, r.number(), r.blob()];
   const links = r.list(
-    (): LinkValues => [r.number(), r.number(), r.text(), r.str(), r.str(), r.text(), r.text(), r.number(), r.number(), r.text(), r.text(), r.text(), r.text()],
+    (): LinkValues => [r.number(), r.number(), r.text(), r.str(), r.str(), r.text(), r.text(), r.number(), r.number(), r.text(), r.text(), r.text()],
   );
   const tags = r.list((): TagValues => [r.str(), r.str(), r.number()]);
   const properties = r.list(

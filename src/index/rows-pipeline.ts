@@ -1,7 +1,6 @@
 import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:worker_threads";
 import { IndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
-import type { LinkResolver } from "../links/resolve.ts";
 import type { ScannedFile } from "../vault/scan.ts";
 import { type FileRows, fileRows } from "./file-rows.ts";
 import { decodeRows } from "./rows-codec.ts";
@@ -17,7 +16,6 @@ export interface RowSource {
 export interface RowSourceOptions {
   root: string;
   maxNoteBytes: number;
-  resolver: LinkResolver;
   /** The etag the index holds for a file, or null. */
   storedEtag(path: string): string | null;
 }
@@ -27,8 +25,8 @@ export class InlineRows implements RowSource {
   constructor(private readonly o: RowSourceOptions) {}
 
   next(batch: ScannedFile[]): (FileRows | null)[] {
-    const { root, maxNoteBytes, resolver } = this.o;
-    return batch.map((f) => fileRows(root, f, { maxNoteBytes, resolver, storedEtag: this.o.storedEtag(f.path) }));
+    const { root, maxNoteBytes } = this.o;
+    return batch.map((f) => fileRows(root, f, { maxNoteBytes, storedEtag: this.o.storedEtag(f.path) }));
   }
 
   close(): void {}
@@ -64,7 +62,6 @@ export class WorkerRows implements RowSource {
     const request: RowsRequest = {
       root: o.root,
       maxNoteBytes: o.maxNoteBytes,
-      resolverPaths: [...o.resolver.paths()],
       files,
       storedEtags: files.map((f) => o.storedEtag(f.path)),
       batch,

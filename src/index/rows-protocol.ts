@@ -4,8 +4,6 @@ import type { ScannedFile } from "../vault/scan.ts";
 export interface RowsRequest {
   root: string;
   maxNoteBytes: number;
-  /** The paths the index will hold once the pass ends, for resolving links. */
-  resolverPaths: string[];
   files: ScannedFile[];
   /** The etag the index holds for each file, or null: equal bytes are not parsed again. */
   storedEtags: (string | null)[];

@@ -5,7 +5,6 @@
  * memory. An entrypoint of its own in the compiled binary (scripts/build.ts).
  */
 import { edenGC } from "bun:jsc";
-import { LinkResolver } from "../links/resolve.ts";
 import { fileRows } from "./file-rows.ts";
 import { encodeRows } from "./rows-codec.ts";
 import { AHEAD, CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
@@ -23,11 +22,10 @@ self.onmessage = (event: MessageEvent<RowsRequest>) => {
   Atomics.store(signal, STARTED, 1);
   Atomics.notify(signal, STARTED);
   try {
-    const resolver = new LinkResolver(r.resolverPaths);
     const slots: Uint8Array[] = r.slots.map((b) => new Uint8Array(b));
     for (let i = 0, k = 0; i < r.files.length; i += r.batch, k++) {
       if (!waitForRoom(signal, k)) return;
-      post(writeBatch(r, i, resolver, slots, k % SLOTS));
+      post(writeBatch(r, i, slots, k % SLOTS));
       // The batch's rows are garbage now, and young: collecting them at once keeps this thread's
       // memory flat. (Collected in the batch's own frame, the stack still pointed at them.)
       edenGC();
@@ -38,10 +36,8 @@ self.onmessage = (event: MessageEvent<RowsRequest>) => {
 };
 
 /** Computes the rows of the files from `start` and writes them into a slot (a larger one when they do not fit). */
-function writeBatch(r: RowsRequest, start: number, resolver: LinkResolver, slots: Uint8Array[], slot: number): RowsBatch {
-  const rows = r.files
-    .slice(start, start + r.batch)
-    .map((f, i) => fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, resolver, storedEtag: r.storedEtags[start + i] }));
+function writeBatch(r: RowsRequest, start: number, slots: Uint8Array[], slot: number): RowsBatch {
+  const rows = r.files.slice(start, start + r.batch).map((f, i) => fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, storedEtag: r.storedEtags[start + i] }));
   let grown: SharedArrayBuffer | null = null;
   const { buffer, length } = encodeRows(rows, slots[slot]!, (size) => {
     grown = new SharedArrayBuffer(size);

@@ -58,8 +58,11 @@ export class IndexWriter {
     this.s.touchFile!.run(size, mtimeMs, id);
   }
 
-  /** Inserts or replaces a file and everything derived from it. Returns the file id. */
-  upsert(file: FileRecord, note: NoteRows | null): number {
+  /**
+   * Inserts or replaces a file and everything derived from it; its links resolve against
+   * `resolver` (the files the index holds once the pass ends). Returns the file id.
+   */
+  upsert(file: FileRecord, note: NoteRows | null, resolver: LinkResolver): number {
     const existing = this.s.fileId!.get(file.path) as { id: number } | null;
     let id: number;
     if (existing) {
@@ -70,7 +73,7 @@ export class IndexWriter {
       // run() + lastInsertRowid: RETURNING costs more than the insert itself in bun:sqlite.
       id = Number(this.s.insertFile!.run(file.path, file.kind, file.size, file.mtimeMs, file.etag).lastInsertRowid);
     }
-    if (note) this.writeNote(id, note);
+    if (note) this.writeNote(id, file.path, note, resolver);
     return id;
   }
 
@@ -110,11 +113,12 @@ export class IndexWriter {
     this.s.deleteProperties!.run(id);
   }
 
-  private writeNote(id: number, rows: NoteRows): void {
+  private writeNote(id: number, path: string, rows: NoteRows, resolver: LinkResolver): void {
     const s = this.s;
     const [title, aliases, tags, frontmatter, fmError, status, tasks, record] = rows.note;
     s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && compressNoteRecord(record));
-    for (const l of rows.links) s.insertLink!.run(id, ...l);
+    // Resolved here, not with the other rows: a build's rows worker has the most work of the two threads.
+    for (const l of rows.links) s.insertLink!.run(id, ...l, storedLinkDst(l[3], resolver.resolve(l[3], path)));
     for (const t of rows.tags) s.insertTag!.run(id, ...t);
     for (const p of rows.properties) s.insertProperty!.run(id, ...p);
     for (const b of rows.blocks) s.insertBlock!.run(id, ...b);

@@ -6,7 +6,6 @@ import { type FileRows, fileRows } from "../../src/index/file-rows.ts";
 import { runIndex } from "../../src/index/indexer.ts";
 import { decodeRows, encodeRows } from "../../src/index/rows-codec.ts";
 import { InlineRows, WorkerRows } from "../../src/index/rows-pipeline.ts";
-import { LinkResolver } from "../../src/links/resolve.ts";
 import { scanVault } from "../../src/vault/scan.ts";
 import type { Vault } from "../../src/vault/vault.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -111,7 +110,7 @@ describe("the rows worker", () => {
 
   test("hands over each batch as the calling thread computes it", () => {
     const files = scanVault(vault.root, vault.exclusions).files;
-    const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, resolver: new LinkResolver(files.map((f) => f.path)), storedEtag: () => null };
+    const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, storedEtag: () => null };
     const inline = new InlineRows(options);
     const threaded = new WorkerRows(options, files, 250);
     try {
@@ -127,8 +126,7 @@ describe("the rows worker", () => {
 
   test("rows survive the encoding exactly, nulls, bigints and blobs included", () => {
     const files = scanVault(vault.root, vault.exclusions).files.filter((f) => f.path.startsWith("odd/") || f.path.startsWith("gen/1/"));
-    const resolver = new LinkResolver(files.map((f) => f.path));
-    const rows: (FileRows | null)[] = [null, ...files.map((f) => fileRows(vault.root, f, { maxNoteBytes: MAX_NOTE_BYTES, resolver }))];
+    const rows: (FileRows | null)[] = [null, ...files.map((f) => fileRows(vault.root, f, { maxNoteBytes: MAX_NOTE_BYTES }))];
     const { buffer, length } = encodeRows(rows, new Uint8Array(16), (size) => new Uint8Array(size));
     expect(decodeRows(buffer.subarray(0, length))).toEqual(rows);
   });
