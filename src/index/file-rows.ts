@@ -66,7 +66,11 @@ export type PropertyValues = [
 ];
 export type BlockValues = [idLower: string, id: string, line: number];
 export type ChunkValues = [ord: number, startLine: number, endLine: number, hash: bigint];
-export type FtsValues = [title: string, aliases: string, tags: string, headings: string, body: string];
+/**
+ * The body comes as UTF-8 bytes from a rows worker (rows-codec.ts): FTS5 reads a blob as the text
+ * it holds, and the writer's thread neither decodes it nor encodes it again to bind it.
+ */
+export type FtsValues = [title: string, aliases: string, tags: string, headings: string, body: string | Uint8Array];
 
 /** Every row a note adds to the index. */
 export interface NoteRows {

@@ -85,7 +85,12 @@ function writeNote(w: Writer, n: NoteRows): void {
     w.bigint(hash);
   });
   w.flag(n.fts !== null);
-  if (n.fts) w.texts(...n.fts);
+  if (n.fts) {
+    const [title, aliases, tags, headings, body] = n.fts;
+    w.texts(title, aliases, tags, headings);
+    if (typeof body === "string") w.utf8(body);
+    else w.blob(body);
+  }
   w.text(n.cjk);
 }
 
@@ -101,13 +106,15 @@ function readNote(r: Reader): NoteRows {
   );
   const blocks = r.list((): BlockValues => [r.str(), r.str(), r.number()]);
   const chunks = r.list((): ChunkValues => [r.number(), r.number(), r.number(), r.bigint()]);
-  const fts: FtsValues | null = r.flag() ? [r.str(), r.str(), r.str(), r.str(), r.str()] : null;
+  const fts: FtsValues | null = r.flag() ? [r.str(), r.str(), r.str(), r.str(), r.blob()!] : null;
   return { note, links, tags, properties, blocks, chunks, fts, cjk: r.text() };
 }
 
 function readWarning(r: Reader): IndexWarning {
   return { code: r.str() as IndexWarning["code"], path: r.str(), message: r.str() };
 }
+
+const UTF8 = new TextEncoder();
 
 /** Length of a null text or blob. */
 const NULL = 0xffffffff;
@@ -177,12 +184,20 @@ class Writer {
     const start = this.at;
     // UTF-8 takes at most three bytes per UTF-16 code unit.
     this.room(this.pendingLength * 3);
-    this.at += new TextEncoder().encodeInto(this.pending.join(""), this.buf.subarray(this.at)).written;
+    this.at += UTF8.encodeInto(this.pending.join(""), this.buf.subarray(this.at)).written;
     this.view.setUint32(0, start);
   }
 
   texts(...ss: (string | null)[]): void {
     for (const s of ss) this.text(s);
+  }
+
+  /** A text as a blob of its UTF-8 bytes, encoded straight into the buffer. */
+  utf8(s: string): void {
+    this.room(4 + s.length * 3);
+    const { written } = UTF8.encodeInto(s, this.buf.subarray(this.at + 4));
+    this.view.setUint32(this.at, written);
+    this.at += 4 + written;
   }
 
   blob(b: Uint8Array | null): void {
