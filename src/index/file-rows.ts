@@ -98,6 +98,13 @@ export interface FileRowsOptions {
   maxNoteBytes: number;
   /** The etag indexed for this file: equal bytes are not parsed again. */
   storedEtag?: string | null;
+  /** The file's bytes when they were read ahead (rows-worker.ts); otherwise, or null when that read failed, read here. */
+  bytes?: Uint8Array | null;
+}
+
+/** Whether fileRows() reads the whole file: not for attachments, nor for notes over the size limit. */
+export function readsWhole(f: ScannedFile, maxNoteBytes: number): boolean {
+  return f.kind !== "attachment" && !(f.kind === "note" && f.size > maxNoteBytes);
 }
 
 /**
@@ -107,7 +114,7 @@ export interface FileRowsOptions {
 export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): FileRows | null {
   try {
     if (f.kind === "attachment") return { etag: null, note: null };
-    if (f.kind === "note" && f.size > opts.maxNoteBytes) {
+    if (!readsWhole(f, opts.maxNoteBytes)) {
       // Listed and readable, but never read whole at index time: no etag, no parse.
       return {
         etag: null,
@@ -115,7 +122,7 @@ export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): F
         warning: { code: "note_too_large", path: f.path, message: `larger than index.max_note_bytes (${opts.maxNoteBytes}); not searchable` },
       };
     }
-    const bytes = readFileSync(join(root, f.path));
+    const bytes = opts.bytes ?? readFileSync(join(root, f.path));
     const etag = etagOf(bytes);
     if (f.kind !== "note" || etag === opts.storedEtag) return { etag, note: null };
     if (looksBinary(bytes)) {

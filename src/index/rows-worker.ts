@@ -4,14 +4,18 @@
  * runs at most AHEAD batches ahead, so a pass over any number of files holds a few batches in
  * memory. An entrypoint of its own in the compiled binary (scripts/build.ts).
  */
-import { edenGC } from "bun:jsc";
-import { fileRows } from "./file-rows.ts";
+import { edenGC, fullGC } from "bun:jsc";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileRows, readsWhole } from "./file-rows.ts";
 import { encodeRows } from "./rows-codec.ts";
 import { AHEAD, CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
 
 declare const self: Worker;
 
-self.onmessage = (event: MessageEvent<RowsRequest>) => {
+const FULL_GC_EVERY = 8;
+
+self.onmessage = async (event: MessageEvent<RowsRequest>) => {
   const r = event.data;
   const { signal, port } = r;
   const post = (batch: RowsBatch) => {
@@ -23,21 +27,45 @@ self.onmessage = (event: MessageEvent<RowsRequest>) => {
   Atomics.notify(signal, STARTED);
   try {
     const slots: Uint8Array[] = r.slots.map((b) => new Uint8Array(b));
+    let reading = readAhead(r, 0);
     for (let i = 0, k = 0; i < r.files.length; i += r.batch, k++) {
+      const bytes = await reading;
+      // The next batch's files are read while this one is parsed.
+      reading = readAhead(r, i + r.batch);
       if (!waitForRoom(signal, k)) return;
-      post(writeBatch(r, i, slots, k % SLOTS));
+      post(writeBatch(r, i, bytes, slots, k % SLOTS));
       // The batch's rows are garbage now, and young: collecting them at once keeps this thread's
-      // memory flat. (Collected in the batch's own frame, the stack still pointed at them.)
-      edenGC();
+      // memory flat. (Collected in the batch's own frame, the stack still pointed at them.) The
+      // bytes read ahead outlive eden collections (a promise handed them over): a full collection
+      // every FULL_GC_EVERY batches frees them, without which a 100,000-note build peaked at 379
+      // MiB instead of about 220.
+      if (k % FULL_GC_EVERY === FULL_GC_EVERY - 1) fullGC();
+      else edenGC();
     }
   } catch (err) {
     post({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
   }
 };
 
+/**
+ * The bytes of a batch's files, read concurrently (null where fileRows() reads none, or the read
+ * failed: it tries again and reports the file). Read one by one, a vault out of the page cache
+ * cost the worker most of a build: 100,000 files took 8.2 s to read cold, 1.3 s cached; 5.6 s and
+ * 0.7 s read 250 at a time, and then behind the parsing of the batch before.
+ */
+function readAhead(r: RowsRequest, start: number): Promise<(Uint8Array | null)[]> {
+  return Promise.all(
+    r.files
+      .slice(start, start + r.batch)
+      .map((f) => (readsWhole(f, r.maxNoteBytes) ? readFile(join(r.root, f.path)).catch(() => null) : Promise.resolve(null))),
+  );
+}
+
 /** Computes the rows of the files from `start` and writes them into a slot (a larger one when they do not fit). */
-function writeBatch(r: RowsRequest, start: number, slots: Uint8Array[], slot: number): RowsBatch {
-  const rows = r.files.slice(start, start + r.batch).map((f, i) => fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, storedEtag: r.storedEtags[start + i] }));
+function writeBatch(r: RowsRequest, start: number, bytes: (Uint8Array | null)[], slots: Uint8Array[], slot: number): RowsBatch {
+  const rows = r.files
+    .slice(start, start + r.batch)
+    .map((f, i) => fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, storedEtag: r.storedEtags[start + i], bytes: bytes[i] }));
   let grown: SharedArrayBuffer | null = null;
   const { buffer, length } = encodeRows(rows, slots[slot]!, (size) => {
     grown = new SharedArrayBuffer(size);
