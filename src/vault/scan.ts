@@ -89,7 +89,7 @@ export function scanVault(rootReal: string, exclusions: Exclusions, opts: ScanOp
         }
         rels.push(rel);
         abss.push(abs);
-        pool.found(rels.length);
+        pool.found(abss);
       }
     }
   };

@@ -1,28 +1,28 @@
 import { statSync } from "node:fs";
-import { CHUNK, CLAIMED, DONE, NOT_A_FILE, UNCLAIMED, UNREADABLE } from "./stat-protocol.ts";
+import { CLAIMED, DONE, NOT_A_FILE, UNCLAIMED, UNREADABLE } from "./stat-protocol.ts";
 
 /**
- * Stats every chunk of files this thread can claim, writing each file's size and mtime into
- * `results`. Two threads run this on the same arrays, each claiming chunks the other has not.
+ * Stats a chunk of files if this thread claims it first (the scanning thread and the stat worker
+ * both try), writing each file's size and mtime into `results`. True when this thread did it.
  */
-export function statChunks(paths: string[], results: Float64Array, chunks: Int32Array): void {
-  for (let c = 0; c < chunks.length; c++) {
-    if (Atomics.compareExchange(chunks, c, UNCLAIMED, CLAIMED) !== UNCLAIMED) continue;
-    statChunk(paths, results, c);
-    Atomics.store(chunks, c, DONE);
-    Atomics.notify(chunks, c);
-  }
+export function claimAndStat(paths: string[], from: number, to: number, results: Float64Array, state: Int32Array): boolean {
+  if (Atomics.compareExchange(state, 0, UNCLAIMED, CLAIMED) !== UNCLAIMED) return false;
+  statFiles(paths, from, to, results);
+  Atomics.store(state, 0, DONE);
+  Atomics.notify(state, 0);
+  return true;
 }
 
-export function statChunk(paths: string[], results: Float64Array, c: number): void {
-  const end = Math.min(paths.length, (c + 1) * CHUNK);
-  for (let i = c * CHUNK; i < end; i++) {
+/** Stats paths[from, to): the file at `from + k` in results[2k] (size) and results[2k + 1] (mtime). */
+export function statFiles(paths: string[], from: number, to: number, results: Float64Array): void {
+  for (let i = from; i < to; i++) {
+    const at = 2 * (i - from);
     try {
       const st = statSync(paths[i]!);
-      results[2 * i] = st.isFile() ? st.size : NOT_A_FILE;
-      results[2 * i + 1] = Math.floor(st.mtimeMs);
+      results[at] = st.isFile() ? st.size : NOT_A_FILE;
+      results[at + 1] = Math.floor(st.mtimeMs);
     } catch {
-      results[2 * i] = UNREADABLE;
+      results[at] = UNREADABLE;
     }
   }
 }

@@ -1,18 +1,19 @@
 import { availableParallelism } from "node:os";
-import { statChunk, statChunks } from "./stat-chunks.ts";
-import { CHUNK, CLAIMED, type StatRequest } from "./stat-protocol.ts";
+import { claimAndStat, statFiles } from "./stat-chunks.ts";
+import { CHUNK, CLAIMED, type StatChunkRequest } from "./stat-protocol.ts";
 
 /** The stats of files by their place in the list statted: size (or NOT_A_FILE, UNREADABLE), then mtime. */
 export class FileStats {
-  constructor(private readonly results: Float64Array) {}
+  /** The results of each chunk of CHUNK files, in order. */
+  constructor(private readonly chunks: Float64Array[]) {}
 
   /** The file's size in bytes, or NOT_A_FILE, or UNREADABLE. */
   size(i: number): number {
-    return this.results[2 * i]!;
+    return this.chunks[Math.floor(i / CHUNK)]![2 * (i % CHUNK)]!;
   }
 
   mtimeMs(i: number): number {
-    return this.results[2 * i + 1]!;
+    return this.chunks[Math.floor(i / CHUNK)]![2 * (i % CHUNK) + 1]!;
   }
 }
 
@@ -21,41 +22,62 @@ const PARALLEL_MIN = 10_000;
 /** How long the scanning thread waits for a chunk the stat worker claimed before it stats it itself. */
 const CHUNK_TIMEOUT_MS = 2_000;
 
+/** A chunk of files posted to the stat worker: its results, and which thread claimed it. */
+interface PostedChunk {
+  results: Float64Array;
+  state: Int32Array;
+}
+
 /**
  * Stats a scan's files. Stat is a system call (two microseconds each: most of a no-change pass
  * over a large vault), so with two cores a stat worker takes a share of them. It is started once
- * the walk has found PARALLEL_MIN files, so it loads while the walk goes on; the scanning thread
- * never waits for it: it stats every chunk the worker has not claimed.
+ * the walk has found PARALLEL_MIN files, and from then on each chunk of CHUNK files goes to it as
+ * soon as the walk has found them: it stats while the walk reads the folders that follow. The
+ * scanning thread never waits for it: after the walk it claims the chunks the worker has not,
+ * from the last one back.
  */
 export class StatPool {
   private worker: Worker | null = null;
+  private readonly posted: PostedChunk[] = [];
 
-  /** The walk has found `count` files so far. */
-  found(count: number): void {
+  /** The walk has found these files so far (absolute paths, in order): called after each one. */
+  found(paths: string[]): void {
+    const count = paths.length;
     if (count === PARALLEL_MIN && availableParallelism() > 1) this.worker = new Worker(new URL("./stat-worker.ts", import.meta.url));
+    if (this.worker && count % CHUNK === 0) while (this.posted.length < count / CHUNK) this.post(paths, this.posted.length);
   }
 
-  /** Stats the files; `meanwhile` runs on this thread once the worker has them. */
+  /** Stats the files; `meanwhile` runs on this thread first, while the worker goes on. */
   stat(paths: string[], meanwhile?: () => void): FileStats {
-    const shared = {
-      results: new SharedArrayBuffer(2 * paths.length * Float64Array.BYTES_PER_ELEMENT),
-      chunks: new SharedArrayBuffer(Math.ceil(paths.length / CHUNK) * Int32Array.BYTES_PER_ELEMENT),
-    };
-    const results = new Float64Array(shared.results);
-    const chunks = new Int32Array(shared.chunks);
-    this.worker?.postMessage({ ...encodePaths(paths), ...shared } satisfies StatRequest);
     meanwhile?.();
-    statChunks(paths, results, chunks);
-    for (let c = 0; c < chunks.length; c++) {
-      // A chunk the worker claimed and never finished (it cannot, short of a crash) is statted here.
-      if (Atomics.load(chunks, c) === CLAIMED && Atomics.wait(chunks, c, CLAIMED, CHUNK_TIMEOUT_MS) === "timed-out") statChunk(paths, results, c);
+    for (let c = this.posted.length - 1; c >= 0; c--) {
+      const { results, state } = this.posted[c]!;
+      claimAndStat(paths, c * CHUNK, (c + 1) * CHUNK, results, state);
     }
-    return new FileStats(results);
+    const rest: Float64Array[] = [];
+    for (let from = this.posted.length * CHUNK; from < paths.length; from += CHUNK) {
+      const results = new Float64Array(2 * CHUNK);
+      statFiles(paths, from, Math.min(paths.length, from + CHUNK), results);
+      rest.push(results);
+    }
+    for (const [c, { results, state }] of this.posted.entries()) {
+      // A chunk the worker claimed and never finished (it cannot, short of a crash) is statted here.
+      if (Atomics.load(state, 0) === CLAIMED && Atomics.wait(state, 0, CLAIMED, CHUNK_TIMEOUT_MS) === "timed-out")
+        statFiles(paths, c * CHUNK, (c + 1) * CHUNK, results);
+    }
+    return new FileStats([...this.posted.map((p) => p.results), ...rest]);
   }
 
   close(): void {
     this.worker?.terminate();
     this.worker = null;
+  }
+
+  private post(paths: string[], c: number): void {
+    const results = new SharedArrayBuffer(2 * CHUNK * Float64Array.BYTES_PER_ELEMENT);
+    const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
+    this.worker!.postMessage({ ...encodePaths(paths.slice(c * CHUNK, (c + 1) * CHUNK)), results, state } satisfies StatChunkRequest);
+    this.posted.push({ results: new Float64Array(results), state: new Int32Array(state) });
   }
 }
 

@@ -15,11 +15,15 @@ test("a scan of 12,000 files, shared with the stat worker, gets every file's own
   });
   mkdirSync(join(dir, "folder"));
   const odd = [join(dir, "folder"), join(dir, "missing.md")];
-  // The walk finds a file at a time; past 10,000 the pool starts its worker.
+  // The walk finds a file at a time; past 10,000 the pool starts its worker and posts it each chunk found.
   const paths = Array.from({ length: 12_000 }, (_, i) => (i % 997 === 5 ? odd[i % 2]! : files[i % files.length]!));
   const pool = new StatPool();
   try {
-    for (let i = 1; i <= paths.length; i++) pool.found(i);
+    const found: string[] = [];
+    for (const p of paths) {
+      found.push(p);
+      pool.found(found);
+    }
     const stats = pool.stat(paths);
     paths.forEach((p, i) => {
       if (p === odd[0]) expect(stats.size(i)).toBe(NOT_A_FILE);
