@@ -65,15 +65,21 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   const started = performance.now();
   const warnings: IndexWarning[] = [];
   // What the index holds of each file: its size and mtime, enough to tell whether it changed.
+  let stamps: FileStamp[] = [];
   const indexed = new Map<string, FileStamp>();
   const readIndexed = () => {
-    for (const stamp of store.files.stamps()) indexed.set(stamp[0], stamp);
+    stamps = store.files.stamps();
+  };
+  const mapIndexed = () => {
+    for (const stamp of stamps) indexed.set(stamp[0], stamp);
   };
 
   let present: ScannedFile[];
   let gone: string[] = [];
+  let unchanged = false;
   if (opts.only) {
     readIndexed();
+    mapIndexed();
     present = [];
     for (const path of new Set(opts.only)) {
       const f = statOne(vault, path);
@@ -86,16 +92,22 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     for (const s of scan.skipped)
       warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
     present = scan.files;
+    // An unchanged vault is walked in the order it was first indexed (the index's rowid order): then
+    // no map of every path is needed to tell that nothing changed (about 40 ms at 100,000 files).
+    unchanged = unchangedInOrder(stamps, present);
+    if (!unchanged) mapIndexed();
   }
 
   let still = 0;
-  const changed = present.filter((f) => {
-    const s = indexed.get(f.path);
-    if (s) still++;
-    return !s || s[1] !== f.size || s[2] !== f.mtimeMs;
-  });
+  const changed = unchanged
+    ? []
+    : present.filter((f) => {
+        const s = indexed.get(f.path);
+        if (s) still++;
+        return !s || s[1] !== f.size || s[2] !== f.mtimeMs;
+      });
   // Usually every indexed file was scanned, as the count shows, and no set is needed to find none gone.
-  if (!opts.only) gone = still === indexed.size ? [] : goneFrom(indexed, present);
+  if (!opts.only && !unchanged) gone = still === indexed.size ? [] : goneFrom(indexed, present);
   // The stored rows (id, etag) of the indexed files read again.
   const stored = new Map<string, StoredFile>();
   const reread = changed.filter((f) => indexed.has(f.path)).map((f) => f.path);
@@ -220,6 +232,17 @@ function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: Scanned
   };
   const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
   return useWorker ? new WorkerRows(o, files, BATCH) : new InlineRows(o);
+}
+
+/** True when the scan found exactly the indexed files, in the same order, none changed in size or mtime. */
+function unchangedInOrder(stamps: FileStamp[], present: ScannedFile[]): boolean {
+  if (stamps.length !== present.length) return false;
+  for (let i = 0; i < stamps.length; i++) {
+    const [path, size, mtimeMs] = stamps[i]!;
+    const f = present[i]!;
+    if (path !== f.path || size !== f.size || mtimeMs !== f.mtimeMs) return false;
+  }
+  return true;
 }
 
 /** The stored paths no longer on disk. */

@@ -45,6 +45,14 @@ describe("incremental indexing on a real SQLite file", () => {
     const deleted = await ctx.updateIndex({ build: true });
     expect(deleted.deleted).toBe(1);
     expect(await paths(ctx, "zulu")).toEqual([]);
+
+    // Files the walk finds in another order than the index holds them: still nothing changed.
+    sb.write("sub/0 first.md", "# First\n");
+    sb.write("0.md", "zero\n");
+    expect((await ctx.updateIndex({ build: true })).added).toBe(2);
+    const reordered = await ctx.updateIndex({ build: true });
+    expect(reordered.added + reordered.updated + reordered.deleted).toBe(0);
+    expect(reordered.unchanged).toBe(4);
     ctx.close();
   });
 

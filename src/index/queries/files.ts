@@ -39,7 +39,7 @@ export class FileQueries {
    */
   stamps(): FileStamp[] {
     // values() types a row as an array of any column type: these are the three columns selected.
-    return this.db.query<FileStamp, []>("SELECT path, size, mtime_ms FROM files").values() as FileStamp[];
+    return this.db.query<FileStamp, []>("SELECT path, size, mtime_ms FROM files ORDER BY id").values() as FileStamp[];
   }
 
   /** Every indexed vault path (notes, canvases, bases, attachments): what links can resolve to. */
