@@ -26,15 +26,9 @@ type Header = [outline: [level: number, text: string][], headingPaths: string[][
  * The record is its header as JSON, a newline (JSON writes none of its own), then the chunks'
  * texts one after another. Search decodes the record of every note it shows, and JSON.parse of
  * the texts (their escaped newlines and quotes) cost as much as zstd itself; slicing costs
- * nothing (docs/decisions.md, "Marking matches without FTS5").
- */
-export function encodeNoteText(note: NoteText): Uint8Array {
-  return compressNoteRecord(noteRecord(note));
-}
-
-/**
- * The record's bytes before compression: a build's rows worker makes them and the writer's thread
- * compresses them (compressNoteRecord), which evens out the two threads' work.
+ * nothing (docs/decisions.md, "Marking matches without FTS5"). A build's rows worker makes the
+ * record and the writer's thread compresses it (compressNoteRecord), which evens out the two
+ * threads' work.
  */
 export function noteRecord(note: NoteText): Uint8Array {
   const header: Header = [

@@ -42,7 +42,7 @@ export class Unicode61 {
   learn(texts: string[]): void {
     const unknown = new Set<string>();
     for (const text of texts) if (NON_ASCII.test(text)) for (const [c] of text.matchAll(EACH_NON_ASCII)) if (!this.chars.has(c)) unknown.add(c);
-    this.ask61(unknown);
+    this.askAbout(unknown);
   }
 
   /**
@@ -52,8 +52,8 @@ export class Unicode61 {
   foldAll(texts: string[]): (string | null)[] {
     const unknown = new Set<string>();
     const folded = texts.map((text) => this.foldKnown(text, unknown));
-    if (unknown.size) this.ask61(unknown);
-    return texts.map((text, i) => folded[i] ?? (folded[i] === null ? null : this.fold(text)));
+    if (unknown.size) this.askAbout(unknown);
+    return texts.map((text, i) => (folded[i] === undefined ? this.fold(text) : folded[i]));
   }
 
   /**
@@ -85,7 +85,7 @@ export class Unicode61 {
     return followed && learned && !(wide && MAY_CUT.test(folded)) ? folded : null;
   }
 
-  private ask61(unknown: Set<string>): void {
+  private askAbout(unknown: Set<string>): void {
     if (!unknown.size) return;
     const chars = [...unknown];
     const terms = this.ask(chars.map((c) => `q${c}q`));

@@ -118,7 +118,10 @@ export class IndexWriter {
     const [title, aliases, tags, frontmatter, fmError, status, tasks, record] = rows.note;
     s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && compressNoteRecord(record));
     // Resolved here, not with the other rows: a build's rows worker has the most work of the two threads.
-    for (const l of rows.links) s.insertLink!.run(id, ...l, storedLinkDst(l[3], resolver.resolve(l[3], path)));
+    for (const l of rows.links) {
+      const linkpath = l[3];
+      s.insertLink!.run(id, ...l, storedLinkDst(linkpath, resolver.resolve(linkpath, path)));
+    }
     for (const t of rows.tags) s.insertTag!.run(id, ...t);
     for (const p of rows.properties) s.insertProperty!.run(id, ...p);
     for (const b of rows.blocks) s.insertBlock!.run(id, ...b);

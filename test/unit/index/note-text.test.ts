@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { decodeNoteText, encodeNoteText, type NoteText } from "../../../src/index/note-text.ts";
+import { compressNoteRecord, decodeNoteText, type NoteText, noteRecord } from "../../../src/index/note-text.ts";
 
 test("a note's record gives back its outline and chunks exactly, start lines included", () => {
   const notes: NoteText[] = [
@@ -18,5 +18,5 @@ test("a note's record gives back its outline and chunks exactly, start lines inc
       ],
     },
   ];
-  for (const note of notes) expect(decodeNoteText(encodeNoteText(note))).toEqual(note);
+  for (const note of notes) expect(decodeNoteText(compressNoteRecord(noteRecord(note)))).toEqual(note);
 });

@@ -78,6 +78,17 @@ function expectSameMarks(match: string, docs: Doc[]): void {
   expect(fts.highlights(match, docs).sort(byId)).toEqual(wholeMarks(match, docs).sort(byId));
 }
 
+/** A seeded generator: next(n) in [0, n), and text(n), n words each followed by a separator. */
+function randomTexts(seed: number, words: string[], separators: string[]) {
+  let s = seed;
+  const next = (n: number) => {
+    s = (s * 1103515245 + 12345) % 2 ** 31;
+    return s % n;
+  };
+  const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+  return { next, text };
+}
+
 const FILLER = "Some words about gardening, weather and the morning commute go here. ".repeat(8);
 
 describe("the windows' premise: a Porter stem less its last letter starts its word", () => {
@@ -176,12 +187,7 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
       "relational",
     ];
     const separators = [" ", ", ", "\n", " — ", "; ", "\n\n", " (", ") ", "-", ".", "’"];
-    let seed = 42;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+    const { next, text } = randomTexts(42, words, separators);
     for (let round = 0; round < 150; round++) {
       const docs = Array.from({ length: 4 }, (_, i) =>
         doc(
@@ -206,12 +212,7 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
       hoped ability ably agreed feed sky skies controll rolling electrical electricity formalize formal café Résumé naïve Ångström straße Þingvellir smørrebrød brøds Ærø œuvres Ελληνικά λόγος
       λόγοι Москва москвы ДОМА ☕️ 😀ok µs`.split(/\s+/);
     const separators = [" ", ", ", "\n", " — ", "; ", "\n\n", " (", ") ", "-", ".", "’", "_", " “", "” "];
-    let seed = 7;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+    const { next, text } = randomTexts(7, words, separators);
     let marked = 0;
     const u = learner();
     for (let round = 0; round < 200; round++) {
@@ -278,12 +279,7 @@ describe("highlights mark what FTS5 marks in the whole body", () => {
       /\s+/,
     );
     const separators = [" ", "、", "。", "\n", " — ", "「", "」", "・", "-", "（", "）"];
-    let seed = 11;
-    const next = (n: number) => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31;
-      return seed % n;
-    };
-    const text = (n: number) => Array.from({ length: n }, () => words[next(words.length)]! + separators[next(separators.length)]!).join("");
+    const { next, text } = randomTexts(11, words, separators);
     let [quick, left] = [0, 0];
     const u = learner();
     for (let round = 0; round < 150; round++) {
