@@ -34,7 +34,10 @@ export type NoteValues = [
   fmError: string | null,
   status: NoteStatus,
   tasks: number,
-  /** The note's record before compression (noteRecord() in src/index/note-text.ts): the writer compresses it. */
+  /**
+   * The note's record (noteRecord() in src/index/note-text.ts), compressed or not: a rows worker
+   * compresses what it has time for, the writer the rest (storedNoteRecord).
+   */
   record: Uint8Array | null,
 ];
 export type LinkValues = [

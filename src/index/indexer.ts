@@ -177,7 +177,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
 
   throwIfStopped(opts);
   if (bulk) store.mergeFullText();
-  store.ensureIndexes();
+  store.ensureIndexes({ hashes: vault.config.str("embeddings.provider") !== null });
   if (bulk) {
     store.releaseFreePages();
     store.endBulkLoad();

@@ -27,8 +27,8 @@ type Header = [outline: [level: number, text: string][], headingPaths: string[][
  * texts one after another. Search decodes the record of every note it shows, and JSON.parse of
  * the texts (their escaped newlines and quotes) cost as much as zstd itself; slicing costs
  * nothing (docs/decisions.md, "Marking matches without FTS5"). A build's rows worker makes the
- * record and the writer's thread compresses it (compressNoteRecord), which evens out the two
- * threads' work.
+ * record and compresses as many records as it has time for; the writer's thread compresses the
+ * rest (storedNoteRecord), which evens out the two threads' work.
  */
 export function noteRecord(note: NoteText): Uint8Array {
   const header: Header = [
@@ -42,6 +42,14 @@ export function noteRecord(note: NoteText): Uint8Array {
 
 export function compressNoteRecord(record: Uint8Array): Uint8Array {
   return Bun.zstdCompressSync(record, { level: LEVEL });
+}
+
+/** Every zstd frame starts with these bytes; a record in the clear starts with its JSON header's `[`. */
+const ZSTD_MAGIC = [0x28, 0xb5, 0x2f, 0xfd];
+
+/** The record as notes.text keeps it: compressed, unless it came compressed already. */
+export function storedNoteRecord(record: Uint8Array): Uint8Array {
+  return ZSTD_MAGIC.every((b, i) => record[i] === b) ? record : compressNoteRecord(record);
 }
 
 export function decodeNoteText(bytes: Uint8Array): NoteText {

@@ -11,7 +11,7 @@ import { LinkQueries } from "./queries/links.ts";
 import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
-import { DATA_SQL, DROP_DATA_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { DATA_SQL, DROP_DATA_SQL, HASH_INDEX_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -129,7 +129,8 @@ export class IndexStore {
   private create(identity: IndexIdentity): void {
     this.db.transaction(() => {
       this.db.run(SCHEMA_SQL);
-      this.ensureIndexes();
+      // The content-hash index waits for the first index pass, which knows whether embeddings are on.
+      this.ensureIndexes({ hashes: false });
       this.setMeta("schema_version", String(SCHEMA_VERSION));
       this.setMeta("vault_id", identity.vaultId);
       this.setMeta("config_fingerprint", identity.configFingerprint);
@@ -158,9 +159,13 @@ export class IndexStore {
     return null;
   }
 
-  /** Creates any missing secondary index (a no-op when they all exist). */
-  ensureIndexes(): void {
+  /**
+   * Creates any missing secondary index (a no-op when they all exist); the content-hash index
+   * only when `hashes` (embeddings are configured). One built before stays.
+   */
+  ensureIndexes(opts: { hashes: boolean }): void {
     for (const sql of INDEX_SQL) this.db.run(sql);
+    if (opts.hashes) this.db.run(HASH_INDEX_SQL);
   }
 
   /**

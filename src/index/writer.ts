@@ -2,7 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { keysForFile, type LinkResolver } from "../links/resolve.ts";
 import type { FileKind } from "../vault/scan.ts";
 import type { NoteRows } from "./file-rows.ts";
-import { compressNoteRecord } from "./note-text.ts";
+import { storedNoteRecord } from "./note-text.ts";
 import { LINK_KEY_SQL, storedLinkDst } from "./schema.ts";
 
 export interface FileRecord {
@@ -116,7 +116,7 @@ export class IndexWriter {
   private writeNote(id: number, path: string, rows: NoteRows, resolver: LinkResolver): void {
     const s = this.s;
     const [title, aliases, tags, frontmatter, fmError, status, tasks, record] = rows.note;
-    s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && compressNoteRecord(record));
+    s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && storedNoteRecord(record));
     // Resolved here, not with the other rows: a build's rows worker has the most work of the two threads.
     for (const l of rows.links) {
       const linkpath = l[3];

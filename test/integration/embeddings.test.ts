@@ -1,3 +1,4 @@
+import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -116,6 +117,28 @@ describe("embedding the vault", () => {
     expect(fake.embedRequests()).toHaveLength(0);
     const s = await search(ctx(), { q: "temples trains onsen", mode: "semantic" });
     expect(s.results[0].path).toBe("Travel/Nippon.md");
+  });
+
+  test("the content-hash index is built once embeddings are configured; vector search answers without it too", async () => {
+    const { sb, ctx } = setup();
+    const hashIndexes = () => {
+      const db = new Database(join(sb.dataDir, "index.db"), { readonly: true });
+      const n = db.query("SELECT count(*) AS n FROM sqlite_master WHERE name = 'chunks_hash'").get() as { n: number };
+      db.close();
+      return n.n;
+    };
+    const plain = new OpContext(Vault.open(loadConfig({ env: sb.env })));
+    await reindex(plain);
+    plain.close();
+    expect(hashIndexes()).toBe(0);
+    await reindex(ctx());
+    expect(hashIndexes()).toBe(1);
+
+    const db = new Database(join(sb.dataDir, "index.db"));
+    db.run("DROP INDEX chunks_hash");
+    db.close();
+    const s = await search(ctx(), { q: "temples trains onsen", mode: "semantic" });
+    expect(s.results[0].path).toBe("Travel/Japan.md");
   });
 
   test("a lexical --rebuild keeps the stored vectors", async () => {

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { compressNoteRecord, decodeNoteText, type NoteText, noteRecord } from "../../../src/index/note-text.ts";
+import { compressNoteRecord, decodeNoteText, type NoteText, noteRecord, storedNoteRecord } from "../../../src/index/note-text.ts";
 
 test("a note's record gives back its outline and chunks exactly, start lines included", () => {
   const notes: NoteText[] = [
@@ -19,4 +19,12 @@ test("a note's record gives back its outline and chunks exactly, start lines inc
     },
   ];
   for (const note of notes) expect(decodeNoteText(compressNoteRecord(noteRecord(note)))).toEqual(note);
+});
+
+test("a record is stored compressed once, whichever thread compressed it", () => {
+  const record = noteRecord({ outline: [{ level: 1, text: "T" }], chunks: [{ headingPath: ["T"], text: "# T\n\nbody", startLine: 1 }] });
+  const compressed = compressNoteRecord(record);
+  expect(storedNoteRecord(record)).toEqual(compressed);
+  expect(storedNoteRecord(compressed)).toBe(compressed);
+  expect(decodeNoteText(storedNoteRecord(compressed)).chunks[0]!.text).toBe("# T\n\nbody");
 });
