@@ -18,6 +18,12 @@ export class LinkResolver {
    * memory a bucket each took (100,000 files: 40 MB, held on two threads during a build).
    */
   private readonly byName = new Map<string, string | Bucket>();
+  /**
+   * How many of its files have a name without a dot. A link whose name has no dot can match only
+   * such a file as written, and otherwise only with ".md" added: with none, the first lookup is
+   * skipped (most links are to notes by bare name, and most vaults have no such file).
+   */
+  private dotless = 0;
 
   constructor(paths: Iterable<string>) {
     for (const p of paths) this.add(p);
@@ -29,13 +35,16 @@ export class LinkResolver {
     const entry = this.byName.get(name);
     if (entry === undefined) {
       this.byName.set(name, path);
+      if (!name.includes(".")) this.dotless++;
       return;
     }
     if (entry === path) return;
     const bucket = typeof entry === "string" ? { lowerByPath: new Map([[entry, fold(entry)]]), sorted: null } : entry;
+    if (bucket.lowerByPath.has(path)) return;
     bucket.lowerByPath.set(path, lower);
     bucket.sorted = null;
     this.byName.set(name, bucket);
+    if (!name.includes(".")) this.dotless++;
   }
 
   remove(path: string): void {
@@ -43,12 +52,14 @@ export class LinkResolver {
     const entry = this.byName.get(name);
     if (entry === undefined) return;
     if (typeof entry === "string") {
-      if (entry === path) this.byName.delete(name);
-      return;
+      if (entry !== path) return;
+      this.byName.delete(name);
+    } else {
+      if (!entry.lowerByPath.delete(path)) return;
+      entry.sorted = null;
+      if (entry.lowerByPath.size === 0) this.byName.delete(name);
     }
-    entry.lowerByPath.delete(path);
-    entry.sorted = null;
-    if (entry.lowerByPath.size === 0) this.byName.delete(name);
+    if (!name.includes(".")) this.dotless--;
   }
 
   /** Every path it knows, in no particular order (resolution does not depend on it). */
@@ -68,7 +79,7 @@ export class LinkResolver {
   candidates(linkpath: string, sourcePath: string): string[] {
     // `[[#Heading]]` has an empty linkpath and points into the note itself.
     if (linkpath === "") return sourcePath ? [sourcePath] : [];
-    const first = this.destinations(linkpath, sourcePath);
+    const first = this.dotless === 0 && !baseName(linkpath).includes(".") ? [] : this.destinations(linkpath, sourcePath);
     // A bare name that matches nothing is retried as a note: `[[Note]]` finds `Note.md`.
     return first.length ? first : this.destinations(`${linkpath}.md`, sourcePath);
   }

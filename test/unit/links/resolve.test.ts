@@ -152,6 +152,24 @@ describe("LinkResolver", () => {
     const r = new LinkResolver(["Readme", "Readme.md"]);
     expect(r.resolve("Readme", "x.md")).toBe("Readme");
   });
+
+  test("files without a dot in their name keep winning as they come and go, repeated adds and removes included", () => {
+    const r = new LinkResolver(["Readme.md"]);
+    expect(r.resolve("Readme", "x.md")).toBe("Readme.md");
+    r.add("A/Readme");
+    r.add("A/Readme");
+    r.add("B/Readme");
+    expect(r.resolve("Readme", "x.md")).toBe("A/Readme");
+    r.remove("A/Readme");
+    r.remove("A/Readme");
+    expect(r.resolve("Readme", "x.md")).toBe("B/Readme");
+    r.remove("C/Readme");
+    expect(r.resolve("Readme", "x.md")).toBe("B/Readme");
+    r.remove("B/Readme");
+    expect(r.resolve("Readme", "x.md")).toBe("Readme.md");
+    r.add("C/Readme");
+    expect(r.resolve("Readme", "x.md")).toBe("C/Readme");
+  });
 });
 
 describe("linkKey and keysForFile", () => {
