@@ -299,10 +299,14 @@ export class Fts5Postings {
   private snapshot: Fts5Snapshot | null = null;
   /** The commits the snapshot has seen. */
   private version: string | null = null;
+  /** Every row's length as last read, and what tells which rows came since (see lengths()). */
+  private sizes: { schema: number; origin: number; lengths: Uint32Array } | null = null;
   private statements: {
     commits: Statement<{ version: number; changes: number }, []>;
     records: Statement<{ id: number; block: Uint8Array }, []>;
     page: Statement<{ block: Uint8Array }, [bigint]>;
+    schema: Statement<{ schema: number }, []>;
+    sizesSince: Statement<{ id: number; sz: Uint8Array; origin: number }, [number]>;
   } | null = null;
 
   constructor(
@@ -317,6 +321,8 @@ export class Fts5Postings {
       commits: this.db.query("SELECT (SELECT data_version FROM pragma_data_version) AS version, total_changes() AS changes"),
       records: this.db.query(`SELECT id, block FROM ${this.table}_data WHERE id IN (1, 10) ORDER BY id`),
       page: this.db.query(`SELECT block FROM ${this.table}_data WHERE id = ?`),
+      schema: this.db.query("SELECT schema_version AS schema FROM pragma_schema_version"),
+      sizesSince: this.originQuery(),
     };
     return this.statements;
   }
@@ -344,17 +350,50 @@ export class Fts5Postings {
     const rows = avg.next();
     const totals = Array.from({ length: this.columns }, () => avg.next());
     const segments = this.segments(structure);
-    const sizes = this.db.query<{ id: number; sz: Uint8Array }, []>(`SELECT id, sz FROM ${this.table}_docsize`).values() as [number, Uint8Array][];
-    const top = sizes.reduce((m, [id]) => Math.max(m, id), 0);
+    return new Fts5Snapshot(rows, totals, segments, this.lengths(), (segment, page) => this.readPage(segment, page), this.columns);
+  }
+
+  /** Only a contentless_delete table's %_docsize has the `origin` column lengths() reads. */
+  private originQuery(): Statement<{ id: number; sz: Uint8Array; origin: number }, [number]> {
+    try {
+      return this.db.query(`SELECT id, sz, origin FROM ${this.table}_docsize WHERE origin > ?`);
+    } catch {
+      throw new Fts5FormatError("no origin column in %_docsize (not a contentless_delete table)");
+    }
+  }
+
+  /**
+   * Every row's length in tokens, indexed by rowid. Reading them all is most of a reload (about
+   * 13 of 20 ms at 100,000 notes), and a reload follows every write. A contentless_delete table
+   * keeps in %_docsize the `origin` of each row: a counter FTS5 moves on at every commit that
+   * writes to it, so the rows written since the last read are those with a larger origin (an
+   * update is a delete and an insert). Rows deleted since keep their old length here, which
+   * nothing reads: no doclist has them any more. A table dropped and made again (a rebuild)
+   * counts origins from the start: the schema version, which any DROP or CREATE moves, says to
+   * read everything again.
+   */
+  private lengths(): Uint32Array {
+    const schema = this.sql.schema.get()?.schema ?? -1;
+    const old = this.sizes?.schema === schema ? this.sizes : null;
+    const changed = this.sql.sizesSince.values(old ? old.origin : -1) as [number, Uint8Array, number][];
+    let top = old ? old.lengths.length - 1 : 0;
+    let origin = old ? old.origin : -1;
+    for (const [id, , o] of changed) {
+      if (id > top) top = id;
+      if (o > origin) origin = o;
+    }
     if (top > MAX_ROWID) throw new Fts5FormatError("rowids too large to index lengths by");
+    // A new array each time: a snapshot handed out before keeps the lengths it was made with.
     const lengths = new Uint32Array(top + 1);
-    for (const [id, sz] of sizes) {
+    if (old) lengths.set(old.lengths);
+    for (const [id, sz] of changed) {
       const columns = new Varints(sz);
       let total = 0;
       for (let c = 0; c < this.columns; c++) total += columns.next();
       lengths[id] = total;
     }
-    return new Fts5Snapshot(rows, totals, segments, lengths, (segment, page) => this.readPage(segment, page), this.columns);
+    this.sizes = { schema, origin, lengths };
+    return lengths;
   }
 
   /** The segments of the structure record, newest first, with their %_idx keys and tombstones. */
