@@ -18,9 +18,19 @@ export interface SearchDocument {
 /** Chunks in a note's body are joined by this. */
 export const CHUNK_JOIN = "\n\n";
 
+/**
+ * Tells whether a heading is the title, both trimmed and lowercased. Most headings are not, and
+ * most of those differ in length: lowercasing keeps a string's length but for İ (U+0130, which
+ * becomes i and a combining dot), so those are told apart without lowercasing them. Search does
+ * this for every heading of every note it shows.
+ */
 const sameAsTitle = (title: string) => {
   const t = title.trim().toLowerCase();
-  return (heading: string) => heading.trim().toLowerCase() === t;
+  return (heading: string) => {
+    const trimmed = heading.trim();
+    if (trimmed.length !== t.length && !trimmed.includes("\u0130")) return false;
+    return trimmed.toLowerCase() === t;
+  };
 };
 
 /** The headings column: every heading but one that repeats the title. */

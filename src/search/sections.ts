@@ -50,19 +50,24 @@ export function bestSection(sections: NoteSection[], body: string, spans: Span[]
  * distinct matched words, then the most matches, the first on a tie; `…` where the text goes on.
  */
 function excerpt(text: string, spans: Span[], tokens: number): string {
-  const words: Span[] = [];
+  // Where each word starts and ends, in two plain arrays: an object a word cost more than the scan.
+  const starts: number[] = [];
+  const ends: number[] = [];
   TOKEN.lastIndex = 0;
-  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) words.push({ start: m.index, end: TOKEN.lastIndex });
-  if (!words.length) return "";
+  for (let m = TOKEN.exec(text); m; m = TOKEN.exec(text)) {
+    starts.push(m.index);
+    ends.push(TOKEN.lastIndex);
+  }
+  if (!starts.length) return "";
   // Spans and words are both in text order: one sweep marks the matched words.
   const key: (string | null)[] = [];
   let j = 0;
-  for (const w of words) {
-    while (j < spans.length && spans[j]!.end <= w.start) j++;
+  for (let k = 0; k < starts.length; k++) {
+    while (j < spans.length && spans[j]!.end <= starts[k]!) j++;
     const span = spans[j];
-    key.push(span && span.start < w.end ? fold(text.slice(w.start, w.end)) : null);
+    key.push(span && span.start < ends[k]! ? fold(text.slice(starts[k], ends[k])) : null);
   }
-  const n = Math.min(tokens, words.length);
+  const n = Math.min(tokens, starts.length);
   const inWindow = new Map<string, number>();
   let count = 0;
   const add = (k: string | null, d: number) => {
@@ -75,7 +80,7 @@ function excerpt(text: string, spans: Span[], tokens: number): string {
   for (let k = 0; k < n; k++) add(key[k]!, 1);
   let best = 0;
   let bestScore = inWindow.size * 1000 + count;
-  for (let from = 1; from + n <= words.length; from++) {
+  for (let from = 1; from + n <= starts.length; from++) {
     add(key[from - 1]!, -1);
     add(key[from + n - 1]!, 1);
     const score = inWindow.size * 1000 + count;
@@ -83,14 +88,13 @@ function excerpt(text: string, spans: Span[], tokens: number): string {
   }
   let out = "";
   // From the very start when the window is the first words (a heading's `#` included), as FTS5's snippet() did.
-  let cursor = best === 0 ? 0 : words[best]!.start;
+  let cursor = best === 0 ? 0 : starts[best]!;
   for (let k = best; k < best + n; k++) {
-    const w = words[k]!;
-    const word = text.slice(w.start, w.end);
-    out += text.slice(cursor, w.start) + (key[k] === null ? word : `**${word}**`);
-    cursor = w.end;
+    const word = text.slice(starts[k], ends[k]);
+    out += text.slice(cursor, starts[k]) + (key[k] === null ? word : `**${word}**`);
+    cursor = ends[k]!;
   }
-  return `${best > 0 ? "…" : ""}${out}${best + n < words.length ? "…" : ""}`;
+  return `${best > 0 ? "…" : ""}${out}${best + n < starts.length ? "…" : ""}`;
 }
 
 const fold = (word: string) => word.toLowerCase();
