@@ -40,6 +40,8 @@ export type NoteValues = [
    */
   record: Uint8Array | null,
 ];
+/** Where NoteValues holds the record. */
+export const RECORD_AT = 7;
 export type LinkValues = [
   ord: number,
   embed: number,

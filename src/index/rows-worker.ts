@@ -7,7 +7,7 @@
 import { edenGC, fullGC } from "bun:jsc";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { fileRows, readsWhole } from "./file-rows.ts";
+import { fileRows, RECORD_AT, readsWhole } from "./file-rows.ts";
 import { compressNoteRecord } from "./note-text.ts";
 import { encodeRows } from "./rows-codec.ts";
 import { AHEAD, CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
@@ -85,7 +85,8 @@ function writeBatch(r: RowsRequest, start: number, bytes: (Uint8Array | null)[],
   const compressed = Math.round(share * rows.length);
   for (const row of rows.slice(0, compressed)) {
     const values = row?.note?.note;
-    if (values?.[7]) values[7] = compressNoteRecord(values[7]);
+    const record = values?.[RECORD_AT];
+    if (values && record) values[RECORD_AT] = compressNoteRecord(record);
   }
   let grown: SharedArrayBuffer | null = null;
   const { buffer, length } = encodeRows(rows, slots[slot]!, (size) => {

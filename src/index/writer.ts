@@ -117,7 +117,7 @@ export class IndexWriter {
     const s = this.s;
     const [title, aliases, tags, frontmatter, fmError, status, tasks, record] = rows.note;
     s.insertNote!.run(id, title, aliases, tags, frontmatter, fmError, status, tasks, record && storedNoteRecord(record));
-    // Resolved here, not with the other rows: a build's rows worker has the most work of the two threads.
+    // Resolved here, not with the other rows: a build's rows worker holds no resolver of every path.
     for (const l of rows.links) {
       const linkpath = l[3];
       s.insertLink!.run(id, ...l, storedLinkDst(linkpath, resolver.resolve(linkpath, path)));

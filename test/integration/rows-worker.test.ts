@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { type FileRows, fileRows, type NoteValues } from "../../src/index/file-rows.ts";
+import { type FileRows, fileRows, type NoteValues, RECORD_AT } from "../../src/index/file-rows.ts";
 import { runIndex } from "../../src/index/indexer.ts";
 import { storedNoteRecord } from "../../src/index/note-text.ts";
 import { decodeRows, encodeRows } from "../../src/index/rows-codec.ts";
@@ -69,8 +69,11 @@ function bodyAsBytes(rows: FileRows | null): FileRows | null {
 /** Rows with the note's record as notes.text stores it. */
 function recordStored(rows: FileRows | null): FileRows | null {
   const values = rows?.note?.note;
-  if (!rows?.note || !values?.[7]) return rows;
-  return { ...rows, note: { ...rows.note, note: [...values.slice(0, 7), storedNoteRecord(values[7])] as NoteValues } };
+  const record = values?.[RECORD_AT];
+  if (!rows?.note || !values || !record) return rows;
+  const stored = [...values] as NoteValues;
+  stored[RECORD_AT] = storedNoteRecord(record);
+  return { ...rows, note: { ...rows.note, note: stored } };
 }
 
 /** Every row of every table, the full-text shadow tables included, in a stable order. */
