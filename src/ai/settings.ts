@@ -87,6 +87,11 @@ function endpoint<P extends ProviderName>(config: Config, provider: P, role: str
   return { provider, baseUrl: trimSlash(baseUrl), apiKey: config.str("embeddings.openai_api_key") };
 }
 
+/** Whether an embeddings provider is set, half configured or not (embeddingsSettings() tells which). */
+export function embeddingsConfigured(config: Config): boolean {
+  return config.str("embeddings.provider") !== null;
+}
+
 /** The embeddings role, or null when INDX_EMBEDDINGS_PROVIDER is unset. A half configuration is an error. */
 export function embeddingsSettings(config: Config): EmbeddingsSettings | null {
   const raw = config.str("embeddings.provider");

@@ -1,6 +1,7 @@
 import { edenGC } from "bun:jsc";
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
+import { embeddingsConfigured } from "../ai/settings.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import type { ProgressFn } from "../core/progress.ts";
@@ -177,7 +178,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
 
   throwIfStopped(opts);
   if (bulk) store.mergeFullText();
-  store.ensureIndexes({ hashes: vault.config.str("embeddings.provider") !== null });
+  store.ensureIndexes({ hashes: embeddingsConfigured(vault.config) });
   if (bulk) {
     store.releaseFreePages();
     store.endBulkLoad();
