@@ -13,13 +13,13 @@
  * source.
  *
  * The target's sqlite-vec library is one more entrypoint: Bun embeds it as a file, named as it
- * is (`--asset-naming`), and src/index/sqlite-vec.ts finds it in Bun.embeddedFiles. Which file
+ * is (`--asset-naming`), and src/index/storage/sqlite-vec.ts finds it in Bun.embeddedFiles. Which file
  * is resolved here, per target, from the target's sqlite-vec package.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { vecLibraryFor } from "../src/index/sqlite-vec.ts";
+import { vecLibraryFor } from "../src/index/storage/sqlite-vec.ts";
 
 export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "windows-x64"] as const;
 export type Target = (typeof TARGETS)[number];
@@ -58,9 +58,9 @@ export function buildBinary(o: BuildOptions): void {
       "bun",
       "build",
       "src/main.ts",
-      "src/index/index-worker.ts",
-      "src/index/rows-worker.ts",
-      "src/ops/reader-worker.ts",
+      "src/index/build/index-worker.ts",
+      "src/index/build/rows-worker.ts",
+      "src/app/reader-worker.ts",
       "src/vault/stat-worker.ts",
       o.vecLibrary,
       "--compile",

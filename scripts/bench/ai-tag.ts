@@ -8,11 +8,11 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { aiTag } from "../../src/ai/ops/tag.ts";
-import type { ChatProvider } from "../../src/ai/types.ts";
+import { aiTag } from "../../src/ai/ops/tag/tag-ops.ts";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
+import type { ChatProvider } from "../../src/providers/types.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../test/support/fake-ai-server.ts";
 import { tagReplies } from "../../test/support/fake-replies.ts";

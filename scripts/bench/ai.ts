@@ -10,11 +10,11 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { aiAsk } from "../../src/ai/ops/ask.ts";
-import type { ChatProvider } from "../../src/ai/types.ts";
+import { aiAsk } from "../../src/ai/ops/ask/ask-ops.ts";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
+import type { ChatProvider } from "../../src/providers/types.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../test/support/fake-ai-server.ts";
 import { emit, generatedVault, isolatedEnv, median, percentile, ROOT, requireShared, round, startServe } from "./common.ts";

@@ -8,9 +8,9 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { linkBrokenAnchors, linkUnresolved } from "../../src/links/ops.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, round, SHARED } from "./common.ts";

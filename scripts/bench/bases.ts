@@ -16,13 +16,13 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import { compileBase, NO_FILE } from "../../src/bases/plan.ts";
 import { runView } from "../../src/bases/query.ts";
 import { type Prefilter, snapshotOf } from "../../src/bases/snapshot.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, percentile, requireShared, round } from "./common.ts";

@@ -14,10 +14,10 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { indexIdentity, runIndex, updateIndex } from "../../src/index/indexer.ts";
-import { IndexStore } from "../../src/index/store.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { indexIdentity, runIndex, updateIndex } from "../../src/index/build/indexer.ts";
+import { IndexStore } from "../../src/index/storage/store.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";

@@ -15,11 +15,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { vaultReindex, vaultStatus } from "../../src/maintenance/ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
-import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, outDir, requireShared, round, SHARED } from "./common.ts";
 import { benchProvider } from "./embed-provider.ts";

@@ -12,14 +12,14 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { loadVec } from "../../src/index/sqlite-vec.ts";
-import { VectorStorage } from "../../src/index/vectors.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { loadVec } from "../../src/index/storage/sqlite-vec.ts";
+import { VectorStorage } from "../../src/index/storage/vectors.ts";
+import { vaultReindex } from "../../src/maintenance/ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { semanticPage, vectorChunks } from "../../src/search/semantic.ts";
-import { vaultReindex } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeEmbedding } from "../../test/support/fake-ai-server.ts";
 import { emit, isolatedEnv, median, outDir, percentile, round } from "./common.ts";

@@ -8,10 +8,10 @@
 import { Database } from "bun:sqlite";
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { noteMove } from "../../src/notes/move-op.ts";
+import { noteMove } from "../../src/notes/move-ops.ts";
 import { notePatch, noteWrite } from "../../src/notes/write-ops.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, outDir, percentile, requireShared, round } from "./common.ts";

@@ -1,10 +1,10 @@
+import type { OpContext } from "../app/context.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
+import type { AiUsage } from "../providers/types.ts";
 import { cacheKey } from "./cache.ts";
 import { ModelSession, ZERO_USAGE } from "./session.ts";
-import type { AiUsage } from "./types.ts";
 
 /** What every AI operation returns besides its own fields. */
 export interface AiOutcome {

@@ -1,6 +1,6 @@
-import type { ChunkSource } from "../index/queries/chunks.ts";
-import type { OpContext } from "../ops/context.ts";
-import { estimateTokens } from "./tokens.ts";
+import type { OpContext } from "../app/context.ts";
+import type { ChunkSource } from "../index/storage/queries/chunks.ts";
+import { estimateTokens } from "../providers/tokens.ts";
 
 /**
  * A numbered source passage: one chunk of a note as the model reads it (docs/contracts.md, AI

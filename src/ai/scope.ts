@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { filterNoteIds, normalizeTag } from "../notes/filter.ts";
-import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
 import { INPUT_LIMITS, VaultPath } from "../ops/schemas.ts";
 import { vaultSearch } from "../search/ops.ts";

@@ -1,13 +1,13 @@
 import { IndxError } from "../core/errors.ts";
-import { AiDb } from "../index/ai-db.ts";
+import { AiDb } from "../index/storage/ai-db.ts";
 import type { AiRole } from "../ops/define.ts";
+import { createChatProvider } from "../providers/providers.ts";
+import { type AiSettings, aiSettings } from "../providers/settings.ts";
+import type { ChatProvider } from "../providers/types.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
-import { createChatProvider } from "./providers.ts";
 import { AiGlobs } from "./scope.ts";
-import { type AiSettings, aiSettings } from "./settings.ts";
 import { SpendLedger } from "./spend.ts";
-import type { ChatProvider } from "./types.ts";
 
 const MAX_RETRIEVALS = 256;
 

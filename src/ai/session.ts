@@ -2,9 +2,9 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import type { Warning } from "../ops/schemas.ts";
-import type { AiSettings } from "./settings.ts";
+import type { AiSettings } from "../providers/settings.ts";
+import { type AiUsage, type ChatMessage, type ChatProvider, ProviderError } from "../providers/types.ts";
 import { type AiStreamSink, JsonFieldFollower } from "./stream.ts";
-import { type AiUsage, type ChatMessage, type ChatProvider, ProviderError } from "./types.ts";
 
 /** Per-call knobs a caller may set; each is clamped by the settings. */
 export interface CallKnobs {

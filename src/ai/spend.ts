@@ -1,5 +1,5 @@
 import { IndxError } from "../core/errors.ts";
-import type { AiDb } from "../index/ai-db.ts";
+import type { AiDb } from "../index/storage/ai-db.ts";
 
 const utcDay = (now: Date) => now.toISOString().slice(0, 10);
 

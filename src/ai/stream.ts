@@ -1,5 +1,5 @@
+import type { AiUsage } from "../providers/types.ts";
 import type { Citation } from "./citations.ts";
-import type { AiUsage } from "./types.ts";
 
 /**
  * What an AI operation streams while it runs (docs/contracts.md, AI runtime: streaming): text as

@@ -4,8 +4,8 @@
  * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
-import type { BaseFileRow, LinkRow } from "../index/queries/bases.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { BaseFileRow, LinkRow } from "../index/storage/queries/bases.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { ignoredBy, readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";

@@ -4,7 +4,7 @@
  * the index as base_query, and the index narrows the notes first where it can (prefilter.ts).
  */
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { Vault } from "../vault/vault.ts";
 import { startOfDay } from "./dates.ts";
 import { compileExpression } from "./expr/compile.ts";

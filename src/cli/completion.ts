@@ -1,6 +1,6 @@
 import type { ArgsDef, CommandDef } from "citty";
+import { OpContext } from "../app/context.ts";
 import { loadConfig } from "../config/load.ts";
-import { OpContext } from "../ops/context.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { enumValues } from "../ops/schema-words.ts";
 import { tagList } from "../tags/ops.ts";

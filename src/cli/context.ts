@@ -1,7 +1,7 @@
 import { basename } from "node:path";
+import { OpContext } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
-import { OpContext } from "../ops/context.ts";
 import { Vault } from "../vault/vault.ts";
 import { printErr } from "./io.ts";
 import { didYouMean } from "./suggest.ts";

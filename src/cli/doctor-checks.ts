@@ -1,13 +1,13 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { OpContext } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
 import { toIndxError } from "../core/errors.ts";
-import { vecLoads } from "../index/sqlite-vec.ts";
-import { OpContext } from "../ops/context.ts";
+import { vecLoads } from "../index/storage/sqlite-vec.ts";
+import { vaultStatus } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
-import { vaultStatus } from "../vault/ops.ts";
 import { scanVault } from "../vault/scan.ts";
 import { Vault } from "../vault/vault.ts";
 import { didYouMean } from "./suggest.ts";

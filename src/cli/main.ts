@@ -108,7 +108,7 @@ export async function main(rawArgv: string[]): Promise<number> {
 
 /** Every field name an operation's output has (for telling `--json path` from `--json <positional>`). */
 async function allOutputFields(): Promise<Set<string>> {
-  const { OPERATIONS } = await import("../ops/registry.ts");
+  const { OPERATIONS } = await import("../app/registry.ts");
   const names = new Set<string>();
   for (const op of OPERATIONS) {
     const { top, rows } = outputFields(op);

@@ -1,5 +1,5 @@
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
 import { type GlobalFlags, openContext } from "./context.ts";

@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { LinkResolver } from "../links/resolve.ts";
-import type { OpContext } from "../ops/context.ts";
 import { closest } from "./suggest.ts";
 
 /**

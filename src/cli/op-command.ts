@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { enumValues, oneOf } from "../ops/schema-words.ts";

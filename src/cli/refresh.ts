@@ -1,6 +1,6 @@
+import type { OpContext } from "../app/context.ts";
 import { toIndxError } from "../core/errors.ts";
-import { BUSY_TIMEOUT_MS } from "../index/store.ts";
-import type { OpContext } from "../ops/context.ts";
+import { BUSY_TIMEOUT_MS } from "../index/storage/store.ts";
 import { printErr } from "./io.ts";
 
 /** A refresh waits this long for another writer (a server's index pass) before answering stale. */

@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { TypedLinks } from "../links/typed.ts";
 import { statVaultFile } from "../notes/read.ts";
-import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { Limit, VaultPath, type Warning } from "../ops/schemas.ts";

@@ -1,9 +1,9 @@
-import type { EmbeddingsSettings } from "../ai/settings.ts";
-import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import type { EmbeddingsSettings } from "../providers/settings.ts";
+import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
 /** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */

@@ -1,12 +1,12 @@
-import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
-import { createEmbeddingProvider } from "../ai/providers.ts";
-import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
-import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import type { IndexStore } from "../index/store.ts";
-import type { OpContext } from "../ops/context.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import { type ProbeResult, probeEmbeddings } from "../providers/probe.ts";
+import { createEmbeddingProvider } from "../providers/providers.ts";
+import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../providers/settings.ts";
+import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
 import { decisionCurrent, type FusionDecision, measureFusion, parseDecision } from "../search/fusion-weight.ts";
 import type { Vault } from "../vault/vault.ts";
 import { type EmbedReport, embedPending } from "./job.ts";

@@ -1,5 +1,5 @@
+import type { OpContext } from "../app/context.ts";
 import { parseKinds } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
 
 const HEARTBEAT_MS = 15_000;
 

@@ -1,7 +1,7 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
+import type { OpContext } from "../app/context.ts";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { formFor, type OperationForm } from "../ops/read-only-form.ts";
 import { errorCodesOf, errorResponses, exampleOf } from "./openapi-responses.ts";

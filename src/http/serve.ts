@@ -1,14 +1,14 @@
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
+import type { OpContext } from "../app/context.ts";
+import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import { VaultWatcher } from "../index/watcher.ts";
+import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
-import type { OpContext } from "../ops/context.ts";
-import { ReaderPool } from "../ops/reader-pool.ts";
 import { isLoopback } from "./guard.ts";
 import { createApp, errorResponse } from "./server.ts";
 

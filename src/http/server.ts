@@ -1,12 +1,12 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
+import type { OpContext } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
-import type { ReaderPool } from "../ops/reader-pool.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";

@@ -7,7 +7,7 @@
 
 import { type JsonStringSpan, jsonStringSpans } from "../canvas/json-spans.ts";
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { headingKey, stripHeadingForLink } from "../markdown/headings.ts";
 import { linksInString } from "../markdown/links.ts";
 import { parseNote } from "../markdown/parse.ts";

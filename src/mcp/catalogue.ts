@@ -1,9 +1,9 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../ops/context.ts";
+import type { OpContext } from "../app/context.ts";
+import { OPERATIONS } from "../app/registry.ts";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { formFor } from "../ops/read-only-form.ts";
-import { OPERATIONS } from "../ops/registry.ts";
 import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
 import { GLOSSARY } from "./glossary.ts";
 

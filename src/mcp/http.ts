@@ -1,6 +1,6 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { OpContext } from "../app/context.ts";
 import { logEvent } from "../core/log.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";

@@ -1,6 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { OpContext } from "../app/context.ts";
 import type { VaultEvent } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
 import { LiveAiResources } from "./live-ai.ts";
 import { ReplayCache } from "./replay.ts";
 

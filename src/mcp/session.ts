@@ -15,10 +15,10 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import type { OpContext } from "../app/context.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { noteList } from "../notes/ops.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";

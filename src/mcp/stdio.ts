@@ -1,8 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import { VaultWatcher } from "../index/watcher.ts";
-import type { OpContext } from "../ops/context.ts";
+import { VaultWatcher } from "../index/build/watcher.ts";
 import type { Scope } from "../ops/define.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";

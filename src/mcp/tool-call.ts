@@ -1,11 +1,11 @@
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
 import type { AiStreamSink } from "../ai/stream.ts";
+import type { OpContext } from "../app/context.ts";
+import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
-import { OPERATION_BY_NAME } from "../ops/registry.ts";
 import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";

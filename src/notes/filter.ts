@@ -1,5 +1,5 @@
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { globToRegExp } from "../vault/glob.ts";
 
 export interface NoteFilterInput {

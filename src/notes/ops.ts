@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
 import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
-import { baseTitle } from "../index/file-rows.ts";
+import { baseTitle } from "../index/build/file-rows.ts";
 import { AnchorChecker } from "../links/anchors.ts";
 import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
 import { LinkResolver } from "../links/resolve.ts";

@@ -1,6 +1,6 @@
-import type { ScoredNote } from "../index/queries/fts.ts";
-import type { FileScope } from "../index/queries/lists.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { ScoredNote } from "../index/storage/queries/fts.ts";
+import type { FileScope } from "../index/storage/queries/lists.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { type CompiledQuery, compileQuery } from "./query.ts";
 
 export interface LexicalPage {

@@ -1,5 +1,5 @@
-import type { ChatProvider } from "../ai/types.ts";
-import { ProviderError } from "../ai/types.ts";
+import type { ChatProvider } from "../providers/types.ts";
+import { ProviderError } from "../providers/types.ts";
 
 /** Characters of each candidate the chat model sees. */
 const PASSAGE_CHARS = 700;

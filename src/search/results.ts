@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { NoteSection, NoteSections } from "../index/queries/chunks.ts";
-import { searchDocument } from "../index/search-document.ts";
-import type { IndexStore } from "../index/store.ts";
+import { searchDocument } from "../index/lexical/search-document.ts";
+import type { NoteSection, NoteSections } from "../index/storage/queries/chunks.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { bestSection } from "./sections.ts";
 

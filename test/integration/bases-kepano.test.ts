@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { OpContext } from "../../src/app/context.ts";
 import { cellText } from "../../src/bases/cells.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import type { OutputOf } from "../../src/ops/define.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { OpContext } from "../../src/app/context.ts";
 import type { Entry } from "../../src/bases/entry.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import { compileBase } from "../../src/bases/plan.ts";
 import { type QueryWorld, runView } from "../../src/bases/query.ts";
 import { type IndexSnapshot, type Prefilter, snapshotOf } from "../../src/bases/snapshot.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**

@@ -3,13 +3,13 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { etagOf } from "../../src/core/hash.ts";
 import { VERSION } from "../../src/core/version.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHttpHandler } from "../../src/mcp/http.ts";
-import { OPERATIONS } from "../../src/ops/registry.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { OpContext } from "../../src/app/context.ts";
+import { ReaderPool } from "../../src/app/reader-pool.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { IndxError } from "../../src/core/errors.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { noteRead } from "../../src/notes/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
-import { ReaderPool } from "../../src/ops/reader-pool.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
+import type { OpContext } from "../../src/app/context.ts";
 import { linkBacklinks, linkForward } from "../../src/links/ops.ts";
 import { noteRead } from "../../src/notes/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

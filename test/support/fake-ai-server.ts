@@ -8,7 +8,7 @@
  * down, refuse big batches or act like an Ollama older than /api/embed.
  */
 
-import type { ProviderName } from "../../src/ai/types.ts";
+import type { ProviderName } from "../../src/providers/types.ts";
 import { type ChatReply, type ChatScript, chatResponse, type FakeChat, parseChat } from "./fake-chat.ts";
 import { fakeTokens } from "./fake-words.ts";
 

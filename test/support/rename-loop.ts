@@ -1,7 +1,8 @@
 // Renames a tag back and forth across many notes until killed: the crash test of multi-file writes.
+
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
-import { tagRename } from "../../src/tags/rename-op.ts";
+import { tagRename } from "../../src/tags/rename-ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { invoke } from "./ops.ts";
 

@@ -1,11 +1,11 @@
 import { expect } from "bun:test";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import type { Scope } from "../../src/ops/define.ts";
 import { assertCliOutput, assertRestOutput, CheckedClient, commandOps } from "./ops.ts";
 import type { Sandbox } from "./vault.ts";

@@ -2,9 +2,9 @@
 // Vault and data dir come from INDX_VAULT / INDX_DATA_DIR, as for the CLI.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { OpContext } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { noteWrite } from "../../src/notes/write-ops.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { invoke } from "./ops.ts";
 

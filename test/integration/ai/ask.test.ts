@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { aiAsk } from "../../../src/ai/ops/ask.ts";
-import { aiStatus } from "../../../src/ai/ops/status.ts";
-import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
-import { aiToc } from "../../../src/ai/ops/toc.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { aiAsk } from "../../../src/ai/ops/ask/ask-ops.ts";
+import { aiStatus } from "../../../src/ai/ops/status-ops.ts";
+import { aiSummarize } from "../../../src/ai/ops/summarize/summarize-ops.ts";
+import { aiToc } from "../../../src/ai/ops/toc/toc-ops.ts";
+import type { OpContext } from "../../../src/app/context.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";

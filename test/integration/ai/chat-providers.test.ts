@@ -1,8 +1,8 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { createChatProvider } from "../../../src/ai/providers.ts";
-import { chatSettings } from "../../../src/ai/settings.ts";
-import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
 import { loadConfig } from "../../../src/config/load.ts";
+import { createChatProvider } from "../../../src/providers/providers.ts";
+import { chatSettings } from "../../../src/providers/settings.ts";
+import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
 import { FAKE_GATEWAY_KEY, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const fake = startFakeAiServer();

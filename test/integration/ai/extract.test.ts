@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { aiExtract } from "../../../src/ai/ops/extract.ts";
+import { aiExtract } from "../../../src/ai/ops/extract/extract-ops.ts";
+import type { OpContext } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { noteRead } from "../../../src/notes/ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ACTION_ITEMS, ANA, BO, extractLine, extractReplies, MEETINGS } from "../../support/fake-extract.ts";
 import { invoke, rejection, warningCodes } from "../../support/ops.ts";

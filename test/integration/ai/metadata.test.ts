@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { aiMetadata } from "../../../src/ai/ops/metadata.ts";
+import { aiMetadata } from "../../../src/ai/ops/metadata/metadata-ops.ts";
+import type { OpContext } from "../../../src/app/context.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { metadataReplies } from "../../support/fake-replies.ts";
 import { invoke } from "../../support/ops.ts";

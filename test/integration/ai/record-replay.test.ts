@@ -2,10 +2,10 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createChatProvider } from "../../../src/ai/providers.ts";
-import { chatSettings } from "../../../src/ai/settings.ts";
-import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
 import { loadConfig } from "../../../src/config/load.ts";
+import { createChatProvider } from "../../../src/providers/providers.ts";
+import { chatSettings } from "../../../src/providers/settings.ts";
+import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const dirs: string[] = [];

@@ -1,10 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { aiRelate } from "../../../src/ai/ops/relate.ts";
-import { estimateTokens } from "../../../src/ai/tokens.ts";
+import { aiRelate } from "../../../src/ai/ops/relate/relate-ops.ts";
+import type { OpContext } from "../../../src/app/context.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
 import type { OutputOf } from "../../../src/ops/define.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { estimateTokens } from "../../../src/providers/tokens.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import type { FakeChat } from "../../support/fake-chat.ts";
 import { invoke, rejection } from "../../support/ops.ts";

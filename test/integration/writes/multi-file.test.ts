@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { OpContext } from "../../../src/app/context.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../../../src/canvas/ops.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { LINK_DST_SQL } from "../../../src/index/schema.ts";
-import { noteMove } from "../../../src/notes/move-op.ts";
+import { LINK_DST_SQL } from "../../../src/index/storage/schema.ts";
+import { noteMove } from "../../../src/notes/move-ops.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { tagRename } from "../../../src/tags/rename-op.ts";
+import { tagRename } from "../../../src/tags/rename-ops.ts";
 import { TEMP_PREFIX } from "../../../src/writes/atomic.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { invoke, rejection } from "../../support/ops.ts";

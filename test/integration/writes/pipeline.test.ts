@@ -1,10 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { OpContext } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
 import { PartlyWritten } from "../../../src/writes/pipeline.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { invoke, invokeOp, rejection } from "../../support/ops.ts";

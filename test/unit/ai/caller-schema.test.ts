@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { CallerSchema } from "../../../src/ai/extract/caller-schema.ts";
-import { SCHEMA_LIMITS } from "../../../src/ai/extract/schema-subset.ts";
+import { CallerSchema } from "../../../src/ai/ops/extract/caller-schema.ts";
+import { SCHEMA_LIMITS } from "../../../src/ai/ops/extract/schema-subset.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 
 /** ai_extract's caller schema: the 2020-12 subset it takes, checked before any model call, and the checks of extracted data. */

@@ -1,13 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { FtsQueries } from "../../../src/index/queries/fts.ts";
-import type { FileScope } from "../../../src/index/queries/lists.ts";
-import { NOTES_FTS_SQL } from "../../../src/index/schema.ts";
+import { FtsQueries } from "../../../src/index/storage/queries/fts.ts";
+import type { FileScope } from "../../../src/index/storage/queries/lists.ts";
+import { NOTES_FTS_SQL } from "../../../src/index/storage/schema.ts";
 import { compileQuery } from "../../../src/search/query.ts";
 
 /**
- * FtsQueries.ranked reads notes_fts's posting lists itself (src/index/fts5-postings.ts) and
- * computes bm25 in JavaScript (src/index/bm25.ts). These tests hold it to FTS5's own
+ * FtsQueries.ranked reads notes_fts's posting lists itself (src/index/lexical/fts5-postings.ts) and
+ * computes bm25 in JavaScript (src/index/lexical/bm25.ts). These tests hold it to FTS5's own
  * `ORDER BY bm25(...)` (FtsQueries.scored): the same notes, in the same order, with the same
  * scores to the last bit, on indexes with many segments, tombstones, rewritten rows, doclists
  * and position lists that run over several pages, and after FTS5 merged everything.
@@ -44,7 +44,7 @@ const VOCAB = [
   "night",
   "day",
   "x",
-  // Letters of three UTF-8 bytes are followed too (src/index/unicode61.ts).
+  // Letters of three UTF-8 bytes are followed too (src/index/lexical/unicode61.ts).
   "東京",
   "検索",
   "서울",

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { jsonStringSpans } from "../../../src/canvas/json-spans.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { runIndex } from "../../../src/index/indexer.ts";
+import { runIndex } from "../../../src/index/build/indexer.ts";
 import { LinkResolver } from "../../../src/links/resolve.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
 import { parseNote } from "../../../src/markdown/parse.ts";

@@ -1,0 +1,164 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { OpContext } from "../../../app/context.ts";
+import { defineOp } from "../../../ops/define.ts";
+import { invoke } from "../../../ops/invoke.ts";
+import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
+import { estimateTokens } from "../../../providers/tokens.ts";
+import { vaultSearch } from "../../../search/ops.ts";
+import { verifyCitations } from "../../citations.ts";
+import { runAi } from "../../invocation.ts";
+import { passagesForChunks, renderPassages } from "../../passages.ts";
+import { ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
+import { AiScope, resolveScope } from "../../scope.ts";
+import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
+import { excludedWarning, fitToBudget, groundingFailed, pinned, streamCitations } from "../grounded.ts";
+
+const DONT_KNOW = "I don't know based on the indexed vault.";
+
+const Turn = Type.Object({
+  role: Type.Union([Type.Literal("user"), Type.Literal("assistant")]),
+  content: Type.String({ maxLength: 20_000 }),
+});
+
+const Input = Type.Object(
+  {
+    question: Type.String({ minLength: 1, maxLength: 4_000, description: "The question, in natural language." }),
+    scope: Type.Optional(AiScope),
+    mode: Type.Optional(
+      Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
+        description: "Retrieval (default hybrid; lexical with a warning without embeddings).",
+      }),
+    ),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes whose best passage the model reads." })),
+    style: Type.Optional(Style),
+    language: Language,
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Fail (ai_grounding_failed) rather than answer without a verified citation." })),
+    conversation_id: Type.Optional(Type.String({ maxLength: 200, description: "Opaque; only partitions the cache. The server keeps no chat memory." })),
+    history: Type.Optional(Type.Array(Turn, { maxItems: 40, description: "Earlier turns, oldest first: pass them on each call." })),
+    ...CallControls,
+  },
+  { additionalProperties: false },
+);
+
+const Output = Type.Object({
+  answer: Type.String({ description: "Markdown, drawn only from the cited passages." }),
+  confidence: Type.Union([Type.Literal("high"), Type.Literal("medium"), Type.Literal("low"), Type.Literal("unknown")]),
+  citations: Citations,
+  retrieved: Type.Array(Type.Object({ path: Type.String(), score: Type.Number(), matched_in: Type.Array(Type.String()) }), {
+    description: "What retrieval found, best first: the notes the model read.",
+  }),
+  followups: Type.Array(Type.String(), { description: "Questions worth asking next." }),
+  usage: AiUsageSchema,
+  warnings: Type.Array(WarningSchema),
+});
+type Output = Static<typeof Output>;
+
+export const aiAsk = defineOp({
+  name: "ai_ask",
+  title: "Ask the vault",
+  description:
+    "Answers a question only from retrieved passages of the vault's notes, with verified citations (path, etag, line, quote); says it does not know rather than guess.",
+  scope: "vault:read",
+  safe: true,
+  ai: { needs: "chat" },
+  input: Input,
+  output: Output,
+  async run(ctx, input): Promise<Output> {
+    ctx.ai.chat();
+    const warnings: Warning[] = [];
+    const topK = input.top_k ?? 8;
+    const key = JSON.stringify([input.question, input.mode ?? "hybrid", topK, input.scope ?? null]);
+    const found = await ctx.ai.retrieval(key, async () => {
+      const w: Warning[] = [];
+      return { hits: await retrieve(ctx, input, topK, w), warnings: w };
+    });
+    const hits = found.hits;
+    warnings.push(...found.warnings);
+    const retrieved = hits.map((h) => ({ path: h.path, score: h.score, matched_in: h.matched_in }));
+    const fixed = estimateTokens(ASK_SYSTEM) + estimateTokens(input.question) + (input.history ?? []).reduce((n, t) => n + estimateTokens(t.content), 0);
+    const passages = fitToBudget(
+      passagesForChunks(
+        ctx,
+        hits.map((h) => h.chunk_id),
+      ),
+      ctx.ai.settings().maxInputTokens,
+      fixed,
+    );
+    if (passages.length === 0) return dontKnow(retrieved, warnings);
+    const byId = new Map(passages.map((p) => [p.id, p]));
+    return runAi({
+      op: "ask",
+      ctx,
+      input,
+      scope: pinned(passages),
+      promptVersion: PROMPT_VERSION,
+      usesModel: true,
+      async produce(session) {
+        const reply = await session!.json({
+          system: `${ASK_SYSTEM} ${styleLine(input.style, input.language)}`,
+          messages: [...(input.history ?? []), { role: "user", content: `${renderPassages(passages)}\n\nQuestion: ${input.question}` }],
+          schema: AskReply,
+          streamField: "answer",
+        });
+        if (!reply.supported || reply.answer.trim() === "") return dontKnow(retrieved, warnings);
+        const verified = await verifyCitations(ctx, byId, reply.citations);
+        if (input.cite !== false && verified.citations.length === 0) throw groundingFailed(verified.dropped);
+        streamCitations(ctx, verified.citations);
+        const someDropped = verified.dropped.length > 0;
+        return {
+          answer: reply.answer,
+          confidence: someDropped && reply.confidence === "high" ? "medium" : reply.confidence,
+          citations: verified.citations,
+          retrieved,
+          followups: reply.followups ?? [],
+          usage: session!.usage,
+          warnings: [...warnings, ...verified.warnings],
+        };
+      },
+    });
+  },
+  summary: (o) =>
+    o.confidence === "low" && o.citations.length === 0
+      ? "No grounded answer in the vault"
+      : `Answered (${o.confidence} confidence) citing ${o.citations.length} passage${o.citations.length === 1 ? "" : "s"} from ${new Set(o.citations.map((c) => c.path)).size} note${new Set(o.citations.map((c) => c.path)).size === 1 ? "" : "s"}`,
+});
+
+type Hit = { path: string; chunk_id: string; score: number; matched_in: string[] };
+
+/** Retrieval: the vault's own search, narrowed to the scope and the AI globs; what the globs kept out is reported. */
+async function retrieve(ctx: OpContext, input: Static<typeof Input>, topK: number, warnings: Warning[]): Promise<Hit[]> {
+  const globs = ctx.ai.globs();
+  const inScope = input.scope ? await resolveScope(ctx, input.scope, globs) : null;
+  if (inScope?.excluded.length) warnings.push(excludedWarning(inScope.excluded.length));
+  const allowed = inScope ? new Set(inScope.paths) : null;
+  const found = await invoke(vaultSearch, ctx, {
+    q: input.question,
+    mode: input.mode ?? "hybrid",
+    limit: allowed ? 100 : Math.min(100, topK * 3),
+  });
+  warnings.push(...found.warnings.filter((w) => w.code !== "query_empty"));
+  let denied = 0;
+  const hits: Hit[] = [];
+  for (const r of found.results) {
+    if (allowed && !allowed.has(r.path)) continue;
+    if (!globs.allows(r.path)) {
+      denied++;
+      continue;
+    }
+    if (hits.length < topK) hits.push({ path: r.path, chunk_id: r.chunk_id, score: r.score, matched_in: r.matched_in });
+  }
+  if (denied > 0 && !inScope?.excluded.length) warnings.push(excludedWarning(denied));
+  return hits;
+}
+
+function dontKnow(retrieved: Output["retrieved"], warnings: Warning[]): Output {
+  return {
+    answer: DONT_KNOW,
+    confidence: "low",
+    citations: [],
+    retrieved,
+    followups: [],
+    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    warnings: [...warnings, { code: "unsupported_question", message: "The indexed notes do not answer this question." }],
+  };
+}

@@ -1,0 +1,105 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { OpContext } from "../../app/context.ts";
+import { defineOp } from "../../ops/define.ts";
+import { Nullable } from "../../ops/schemas.ts";
+import type { AiSettings } from "../../providers/settings.ts";
+
+const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String() }));
+
+const Output = Type.Object({
+  enabled: Type.Boolean({ description: "false: ai.enabled is off or no model is configured; no AI tool is offered." }),
+  chat: Role,
+  embeddings: Role,
+  operations: Type.Array(Type.String(), { description: "The AI operations this vault can run now." }),
+  limits: Type.Object({
+    max_input_tokens: Type.Integer(),
+    max_output_tokens: Type.Integer(),
+    temperature: Type.Number(),
+    daily_cost_usd: Nullable(Type.Number()),
+  }),
+  cache: Type.Object({ enabled: Type.Boolean(), entries: Type.Integer(), hits_24h: Type.Integer(), size_bytes: Type.Integer() }),
+  spend_today_usd: Type.Number({ description: "Spent since 00:00 UTC, across every process of this vault." }),
+  message: Type.Optional(Type.String({ description: "Why AI is off, and the fix." })),
+});
+
+/** The AI part of vault_status: on or off, the chat model, and today's use (docs/contracts.md, AI runtime). */
+export const AiSummary = Type.Object({
+  enabled: Type.Boolean(),
+  chat: Nullable(Type.String({ description: "provider/model" })),
+  requests_today: Type.Integer({ description: "Model requests since 00:00 UTC (cache hits make none)." }),
+  cache_hits_24h: Type.Integer(),
+  spend_today_usd: Type.Number(),
+});
+
+export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
+  const none = { enabled: false, chat: null, requests_today: 0, cache_hits_24h: 0, spend_today_usd: 0 };
+  if (!ctx.ai.offers("any")) return none;
+  const s = ctx.ai.settings();
+  return {
+    enabled: true,
+    chat: s.chat ? `${s.chat.provider}/${s.chat.model}` : null,
+    requests_today: ctx.ai.spend.requestsToday(),
+    cache_hits_24h: ctx.ai.cache.stats().hits_24h,
+    spend_today_usd: ctx.ai.spend.today(),
+  };
+}
+
+/** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
+const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata", "ai_extract"];
+/** Operations that run with either role, degraded without one of them. */
+const EITHER_OPS = ["ai_relate"];
+
+export const aiStatus = defineOp({
+  name: "ai_status",
+  title: "AI status",
+  description:
+    "What AI this vault offers: the chat and embeddings models, the operations that can run, limits, cache and today's spend. Cheap; call it first to learn what to expect.",
+  scope: "vault:read",
+  safe: true,
+  ai: { needs: "any" },
+  input: Type.Object({}, { additionalProperties: false }),
+  output: Output,
+  run(ctx): Static<typeof Output> {
+    let settings: AiSettings;
+    try {
+      settings = ctx.ai.settings();
+    } catch (err) {
+      return { ...off(), message: (err as Error).message };
+    }
+    const role = (r: { provider: string; model: string } | null) => (r ? { provider: r.provider, model: r.model } : null);
+    const enabled = settings.enabled && (settings.chat !== null || settings.embeddings !== null);
+    const cache = settings.cache.enabled && enabled ? ctx.ai.cache.stats() : { entries: 0, hits_24h: 0, size_bytes: 0 };
+    return {
+      enabled,
+      chat: role(settings.chat),
+      embeddings: role(settings.embeddings),
+      operations: enabled ? ["ai_status", ...(settings.chat ? CHAT_OPS : []), ...EITHER_OPS] : [],
+      limits: {
+        max_input_tokens: settings.maxInputTokens,
+        max_output_tokens: settings.maxOutputTokens,
+        temperature: settings.temperature,
+        daily_cost_usd: settings.dailyCostUsd,
+      },
+      cache: { enabled: settings.cache.enabled, ...cache },
+      spend_today_usd: enabled ? ctx.ai.spend.today() : 0,
+      ...(settings.enabled
+        ? enabled
+          ? {}
+          : { message: "No model is configured: set INDX_AI_PROVIDER and INDX_AI_MODEL (chat) or INDX_EMBEDDINGS_PROVIDER and INDX_EMBEDDINGS_MODEL." }
+        : { message: "The AI runtime is turned off (ai.enabled = false)." }),
+    };
+  },
+  summary: (o) => (o.enabled ? `AI on: chat ${o.chat ? `${o.chat.provider}/${o.chat.model}` : "none"}; ${o.operations.length} operations` : "AI off"),
+});
+
+function off(): Static<typeof Output> {
+  return {
+    enabled: false,
+    chat: null,
+    embeddings: null,
+    operations: [],
+    limits: { max_input_tokens: 0, max_output_tokens: 0, temperature: 0, daily_cost_usd: null },
+    cache: { enabled: false, entries: 0, hits_24h: 0, size_bytes: 0 },
+    spend_today_usd: 0,
+  };
+}

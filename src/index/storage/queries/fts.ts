@@ -1,0 +1,268 @@
+import { Database } from "bun:sqlite";
+import { cjkGramQuery } from "../../../core/cjk.ts";
+import { rankByBm25 } from "../../lexical/bm25.ts";
+import { Fts5FormatError, Fts5Postings } from "../../lexical/fts5-postings.ts";
+import { markMatches, parseExpression } from "../../lexical/marks.ts";
+import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../../lexical/match-windows.ts";
+import type { SearchDocument } from "../../lexical/search-document.ts";
+import { Unicode61 } from "../../lexical/unicode61.ts";
+import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
+import { type FileScope, jsonList } from "./lists.ts";
+
+export type FtsColumn = (typeof FTS_COLUMNS)[number];
+
+export interface ScoredNote {
+  fileId: number;
+  /** bm25 as FTS5 returns it: negative, lower is better. */
+  bm25: number;
+}
+
+/** Where a note matched an FTS5 expression: its columns, and each match in its body. */
+export interface NoteHighlight {
+  fileId: number;
+  columns: FtsColumn[];
+  /** Where the search document's body matched, in order (character offsets). */
+  spans: Span[];
+}
+
+const MARK_OPEN = "\u0002";
+const MARK_CLOSE = "\u0003";
+
+const W = FTS_WEIGHTS;
+const WEIGHTS = FTS_COLUMNS.map((c) => W[c]);
+const RANK = `bm25(notes_fts, ${W.title}, ${W.aliases}, ${W.tags}, ${W.headings}, ${W.body})`;
+
+/** Binds of a scope: ?2 is the allowed ids (NULL: all), ?3 the excluded ids. */
+const scopeParams = (s: FileScope): [string | null, string] => [s.allowed ? jsonList(s.allowed) : null, jsonList(s.excluded ?? [])];
+/**
+ * `+rowid`, not `rowid`: offered to FTS5 as a rowid constraint, an IN list makes SQLite run the
+ * whole MATCH (and bm25's document counts) once per listed id.
+ */
+const IN_SCOPE = "(?2 IS NULL OR +rowid IN (SELECT value FROM json_each(?2))) AND +rowid NOT IN (SELECT value FROM json_each(?3))";
+/** The scope's condition, or none for a scope that leaves every note in: its two list scans cost a tenth of a walk. */
+const inScope = (s: FileScope) => (s.allowed === null && !s.excluded?.length ? "" : ` AND ${IN_SCOPE}`);
+
+/** Full-text search over notes (FTS5, porter stemming), with the column weights of the schema. */
+export class FtsQueries {
+  private readonly postings: Fts5Postings;
+
+  constructor(private readonly db: Database) {
+    this.postings = new Fts5Postings(db, "notes_fts", FTS_COLUMNS.length);
+  }
+
+  /**
+   * The best notes for a compiled expression, as `scored` ranks them, computed from the index's
+   * posting lists (src/index/lexical/bm25.ts) instead of bm25() row by row; null when the expression has
+   * something that reads only in FTS5 (a prefix, a character src/index/lexical/unicode61.ts does not
+   * follow) or the index is in a format src/index/lexical/fts5-postings.ts does not read.
+   */
+  ranked(match: string, scope: FileScope, limit: number): ScoredNote[] | null {
+    const chars = this.chars();
+    chars.learn([match]);
+    const expr = parseExpression(match, chars);
+    if (expr === null) return null;
+    const { allowed } = scope;
+    const excluded = new Set(scope.excluded ?? []);
+    try {
+      return rankByBm25(this.postings.current(), expr, WEIGHTS, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id), limit);
+    } catch (err) {
+      if (err instanceof Fts5FormatError) return null;
+      throw err;
+    }
+  }
+
+  /** How many notes match, counting no further than `cap` + 1: a walk of the match lists, no ranking. */
+  countUpTo(match: string, cap: number): number {
+    return (
+      this.db
+        .query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?1 LIMIT ?2)")
+        .get(match, cap + 1)?.n ?? 0
+    );
+  }
+
+  /** The best notes for a compiled FTS5 expression, with their bm25, best first (ties by id). */
+  scored(match: string, scope: FileScope, limit: number): ScoredNote[] {
+    return this.db
+      .query<ScoredNote, [string, string | null, string, number]>(
+        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} ORDER BY bm25, rowid LIMIT ?4`,
+      )
+      .all(match, ...scopeParams(scope), limit);
+  }
+
+  /** The best of some candidate notes for an expression: bm25 is computed for the candidates only. */
+  scoredAmong(match: string, candidates: number[], limit: number): ScoredNote[] {
+    return this.db
+      .query<ScoredNote, [string, string, number]>(
+        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))
+          ORDER BY bm25, rowid LIMIT ?3`,
+      )
+      .all(match, jsonList(candidates), limit);
+  }
+
+  /** The first notes matching an expression in index order: no ranking work. */
+  firstMatching(match: string, scope: FileScope, limit: number): number[] {
+    return this.db
+      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
+      .values(match, ...scopeParams(scope), limit)
+      .map((r) => r[0] as number);
+  }
+
+  /** Notes with a CJK run inside their text's runs (the pairs index of src/core/cjk.ts). */
+  containing(run: string, scope: FileScope, limit: number): number[] {
+    return this.db
+      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM cjk_fts WHERE cjk_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
+      .values(cjkGramQuery(run), ...scopeParams(scope), limit)
+      .map((r) => r[0] as number);
+  }
+
+  /** Ids of the notes matching a compiled FTS5 expression. */
+  filesMatching(match: string): number[] {
+    return this.db
+      .query<{ id: number }, [string]>("SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?")
+      .values(match)
+      .map((r) => r[0] as number);
+  }
+
+  /** How many notes contain a word (its document frequency), counted no further than `cap`. */
+  notesWithWord(word: string, cap: number): number {
+    return Math.min(cap, this.countUpTo(`"${word.replaceAll('"', '""')}"`, cap));
+  }
+
+  /**
+   * The columns each of these notes matches `match` in, and where its body matched. notes_fts
+   * keeps no text, so the notes' documents go through a scratch FTS5 table with the same
+   * tokenizer: highlight() there marks exactly what the index matched.
+   */
+  highlights(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
+    if (!docs.length) return [];
+    const quick = markMatches(match, docs, this.chars());
+    if (quick !== null && !quick.rest.length) return quick.marked;
+    const scratch = this.scratchTable();
+    return quick === null ? scratch.mark(match, docs) : [...quick.marked, ...scratch.mark(match, quick.rest)];
+  }
+
+  close(): void {
+    this.scratch?.close();
+  }
+
+  private scratch: ScratchHighlighter | null = null;
+  private unicode61: Unicode61 | null = null;
+
+  private scratchTable(): ScratchHighlighter {
+    this.scratch ??= new ScratchHighlighter();
+    return this.scratch;
+  }
+
+  /** unicode61 as JavaScript follows it, learning characters from the scratch table. */
+  private chars(): Unicode61 {
+    this.unicode61 ??= new Unicode61((probes) => this.scratchTable().terms(probes));
+    return this.unicode61;
+  }
+}
+
+const HIGHLIGHTS = FTS_COLUMNS.map((_, i) => `highlight(docs, ${i}, '${MARK_OPEN}', '${MARK_CLOSE}') AS h${i}`).join(", ");
+
+/** An FTS5 string literal: what the query compiler emits for every item (src/search/query.ts). */
+const LITERAL = /"((?:[^"]|"")*)"/g;
+/** What an expression of literals may hold besides them: operators, groups, prefix stars. */
+const OPERATORS_ONLY = /^(?:[\s()*]|\bAND\b|\bOR\b|\bNOT\b)*$/;
+
+/**
+ * In-memory FTS5 tables that hold the few documents being shown, only while they are marked,
+ * and the query's literals, to read the terms FTS5 makes of them (fts5vocab).
+ */
+class ScratchHighlighter {
+  private readonly db = new Database(":memory:");
+  private readonly insert;
+  private readonly select;
+  private readonly insertQuery;
+  private readonly queryTerms;
+  private readonly instances;
+  private readonly insertText;
+
+  constructor() {
+    // No column sizes: nothing here ranks, and writing them was half of each insert.
+    this.db.run(`CREATE VIRTUAL TABLE docs USING fts5(${FTS_COLUMNS.join(", ")}, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
+    this.db.run(`CREATE VIRTUAL TABLE query USING fts5(literals, tokenize = '${FTS_TOKENIZE}', columnsize = 0)`);
+    this.db.run("CREATE VIRTUAL TABLE query_terms USING fts5vocab(query, 'row')");
+    this.db.run("CREATE VIRTUAL TABLE query_instances USING fts5vocab(query, 'instance')");
+    this.insert = this.db.prepare<void, [number, string, string, string, string, string]>(
+      `INSERT INTO docs(rowid, ${FTS_COLUMNS.join(", ")}) VALUES (?, ?, ?, ?, ?, ?)`,
+    );
+    this.select = this.db.prepare<Record<string, string | number | null>, [string]>(`SELECT rowid AS id, ${HIGHLIGHTS} FROM docs WHERE docs MATCH ?`);
+    this.insertQuery = this.db.prepare<void, [string]>("INSERT INTO query(literals) VALUES (?)");
+    this.insertText = this.db.prepare<void, [number, string]>("INSERT INTO query(rowid, literals) VALUES (?, ?)");
+    this.queryTerms = this.db.prepare<{ term: string }, []>("SELECT term FROM query_terms");
+    this.instances = this.db.prepare<{ term: string; doc: number }, []>("SELECT term, doc FROM query_instances ORDER BY doc, col, offset");
+  }
+
+  /** The terms FTS5 makes of each text, in order (src/index/lexical/unicode61.ts asks it about characters). */
+  terms(texts: string[]): string[][] {
+    this.db.run("BEGIN");
+    try {
+      for (const [i, text] of texts.entries()) this.insertText.run(i + 1, text);
+      const out: string[][] = texts.map(() => []);
+      for (const { term, doc } of this.instances.all()) out[doc - 1]!.push(term);
+      return out;
+    } finally {
+      this.db.run("ROLLBACK");
+    }
+  }
+
+  /**
+   * The documents live for one transaction: rolling it back empties the tables at no cost. Each
+   * body goes in as its match windows (src/index/lexical/match-windows.ts), marks come back as body offsets.
+   */
+  mark(match: string, docs: (SearchDocument & { fileId: number })[]): NoteHighlight[] {
+    this.db.run("BEGIN");
+    try {
+      const finder = this.finder(match);
+      const windows = new Map<number, MatchWindows>();
+      for (const d of docs) {
+        const w = matchWindows(d.body, finder);
+        windows.set(d.fileId, w);
+        this.insert.run(d.fileId, d.title, d.aliases, d.tags, d.headings, w.text);
+      }
+      return this.select.all(match).map((row) => {
+        const fileId = Number(row.id);
+        const w = windows.get(fileId)!;
+        return {
+          fileId,
+          columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN)),
+          spans: markedSpans(String(row.h4 ?? "")).map((s) => bodySpan(w, s)),
+        };
+      });
+    } finally {
+      this.db.run("ROLLBACK");
+    }
+  }
+
+  /** What a word must hold to match the expression (keyFinder), or null when it holds anything but literals. */
+  private finder(match: string): RegExp | null {
+    const literals = [...match.matchAll(LITERAL)].map((m) => m[1]!.replaceAll('""', '"'));
+    if (!OPERATORS_ONLY.test(match.replace(LITERAL, " "))) return null;
+    this.insertQuery.run(literals.join("\n"));
+    return keyFinder(this.queryTerms.values().map((r) => String(r[0])));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+/** Where the marked runs of a highlight() text lie in the text without its marks. */
+function markedSpans(marked: string): Span[] {
+  const spans: Span[] = [];
+  let removed = 0;
+  let from = 0;
+  while (true) {
+    const open = marked.indexOf(MARK_OPEN, from);
+    if (open < 0) break;
+    const close = marked.indexOf(MARK_CLOSE, open);
+    if (close < 0) break;
+    spans.push({ start: open - removed, end: close - removed - 1 });
+    removed += 2;
+    from = close + 1;
+  }
+  return spans;
+}
