@@ -9,7 +9,7 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { aiTag } from "../../src/ai/ops/tag/tag-ops.ts";
-import { OpContext } from "../../src/app/context.ts";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import type { ChatProvider } from "../../src/providers/types.ts";
@@ -59,7 +59,7 @@ try {
   writeVault(vault);
   const env = { ...isolatedEnv("ai-tag", vault), ...fakeChatEnv(fake) };
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const ctx = new OpContext(Vault.open(loadConfig({ env })));
+  const ctx = new App(Vault.open(loadConfig({ env })));
   await ctx.updateIndex({ build: true });
   const modelMs = clockModel(ctx.ai.chat());
   const input = { scope: { kind: "glob", path_glob: "**" }, apply: true };

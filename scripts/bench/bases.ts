@@ -16,7 +16,7 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { OpContext } from "../../src/app/context.ts";
+import { App } from "../../src/app/context.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import { compileBase, NO_FILE } from "../../src/bases/plan.ts";
@@ -85,7 +85,7 @@ for (const n of sizes) {
   const vaultDir = generatedVault(n, 42);
   const env = isolatedEnv(`bases-${n}`, vaultDir);
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const open = () => new OpContext(Vault.open(loadConfig({ env })));
+  const open = () => new App(Vault.open(loadConfig({ env })));
   await open().updateIndex({ build: true });
 
   const cold: number[] = [];

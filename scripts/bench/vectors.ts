@@ -12,7 +12,7 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OpContext } from "../../src/app/context.ts";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { loadVec } from "../../src/index/storage/sqlite-vec.ts";
 import { VectorStorage } from "../../src/index/storage/vectors.ts";
@@ -62,7 +62,7 @@ if (!existsSync(join(vaultDir, ".done"))) {
 
 const provider = await benchProvider("fake-embed-768");
 const env = { ...isolatedEnv(`vectors-${provider.label.replace(/\W+/g, "-")}`, vaultDir), ...provider.env };
-const ctx = new OpContext(Vault.open(loadConfig({ env })));
+const ctx = new App(Vault.open(loadConfig({ env })));
 const t0 = performance.now();
 const report = (await invoke(vaultReindex, ctx, {})) as { embeddings: { chunks: number; embedded: number; requests: number; dimension: number } | null };
 const buildMs = performance.now() - t0;

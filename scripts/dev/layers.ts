@@ -81,19 +81,24 @@ function main(): void {
   }
   const sccs = components(graph.keys(), (n) => graph.get(n) ?? []).sort((a, b) => b.length - a.length);
   console.log(`folders: ${graph.size}; largest run-time knot: ${sccs[0]?.length ?? 0} (${sccs[0]?.join(" ") ?? ""})`);
-  const fileSccs = components(new Set(runtime.flatMap((e) => [e.from, e.to])), (n) => runtime.filter((e) => e.from === n).map((e) => e.to)).filter((c) => c.length > 1);
+  const fileSccs = components(new Set(runtime.flatMap((e) => [e.from, e.to])), (n) => runtime.filter((e) => e.from === n).map((e) => e.to)).filter(
+    (c) => c.length > 1,
+  );
   console.log(`file cycles (run time): ${fileSccs.length ? fileSccs.map((c) => c.join(" ↔ ")).join("; ") : "none"}`);
 
-  const context = ["src/app/context.ts", "src/ops/context.ts"].find((f) => isFile(join(root, f)));
-  if (context) {
+  // Before issue 26 the context class was src/ops/context.ts; after, that file is the interface and
+  // src/app/context.ts the class (the composition root).
+  for (const context of ["src/ops/context.ts", "src/app/context.ts"].filter((f) => isFile(join(root, f)))) {
     const seen = new Set([context]);
     const todo = [context];
     for (let f = todo.pop(); f !== undefined; f = todo.pop())
-      for (const e of runtime) if (e.from === f && !seen.has(e.to)) seen.add(e.to), todo.push(e.to);
+      for (const e of runtime)
+        if (e.from === f && !seen.has(e.to)) {
+          seen.add(e.to);
+          todo.push(e.to);
+        }
     console.log(`run-time closure of ${context}: ${seen.size} files${seen.has("src/search/ops.ts") ? " (vault_search among them)" : ""}`);
   }
-  const ops = ["src/ops/context.ts"].find((f) => isFile(join(root, f)));
-  if (ops && ops !== context) console.log(`(src/ops/context.ts is the interface now)`);
 
   let lines = 0;
   let assertions = 0;

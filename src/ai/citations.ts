@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { etagOf } from "../core/hash.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import type { Passage } from "./passages.ts";
 

@@ -1,6 +1,6 @@
-import type { OpContext } from "../app/context.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import type { AiUsage } from "../providers/types.ts";
 import { cacheKey } from "./cache.ts";

@@ -1,5 +1,5 @@
-import type { OpContext } from "../app/context.ts";
 import type { ChunkSource } from "../index/storage/queries/chunks.ts";
+import type { OpContext } from "../ops/context.ts";
 import { estimateTokens } from "../providers/tokens.ts";
 
 /**

@@ -1,6 +1,6 @@
-import type { OpContext } from "../app/context.ts";
 import { toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
+import type { OpContext } from "../ops/context.ts";
 import { type AiScope, resolveScope } from "./scope.ts";
 
 /**

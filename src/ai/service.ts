@@ -6,7 +6,7 @@ import { type AiSettings, aiSettings } from "../providers/settings.ts";
 import type { ChatProvider } from "../providers/types.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
-import { AiGlobs } from "./scope.ts";
+import { AiGlobs } from "./globs.ts";
 import { SpendLedger } from "./spend.ts";
 
 const MAX_RETRIEVALS = 256;

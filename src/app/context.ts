@@ -9,21 +9,24 @@ import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/bui
 import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
 import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
+import type { CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
 
-/** Who caused an index update: a write through indx (which emits its own events) or anything else. */
-export type UpdateOrigin = "write" | "watch" | "full";
-export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
+const EVERY_SCOPE: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]);
 
 /**
- * What an operation runs against: one vault and its index. The CLI makes one per command;
- * `serve` keeps one for its lifetime. The index opens lazily so commands that do not need it
- * (note_exists on a fresh vault, config) never fail with index_missing.
+ * The composition root of one vault (docs/architecture.md): it builds the index connection and
+ * runners, the writer, the events, the embeddings and AI services, each once, when first used.
+ * The CLI makes one per command; `serve` and `indx mcp` keep one for their lifetime; only the
+ * surfaces, the reader worker and tests construct it. An App is itself the context of a call with
+ * every scope and nothing else (the CLI's case); `forCall` makes the context of any other call.
+ * The index opens lazily so commands that do not need it (note_exists on a fresh vault, config)
+ * never fail with index_missing.
  */
-export class OpContext {
+export class App implements OpContext {
   /** The read connection; with the inline runner, index passes write through it too. */
   private readonly connection: IndexConnection;
   private indexRunner: IndexRunner | null = null;
@@ -37,31 +40,18 @@ export class OpContext {
   private aiService: AiService | null = null;
   private stopInvalidatingAiCache: (() => void) | null = null;
 
-  /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
-  progress: ProgressFn | undefined;
-  /** Aborted when the caller gives up (MCP notifications/cancelled): long work stops at its next step. */
-  signal: AbortSignal | undefined;
-  /** Where an AI operation streams its partial output, when the caller asked for a stream. */
-  aiStream: AiStreamSink | undefined;
+  readonly scopes: ReadonlySet<Scope> = EVERY_SCOPE;
+  readonly signal: AbortSignal | undefined = undefined;
+  readonly progress: ProgressFn | undefined = undefined;
+  readonly aiStream: AiStreamSink | undefined = undefined;
 
-  constructor(
-    readonly vault: Vault,
-    /** Scopes of the caller; surfaces narrow them per request with `withScopes`. */
-    readonly scopes: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]),
-    private readonly parent?: OpContext,
-  ) {
-    this.connection = parent?.connection ?? new IndexConnection(vault);
+  constructor(readonly vault: Vault) {
+    this.connection = new IndexConnection(vault);
   }
 
-  /** The same vault and index, seen with other scopes (one per authenticated request). */
-  withScopes(scopes: ReadonlySet<Scope>): OpContext {
-    const child = new OpContext(this.vault, scopes, this.root);
-    child.progress = this.progress;
-    return child;
-  }
-
-  private get root(): OpContext {
-    return this.parent ?? this;
+  /** The context of one call: this vault and its services, with the caller's scopes, signal, progress and stream. */
+  forCall(opts: CallOptions): OpContext {
+    return new CallContext(this, opts);
   }
 
   /**
@@ -78,9 +68,8 @@ export class OpContext {
    * must then go through updateIndex(), or it would wait on the worker's write lock.
    */
   useIndexWorker(): void {
-    const root = this.root;
-    root.indexRunner?.close();
-    root.indexRunner = new WorkerIndexRunner(root.vault);
+    this.indexRunner?.close();
+    this.indexRunner = new WorkerIndexRunner(this.vault);
   }
 
   /**
@@ -90,61 +79,54 @@ export class OpContext {
    * write's reindex, say, must not stop because its caller went away after the file landed.
    */
   async updateIndex(job: IndexJob, opts: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal } = {}): Promise<IndexReport> {
-    const root = this.root;
-    root.indexRunner ??= new InlineIndexRunner(root.vault, root.connection);
-    const report = await root.indexRunner.run(job, { onProgress: opts.onProgress, signal: opts.signal });
-    root.notify(report, "paths" in job ? job.paths : null, opts.origin ?? ("build" in job ? "full" : "watch"));
+    this.indexRunner ??= new InlineIndexRunner(this.vault, this.connection);
+    const report = await this.indexRunner.run(job, { onProgress: opts.onProgress, signal: opts.signal });
+    this.notify(report, "paths" in job ? job.paths : null, opts.origin ?? ("build" in job ? "full" : "watch"));
     return report;
   }
 
   /** Events of this vault: every write, and every change seen on disk (docs/contracts.md, Events). */
   get events(): EventHub {
-    const root = this.root;
-    return (root.eventHub ??= new EventHub(new EventLog(root.vault.ensureDataDir())));
+    return (this.eventHub ??= new EventHub(new EventLog(this.vault.ensureDataDir())));
   }
 
   /** The write pipeline; one per vault per process, so its locks see every writer here. */
   get writer(): VaultWriter {
-    const root = this.root;
-    return (root.vaultWriter ??= new VaultWriter(root));
+    return (this.vaultWriter ??= new VaultWriter(this));
   }
 
   /** Embeddings of this vault: provider, vector store, embedding runs. Opens nothing until used. */
   get embeddings(): EmbeddingService {
-    const root = this.root;
-    if (!root.embeddingService) {
-      const service = new EmbeddingService(root.vault);
-      root.stopInvalidatingCoverage = root.onIndexUpdate(() => service.indexChanged());
-      root.embeddingService = service;
+    if (!this.embeddingService) {
+      const service = new EmbeddingService(this.vault);
+      this.stopInvalidatingCoverage = this.onIndexUpdate(() => service.indexChanged());
+      this.embeddingService = service;
     }
-    return root.embeddingService;
+    return this.embeddingService;
   }
 
   /** The AI runtime of this vault: settings, chat model, cache, spend. Opens nothing until used. */
   get ai(): AiService {
-    const root = this.root;
-    if (!root.aiService) {
-      const service = new AiService(root.vault);
-      const stopIndex = root.onIndexUpdate((report) => service.notesChanged(report.changed));
-      const stopVectors = root.embeddings.onVectorsChanged(() => service.vectorsChanged());
-      root.stopInvalidatingAiCache = () => {
+    if (!this.aiService) {
+      const service = new AiService(this.vault);
+      const stopIndex = this.onIndexUpdate((report) => service.notesChanged(report.changed));
+      const stopVectors = this.embeddings.onVectorsChanged(() => service.vectorsChanged());
+      this.stopInvalidatingAiCache = () => {
         stopIndex();
         stopVectors();
       };
-      root.aiService = service;
+      this.aiService = service;
     }
-    return root.aiService;
+    return this.aiService;
   }
 
   get idempotency(): IdempotencyStore {
-    const root = this.root;
-    return (root.idempotencyStore ??= new IdempotencyStore(root.vault.ensureDataDir()));
+    return (this.idempotencyStore ??= new IdempotencyStore(this.vault.ensureDataDir()));
   }
 
   onIndexUpdate(fn: IndexListener): () => void {
-    const root = this.root;
-    root.indexListeners.add(fn);
-    return () => root.indexListeners.delete(fn);
+    this.indexListeners.add(fn);
+    return () => this.indexListeners.delete(fn);
   }
 
   /**
@@ -153,7 +135,7 @@ export class OpContext {
    * thread that made the update emits them.
    */
   indexUpdatedElsewhere(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    this.root.tellListeners(report, paths, origin);
+    this.tellListeners(report, paths, origin);
   }
 
   private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
@@ -186,18 +168,64 @@ export class OpContext {
   }
 
   close(): void {
-    const root = this.root;
-    root.indexRunner?.close();
-    root.connection.release();
-    root.idempotencyStore?.close();
-    root.idempotencyStore = null;
-    root.stopInvalidatingCoverage?.();
-    root.stopInvalidatingCoverage = null;
-    root.embeddingService?.close();
-    root.embeddingService = null;
-    root.stopInvalidatingAiCache?.();
-    root.stopInvalidatingAiCache = null;
-    root.aiService?.close();
-    root.aiService = null;
+    this.indexRunner?.close();
+    this.connection.release();
+    this.idempotencyStore?.close();
+    this.idempotencyStore = null;
+    this.stopInvalidatingCoverage?.();
+    this.stopInvalidatingCoverage = null;
+    this.embeddingService?.close();
+    this.embeddingService = null;
+    this.stopInvalidatingAiCache?.();
+    this.stopInvalidatingAiCache = null;
+    this.aiService?.close();
+    this.aiService = null;
+  }
+}
+
+/** One call's context: the App's services, the call's own fields, all fixed at construction. */
+class CallContext implements OpContext {
+  readonly scopes: ReadonlySet<Scope>;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: ProgressFn | undefined;
+  readonly aiStream: AiStreamSink | undefined;
+
+  constructor(
+    private readonly app: App,
+    opts: CallOptions,
+  ) {
+    this.scopes = opts.scopes ?? EVERY_SCOPE;
+    this.signal = opts.signal;
+    this.progress = opts.progress;
+    this.aiStream = opts.aiStream;
+    Object.freeze(this);
+  }
+
+  get vault(): Vault {
+    return this.app.vault;
+  }
+  get index(): IndexStore {
+    return this.app.index;
+  }
+  get writer(): VaultWriter {
+    return this.app.writer;
+  }
+  get events(): EventHub {
+    return this.app.events;
+  }
+  get embeddings(): EmbeddingService {
+    return this.app.embeddings;
+  }
+  get ai(): AiService {
+    return this.app.ai;
+  }
+  get idempotency(): IdempotencyStore {
+    return this.app.idempotency;
+  }
+  updateIndex(job: IndexJob, opts?: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal }): Promise<IndexReport> {
+    return this.app.updateIndex(job, opts);
+  }
+  onIndexUpdate(fn: IndexListener): () => void {
+    return this.app.onIndexUpdate(fn);
   }
 }

@@ -1,10 +1,10 @@
 import { IndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { IndexReport } from "../index/build/indexer.ts";
+import type { OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { AnyOperation, OutputOf } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import type { Vault } from "../vault/vault.ts";
-import type { OpContext, UpdateOrigin } from "./context.ts";
 import type { FromReader, ToReader } from "./reader-protocol.ts";
 
 type RunMessage = Extract<ToReader, { type: "run" }>;

@@ -1,8 +1,8 @@
 import type { IndxError } from "../core/errors.ts";
 import type { IndexReport } from "../index/build/indexer.ts";
+import type { UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { VaultSnapshot } from "../vault/vault.ts";
-import type { UpdateOrigin } from "./context.ts";
 
 /** What the main thread tells a reader worker. */
 export type ToReader =

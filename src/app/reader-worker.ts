@@ -6,13 +6,13 @@
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { Vault } from "../vault/vault.ts";
-import { OpContext } from "./context.ts";
+import { App } from "./context.ts";
 import type { FromReader, ToReader } from "./reader-protocol.ts";
 import { OPERATION_BY_NAME } from "./registry.ts";
 
 declare const self: Worker;
 
-let ctx: OpContext | null = null;
+let ctx: App | null = null;
 
 const answer = (message: FromReader) => self.postMessage(message);
 
@@ -20,7 +20,7 @@ self.onmessage = (event: MessageEvent<ToReader>) => {
   const message = event.data;
   switch (message.type) {
     case "init":
-      ctx = new OpContext(Vault.fromSnapshot(message.vault));
+      ctx = new App(Vault.fromSnapshot(message.vault));
       ctx.embeddings.keepVectorsWarm();
       answer({ type: "ready" });
       return;
@@ -44,7 +44,7 @@ async function run(message: Extract<ToReader, { type: "run" }>): Promise<void> {
   try {
     const op = OPERATION_BY_NAME.get(message.op);
     if (!ctx || !op?.safe) throw new IndxError("internal", "A reader worker was asked for something it does not answer.");
-    const { result } = await invokeOp(op, ctx.withScopes(new Set(message.scopes)), message.input, { coerce: message.coerce });
+    const { result } = await invokeOp(op, ctx.forCall({ scopes: new Set(message.scopes) }), message.input, { coerce: message.coerce });
     answer({ type: "done", id, result });
   } catch (err) {
     answer({ type: "failed", id, error: toIndxError(err).toJSON() });

@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { newLinkText } from "../links/link-text.ts";
-import { LinkResolver } from "../links/resolve.ts";
 import { ATTACHMENT_EXTENSIONS, extensionOf, mimeType } from "../notes/mime.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, Warning } from "../ops/schemas.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
 import { readObsidianApp } from "../vault/obsidian-app.ts";
 import { fileKind, scanVault } from "../vault/scan.ts";
 import type { Change } from "../writes/pipeline.ts";

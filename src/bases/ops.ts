@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import { readNote, statVaultFile } from "../notes/read.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, INPUT_LIMITS, Limit, NextCursor, VaultPath } from "../ops/schemas.ts";
+import { readNote, statVaultFile } from "../vault/read.ts";
 import { baseBlocks } from "./blocks.ts";
 import type { Entry } from "./entry.ts";
 import { BASE_LIMITS, type BaseDefinition, parseBase } from "./parse.ts";

@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { VaultPath, Warning } from "../ops/schemas.ts";
 import { notUtf8 } from "../writes/encoding.ts";

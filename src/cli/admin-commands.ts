@@ -32,10 +32,10 @@ export const vaultIndexCommand = command({
     "no-embeddings": { type: "boolean", description: "Only the lexical index; no embedding requests." },
   },
   async run(flags, rawArgs) {
-    const ctx = openContext(flags);
+    const app = openContext(flags);
     const bar = progressBar("indexing");
     const embedBar = progressBar("embedding");
-    ctx.progress = bar.update;
+    const ctx = app.forCall({ progress: bar.update });
     let indexBarCleared = false;
     ctx.embeddings.progress = (done, total) => {
       if (!indexBarCleared) {
@@ -66,7 +66,7 @@ export const vaultIndexCommand = command({
     } finally {
       bar.done();
       embedBar.done();
-      ctx.close();
+      app.close();
     }
   },
 });

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { OpContext } from "../app/context.ts";
+import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
 import { Vault } from "../vault/vault.ts";
@@ -31,6 +31,6 @@ export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknow
 }
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */
-export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): OpContext {
-  return new OpContext(Vault.open(configFromFlags(flags, extra)));
+export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): App {
+  return new App(Vault.open(configFromFlags(flags, extra)));
 }

@@ -1,7 +1,7 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
-import { OpContext } from "../app/context.ts";
+import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
 import { toIndxError } from "../core/errors.ts";
@@ -54,7 +54,7 @@ export async function runChecks(flags: Record<string, unknown>): Promise<Check[]
   }
   checks.push(ok("vault", `${vault.root} is readable`));
   checks.push(dataDirCheck(vault));
-  const ctx = new OpContext(vault);
+  const ctx = new App(vault);
   try {
     checks.push(indexCheck(ctx));
     checks.push(sqliteVecCheck());
@@ -99,7 +99,7 @@ function dataDirCheck(vault: Vault): Check {
 }
 
 /** The index exists, is of this version and configuration, and holds exactly the files on disk. */
-function indexCheck(ctx: OpContext): Check {
+function indexCheck(ctx: App): Check {
   let stored: Map<string, { size: number; mtimeMs: number }>;
   try {
     stored = new Map(ctx.index.files.stored().map((f) => [f.path, f]));
@@ -126,7 +126,7 @@ function sqliteVecCheck(): Check {
   return warn("sqlite_vec", `${why}: semantic search scans the stored vectors exactly (same results, slower above 4,000 chunks)`);
 }
 
-async function providerCheck(ctx: OpContext): Promise<Check> {
+async function providerCheck(ctx: App): Promise<Check> {
   const { result } = await invokeOp(vaultStatus, ctx, { probe: true });
   const e = result.embeddings;
   if (!e.configured) return ok("provider", "no embeddings provider configured: lexical search only");

@@ -36,9 +36,8 @@ export const initCommand = command({
     if (!rawArgs.includes("--no-index") && flags["no-index"] !== true) {
       const ctx = openContext({ ...flags, vault });
       const bar = progressBar("indexing");
-      ctx.progress = bar.update;
       try {
-        index = (await invokeOp(vaultReindex, ctx, { embeddings: true })).result;
+        index = (await invokeOp(vaultReindex, ctx.forCall({ progress: bar.update }), { embeddings: true })).result;
       } finally {
         bar.done();
         ctx.close();

@@ -1,4 +1,4 @@
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
@@ -50,7 +50,7 @@ export const mcpCommand = command({
 async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
   const { catalogueSize } = await import("../mcp/catalogue.ts");
   // The vault's configuration decides whether the AI tools are in it; no vault, no AI tools.
-  let ctx: OpContext | undefined;
+  let ctx: App | undefined;
   try {
     ctx = openContext(flags);
   } catch {

@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
@@ -37,7 +37,7 @@ export interface CliSpec<In = unknown, Out = unknown> {
   /** Worked examples shown at the end of --help. */
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
-  confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
+  confirmReplace?: { path: keyof In & string; exists: (ctx: App, path: string) => boolean };
   /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
   flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
   /** `--raw`: the input it implies (given the input asked for so far), and the exact text it prints instead of any format. */
@@ -189,8 +189,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
         // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
         const streaming = op.ai !== undefined && input.stream === true;
-        if (streaming) ctx.aiStream = (event) => print(JSON.stringify(event));
-        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true }).catch((err: unknown) => {
+        const call = streaming ? ctx.forCall({ aiStream: (event) => print(JSON.stringify(event)) }) : ctx;
+        const { input: parsedInput, result: output } = await invokeOp(op, call, input, { coerce: true }).catch((err: unknown) => {
           throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
         });
         if (streaming) {
@@ -226,7 +226,7 @@ function takesList(schema: TSchema): boolean {
 }
 
 /** `note get Note.md:12-40`: the path loses its suffix, which becomes from/lines. */
-function takeLineSuffix(ctx: OpContext, input: Record<string, unknown>): void {
+function takeLineSuffix(ctx: App, input: Record<string, unknown>): void {
   const { path, from, lines } = splitLineSuffix(ctx, String(input.path));
   if (from === undefined) return;
   if (input.from !== undefined || input.lines !== undefined)

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandDef } from "citty";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { attachmentWrite } from "../attachments/write-ops.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
@@ -56,7 +56,7 @@ export const relatedCommand = opCommand(related, {
   examples: ['indx related "Projects/Apollo Launch.md"', 'indx related "Projects/Apollo Launch.md#2" --limit 5'],
 });
 
-const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
+const fileExists = (ctx: App, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
   meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },

@@ -1,4 +1,4 @@
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { toIndxError } from "../core/errors.ts";
 import { BUSY_TIMEOUT_MS } from "../index/storage/store.ts";
 import { printErr } from "./io.ts";
@@ -13,8 +13,8 @@ const REFRESH_WAIT_MS = 500;
  * the index), the read answers from the index as last built and says so on stderr. A missing or
  * incompatible index is left to the read itself, whose error names the fix.
  */
-export async function refreshIndex(ctx: OpContext): Promise<void> {
-  let index: OpContext["index"];
+export async function refreshIndex(ctx: App): Promise<void> {
+  let index: App["index"];
   try {
     index = ctx.index;
   } catch {

@@ -1,6 +1,6 @@
 import { type Passage, passagesForPaths } from "../ai/passages.ts";
-import type { OpContext } from "../app/context.ts";
 import { headingKey } from "../markdown/headings.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Candidate, Focus } from "./neighbourhood.ts";
 
 /**

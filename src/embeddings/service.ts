@@ -1,8 +1,8 @@
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/storage/store.ts";
+import type { OpContext } from "../ops/context.ts";
 import { type ProbeResult, probeEmbeddings } from "../providers/probe.ts";
 import { createEmbeddingProvider } from "../providers/providers.ts";
 import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../providers/settings.ts";

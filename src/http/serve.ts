@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
@@ -37,7 +37,7 @@ export interface RunningServer {
  * `indx serve`: brings the index up to date (building it on first start), makes sure an admin
  * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
  */
-export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
+export async function startServer(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const notice = opts.notice ?? ((l: string) => process.stderr.write(`${l}\n`));
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;
@@ -135,7 +135,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
  * The reader workers (server.read_workers, one per core by default), told of every index update
  * and vector change this thread makes so their caches follow (docs/decisions.md).
  */
-function startReaders(ctx: OpContext): { pool: ReaderPool; stop(): void } | null {
+function startReaders(ctx: App): { pool: ReaderPool; stop(): void } | null {
   const size = ctx.vault.config.get<number | null>("server.read_workers") ?? availableParallelism();
   if (size === 0) return null;
   const pool = new ReaderPool(ctx.vault, size);

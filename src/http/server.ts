@@ -1,6 +1,6 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
@@ -84,7 +84,7 @@ function on(route: string, c: HandlerContext): Exchange {
  * The REST surface: guards (Host, Origin, throttles, bearer token), then one dispatcher that
  * turns a request into an operation's input and its result into the envelope. No operation logic here.
  */
-export function createApp(ctx: OpContext, o: AppOptions) {
+export function createApp(ctx: App, o: AppOptions) {
   const metrics = new Metrics();
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
@@ -146,17 +146,12 @@ export function createApp(ctx: OpContext, o: AppOptions) {
           : await inputFromBody(request);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
-    const scoped = ctx.withScopes(scopes);
+    // A client that hangs up stops the model call it was waiting for.
+    const signal = route.op.ai ? request.signal : undefined;
     const opts = { coerce: route.input === "query" };
-    if (route.op.ai) {
-      // A client that hangs up stops the model call it was waiting for.
-      scoped.signal = request.signal;
-      if (wantsAiStream(request, input))
-        return aiEventStream((sink) => {
-          scoped.aiStream = sink;
-          return invokeOp(route.op, scoped, input, opts).then((r) => r.result);
-        });
-    }
+    if (route.op.ai && wantsAiStream(request, input))
+      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink }), input, opts).then((r) => r.result));
+    const scoped = ctx.forCall({ scopes, signal });
     const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
@@ -267,7 +262,7 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: OpContext, readers: ReaderPool | null): Record<string, number> {
+function gauges(ctx: App, readers: ReaderPool | null): Record<string, number> {
   const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
     const counts = ctx.index.stats.counts();

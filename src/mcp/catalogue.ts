@@ -1,5 +1,5 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { OPERATIONS } from "../app/registry.ts";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
@@ -49,7 +49,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
  * The tools a caller with these scopes may see: the others are not advertised at all, nor are AI
  * tools whose model role this vault has not configured (docs/contracts.md, AI runtime).
  */
-export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: OpContext): Tool[] {
+export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: App): Tool[] {
   return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map((op) => toolFor(op, scopes));
 }
 
@@ -64,7 +64,7 @@ export interface CatalogueSize {
 }
 
 /** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
-export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: OpContext): CatalogueSize {
+export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: App): CatalogueSize {
   const tools = visibleTools(scopes, ctx);
   const chars = (t: Tool, withOutput: boolean) =>
     JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;

@@ -1,6 +1,6 @@
 import type { CompleteRequest, CompleteResult } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../app/context.ts";
 import { noteList } from "../notes/ops.ts";
+import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
 import { tagList } from "../tags/ops.ts";
 import { isoDate, promptArgumentKind } from "./prompts.ts";

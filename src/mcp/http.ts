@@ -1,5 +1,5 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { logEvent } from "../core/log.ts";
 import type { Scope } from "../ops/define.ts";
 import { BoundedEventStore } from "./event-store.ts";
@@ -77,7 +77,7 @@ export class McpHttpHandler {
   private opening = 0;
 
   constructor(
-    ctx: OpContext,
+    ctx: App,
     private readonly opts: McpHttpOptions = {},
   ) {
     this.hub = new McpHub(ctx);

@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import type { VaultEvent } from "../events/types.ts";
 import { LiveAiResources } from "./live-ai.ts";
 import { ReplayCache } from "./replay.ts";
@@ -11,7 +11,7 @@ export interface HubSession {
 }
 
 /**
- * What the MCP sessions of one process share: the vault's OpContext, the replay cache, derived
+ * What the MCP sessions of one process share: the vault's App, the replay cache, derived
  * resource views, the moment the index is ready, and the fan-out of index updates to each
  * session's subscriptions. Whoever changed a file (indx, an editor seen by the watcher), the
  * index update reaches every session here.
@@ -36,8 +36,8 @@ export class McpHub {
    * Caches follow index updates; subscriptions follow events — a write through indx (here or in
    * another indx process, via events.log) or a change the watcher found on disk.
    */
-  constructor(readonly ctx: OpContext) {
-    this.liveAi = new LiveAiResources(ctx.withScopes(new Set(["vault:read"])));
+  constructor(readonly ctx: App) {
+    this.liveAi = new LiveAiResources(ctx.forCall({ scopes: new Set(["vault:read"]) }));
     this.unlisten = [ctx.onIndexUpdate(() => this.invalidate()), ctx.events.subscribe((e) => this.vaultEvent(e))];
   }
 

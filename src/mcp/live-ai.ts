@@ -1,7 +1,7 @@
 import { scopeFingerprint } from "../ai/scope-fingerprint.ts";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
+import type { OpContext } from "../ops/context.ts";
 import { deriveAiResource } from "./ai-resources.ts";
 import { type AiUri, parseAiUri } from "./ai-uris.ts";
 

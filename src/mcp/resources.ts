@@ -1,10 +1,10 @@
 import type { ListResourcesResult, ReadResourceResult, Resource, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../app/context.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet } from "../notes/retrieval-ops.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { vaultSearch } from "../search/ops.ts";

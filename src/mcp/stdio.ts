@@ -1,5 +1,5 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
@@ -16,7 +16,7 @@ export interface StdioOptions {
 }
 
 /** Updates the index (incremental), or builds it when missing or incompatible: what `serve` does. */
-async function bringIndexUpToDate(ctx: OpContext): Promise<void> {
+async function bringIndexUpToDate(ctx: App): Promise<void> {
   const started = performance.now();
   try {
     ctx.index;
@@ -36,7 +36,7 @@ async function bringIndexUpToDate(ctx: OpContext): Promise<void> {
  * as the index is ready.
  * Returns when the client closes stdin or the process is signalled.
  */
-export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<void> {
+export async function serveStdio(ctx: App, opts: StdioOptions): Promise<void> {
   const hub = new McpHub(ctx);
   let markReady!: () => void;
   hub.ready = new Promise<void>((resolve) => (markReady = resolve));

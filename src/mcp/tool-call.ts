@@ -1,10 +1,10 @@
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
 import type { AiStreamSink } from "../ai/stream.ts";
-import type { OpContext } from "../app/context.ts";
+import type { App } from "../app/context.ts";
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
-import type { Operation } from "../ops/define.ts";
+import type { Operation, Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
@@ -14,7 +14,8 @@ import { ReplayCache } from "./replay.ts";
 
 /** What a tools/call needs from its transport: who calls, and where progress goes. */
 export interface CallEnv {
-  ctx: OpContext;
+  app: App;
+  scopes: ReadonlySet<Scope>;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total?: number, message?: string) => Promise<void>;
   /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
@@ -96,7 +97,7 @@ export async function callTool(hub: McpHub, name: string, args: unknown, env: Ca
 }
 
 async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operation<I, O>, args: unknown, env: CallEnv): Promise<Outcome> {
-  if (!hasScope(env.ctx.scopes, op.scope))
+  if (!hasScope(env.scopes, op.scope))
     return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
   // AI results have their own cache, which also records each call and streams; the replay cache stays out of their way.
   const key = op.safe && !op.ai ? ReplayCache.key(op.name, args) : null;
@@ -105,11 +106,14 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   await hub.ready;
   const generation = hub.generation;
   const progress = env.progress ? throttledProgress(env.progress) : null;
-  if (progress) env.ctx.progress = progress.fn;
-  if (env.progress && op.ai) env.ctx.aiStream = aiProgress(env.progress);
-  env.ctx.signal = env.signal;
+  const ctx = env.app.forCall({
+    scopes: env.scopes,
+    signal: env.signal,
+    progress: progress?.fn,
+    aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,
+  });
   try {
-    const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
+    const { input, result: output } = await invokeOp(op, ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],

@@ -3,9 +3,9 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS } from "../ops/schemas.ts";
 import { globToRegExp } from "../vault/glob.ts";
+import { type NoteOnDisk, readNote, statNote } from "../vault/read.ts";
 import { countLines } from "./line-range.ts";
 import { LineRangeOutput } from "./ops.ts";
-import { type NoteOnDisk, readNote, statNote } from "./read.ts";
 
 /** Bounds of one call (docs/contracts.md, Bulk reads). */
 export const READ_MANY = { maxPaths: 100, maxMatches: 1_000, defaultBudget: 64 * 1024, maxBudget: 1024 * 1024 } as const;

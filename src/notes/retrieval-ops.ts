@@ -5,8 +5,8 @@ import { etagOf } from "../core/hash.ts";
 import { defineOp } from "../ops/define.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { parseChunkId } from "../search/related.ts";
+import { statVaultFile } from "../vault/read.ts";
 import { mimeType } from "./mime.ts";
-import { statVaultFile } from "./read.ts";
 
 export const chunkGet = defineOp({
   name: "chunk_get",

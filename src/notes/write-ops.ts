@@ -1,9 +1,9 @@
 import { Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { wallTimeAt } from "../dates/calendar.ts";
 import { planHeadingRename } from "../links/rewrite.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches, type PatchResult } from "../patch/engine.ts";

@@ -1,5 +1,5 @@
 import type { Static, TObject } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
+import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 

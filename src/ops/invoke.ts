@@ -1,7 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
+import type { OpContext } from "./context.ts";
 import type { AnyOperation, Operation, Scope } from "./define.ts";
 import { parseInput } from "./validate.ts";
 

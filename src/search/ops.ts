@@ -1,16 +1,16 @@
 import { Type } from "@sinclair/typebox";
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { Availability } from "../embeddings/service.ts";
 import type { VectorStore } from "../embeddings/store.ts";
 import type { IndexStore } from "../index/storage/store.ts";
-import { filterNoteIds } from "../notes/filter.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
 import { createChatProvider } from "../providers/providers.ts";
 import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../providers/settings.ts";
 import { type ChatProvider, ProviderError } from "../providers/types.ts";
+import { filterNoteIds } from "./filter.ts";
 import { configuredWeight } from "./fusion-weight.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
 import { lexicalNotes, lexicalSearch, normalizeScore } from "./lexical.ts";

@@ -1,5 +1,5 @@
-import type { OpContext } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
+import type { OpContext } from "../ops/context.ts";
 import { STOPWORDS } from "./stopwords.ts";
 
 const SOURCE_CHARS = 20_000;

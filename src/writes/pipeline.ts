@@ -1,11 +1,11 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
-import type { OpContext } from "../app/context.ts";
 import { looksBinary } from "../core/binary.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
+import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";

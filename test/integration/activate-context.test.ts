@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { activateContext } from "../../src/context/ops.ts";
 import type { ContextOutput } from "../../src/context/schema.ts";
@@ -17,7 +17,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
  * categories and genres through frontmatter properties: the typed links a context should follow.
  */
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();

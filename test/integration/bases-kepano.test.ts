@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { cellText } from "../../src/bases/cells.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
@@ -17,7 +17,7 @@ const KEPANO = join(import.meta.dir, "..", "..", "fixtures", "kepano");
 const BASES = "Templates/Bases";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -25,7 +25,7 @@ views:
 `;
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox({

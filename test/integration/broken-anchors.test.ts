@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { linkBrokenAnchors, linkForward, linkUnresolved } from "../../src/links/ops.ts";
@@ -16,7 +16,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const FIXTURE = join(import.meta.dir, "..", "..", "fixtures", "anchors");
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { etagOf } from "../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
@@ -28,7 +28,7 @@ const FILES: Record<string, string> = {
 };
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let token: string;
 let hub: McpHub;

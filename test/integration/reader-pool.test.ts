@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { ReaderPool } from "../../src/app/reader-pool.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { IndxError } from "../../src/core/errors.ts";
@@ -12,7 +12,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 describe("reads on reader workers", () => {
   let sb: Sandbox;
   let fake: FakeAiServer;
-  let ctx: OpContext;
+  let ctx: App;
   let server: RunningServer;
   let readers: ReaderPool;
   let token: string;
@@ -95,7 +95,7 @@ describe("reads on reader workers", () => {
 
 describe("a reader worker that dies", () => {
   let sb: Sandbox;
-  let ctx: OpContext;
+  let ctx: App;
   let pool: ReaderPool;
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OpContext } from "../../src/app/context.ts";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import type { IndexReport } from "../../src/index/build/indexer.ts";
@@ -18,7 +18,7 @@ const NOTES = 3000;
 const FILLER = "Words about the project, its plans and the people in it, to give the indexer some work.\n".repeat(30);
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let admin: string;
 const reports: IndexReport[] = [];

@@ -3,7 +3,7 @@ import type { Entry, World } from "../../src/bases/entry.ts";
 import { compileExpression } from "../../src/bases/expr/compile.ts";
 import type { Env, Row } from "../../src/bases/expr/scope.ts";
 import { LinkValue, type Value } from "../../src/bases/values.ts";
-import { LinkResolver } from "../../src/links/resolve.ts";
+import { LinkResolver } from "../../src/vault/link-resolver.ts";
 import { fileKind } from "../../src/vault/scan.ts";
 
 /** A file of an in-memory vault for expression tests: what the index would hold for it. */

@@ -1,6 +1,6 @@
 import { Database, type SQLQueryBindings } from "bun:sqlite";
 import { join } from "node:path";
-import type { OpContext } from "../../src/app/context.ts";
+import type { OpContext } from "../../src/ops/context.ts";
 
 /**
  * Rows of a query on a context's index file, through a read-only connection of its own: tests

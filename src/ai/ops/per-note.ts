@@ -1,5 +1,5 @@
-import type { OpContext } from "../../app/context.ts";
 import { IndxError } from "../../core/errors.ts";
+import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
 import { type Passage, passagesForPaths } from "../passages.ts";
 import type { AiScope } from "../scope.ts";

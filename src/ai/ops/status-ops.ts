@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../app/context.ts";
+import type { OpContext } from "../../ops/context.ts";
 import { defineOp } from "../../ops/define.ts";
 import { Nullable } from "../../ops/schemas.ts";
 import type { AiSettings } from "../../providers/settings.ts";

@@ -5,89 +5,20 @@ import { looksBinary } from "../../core/binary.ts";
 import { cjkGrams } from "../../core/cjk.ts";
 import { etagOf } from "../../core/hash.ts";
 import type { WarningCode } from "../../core/warnings.ts";
-import { linkKey } from "../../links/resolve.ts";
 import { parseNote } from "../../markdown/parse.ts";
 import type { ParsedNote } from "../../markdown/types.ts";
+import { linkKey } from "../../vault/link-resolver.ts";
 import type { ScannedFile } from "../../vault/scan.ts";
 import { searchDocument, searchHeadings } from "../lexical/search-document.ts";
 import { contentHashKey } from "../storage/chunk-keys.ts";
 import { noteRecord } from "../storage/note-text.ts";
+import type { BlockValues, ChunkValues, FtsValues, LinkValues, NoteRows, NoteStatus, NoteValues, PropertyValues, TagValues } from "../storage/rows.ts";
 import { storedLinkForms } from "../storage/schema.ts";
 
 export interface IndexWarning {
   code: Extract<WarningCode, "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable">;
   path: string;
   message: string;
-}
-
-export type NoteStatus = "ok" | "too_large" | "binary";
-
-/*
- * Each row's values in the order of its INSERT (src/index/storage/writer.ts), less the file id, which only
- * the writer knows. Plain arrays of plain values: they cross from a worker as a cheap copy.
- */
-export type NoteValues = [
-  title: string,
-  aliases: string,
-  tags: string,
-  frontmatter: string | null,
-  fmError: string | null,
-  status: NoteStatus,
-  tasks: number,
-  /**
-   * The note's record (noteRecord() in src/index/storage/note-text.ts), compressed or not: a rows worker
-   * compresses what it has time for, the writer the rest (storedNoteRecord).
-   */
-  record: Uint8Array | null,
-];
-/** Where NoteValues holds the record. */
-export const RECORD_AT = 7;
-export type LinkValues = [
-  ord: number,
-  embed: number,
-  /** null for a wiki link (LINK_SYNTAX_SQL). */
-  syntax: string | null,
-  linkpath: string,
-  subpath: string,
-  display: string | null,
-  raw: string | null,
-  line: number,
-  colOffset: number,
-  prop: string | null,
-  rel: string | null,
-  targetKey: string | null,
-];
-export type TagValues = [tag: string, tagLower: string, uses: number];
-export type PropertyValues = [
-  ord: number,
-  keyLower: string,
-  /** null when the key is its own lowercase. */
-  key: string | null,
-  num: number | null,
-  text: string | null,
-  day: string | null,
-  link: string | null,
-  bool: number | null,
-];
-export type BlockValues = [idLower: string, id: string, line: number];
-export type ChunkValues = [ord: number, startLine: number, endLine: number, hash: bigint];
-/**
- * The body comes as UTF-8 bytes from a rows worker (rows-codec.ts): FTS5 reads a blob as the text
- * it holds, and the writer's thread neither decodes it nor encodes it again to bind it.
- */
-export type FtsValues = [title: string, aliases: string, tags: string, headings: string, body: string | Uint8Array];
-
-/** Every row a note adds to the index. */
-export interface NoteRows {
-  note: NoteValues;
-  links: LinkValues[];
-  tags: TagValues[];
-  properties: PropertyValues[];
-  blocks: BlockValues[];
-  chunks: ChunkValues[];
-  /** A note without chunks has no words to find: it gets no full-text row. */
-  fts: FtsValues | null;
-  cjk: string | null;
 }
 
 /** What an index pass makes of one file on disk. */

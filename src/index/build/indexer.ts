@@ -2,16 +2,14 @@ import { edenGC } from "bun:jsc";
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { IndxError } from "../../core/errors.ts";
-import { etagOf } from "../../core/hash.ts";
 import type { ProgressFn } from "../../core/progress.ts";
-import { LinkResolver } from "../../links/resolve.ts";
-import { CHUNK_MAX_CHARS } from "../../markdown/chunks.ts";
 import { embeddingsConfigured } from "../../providers/settings.ts";
+import { LinkResolver } from "../../vault/link-resolver.ts";
 import { fileKind, type ScannedFile, scanVault } from "../../vault/scan.ts";
 import type { Vault } from "../../vault/vault.ts";
+import { indexIdentity } from "../storage/connection.ts";
 import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
-import { SCHEMA_VERSION } from "../storage/schema.ts";
-import { type IndexIdentity, IndexStore } from "../storage/store.ts";
+import { IndexStore } from "../storage/store.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 
@@ -45,16 +43,6 @@ export interface IndexPassOptions {
   rowsWorker?: boolean;
   /** Polled between batches: true stops the pass with `cancelled` (a rebuild then rolls back whole). */
   stopRequested?: () => boolean;
-}
-
-export function indexIdentity(vault: Vault): IndexIdentity {
-  const settings = {
-    schema: SCHEMA_VERSION,
-    exclude: vault.config.list("index.exclude"),
-    maxNoteBytes: vault.config.int("index.max_note_bytes"),
-    chunkMaxChars: CHUNK_MAX_CHARS,
-  };
-  return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }
 
 /**

@@ -1,16 +1,5 @@
-import type {
-  BlockValues,
-  ChunkValues,
-  FileRows,
-  FtsValues,
-  IndexWarning,
-  LinkValues,
-  NoteRows,
-  NoteStatus,
-  NoteValues,
-  PropertyValues,
-  TagValues,
-} from "./file-rows.ts";
+import type { BlockValues, ChunkValues, FtsValues, LinkValues, NoteRows, NoteStatus, NoteValues, PropertyValues, TagValues } from "../storage/rows.ts";
+import type { FileRows, IndexWarning } from "./file-rows.ts";
 
 /**
  * A batch of FileRows as bytes, the way a rows worker hands it to the writer: written into a

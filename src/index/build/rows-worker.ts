@@ -8,7 +8,8 @@ import { edenGC, fullGC } from "bun:jsc";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { compressNoteRecord } from "../storage/note-text.ts";
-import { fileRows, RECORD_AT, readsWhole } from "./file-rows.ts";
+import { RECORD_AT } from "../storage/rows.ts";
+import { fileRows, readsWhole } from "./file-rows.ts";
 import { encodeRows } from "./rows-codec.ts";
 import { AHEAD, CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
 

@@ -1,6 +1,6 @@
 import { type FSWatcher, watch } from "node:fs";
-import type { OpContext } from "../../app/context.ts";
 import { logEvent } from "../../core/log.ts";
+import type { OpContext } from "../../ops/context.ts";
 import type { IndexJob } from "./jobs.ts";
 
 const TARGETED_LIMIT = 200;

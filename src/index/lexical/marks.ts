@@ -1,7 +1,5 @@
-import type { FtsColumn, NoteHighlight } from "../storage/queries/fts.ts";
-import { FTS_COLUMNS } from "../storage/schema.ts";
 import { porterStem } from "./porter.ts";
-import type { SearchDocument } from "./search-document.ts";
+import { FTS_COLUMNS, type FtsColumn, type NoteHighlight, type SearchDocument } from "./search-document.ts";
 import type { Unicode61 } from "./unicode61.ts";
 
 /**

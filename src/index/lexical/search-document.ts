@@ -1,3 +1,5 @@
+import type { Span } from "./match-windows.ts";
+
 /**
  * What full-text search indexes of a note, one row per note: the writer indexes it, and search
  * makes it again for the notes it shows, to mark their matches (the index keeps no content).
@@ -13,6 +15,18 @@ export interface SearchDocument {
   body: string;
   /** Characters of the first chunk that the body leaves out (its `# Title` line). */
   bodyShift: number;
+}
+
+/** The columns of the full-text table, in order: a search document's fields. */
+export const FTS_COLUMNS = ["title", "aliases", "tags", "headings", "body"] as const;
+export type FtsColumn = (typeof FTS_COLUMNS)[number];
+
+/** Where a note matched an FTS5 expression: its columns, and each match in its body. */
+export interface NoteHighlight {
+  fileId: number;
+  columns: FtsColumn[];
+  /** Where the search document's body matched, in order (character offsets). */
+  spans: Span[];
 }
 
 /** Chunks in a note's body are joined by this. */

@@ -1,6 +1,8 @@
+import { etagOf } from "../../core/hash.ts";
+import { CHUNK_MAX_CHARS } from "../../markdown/chunks.ts";
 import type { Vault } from "../../vault/vault.ts";
-import { indexIdentity } from "../build/indexer.ts";
-import { IndexStore } from "./store.ts";
+import { SCHEMA_VERSION } from "./schema.ts";
+import { type IndexIdentity, IndexStore } from "./store.ts";
 
 /**
  * The index of one vault as one connection: opened on first use, and opened again when the file
@@ -22,4 +24,15 @@ export class IndexConnection {
     this.store?.close();
     this.store = null;
   }
+}
+
+/** What an index was built for: this vault, with these settings; another identity means a rebuild. */
+export function indexIdentity(vault: Vault): IndexIdentity {
+  const settings = {
+    schema: SCHEMA_VERSION,
+    exclude: vault.config.list("index.exclude"),
+    maxNoteBytes: vault.config.int("index.max_note_bytes"),
+    chunkMaxChars: CHUNK_MAX_CHARS,
+  };
+  return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }

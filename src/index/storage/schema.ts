@@ -186,4 +186,3 @@ export const INDEX_NAMES = [...INDEX_SQL, HASH_INDEX_SQL].map((sql) => /EXISTS (
  * weight cost 0.002 nDCG@10 against 1.5×).
  */
 export const FTS_WEIGHTS = { title: 8, aliases: 8, tags: 2.0, headings: 1.5, body: 1.0 } as const;
-export const FTS_COLUMNS = ["title", "aliases", "tags", "headings", "body"] as const;

@@ -1,8 +1,8 @@
 import type { Database, Statement } from "bun:sqlite";
-import { keysForFile, type LinkResolver } from "../../links/resolve.ts";
+import { keysForFile, type LinkResolver } from "../../vault/link-resolver.ts";
 import type { FileKind } from "../../vault/scan.ts";
-import type { NoteRows } from "../build/file-rows.ts";
 import { storedNoteRecord } from "./note-text.ts";
+import type { NoteRows } from "./rows.ts";
 import { LINK_KEY_SQL, storedLinkDst } from "./schema.ts";
 
 export interface FileRecord {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
@@ -15,7 +15,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_tag and ai_metadata over REST and MCP over HTTP: suggest, apply, and what a read-only token sees and may do. */
 let fake: FakeAiServer;
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let admin: string;
 let reader: string;

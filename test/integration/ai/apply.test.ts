@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { applyPlans } from "../../../src/ai/ops/apply/apply.ts";
 import type { NotePlanner } from "../../../src/ai/ops/apply/plan.ts";
 import { proposedPatches } from "../../../src/ai/ops/apply/proposed.ts";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { applyUnifiedDiff } from "../../support/unified-diff.ts";
@@ -12,7 +12,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** The multi-note apply the AI operations share, on a real vault through the real write pipeline. */
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 afterEach(() => {
   ctx?.close();

@@ -3,7 +3,7 @@ import { aiAsk } from "../../../src/ai/ops/ask/ask-ops.ts";
 import { aiStatus } from "../../../src/ai/ops/status-ops.ts";
 import { aiSummarize } from "../../../src/ai/ops/summarize/summarize-ops.ts";
 import { aiToc } from "../../../src/ai/ops/toc/toc-ops.ts";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { invoke, rejection } from "../../support/ops.ts";
@@ -12,9 +12,9 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** The grounded AI operations in process, against the fake chat server speaking Ollama's protocol. */
 let fake: FakeAiServer;
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
-function context(env: Record<string, string> = {}): OpContext {
+function context(env: Record<string, string> = {}): App {
   Object.assign(sb.env, env);
   return sb.context();
 }

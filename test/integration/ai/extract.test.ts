@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiExtract } from "../../../src/ai/ops/extract/extract-ops.ts";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { vaultReindex } from "../../../src/maintenance/ops.ts";
@@ -15,7 +15,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_extract in process against the fake chat server: the caller's schema, re-validation, grounding and the frontmatter apply. */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string>) {
   sb = sandbox(files);
@@ -193,7 +193,7 @@ describe("ai_extract into frontmatter", () => {
 
   test("a read-only caller may preview, and gets forbidden on apply with nothing written", async () => {
     await setup(MEETINGS);
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     const dry = await invoke(aiExtract, reader, { ...into, apply: true, dry_run: true });
     expect(dry.planned!.map((p) => p.path)).toEqual([KICKOFF, REVIEW]);
     expect(await rejection(invoke(aiExtract, reader, { ...into, apply: true }))).toMatchObject({ code: "forbidden", details: { needed: "vault:write" } });

@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiMetadata } from "../../../src/ai/ops/metadata/metadata-ops.ts";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { vaultReindex } from "../../../src/maintenance/ops.ts";
@@ -14,7 +14,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_metadata in process against the fake chat server: typed fields, server-side validation, apply modes. */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeEach(async () => {
   fake.onChat(metadataReplies);

@@ -3,7 +3,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { aiSummarize } from "../../../src/ai/ops/summarize/summarize-ops.ts";
 import { aiToc } from "../../../src/ai/ops/toc/toc-ops.ts";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { vaultReindex } from "../../../src/maintenance/ops.ts";
@@ -21,7 +21,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 interface Served {
   sb: Sandbox;
-  ctx: OpContext;
+  ctx: App;
   server: RunningServer;
   token: string;
 }

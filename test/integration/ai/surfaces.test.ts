@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import { vaultReindex } from "../../../src/maintenance/ops.ts";
@@ -11,7 +11,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** The AI operations over REST (plain and streamed) and MCP over HTTP, against the fake chat server. */
 interface Served {
   sb: Sandbox;
-  ctx: OpContext;
+  ctx: App;
   server: RunningServer;
   token: string;
 }

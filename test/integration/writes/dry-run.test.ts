@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { etagOf } from "../../../src/core/hash.ts";
@@ -21,7 +21,7 @@ const MAIN = join(import.meta.dir, "..", "..", "..", "src", "main.ts");
 const PLAN = "# Plan\n\n## Goals\n\n- ship\n\n## Tasks\n\n- [ ] one\n- [ ] two\n\n## Notes\n\nkept as is\n";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let admin: string;
 let reader: string;

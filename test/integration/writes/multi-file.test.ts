@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
-import type { OpContext } from "../../../src/app/context.ts";
+import type { App } from "../../../src/app/context.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../../../src/canvas/ops.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import { LINK_DST_SQL } from "../../../src/index/storage/schema.ts";
@@ -15,7 +15,7 @@ import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string>) {
   sb = sandbox(files);
@@ -95,7 +95,7 @@ describe("note_move", () => {
 
   test("a dry run needs only vault:read; the move itself needs vault:write", async () => {
     await setup(files);
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     expect(((await invoke(noteMove, reader, { from: "A.md", to: "Z.md", dry_run: true })) as any).dry_run).toBe(true);
     expect((await rejection(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
   });

@@ -1,10 +1,10 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { markMatches, parseExpression } from "../../../src/index/lexical/marks.ts";
-import { type SearchDocument, searchDocument } from "../../../src/index/lexical/search-document.ts";
+import { FTS_COLUMNS, type SearchDocument, searchDocument } from "../../../src/index/lexical/search-document.ts";
 import { Unicode61 } from "../../../src/index/lexical/unicode61.ts";
 import { FtsQueries } from "../../../src/index/storage/queries/fts.ts";
-import { FTS_COLUMNS, FTS_TOKENIZE } from "../../../src/index/storage/schema.ts";
+import { FTS_TOKENIZE } from "../../../src/index/storage/schema.ts";
 import { compileQuery } from "../../../src/search/query.ts";
 
 /**

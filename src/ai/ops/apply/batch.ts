@@ -1,6 +1,6 @@
-import type { OpContext } from "../../../app/context.ts";
 import { type IndxError, toIndxError } from "../../../core/errors.ts";
 import { planNotePatch, requireText } from "../../../notes/write-ops.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { unifiedDiff } from "../../../writes/diff.ts";
 import { type Change, type FileState, PartlyWritten, type WriteIO } from "../../../writes/pipeline.ts";

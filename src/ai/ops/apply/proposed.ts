@@ -1,7 +1,7 @@
-import type { OpContext } from "../../../app/context.ts";
 import { toIndxError } from "../../../core/errors.ts";
-import { readNote } from "../../../notes/read.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
+import { readNote } from "../../../vault/read.ts";
 import { frontmatterOf, frontmatterOps, type NotePlanner } from "./plan.ts";
 import type { ProposedPatch } from "./proposed-patch.ts";
 

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import type { OpContext } from "../../../app/context.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { type AppliedNote, applyPlans } from "./apply.ts";
 import type { PlannedEdit } from "./batch.ts";

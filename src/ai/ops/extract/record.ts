@@ -1,4 +1,4 @@
-import type { OpContext } from "../../../app/context.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { type Citation, type Dropped, verifyCitations } from "../../citations.ts";
 import { renderPassages } from "../../passages.ts";

@@ -1,9 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../../app/context.ts";
-import { readNote } from "../../../notes/read.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
+import { readNote } from "../../../vault/read.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";

@@ -1,11 +1,11 @@
-import type { OpContext } from "../../../app/context.ts";
 import { IndxError } from "../../../core/errors.ts";
 import { newLinkText } from "../../../links/link-text.ts";
-import { LinkResolver } from "../../../links/resolve.ts";
 import { headingKey } from "../../../markdown/headings.ts";
 import { noteRead } from "../../../notes/ops.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import { invoke } from "../../../ops/invoke.ts";
 import type { PatchOp } from "../../../patch/schema.ts";
+import { LinkResolver } from "../../../vault/link-resolver.ts";
 import { type ObsidianAppSettings, readObsidianApp } from "../../../vault/obsidian-app.ts";
 import type { ProposedPatch } from "../apply/proposed-patch.ts";
 import type { RelatedEdge } from "./classify.ts";

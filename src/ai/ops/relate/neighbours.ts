@@ -1,5 +1,5 @@
-import type { OpContext } from "../../../app/context.ts";
 import type { VectorStore } from "../../../embeddings/store.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { relatedNotes } from "../../../search/ops.ts";
 import { inverseDocumentFrequency, wordCounts } from "../../../search/related.ts";

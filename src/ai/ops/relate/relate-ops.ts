@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../../app/context.ts";
 import { IndxError } from "../../../core/errors.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { runAi } from "../../invocation.ts";

@@ -1,6 +1,6 @@
-import type { OpContext } from "../../../app/context.ts";
 import { parseNote } from "../../../markdown/parse.ts";
-import { readNote } from "../../../notes/read.ts";
+import type { OpContext } from "../../../ops/context.ts";
+import { readNote } from "../../../vault/read.ts";
 
 /** Outline entries one summary returns at most: a scope of thousands of notes must not return megabytes of headings. */
 const MAX_OUTLINE = 500;

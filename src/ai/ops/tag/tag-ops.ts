@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../../app/context.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";

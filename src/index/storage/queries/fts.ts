@@ -4,25 +4,15 @@ import { rankByBm25 } from "../../lexical/bm25.ts";
 import { Fts5FormatError, Fts5Postings } from "../../lexical/fts5-postings.ts";
 import { markMatches, parseExpression } from "../../lexical/marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../../lexical/match-windows.ts";
-import type { SearchDocument } from "../../lexical/search-document.ts";
+import { FTS_COLUMNS, type NoteHighlight, type SearchDocument } from "../../lexical/search-document.ts";
 import { Unicode61 } from "../../lexical/unicode61.ts";
-import { FTS_COLUMNS, FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
+import { FTS_TOKENIZE, FTS_WEIGHTS } from "../schema.ts";
 import { type FileScope, jsonList } from "./lists.ts";
-
-export type FtsColumn = (typeof FTS_COLUMNS)[number];
 
 export interface ScoredNote {
   fileId: number;
   /** bm25 as FTS5 returns it: negative, lower is better. */
   bm25: number;
-}
-
-/** Where a note matched an FTS5 expression: its columns, and each match in its body. */
-export interface NoteHighlight {
-  fileId: number;
-  columns: FtsColumn[];
-  /** Where the search document's body matched, in order (character offsets). */
-  spans: Span[];
 }
 
 const MARK_OPEN = "\u0002";

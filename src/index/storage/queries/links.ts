@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { keysForFile } from "../../../links/resolve.ts";
+import { keysForFile } from "../../../vault/link-resolver.ts";
 import { decodeNoteText, NoteTextReader } from "../note-text.ts";
 import { LINK_DST_SQL, LINK_KEY_SQL, LINK_RAW_SQL, LINK_SYNTAX_SQL } from "../schema.ts";
 

@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import type { NoteStatus } from "../../build/file-rows.ts";
+import type { NoteStatus } from "../rows.ts";
 
 /** A note as note_list shows it. JSON columns stay text: callers parse only the page they return. */
 export interface NoteSummary {

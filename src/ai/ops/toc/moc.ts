@@ -1,6 +1,6 @@
-import type { OpContext } from "../../../app/context.ts";
 import { IndxError } from "../../../core/errors.ts";
 import { noteRead } from "../../../notes/ops.ts";
+import type { OpContext } from "../../../ops/context.ts";
 import { invoke } from "../../../ops/invoke.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
@@ -10,7 +10,7 @@ import { type Passage, passagesForPaths, renderPassages } from "../../passages.t
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
 import type { ModelSession } from "../../session.ts";
 import { notesInScope, pinned, requireFits, streamCitations } from "../grounded.ts";
-import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "../toc/toc-ops.ts";
+import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
 /** Tokens of each note's opening passage the model sees when titling groups or describing notes. */
 const ITEM_TOKENS = 200;

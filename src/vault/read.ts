@@ -2,8 +2,8 @@ import { readFileSync, type Stats, statSync } from "node:fs";
 import { looksBinary } from "../core/binary.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { type FileKind, fileKind } from "../vault/scan.ts";
-import type { Vault } from "../vault/vault.ts";
+import { type FileKind, fileKind } from "./scan.ts";
+import type { Vault } from "./vault.ts";
 
 export interface FileOnDisk {
   path: string;

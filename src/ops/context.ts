@@ -1,0 +1,61 @@
+import type { AiService } from "../ai/service.ts";
+import type { AiStreamSink } from "../ai/stream.ts";
+import type { ProgressFn } from "../core/progress.ts";
+import type { EmbeddingService } from "../embeddings/service.ts";
+import type { EventHub } from "../events/hub.ts";
+import type { IndexReport } from "../index/build/indexer.ts";
+import type { IndexJob } from "../index/build/jobs.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import type { Vault } from "../vault/vault.ts";
+import type { IdempotencyStore } from "../writes/idempotency.ts";
+import type { VaultWriter } from "../writes/pipeline.ts";
+import type { Scope } from "./define.ts";
+
+/** Who caused an index update: a write through indx (which emits its own events) or anything else. */
+export type UpdateOrigin = "write" | "watch" | "full";
+export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
+
+/** What one call brings besides its input: who calls, and where its progress, stream and cancellation go. */
+export interface CallOptions {
+  /** Scopes of the caller (docs/contracts.md, Auth); every scope when left out (the CLI, a test). */
+  scopes?: ReadonlySet<Scope>;
+  /** Aborted when the caller gives up (MCP notifications/cancelled): long work stops at its next step. */
+  signal?: AbortSignal;
+  /** Where long operations report progress (a CLI progress bar, MCP progress notifications). */
+  progress?: ProgressFn;
+  /** Where an AI operation streams its partial output, when the caller asked for a stream. */
+  aiStream?: AiStreamSink;
+}
+
+/**
+ * What an operation may use (docs/architecture.md): one vault, its index and its services, and the
+ * call's own fields. The composition root (src/app/context.ts) builds the services; an operation
+ * names the part it needs (`Pick<OpContext, "index" | "ai">`), so a unit test can hand it fakes.
+ * Every field is fixed for the call: nothing is assigned after the context is made.
+ */
+export interface OpContext {
+  readonly vault: Vault;
+  readonly scopes: ReadonlySet<Scope>;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: ProgressFn | undefined;
+  readonly aiStream: AiStreamSink | undefined;
+  /** The open index; throws index_missing / index_incompatible with the command that fixes it. */
+  readonly index: IndexStore;
+  /** The write pipeline; one per vault per process, so its locks see every writer here. */
+  readonly writer: VaultWriter;
+  /** Events of this vault: every write, and every change seen on disk (docs/contracts.md, Events). */
+  readonly events: EventHub;
+  /** Embeddings of this vault: provider, vector store, embedding runs. */
+  readonly embeddings: EmbeddingService;
+  /** The AI runtime of this vault: settings, chat model, cache, spend. */
+  readonly ai: AiService;
+  /** Stored answers of writes sent with an idempotency key (docs/contracts.md, Idempotency). */
+  readonly idempotency: IdempotencyStore;
+  /**
+   * Brings the index in line with the disk, then tells the listeners. `origin` says who caused
+   * it; by default a build is "full" and anything else "watch".
+   */
+  updateIndex(job: IndexJob, opts?: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal }): Promise<IndexReport>;
+  /** Called after every index update of this vault in this thread; returns the unsubscribe. */
+  onIndexUpdate(fn: IndexListener): () => void;
+}
