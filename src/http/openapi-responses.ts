@@ -26,7 +26,7 @@ export function errorCodesOf(r: Route): ErrorCode[] {
     if ("if_not_exists" in props || "to" in props) add("already_exists");
     if ("if_match" in props || "plan_etag" in props) add("etag_mismatch");
   }
-  if (!NO_INDEX.has(r.op.name)) add("index_missing");
+  if (!NO_INDEX.has(r.op.name)) add("index_missing", "index_corrupt");
   if ("mode" in props || "rerank" in props) add("ai_unavailable", "ai_provider_error");
   if (r.op.ai && r.op.ai.needs !== "any") {
     add("ai_unavailable", "ai_provider_error", "ai_quota_exceeded", "ai_input_too_large", "idempotency_key_reused", "cancelled");

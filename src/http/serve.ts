@@ -2,7 +2,7 @@ import { availableParallelism } from "node:os";
 import { basename } from "node:path";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
-import { IndxError, toIndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/watcher.ts";
@@ -60,9 +60,13 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     ctx.index;
     await ctx.updateIndex({ full: true });
   } catch (err) {
-    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    notice(err.code === "index_missing" ? "Building the index (first start)…" : "Rebuilding the index (it was incompatible)…");
-    const r = await ctx.updateIndex({ build: true }, { onProgress: opts.onIndexProgress });
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    notice(
+      err.code === "index_missing"
+        ? "Building the index (first start)…"
+        : `Rebuilding the index (it was ${err.code === "index_corrupt" ? "damaged; the damaged file is set aside" : "incompatible"})…`,
+    );
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" }, { onProgress: opts.onIndexProgress });
     notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
   }
 

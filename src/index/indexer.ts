@@ -2,18 +2,19 @@ import { edenGC } from "bun:jsc";
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { embeddingsConfigured } from "../ai/settings.ts";
-import { IndxError } from "../core/errors.ts";
+import { IndxError, isSqliteCorruption } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { LinkResolver } from "../links/resolve.ts";
 import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
+import { setAsideDamaged } from "./corruption.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
 import type { FileStamp, StoredFile } from "./queries/files.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
-import { type IndexIdentity, IndexStore } from "./store.ts";
+import { damagedReason, type IndexIdentity, IndexStore } from "./store.ts";
 
 export interface IndexReport {
   rebuilt: string | null;
@@ -216,10 +217,25 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
  */
 export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: boolean } = {}): IndexReport {
   vault.ensureDataDir();
-  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
+  const identity = indexIdentity(vault);
+  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, identity, opts.rebuild);
+  const pass = (on: IndexStore, why: string | null) =>
+    updateIndex(vault, on, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt: why });
   try {
-    const pass = () => updateIndex(vault, store, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt });
-    return replace ? store.replaceContents(pass) : pass();
+    return replace ? store.replaceContents(() => pass(store, rebuilt)) : pass(store, rebuilt);
+  } catch (err) {
+    // A rebuild always succeeds (docs/decisions.md, "A damaged index"): damage the probe could not
+    // see (a page deep in a table, which dropping the table reads) sets the file aside, and the
+    // build starts on a new one. Any other pass keeps its error, which names the fix.
+    if (!opts.rebuild || !isSqliteCorruption(err)) throw err;
+    store.close();
+    const setAside = setAsideDamaged(vault.indexPath);
+    const again = IndexStore.openForIndexing(vault.indexPath, identity, true);
+    try {
+      return pass(again.store, damagedReason("the index file was damaged", setAside));
+    } finally {
+      again.store.close();
+    }
   } finally {
     store.close();
   }
