@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   patch_target_not_found: { http: 422, exit: 2 },
   patch_target_ambiguous: { http: 422, exit: 2 },
   parse_failed: { http: 422, exit: 2 },
+  query_too_costly: { http: 422, exit: 2 },
   encoding_unsupported: { http: 422, exit: 2 },
   ai_grounding_failed: { http: 422, exit: 2 },
   ai_input_too_large: { http: 422, exit: 2 },

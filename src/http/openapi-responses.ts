@@ -20,6 +20,7 @@ export function errorCodesOf(r: Route): ErrorCode[] {
   if (r.wildParam || ["path", "from", "id", "tag"].some((p) => p in props)) add("path_invalid", "not_found");
   if ("allow_large" in props) add("payload_too_large", "parse_failed");
   if (r.op.name === "canvas_read") add("parse_failed");
+  if (r.op.name === "base_query" || "where" in props) add("parse_failed", "query_too_costly");
   if (!r.op.safe) {
     add("not_found", "patch_target_not_found", "encoding_unsupported", "disk_full");
     if ("idempotency_key" in props) add("idempotency_key_reused");

@@ -73,7 +73,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
   const readers = startReaders(ctx);
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
-  const mcp = new McpHttpHandler(ctx, opts.mcp);
+  const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: cfg.list("server.allowed_hosts"),

@@ -109,7 +109,8 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   if (env.progress && op.ai) env.ctx.aiStream = aiProgress(env.progress);
   env.ctx.signal = env.signal;
   try {
-    const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
+    // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
+    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, env.ctx, args ?? {}) : await invokeOp(op, env.ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],
