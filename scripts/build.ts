@@ -5,7 +5,7 @@
  * splitting + bytecode keep start-up to a few milliseconds (docs/stack.md, Build): commands load
  * their code lazily. `--no-minify` / `--no-bytecode` are there to measure what they give.
  *
- * The index, rows, stat and reader workers are entrypoints of their own (Bun bundles a Worker's
+ * The index, rows, stat, reader and check workers are entrypoints of their own (Bun bundles a Worker's
  * file only when it is one). `[name]` entry naming puts them at the root of the embedded files,
  * beside the chunks, so `new URL("./index-worker.ts", import.meta.url)` in worker-runner.ts (and
  * "./rows-worker.ts" in rows-pipeline.ts, "./stat-worker.ts" in stat-files.ts, "./reader-worker.ts"
@@ -62,6 +62,7 @@ export function buildBinary(o: BuildOptions): void {
       "src/index/build/rows-worker.ts",
       "src/app/reader-worker.ts",
       "src/vault/stat-worker.ts",
+      "src/index/storage/check-worker.ts",
       o.vecLibrary,
       "--compile",
       `--target=bun-${o.target}`,

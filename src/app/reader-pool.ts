@@ -1,20 +1,17 @@
+import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { IndexReport } from "../index/build/indexer.ts";
 import type { OpContext, UpdateOrigin } from "../ops/context.ts";
-import type { AnyOperation, OutputOf } from "../ops/define.ts";
-import { invokeOp } from "../ops/invoke.ts";
+import type { AnyOperation, Operation, OutputOf } from "../ops/define.ts";
+import { type Invoked, invokeOp } from "../ops/invoke.ts";
+import { parseInput } from "../ops/validate.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { FromReader, ToReader } from "./reader-protocol.ts";
 
 type RunMessage = Extract<ToReader, { type: "run" }>;
 
 /** What the REST dispatcher needs of invokeOp's answer. */
-interface Answer {
-  result: OutputOf<AnyOperation>;
-  replayed: boolean;
-}
-
 interface PendingRead {
   message: RunMessage;
   /** A read whose worker died is sent once more, to another worker. */
@@ -75,14 +72,20 @@ export class ReaderPool {
    * invokeOp, on a worker for the reads it serves: the same scope check, validation and errors,
    * with the caller's scopes. Anything else, or any read while no worker is ready, runs here.
    */
-  async invoke(op: AnyOperation, ctx: OpContext, raw: unknown, opts: { coerce?: boolean } = {}): Promise<Answer> {
+  async invoke<I extends TObject, O extends TObject>(
+    op: Operation<I, O>,
+    ctx: OpContext,
+    raw: unknown,
+    opts: { coerce?: boolean } = {},
+  ): Promise<Invoked<I, O>> {
     if (!ReaderPool.serves(op) || !this.readers.some((r) => r.ready)) return invokeOp(op, ctx, raw, opts);
     const message: RunMessage = { type: "run", id: this.nextId++, op: op.name, input: raw, scopes: [...ctx.scopes], coerce: opts.coerce === true };
     const result = await new Promise<OutputOf<AnyOperation>>((resolve, reject) => {
       this.queue.push({ message, retried: false, resolve, reject });
       this.pump();
     });
-    return { result, replayed: false };
+    // The worker validated the same input already: this only gives the caller its parsed form.
+    return { input: parseInput(op, raw, opts), result: result as Static<O>, replayed: false };
   }
 
   indexUpdated(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {

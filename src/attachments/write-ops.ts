@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { IndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { newLinkText } from "../links/link-text.ts";
 import { ATTACHMENT_EXTENSIONS, extensionOf, mimeType } from "../notes/mime.ts";
 import type { OpContext } from "../ops/context.ts";
@@ -46,8 +46,7 @@ function vaultPaths(ctx: OpContext): string[] {
   try {
     return ctx.index.files.paths();
   } catch (err) {
-    if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))
-      return scanVault(ctx.vault.root, ctx.vault.exclusions).files.map((f) => f.path);
+    if (err instanceof IndxError && INDEX_NEEDS_BUILD.has(err.code)) return scanVault(ctx.vault.root, ctx.vault.exclusions).files.map((f) => f.path);
     throw err;
   }
 }

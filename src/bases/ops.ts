@@ -70,6 +70,8 @@ export const baseQuery = defineOp({
     const viewIndex = input.view === undefined ? 0 : views.findIndex((v) => v.name === input.view);
     if (viewIndex < 0)
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
+    const broken = compiled.viewErrors[viewIndex];
+    if (broken) throw broken;
     const snapshot = snapshotOf(ctx.index, ctx.vault);
     const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
     const offset = decodeCursor(input.cursor);

@@ -4,12 +4,13 @@ import { join } from "node:path";
 import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
-import { toIndxError } from "../core/errors.ts";
+import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/errors.ts";
+import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { scanVault } from "../vault/scan.ts";
-import { Vault } from "../vault/vault.ts";
+import { dataDirError, Vault } from "../vault/vault.ts";
 import { didYouMean } from "./suggest.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -34,7 +35,7 @@ function looseMode(path: string, allowed: number): boolean {
  * Everything `indx doctor` looks at, in order, each with what to do about it. The checks never
  * change anything; a check that cannot run because an earlier one failed is left out.
  */
-export async function runChecks(flags: Record<string, unknown>): Promise<Check[]> {
+export async function runChecks(flags: Record<string, unknown>, opts: { full?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [];
   let config: Config;
   try {
@@ -56,7 +57,7 @@ export async function runChecks(flags: Record<string, unknown>): Promise<Check[]
   checks.push(dataDirCheck(vault));
   const ctx = new App(vault);
   try {
-    checks.push(indexCheck(ctx));
+    checks.push(await indexCheck(ctx, opts.full === true));
     checks.push(sqliteVecCheck());
     checks.push(await providerCheck(ctx));
   } finally {
@@ -87,6 +88,8 @@ function configChecks(config: Config): Check[] {
 function dataDirCheck(vault: Vault): Check {
   const dir = vault.dataDir;
   if (!existsSync(dir)) return warn("data_dir", `${dir} does not exist yet`, "indx vault index");
+  const unusable = dataDirError(dir);
+  if (unusable) return fail("data_dir", `${dir} is a file, not a folder: the index and tokens cannot be kept there`, String(unusable.details?.fix));
   try {
     accessSync(dir, constants.W_OK);
   } catch {
@@ -98,14 +101,25 @@ function dataDirCheck(vault: Vault): Check {
   return ok("data_dir", `${dir} is writable and private`);
 }
 
-/** The index exists, is of this version and configuration, and holds exactly the files on disk. */
-function indexCheck(ctx: App): Check {
+/** How long `indx doctor` lets SQLite check the index file (about a gigabyte here); `--full` waits for the whole check. */
+const INTEGRITY_BUDGET_MS = 5_000;
+
+/**
+ * The index exists, is of this version and configuration, is whole (SQLite's own check, bounded
+ * in time: src/index/storage/integrity.ts), and holds exactly the files on disk.
+ */
+async function indexCheck(ctx: App, full: boolean): Promise<Check> {
   let stored: Map<string, { size: number; mtimeMs: number }>;
   try {
     stored = new Map(ctx.index.files.stored().map((f) => [f.path, f]));
   } catch (err) {
     const e = toIndxError(err);
     return fail("index", e.message, String(e.details?.fix ?? "indx vault index"));
+  }
+  const integrity = await checkIntegrity(ctx.index.path, full ? Number.POSITIVE_INFINITY : INTEGRITY_BUDGET_MS);
+  if (integrity.state === "damaged") {
+    const e = indexCorruptError(`SQLite's integrity check found damage (${integrity.problem.replace(/\s*\n\s*/g, "; ").slice(0, 300)})`);
+    return fail("index", e.message, CORRUPT_INDEX_FIX);
   }
   const { files } = scanVault(ctx.vault.root, ctx.vault.exclusions);
   let changed = 0;
@@ -117,7 +131,9 @@ function indexCheck(ctx: App): Check {
   const behind = changed + stored.size;
   if (files.length === 0) return warn("index", "the vault folder has no files to index: is it the right folder?", "indx config set vault <folder>");
   if (behind > 0) return warn("index", `${behind} of ${files.length} files changed since the last index run`, "indx vault index");
-  return ok("index", `${files.length} files, all current`);
+  if (integrity.state === "unfinished")
+    return warn("index", `${files.length} files, all current; the integrity check did not finish in ${INTEGRITY_BUDGET_MS / 1000} s`, "indx doctor --full");
+  return ok("index", `${files.length} files, all current, and the file is whole`);
 }
 
 function sqliteVecCheck(): Check {

@@ -82,7 +82,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_AUTH_FAILURE_LIMIT",
     type: "int",
     default: 10,
-    description: "Wrong bearer tokens one client address may send within server.auth_failure_window_seconds before it gets 429s. 0: no limit.",
+    description:
+      "Times one client may send the same wrong bearer token within server.auth_failure_window_seconds before that token gets 429s (5× as many different wrong tokens per client). A valid token is never throttled. 0: no limit.",
   },
   {
     key: "server.auth_failure_window_seconds",

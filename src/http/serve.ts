@@ -4,7 +4,7 @@ import type { App } from "../app/context.ts";
 import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
-import { IndxError, toIndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
@@ -60,16 +60,20 @@ export async function startServer(ctx: App, opts: ServeOptions): Promise<Running
     ctx.index;
     await ctx.updateIndex({ full: true });
   } catch (err) {
-    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    notice(err.code === "index_missing" ? "Building the index (first start)…" : "Rebuilding the index (it was incompatible)…");
-    const r = await ctx.updateIndex({ build: true }, { onProgress: opts.onIndexProgress });
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    notice(
+      err.code === "index_missing"
+        ? "Building the index (first start)…"
+        : `Rebuilding the index (it was ${err.code === "index_corrupt" ? "damaged; the damaged file is set aside" : "incompatible"})…`,
+    );
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" }, { onProgress: opts.onIndexProgress });
     notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
   }
 
   const readers = startReaders(ctx);
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
-  const mcp = new McpHttpHandler(ctx, opts.mcp);
+  const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: cfg.list("server.allowed_hosts"),

@@ -80,6 +80,9 @@ function on(route: string, c: HandlerContext): Exchange {
   return { route, address: c.server?.requestIP(c.request)?.address ?? "unknown" };
 }
 
+/** A client may send this many times server.auth_failure_limit wrong tokens in all (each a different guess) before all its wrong tokens get 429. */
+const ADDRESS_FAILURE_FACTOR = 5;
+
 /**
  * The REST surface: guards (Host, Origin, throttles, bearer token), then one dispatcher that
  * turns a request into an operation's input and its result into the envelope. No operation logic here.
@@ -88,17 +91,24 @@ export function createApp(ctx: App, o: AppOptions) {
   const metrics = new Metrics();
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
+  // Wrong tokens are throttled per presented token and client, and more loosely per client alone
+  // (docs/decisions.md, "A valid token is never throttled"); a right token is never refused.
   const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
+  const addressFailures = new AuthFailureThrottle(limits.authFailureLimit * ADDRESS_FAILURE_FACTOR, limits.authFailureWindowMs);
   const openapi: { read?: string; write?: string } = {};
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
-    const blocked = authFailures.blockedFor(exchange.address);
-    if (blocked) throw rateLimited("Too many failed authentications from this address.", blocked);
     let principal: Principal;
     try {
       principal = authenticate(request, o);
     } catch (err) {
-      if (err instanceof IndxError && err.details?.reason === "invalid_token") authFailures.recordFailure(exchange.address);
+      if (err instanceof IndxError && err.details?.reason === "invalid_token") {
+        const presented = `${exchange.address}\0${Bun.hash(request.headers.get("authorization") ?? "").toString(36)}`;
+        const blocked = Math.max(authFailures.blockedFor(presented), addressFailures.blockedFor(exchange.address));
+        if (blocked) throw rateLimited("Too many wrong tokens from this client; a valid token is still accepted.", blocked);
+        authFailures.recordFailure(presented);
+        addressFailures.recordFailure(exchange.address);
+      }
       throw err;
     }
     const wait = rate.take(o.auth ? principal.id : exchange.address);

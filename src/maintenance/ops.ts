@@ -3,7 +3,7 @@ import { basename } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { AiSummary, aiSummary } from "../ai/ops/status-ops.ts";
 import { CONFIG_KEYS, PATH_KEYS } from "../config/keys.ts";
-import { ERROR_CODES, type ErrorCode, IndxError } from "../core/errors.ts";
+import { ERROR_CODES, type ErrorCode, INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
 import type { EmbedReport } from "../embeddings/job.ts";
 import { REEMBED_FIX, type VectorStore } from "../embeddings/store.ts";
@@ -157,7 +157,7 @@ export const vaultStatus = defineOp({
     vault_id: Type.String(),
     version: Type.String(),
     index: Type.Object({
-      state: Type.Union([Type.Literal("ready"), Type.Literal("missing"), Type.Literal("incompatible")]),
+      state: Type.Union([Type.Literal("ready"), Type.Literal("missing"), Type.Literal("incompatible"), Type.Literal("corrupt")]),
       fix: Type.Optional(Type.String()),
       reason: Type.Optional(Type.String()),
       schema_version: Type.Integer(),
@@ -179,18 +179,25 @@ export const vaultStatus = defineOp({
       version: VERSION,
     };
     let index: IndexStore;
+    let counts: ReturnType<IndexStore["stats"]["counts"]>;
+    let problems: ReturnType<IndexStore["notes"]["problems"]>;
     try {
       index = ctx.index;
-    } catch (err) {
-      if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
+      counts = index.stats.counts();
+      problems = index.notes.problems();
+    } catch (raw) {
+      const err = toIndxError(raw);
+      // A data folder that cannot be one holds no index either: "missing", with its reason and fix.
+      if (!INDEX_NEEDS_BUILD.has(err.code) && err.code !== "data_dir_unusable") throw err;
+      const state = err.code === "index_corrupt" ? ("corrupt" as const) : err.code === "index_incompatible" ? ("incompatible" as const) : ("missing" as const);
       return {
         ...base,
         embeddings: await embeddingsStatus(ctx, input.probe !== false, false),
         ai: aiSummary(ctx),
         index: {
-          state: err.code === "index_missing" ? ("missing" as const) : ("incompatible" as const),
+          state,
           fix: String(err.details?.fix ?? "indx vault index"),
-          ...(err.code === "index_incompatible" ? { reason: String(err.details?.reason ?? "") } : {}),
+          ...(err.code !== "index_missing" ? { reason: String(err.details?.reason ?? "") } : {}),
           schema_version: SCHEMA_VERSION,
           created_at: null,
           updated_at: null,
@@ -200,17 +207,14 @@ export const vaultStatus = defineOp({
         warnings_total: 0,
       };
     }
-    const counts = index.stats.counts();
-    const warnings = index.notes
-      .problems()
-      .map(
-        (p): Warning =>
-          p.status === "too_large"
-            ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
-            : p.status === "binary"
-              ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
-              : { code: "frontmatter_invalid", path: p.path, message: p.frontmatterError ?? "invalid frontmatter" },
-      );
+    const warnings = problems.map(
+      (p): Warning =>
+        p.status === "too_large"
+          ? { code: "note_too_large", path: p.path, message: "larger than index.max_note_bytes; listed but not searchable" }
+          : p.status === "binary"
+            ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
+            : { code: "frontmatter_invalid", path: p.path, message: p.frontmatterError ?? "invalid frontmatter" },
+    );
     let size = 0;
     for (const suffix of ["", "-wal"]) {
       try {

@@ -46,6 +46,8 @@ class BodyScanner {
 
   private fence: OpenFence | null = null;
   private htmlBlock: HtmlBlockEnd | null = null;
+  /** How many `>` the open HTML block sits in: its lines carry them, and a line with fewer ends it (no lazy continuation). */
+  private htmlQuoteDepth = 0;
   private inIndentedCode = false;
   private inList = false;
   private prevBlank = true;
@@ -229,10 +231,21 @@ class BodyScanner {
     this.considerBlockId(p, end, line);
   }
 
-  /** A line while an HTML block is open. Returns true when a blank line ended the block (and is still to be handled). */
-  private htmlLine(p: number, end: number, blank: boolean, line: number): boolean {
+  /** A line while an HTML block is open. Returns true when the line ended the block (and is still to be handled). */
+  private htmlLine(p0: number, end: number, blank: boolean, line: number): boolean {
     const block = this.htmlBlock!;
-    if (blank && "blankLine" in block) {
+    let p = p0;
+    let empty = blank;
+    if (this.htmlQuoteDepth > 0) {
+      // The block ends with its quote: a line with fewer `>` is handled as a line of its own.
+      if (this.indent >= 4 || this.quoteDepth(p0, end, this.htmlQuoteDepth) < this.htmlQuoteDepth) {
+        this.htmlBlock = null;
+        return true;
+      }
+      p = this.indentAt(this.quoteEnd, end);
+      empty = p === end;
+    }
+    if (empty && "blankLine" in block) {
       this.htmlBlock = null;
       return true;
     }
@@ -252,6 +265,20 @@ class BodyScanner {
     this.inline.scanWithoutTags(p, end, line);
     // Kinds 1-5 may end on the line they start on (the marker after the opening `<`).
     this.htmlBlock = holdsEndMarker(content.slice(1), block) ? null : block;
+    this.htmlQuoteDepth = 0;
+    return true;
+  }
+
+  /** Opens an HTML block inside a quote or callout of `depth` when its content starts one (docs/obsidian.md, Tags). */
+  private openQuotedHtmlBlock(m: number, end: number, depth: number, line: number): boolean {
+    const content = this.text.slice(m, end);
+    const block = htmlBlockStart(content, this.prevQuoteText);
+    if (block === null) return false;
+    this.commitPending();
+    this.prevQuoteText = false;
+    this.inline.scanWithoutTags(m, end, line);
+    this.htmlBlock = holdsEndMarker(content.slice(1), block) ? null : block;
+    this.htmlQuoteDepth = depth;
     return true;
   }
 
@@ -299,6 +326,7 @@ class BodyScanner {
       this.prevQuoteText = false;
       return;
     }
+    if (mIndent < 4 && text.charCodeAt(m) === 60 /* < */ && this.openQuotedHtmlBlock(m, end, depth, line)) return;
     const item = mIndent < 4 ? listItemAt(text, m, end) : null;
     if (item || !this.prevQuoteText) this.commitPending();
     else this.pendingId = null;

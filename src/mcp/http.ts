@@ -1,5 +1,6 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import { logEvent } from "../core/log.ts";
 import type { Scope } from "../ops/define.ts";
 import { BoundedEventStore } from "./event-store.ts";
@@ -18,6 +19,8 @@ export interface McpHttpOptions {
   keepAliveMs?: number;
   /** The SSE `retry` sent with each stream's first event: how long a client waits before resuming (default 1 s). */
   retryMs?: number;
+  /** The server's reader pool: read tools run there, off the thread that answers (src/app/reader-pool.ts). */
+  readers?: ReaderPool | null;
 }
 
 const MAX_INIT_BODY = 1024 * 1024;
@@ -81,6 +84,7 @@ export class McpHttpHandler {
     private readonly opts: McpHttpOptions = {},
   ) {
     this.hub = new McpHub(ctx);
+    this.hub.readers = opts.readers ?? null;
     this.maxSessions = opts.maxSessions ?? 64;
     this.idleTimeoutMs = opts.idleTimeoutMs ?? 30 * 60_000;
     const every = opts.sweepIntervalMs ?? Math.min(60_000, Math.max(1000, this.idleTimeoutMs / 10));

@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import type { VaultEvent } from "../events/types.ts";
 import { LiveAiResources } from "./live-ai.ts";
 import { ReplayCache } from "./replay.ts";
@@ -24,6 +25,8 @@ export class McpHub {
   generation = 0;
   /** Subscribed ai:// resources, shared by the sessions so that one burst of changes derives each once. */
   readonly liveAi: LiveAiResources;
+  /** Where read tools run when the server has a reader pool (`serve`); null runs them on this thread. */
+  readers: ReaderPool | null = null;
   /** Resolves when the index has been brought up to date (stdio starts before that). */
   ready: Promise<void> = Promise.resolve();
   private readonly sessions = new Set<HubSession>();

@@ -1,6 +1,6 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { App } from "../app/context.ts";
-import { IndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import type { Scope } from "../ops/define.ts";
@@ -23,8 +23,8 @@ async function bringIndexUpToDate(ctx: App): Promise<void> {
     const r = await ctx.updateIndex({ full: true });
     logEvent("mcp.index_ready", { added: r.added, updated: r.updated, deleted: r.deleted, ms: Math.round(performance.now() - started) });
   } catch (err) {
-    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    const r = await ctx.updateIndex({ build: true });
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" });
     logEvent("mcp.index_built", { reason: err.code, files: r.added, ms: Math.round(performance.now() - started) });
   }
 }

@@ -113,7 +113,8 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,
   });
   try {
-    const { input, result: output } = await invokeOp(op, ctx, args ?? {});
+    // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
+    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, args ?? {}) : await invokeOp(op, ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],

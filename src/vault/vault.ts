@@ -64,8 +64,13 @@ export class Vault {
     return join(this.root, rel);
   }
 
+  /** The data folder, made when missing; a data folder that cannot be one is data_dir_unusable with the fix. */
   ensureDataDir(): string {
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw dataDirError(this.dataDir, err) ?? err;
+    }
     return this.dataDir;
   }
 
@@ -86,4 +91,32 @@ export function vaultId(root: string): string {
 
 function defaultDataDir(root: string, env: Record<string, string | undefined>): string {
   return join(dataHome(currentPlatform(env)), "vaults", vaultId(root));
+}
+
+/** The fix for a data folder indx cannot use, in the words of every place that sets it. */
+const DATA_DIR_FIX = "point data_dir (INDX_DATA_DIR, --data-dir, or `indx config set data_dir <folder>`) at a folder indx may write";
+
+/**
+ * A typed error for a data folder that is not usable (docs/contracts.md, data_dir_unusable): a
+ * file stands where the folder should be, or the folder cannot be written. It names the folder by
+ * its last part only: the message also reaches REST and MCP clients, which never see an absolute
+ * path. Null when `err` is about something else (or absent: then only the "is a file" case).
+ */
+export function dataDirError(dir: string, err?: unknown): IndxError | null {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const st = statSync(dir, { throwIfNoEntry: false });
+  const name = basename(dir);
+  if ((st && !st.isDirectory()) || code === "ENOTDIR")
+    return new IndxError("data_dir_unusable", `The data folder (data_dir, …/${name}) is a file, not a folder: move the file away, or ${DATA_DIR_FIX}.`, {
+      reason: "not_a_folder",
+      folder: name,
+      fix: DATA_DIR_FIX,
+    });
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
+    return new IndxError("data_dir_unusable", `The data folder (data_dir, …/${name}) cannot be written: give it write permission, or ${DATA_DIR_FIX}.`, {
+      reason: code === "EROFS" ? "read_only_file_system" : "not_writable",
+      folder: name,
+      fix: DATA_DIR_FIX,
+    });
+  return null;
 }

@@ -48,6 +48,53 @@ test("all 30 .base files of the vault parse", () => {
   for (const f of files) expect(parseBase(readFileSync(join(KEPANO, BASES, f), "utf8"), f).views.length).toBeGreaterThan(0);
 });
 
+test("every view of all 30 .base files runs: no view fails, none is an error cell", async () => {
+  const files = readdirSync(join(KEPANO, BASES)).filter((f) => f.endsWith(".base"));
+  let views = 0;
+  const failed: string[] = [];
+  for (const f of files) {
+    for (const view of parseBase(readFileSync(join(KEPANO, BASES, f), "utf8"), f).views) {
+      views++;
+      try {
+        const r = await run(f, view.name);
+        const errors = r.rows.flatMap((row) => Object.values(row.cells).filter((c) => c.type === "error"));
+        if (errors.length) failed.push(`${f} › ${view.name}: ${JSON.stringify(errors[0])}`);
+      } catch (err) {
+        failed.push(`${f} › ${view.name}: ${(err as Error).message}`);
+      }
+    }
+  }
+  expect(failed).toEqual([]);
+  expect(views).toBeGreaterThan(30);
+});
+
+test("Shows › Last seen: the legacy not(empty(note.last)) keeps the shows seen, newest first", async () => {
+  const r = await run("Shows.base", "Last seen");
+  expect(r.rows.length).toBeGreaterThan(0);
+  for (const row of r.rows) expect(row.cells.last?.type).not.toBe("null");
+  const all = await run("Shows.base", "All");
+  expect(r.matched).toBe(all.rows.filter((row) => row.cells.last?.type !== "null").length);
+});
+
+test("a view whose filter does not compile is that view's error, naming it; the other views of the base run", async () => {
+  const base = [
+    "filters: 'file.ext == \"base\"'",
+    "views:",
+    "  - {type: table, name: First}",
+    "  - {type: table, name: Broken, filters: 'nosuch(file.name)'}",
+    "  - {type: table, name: Last}",
+  ].join("\n");
+  for (const view of ["First", "Last", undefined]) expect((await invoke(baseQuery, ctx, { base, ...(view ? { view } : {}) })).total).toBe(30);
+  const err = await invoke(baseQuery, ctx, { base, view: "Broken" }).then(
+    () => null,
+    (e: unknown) => e as { code: string; message: string; details: Record<string, unknown> },
+  );
+  expect(err?.code).toBe("parse_failed");
+  expect(err?.message).toContain("View 'Broken'");
+  expect(err?.message).toContain("Unknown function 'nosuch'");
+  expect(err?.details).toMatchObject({ view: "Broken", key_path: "views[1].filters" });
+});
+
 describe("kepano views", () => {
   test("Books › Books: two books, sorted by name, with display names and typed cells", async () => {
     const r = await run("Books.base", "Books");

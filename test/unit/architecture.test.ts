@@ -213,6 +213,8 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "ai-db.ts",
     "chunk-keys.ts",
     "connection.ts",
+    "corruption.ts",
+    "integrity.ts",
     "note-text.ts",
     "queries/bases.ts",
     "queries/candidates.ts",

@@ -1,15 +1,16 @@
 import { edenGC } from "bun:jsc";
 import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { IndxError } from "../../core/errors.ts";
+import { IndxError, isSqliteCorruption } from "../../core/errors.ts";
 import type { ProgressFn } from "../../core/progress.ts";
 import { embeddingsConfigured } from "../../providers/settings.ts";
 import { LinkResolver } from "../../vault/link-resolver.ts";
 import { fileKind, type ScannedFile, scanVault } from "../../vault/scan.ts";
 import type { Vault } from "../../vault/vault.ts";
 import { indexIdentity } from "../storage/connection.ts";
+import { setAsideDamaged } from "../storage/corruption.ts";
 import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
-import { IndexStore } from "../storage/store.ts";
+import { damagedReason, IndexStore } from "../storage/store.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 
@@ -204,10 +205,25 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
  */
 export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: boolean } = {}): IndexReport {
   vault.ensureDataDir();
-  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, indexIdentity(vault), opts.rebuild);
+  const identity = indexIdentity(vault);
+  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, identity, opts.rebuild);
+  const pass = (on: IndexStore, why: string | null) =>
+    updateIndex(vault, on, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt: why });
   try {
-    const pass = () => updateIndex(vault, store, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt });
-    return replace ? store.replaceContents(pass) : pass();
+    return replace ? store.replaceContents(() => pass(store, rebuilt)) : pass(store, rebuilt);
+  } catch (err) {
+    // A rebuild always succeeds (docs/decisions.md, "A damaged index"): damage the probe could not
+    // see (a page deep in a table, which dropping the table reads) sets the file aside, and the
+    // build starts on a new one. Any other pass keeps its error, which names the fix.
+    if (!opts.rebuild || !isSqliteCorruption(err)) throw err;
+    store.close();
+    const setAside = setAsideDamaged(vault.indexPath);
+    const again = IndexStore.openForIndexing(vault.indexPath, identity, true);
+    try {
+      return pass(again.store, damagedReason("the index file was damaged", setAside));
+    } finally {
+      again.store.close();
+    }
   } finally {
     store.close();
   }

@@ -4,12 +4,17 @@ import type { OpContext } from "../../ops/context.ts";
 import type { IndexJob } from "./jobs.ts";
 
 const TARGETED_LIMIT = 200;
+/** After a failed pass the watcher retries after this long, doubling up to RETRY_MAX_MS while it keeps failing. */
+const RETRY_FIRST_MS = 250;
+const RETRY_MAX_MS = 30_000;
 
 /**
  * Keeps the index current while `serve` runs: file events are coalesced for `debounceMs`, then
  * re-indexed. A burst of plain file changes re-indexes just those paths; anything else (folder
  * renames, overflow) triggers an incremental pass over the whole vault, which only re-reads what
- * changed. Readers keep the last good index meanwhile (WAL).
+ * changed. Readers keep the last good index meanwhile (WAL). A pass that fails (SQLITE_BUSY from
+ * another process's long write, a full disk) puts its paths back and is tried again with a growing
+ * pause: an outside edit is never dropped, and subscribers hear of it once it is indexed.
  */
 export class VaultWatcher {
   private watcher: FSWatcher | null = null;
@@ -18,6 +23,9 @@ export class VaultWatcher {
   private timer: ReturnType<typeof setTimeout> | null = null;
   /** The pass under way, if any: one at a time. */
   private running: Promise<void> | null = null;
+  /** The wait before the next retry of a failed pass; 0 after a pass that succeeded. */
+  private retryMs = 0;
+  private failures = 0;
 
   constructor(
     private readonly ctx: OpContext,
@@ -42,9 +50,10 @@ export class VaultWatcher {
     });
   }
 
-  private schedule(): void {
+  /** A pass after `ms` (the debounce, or a retry's pause while passes fail: new events do not cut that short). */
+  private schedule(ms = Math.max(this.debounceMs, this.retryMs)): void {
     if (this.timer) clearTimeout(this.timer);
-    this.timer = setTimeout(() => void this.flush(), this.debounceMs);
+    this.timer = setTimeout(() => void this.flush(), ms);
   }
 
   /** Indexes now whatever is pending, after the pass under way (tests use it); resolves when done. */
@@ -61,13 +70,24 @@ export class VaultWatcher {
     await this.running;
   }
 
+  /** Passes that failed since the watcher started (each is retried). */
+  get failedPasses(): number {
+    return this.failures;
+  }
+
   private async update(job: IndexJob): Promise<void> {
     try {
       const r = await this.ctx.updateIndex(job);
+      this.retryMs = 0;
       if (r.added + r.updated + r.deleted > 0)
         logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full: "full" in job });
     } catch (err) {
-      logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal" });
+      this.failures++;
+      this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs === 0 ? RETRY_FIRST_MS : this.retryMs * 2);
+      logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal", retry_ms: this.retryMs });
+      if ("paths" in job) for (const p of job.paths) this.pending.add(p);
+      else this.fullPass = true;
+      if (this.watcher) this.schedule(this.retryMs);
     }
   }
 

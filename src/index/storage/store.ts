@@ -1,8 +1,10 @@
-import { Database } from "bun:sqlite";
+import { constants, Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
-import { IndxError } from "../../core/errors.ts";
+import { IndxError, indexCorruptError, isSqliteCorruption } from "../../core/errors.ts";
 import { fileIdentity } from "../../core/file-identity.ts";
+import { dataDirError } from "../../vault/vault.ts";
+import { setAsideDamaged } from "./corruption.ts";
 import { BaseQueries } from "./queries/bases.ts";
 import { ChunkQueries } from "./queries/chunks.ts";
 import { FileQueries } from "./queries/files.ts";
@@ -21,6 +23,17 @@ export interface IndexIdentity {
 }
 
 const UNFINISHED = "an index build is still running or did not finish";
+
+/** Why a file cannot be used as the index; `damaged` ones are set aside (src/index/storage/corruption.ts), the others replaced. */
+interface Problem {
+  reason: string;
+  damaged: boolean;
+}
+
+/** A build's `rebuilt` reason once a damaged file was set aside: what was wrong, and where the file went. */
+export function damagedReason(reason: string, setAsideAs: string | null): string {
+  return setAsideAs ? `${reason}; it was set aside as ${setAsideAs}` : reason;
+}
 
 /**
  * The SQLite file that holds the index. One connection per process; WAL lets `serve` answer
@@ -68,17 +81,32 @@ export class IndexStore {
 
   /** Opens an existing index for reading and checks that it belongs to this vault and version. */
   static openExisting(path: string, identity: IndexIdentity): IndexStore {
-    if (!existsSync(path))
+    if (!existsSync(path)) {
+      const unusable = dataDirError(dirname(path));
+      if (unusable) throw unusable;
       throw new IndxError("index_missing", "This vault has no index yet. Run `indx vault index` (or `indx serve`, which builds it).", {
         fix: "indx vault index",
       });
-    const store = new IndexStore(connect(path), path);
-    const problem = store.incompatibility(identity);
+    }
+    let store: IndexStore;
+    let problem: Problem | null;
+    try {
+      store = new IndexStore(connect(path), path);
+    } catch (err) {
+      throw isSqliteCorruption(err) ? indexCorruptError() : err;
+    }
+    try {
+      problem = store.incompatibility(identity);
+    } catch (err) {
+      store.close();
+      throw isSqliteCorruption(err) ? indexCorruptError() : err;
+    }
     if (problem) {
       store.close();
+      if (problem.damaged) throw indexCorruptError(problem.reason);
       // An unfinished build is redone by a plain index run; the other problems need --rebuild spelled out.
-      const fix = problem === UNFINISHED ? "indx vault index" : "indx vault index --rebuild";
-      throw new IndxError("index_incompatible", `The index cannot be used: ${problem}. Run \`${fix}\` to rebuild it.`, { reason: problem, fix });
+      const fix = problem.reason === UNFINISHED ? "indx vault index" : "indx vault index --rebuild";
+      throw new IndxError("index_incompatible", `The index cannot be used: ${problem.reason}. Run \`${fix}\` to rebuild it.`, { reason: problem.reason, fix });
     }
     return store;
   }
@@ -86,26 +114,32 @@ export class IndexStore {
   /**
    * Opens the index for indexing: creates it when missing and starts over when it is from another
    * schema version, vault or indexing configuration (an explicit index run is the fix for those).
+   * A damaged file, or one that is no indx index, is set aside rather than deleted (setAsideDamaged).
    * A rebuild of a compatible index keeps the file: `replace` says to load it through
    * replaceContents(), so readers keep the last good index until the new one is committed.
    */
   static openForIndexing(path: string, identity: IndexIdentity, rebuild = false): { store: IndexStore; rebuilt: string | null; replace: boolean } {
     mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    let reason: string | null = null;
+    let problem: Problem | null = null;
     if (existsSync(path)) {
       try {
         const probe = new IndexStore(connect(path), path);
-        reason = probe.incompatibility(identity);
-        probe.close();
-      } catch {
-        reason = "the index file is unreadable";
+        try {
+          problem = probe.incompatibility(identity);
+        } finally {
+          probe.close();
+        }
+      } catch (err) {
+        problem = isSqliteCorruption(err) ? { reason: "the index file is damaged", damaged: true } : { reason: "the index file is unreadable", damaged: false };
       }
     }
-    if (reason) for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
+    let reason = problem?.reason ?? null;
+    if (problem?.damaged) reason = damagedReason(problem.reason, setAsideDamaged(path));
+    else if (problem) for (const suffix of ["", "-wal", "-shm"]) rmSync(path + suffix, { force: true });
     const fresh = !existsSync(path);
     const store = new IndexStore(connect(path), path);
     if (fresh) store.create(identity);
-    if (fresh) return { store, rebuilt: rebuild ? "rebuild requested" : (reason ?? "new index"), replace: false };
+    if (fresh) return { store, rebuilt: reason ?? (rebuild ? "rebuild requested" : "new index"), replace: false };
     return { store, rebuilt: rebuild ? "rebuild requested" : null, replace: rebuild };
   }
 
@@ -145,17 +179,25 @@ export class IndexStore {
     this.setMeta("build_state", "complete");
   }
 
-  private incompatibility(identity: IndexIdentity): string | null {
+  /**
+   * Why this file cannot serve as this vault's index, or null. A file without the meta table (an
+   * empty file, another program's database) counts as damaged: it is set aside, never deleted.
+   * SQLite's corruption errors pass through to the caller.
+   */
+  private incompatibility(identity: IndexIdentity): Problem | null {
     let version: string | null;
     try {
       version = this.getMeta("schema_version");
-    } catch {
-      return "the index file is not an indx index";
+    } catch (err) {
+      if (isSqliteCorruption(err)) throw err;
+      return { reason: "the index file is not an indx index", damaged: true };
     }
-    if (version !== String(SCHEMA_VERSION)) return `it was written by another indx version (schema ${version ?? "unknown"}, expected ${SCHEMA_VERSION})`;
-    if (this.getMeta("vault_id") !== identity.vaultId) return "it belongs to another vault";
-    if (this.getMeta("config_fingerprint") !== identity.configFingerprint) return "the indexing configuration changed";
-    if (this.getMeta("build_state") === "building") return UNFINISHED;
+    const incompatible = (reason: string): Problem => ({ reason, damaged: false });
+    if (version !== String(SCHEMA_VERSION))
+      return incompatible(`it was written by another indx version (schema ${version ?? "unknown"}, expected ${SCHEMA_VERSION})`);
+    if (this.getMeta("vault_id") !== identity.vaultId) return incompatible("it belongs to another vault");
+    if (this.getMeta("config_fingerprint") !== identity.configFingerprint) return incompatible("the indexing configuration changed");
+    if (this.getMeta("build_state") === "building") return incompatible(UNFINISHED);
     return null;
   }
 
@@ -251,8 +293,17 @@ export class IndexStore {
     set.run("crisismerge", crisismerge);
   }
 
+  private closed = false;
+
+  /** Closes the connection; a second call does nothing (a failed rebuild closes before setting the file aside). */
   close(): void {
+    if (this.closed) return;
+    this.closed = true;
     this.fts.close();
+    // SQLite's last connection to a file deletes its -wal and -shm on close, by name: once this
+    // file was set aside or replaced (isCurrent), those names are the new index's files. Persistent
+    // WAL mode keeps this connection from deleting them (it truncates only what it holds open).
+    if (!this.isCurrent()) this.db.fileControl(constants.SQLITE_FCNTL_PERSIST_WAL, 1);
     this.db.close();
   }
 }
