@@ -103,47 +103,75 @@ async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> 
 }
 
 /**
- * Where a quote is in a text, compared after normalising both: case folded, runs of whitespace
- * as one space, Markdown emphasis and code marks ignored, curly quotes straightened. Returns the
+ * Where a quote is in a text, compared after normalising both sides the same way: Unicode NFKC
+ * (so a ligature, a full-width letter or a composed accent matches its plain form), zero-width
+ * characters and soft hyphens dropped, every kind of space (NBSP included) and runs of them as
+ * one space, case folded, Markdown emphasis and code marks ignored, curly quotes straightened.
+ * A match must start and end on word boundaries: a quote cut mid-word ("ollback the rele")
+ * proves nothing and does not count (docs/decisions.md, "Claim-level grounding"). Returns the
  * quote's range in the original text, or null.
  */
 export function locateQuote(text: string, quote: string): { start: number; end: number } | null {
   const q = normalize(
     quote
       .trim()
-      .replace(/^["“'‘]+|["”'’]+$/g, "")
+      .replace(/^["“'‘«]+|["”'’»]+$/g, "")
       .replace(/(?:\.\.\.|…)$/, ""),
   ).text.trim();
-  if (q.length < MIN_QUOTE_CHARS && q !== normalize(text).text.trim()) return null;
   const t = normalize(text);
-  const at = t.text.indexOf(q);
-  if (at < 0) return null;
-  return { start: t.map[at]!, end: t.map[at + q.length - 1]! + 1 };
+  if (q.length < MIN_QUOTE_CHARS && q !== t.text.trim()) return null;
+  if (q.length === 0) return null;
+  for (let at = t.text.indexOf(q); at >= 0; at = t.text.indexOf(q, at + 1)) {
+    if (cutsWord(t.text, at, at + q.length)) continue;
+    return { start: t.starts[at]!, end: t.ends[at + q.length - 1]! };
+  }
+  return null;
+}
+
+const WORD = /[\p{L}\p{N}\p{M}]/u;
+/** Scripts written without spaces between words: any character boundary is a word boundary there. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Whether the range [start, end) of a text begins or ends inside a word. */
+function cutsWord(text: string, start: number, end: number): boolean {
+  const inside = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && WORD.test(a) && WORD.test(b) && !UNSPACED.test(a) && !UNSPACED.test(b);
+  return inside(text[start - 1], text[start]) || inside(text[end - 1], text[end]);
 }
 
 const IGNORED = new Set(["*", "_", "`", "~"]);
-const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'" };
+const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'", "„": '"', "‚": "'" };
+/** Invisible characters a quote or a note may carry that say nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen. */
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/u;
+/** A base character with the marks that combine with it: normalised together, so a decomposed accent meets its composed form. */
+const CLUSTER = /\P{M}\p{M}*|\p{M}+/gsu;
 
-/** The normalised text and, for each of its characters, the offset of the original one. */
-function normalize(text: string): { text: string; map: number[] } {
+/** The normalised text and, for each of its characters, where the original characters it came from start and end. */
+export function normalize(text: string): { text: string; starts: number[]; ends: number[] } {
   let out = "";
-  const map: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (IGNORED.has(c)) continue;
-    if (/\s/.test(c)) {
-      if (out.length > 0 && out[out.length - 1] !== " ") {
-        out += " ";
-        map.push(i);
+  const starts: number[] = [];
+  const ends: number[] = [];
+  for (const m of text.matchAll(CLUSTER)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    for (const c of m[0].normalize("NFKC")) {
+      if (IGNORED.has(c) || INVISIBLE.test(c)) continue;
+      if (/\s/u.test(c)) {
+        if (out.length > 0 && out[out.length - 1] !== " ") {
+          out += " ";
+          starts.push(start);
+          ends.push(end);
+        }
+        continue;
       }
-      continue;
-    }
-    for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) {
-      out += ch;
-      map.push(i);
+      for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) {
+        out += ch;
+        starts.push(start);
+        ends.push(end);
+      }
     }
   }
-  return { text: out, map };
+  return { text: out, starts, ends };
 }
 
 function countNewlines(text: string, end: number): number {
