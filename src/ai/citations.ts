@@ -94,7 +94,7 @@ export function uniqueCitations(citations: readonly Citation[]): Citation[] {
   });
 }
 
-async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {
+export async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {
   try {
     return etagOf(new Uint8Array(await Bun.file(ctx.vault.abs(path)).arrayBuffer()));
   } catch {

@@ -3,6 +3,8 @@ import { aiAsk } from "../../../src/ai/ops/ask.ts";
 import { aiStatus } from "../../../src/ai/ops/status.ts";
 import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
 import { aiToc } from "../../../src/ai/ops/toc.ts";
+import { noteRead } from "../../../src/notes/ops.ts";
+import { noteDelete } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
@@ -315,5 +317,43 @@ describe("without a chat model", () => {
     } finally {
       none.close();
     }
+  });
+});
+
+describe("issue 27: cache and map of content", () => {
+  test("a cache hit after an edit the index has not seen yet says citation_drift for the changed note", async () => {
+    const ask = { question: "How do we roll back the release?", top_k: 1 };
+    const first = await invoke(aiAsk, ctx, ask);
+    expect(first.citations.length).toBeGreaterThan(0);
+    const runbook = `${sb.vault}/Reference/Runbook.md`;
+    const before = await Bun.file(runbook).text();
+    try {
+      // Edited on disk; no updateIndex: the watcher has not caught up.
+      await Bun.write(runbook, `${before}\nEdited after the answer was cached.\n`);
+      const hit = await invoke(aiAsk, ctx, ask);
+      const codes = hit.warnings.map((w) => w.code);
+      expect(codes).toContain("ai_cache_hit");
+      expect(codes).toContain("citation_drift");
+      expect(hit.warnings.find((w) => w.code === "citation_drift")?.path).toBe("Reference/Runbook.md");
+    } finally {
+      await Bun.write(runbook, before);
+      await invoke(vaultReindex, ctx, {});
+    }
+  });
+
+  test("a map of content grouped by tag writes headings that are not tags, so the map does not tag itself", async () => {
+    const out = await invoke(aiToc, ctx, {
+      mode: "moc",
+      scope: { kind: "glob", path_glob: "**" },
+      group_by: "tag",
+      cache: false,
+      write: { path: "Maps/By tag.md" },
+    });
+    const headings = out.toc_markdown.split("\n").filter((l) => l.startsWith("## "));
+    expect(headings.length).toBeGreaterThan(1);
+    for (const h of headings) expect(/(?:^|\s)#[\p{L}\p{N}_/-]/u.test(h.slice(3))).toBe(false);
+    const written = await invoke(noteRead, ctx, { path: "Maps/By tag.md", include: ["tags"] });
+    expect(written.tags).toEqual([]);
+    await invoke(noteDelete, ctx, { path: "Maps/By tag.md" });
   });
 });
