@@ -216,3 +216,33 @@ export function sharesWords(a: string, b: string): boolean {
   const inB = new Set(words(b));
   return words(a).some((w) => inB.has(w));
 }
+
+/**
+ * A rationale (ai_relate, ai_tag, ai_metadata) is prose like any other: kept only when its
+ * verified citations support it, as a segment's text must be; otherwise it is left out and the
+ * item stands on its evidence alone.
+ */
+export function groundedRationale(
+  rationale: string | undefined,
+  citations: readonly Citation[],
+  passages: Iterable<Passage>,
+  translated: boolean,
+): string | undefined {
+  const text = rationale?.replace(/\s+/g, " ").trim();
+  if (!text || citations.length === 0) return undefined;
+  const all = [...passages];
+  const cited = citations.map((c) => all.find((p) => p.path === c.path && p.startLine === c.span?.[0])?.text ?? c.snippet ?? "").join("\n");
+  return supported(text, cited, translated) ? text : undefined;
+}
+
+/** The warning for rationales left out, or none. */
+export function rationalesDropped(count: number, path?: string): Warning[] {
+  if (count === 0) return [];
+  return [
+    {
+      code: "ungrounded_dropped",
+      ...(path ? { path } : {}),
+      message: `${count} rationale${count === 1 ? "" : "s"} not supported by ${count === 1 ? "its" : "their"} verified quotes ${count === 1 ? "was" : "were"} left out.`,
+    },
+  ];
+}

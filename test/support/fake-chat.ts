@@ -312,12 +312,14 @@ function relateEdges(prompt: string): { edges: Json[] } {
     const common = shared(mineText, theirText);
     if (common === 0 || mine.length === 0 || theirs.length === 0) continue;
     const smaller = Math.min(new Set(fakeTokens(mineText)).size, new Set(fakeTokens(theirText)).size);
+    const citations = [quoteOf(mine, theirText), quoteOf(theirs, mineText)];
     edges.push({
       candidate: m[1],
       relation: m[3] && labels.includes("cites") ? "cites" : labels[0],
       confidence: Math.round((common / Math.max(1, smaller)) * 100) / 100,
-      rationale: `Both notes share ${common} content word${common === 1 ? "" : "s"}.`,
-      citations: [quoteOf(mine, theirText), quoteOf(theirs, mineText)],
+      // An honest model's rationale: what the source says, in its words (a rationale is grounded like any prose).
+      rationale: citations[0]!.quote,
+      citations,
     });
   }
   return { edges };

@@ -27,7 +27,7 @@ export function tagReplies(chat: FakeChat): ChatReply | undefined {
     .map((item) => {
       const at = item.lastIndexOf("@");
       const [tag, confidence] = at > 0 ? [item.slice(0, at), Number(item.slice(at + 1))] : [item, 0.9];
-      return { tag, confidence, rationale: `the note asks for ${tag}`, citations: [{ passage: w!.passage, quote: w!.line }] };
+      return { tag, confidence, rationale: w!.line, citations: [{ passage: w!.passage, quote: w!.line }] };
     });
   return { content: { tags } };
 }
@@ -54,7 +54,7 @@ export function metadataReplies(chat: FakeChat): ChatReply | undefined {
     Object.keys(props).map((key) => [
       key,
       given.has(key)
-        ? { value: given.get(key), confidence: 0.9, rationale: `the note gives ${key}`, citations: [{ passage: w!.passage, quote: w!.line }] }
+        ? { value: given.get(key), confidence: 0.9, rationale: w!.line, citations: [{ passage: w!.passage, quote: w!.line }] }
         : { value: null, confidence: 0, rationale: "not in the note", citations: [] },
     ]),
   );

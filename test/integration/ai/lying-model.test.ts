@@ -64,7 +64,7 @@ const otherThan = (qs: Quotable[], q: Quotable) => qs.find((x) => x.passage !== 
 /** Latin letters swapped for Cyrillic look-alikes. */
 const confusable = (s: string) => s.replace(/a/g, "а").replace(/e/g, "е").replace(/o/g, "о");
 
-type Op = "ask" | "summarize" | "map-reduce" | "toc" | "moc";
+type Op = "ask" | "summarize" | "map-reduce" | "toc" | "moc" | "tag";
 
 interface Case {
   name: string;
@@ -270,6 +270,20 @@ const CASES: Case[] = [
       })),
     }),
   },
+
+  // ai_tag: a rationale is prose too.
+  {
+    name: "tag: a real tag whose rationale is a lie",
+    op: "tag",
+    keeps: true,
+    reply: (_c, qs) => ({ tags: [{ tag: "ops", confidence: 0.9, rationale: "FABRICATED: the password is hunter2-zebra.", citations: [cite(qs[0])] }] }),
+  },
+  {
+    name: "tag: a lie as the tag's rationale around a real quote",
+    op: "tag",
+    keeps: true,
+    reply: (_c, qs) => ({ tags: [{ tag: "runbook", confidence: 0.9, rationale: `${qs[0]?.line ?? ""} hunter2`, citations: [cite(qs[0])] }] }),
+  },
 ];
 
 // --- the three surfaces --------------------------------------------------------------------------
@@ -340,6 +354,13 @@ function call(op: Op): { tool: string; route: string; input: Record<string, unkn
         input: { mode: "note", path: "Reference/Runbook.md", include_descriptions: true, cache: false },
         argv: ["ai", "toc", "--note", "Reference/Runbook.md", "--descriptions", "--no-cache", "--stream"],
       };
+    case "tag":
+      return {
+        tool: "ai_tag",
+        route: "/v1/ai/tag",
+        input: { scope: { kind: "paths", paths: ["Reference/Runbook.md"] }, cache: false },
+        argv: ["ai", "tag", "--scope-paths", "Reference/Runbook.md", "--no-cache", "--json"],
+      };
     case "moc":
       return {
         tool: "ai_toc",
@@ -369,6 +390,7 @@ function prose(op: Op, result: Record<string, unknown> | null): string {
     const s = result.summary as { text: string; tldr?: string; key_points?: string[]; open_questions?: string[] };
     return [s.text, s.tldr ?? "", ...(s.key_points ?? []), ...(s.open_questions ?? [])].join("\n");
   }
+  if (op === "tag") return JSON.stringify(result.suggestions ?? []);
   return String(result.toc_markdown ?? "");
 }
 
@@ -422,9 +444,19 @@ async function viaCli(c: ReturnType<typeof call>): Promise<Seen> {
   return {
     surface: "CLI",
     partials: lines.filter((e) => e.type === "ai.partial").map((e) => e.delta!),
-    result: lines.find((e) => e.type === "ai.complete")?.data ?? null,
+    result: lines.find((e) => e.type === "ai.complete")?.data ?? whole(stdout),
     raw: `${stdout}\n${stderr}`,
   };
+}
+
+/** The CLI's --json output: one JSON document. */
+function whole(stdout: string): Record<string, unknown> | null {
+  try {
+    const v = JSON.parse(stdout) as Record<string, unknown>;
+    return typeof v === "object" && v !== null && !("type" in v) ? v : null;
+  } catch {
+    return null;
+  }
 }
 
 describe("a lying model", () => {
@@ -456,7 +488,8 @@ describe("a lying model", () => {
           if (c.op === "ask") expect(streamed === text || (streamed === "" && text === DONT_KNOW), where).toBe(true);
           else expect(streamed, where).toBe((seen.result.summary as { text: string }).text);
         }
-        if (c.keeps) {
+        if (c.keeps && c.op === "tag") expect(text, where).toContain('"tag"');
+        else if (c.keeps) {
           expect(seen.result, where).not.toBeNull();
           expect(text.trim().length, where).toBeGreaterThan(0);
           expect(text, where).not.toBe(DONT_KNOW);
