@@ -9,10 +9,10 @@ import { Segments } from "./segments.ts";
  */
 
 /** Bumped whenever a prompt or reply shape changes, so cached replies of the old ones are never served. */
-export const PROMPT_VERSION = "2026-11-27.segments.1";
+export const PROMPT_VERSION = "2026-11-27.segments.2";
 
 export const GROUNDING_RULES = [
-  "You work only from the numbered source passages given to you, each inside <passage id=…> tags.",
+  "You work only from the numbered source passages given to you: each starts with a line [P<n>] <note path> § <section>, and the list ends with [end of passages].",
   "Never use outside knowledge, never guess, and never invent sources.",
   "Support every claim with citations: {passage: the passage id, e.g. P3, quote: a short verbatim quote (5 to 25 words) copied exactly from that passage}.",
   "Write prose as segments: each segment is one claim of a sentence or two, in the passages' own words, with the citations that support it; say nothing in a segment that its quotes do not show.",

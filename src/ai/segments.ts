@@ -126,10 +126,9 @@ export const citationsOf = (kept: readonly KeptSegment[]) => uniqueCitations(kep
  */
 export function supported(claim: string, cited: string, translated: boolean): boolean {
   const source = new Set(words(cited));
-  const sourceText = normalize(cited).text;
   for (const sentence of claim.split(/(?<=[.!?。！？])\s+|\n+/u)) {
     const ws = words(sentence);
-    for (const w of ws) if (/\d/u.test(w) && !sourceText.includes(w)) return false;
+    for (const w of ws) if (/\d/u.test(w) && !source.has(w)) return false;
     if (translated || ws.length === 0) continue;
     const found = ws.filter((w) => source.has(w)).length;
     if (found / ws.length < MIN_SUPPORT) return false;
@@ -139,7 +138,9 @@ export function supported(claim: string, cited: string, translated: boolean): bo
 
 /** Content words, normalised as quotes are and crudely stemmed: enough to tell a paraphrase from an invention. */
 function words(text: string): string[] {
-  return (normalize(text).text.match(/[\p{L}\p{N}\p{M}]+(?:[-_.][\p{L}\p{N}]+)*/gu) ?? []).filter((w) => w.length > 2 && !STOPWORDS.has(w)).map(stem);
+  return (normalize(text).text.match(/[\p{L}\p{N}\p{M}]+(?:[-_.][\p{L}\p{N}]+)*/gu) ?? [])
+    .filter((w) => /\d/u.test(w) || (w.length > 2 && !STOPWORDS.has(w)))
+    .map(stem);
 }
 
 function stem(w: string): string {

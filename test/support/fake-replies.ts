@@ -5,15 +5,13 @@
  * with those confidences (0.9 when left out), each citing that line; `Fields wanted: status=active;
  * due=2026-09-01` proposes those field values (JSON values are parsed: `n=3`, `l=["a","b"]`).
  */
-import type { ChatReply, FakeChat } from "./fake-chat.ts";
-
-const PASSAGE = /<passage\s+id="([^"]+)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
+import { type ChatReply, type FakeChat, parsePassages } from "./fake-chat.ts";
 
 /** The first passage line starting with `prefix`, with its passage id. */
 function wanted(chat: FakeChat, prefix: string): { passage: string; line: string; value: string } | null {
   const prompt = chat.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
-  for (const m of prompt.matchAll(PASSAGE))
-    for (const line of m[2]!.split("\n")) if (line.startsWith(prefix)) return { passage: m[1]!, line: line.trim(), value: line.slice(prefix.length).trim() };
+  for (const p of parsePassages(prompt))
+    for (const line of p.text.split("\n")) if (line.startsWith(prefix)) return { passage: p.id, line: line.trim(), value: line.slice(prefix.length).trim() };
   return null;
 }
 

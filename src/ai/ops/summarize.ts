@@ -205,13 +205,16 @@ function batchByBudget(passages: Passage[], budget: number): Passage[][] {
 const REDUCE_INSTRUCTION =
   " The sources are key points already drawn from the notes, each followed by the verified quotes behind it as passages; cite those passage ids and quotes.";
 
-/** The reduce step's sources: each verified point with its quotes, under the ids of the passages they come from. */
+/** The reduce step's sources: each verified point, then its quotes as passages under the ids of the passages they come from. */
 function renderPoints(points: readonly KeptSegment[], passages: readonly Passage[]): string {
-  const idOf = (c: Citation) => passages.find((p) => p.path === c.path && p.startLine === c.span?.[0])?.id ?? "";
+  const of = (c: Citation) => passages.find((p) => p.path === c.path && p.startLine === c.span?.[0]);
   return points
     .map((p, i) => {
-      const quotes = p.citations.map((c) => `<passage id="${idOf(c)}">\n${(c.snippet ?? "").replaceAll("</passage>", "</ passage>")}\n</passage>`).join("\n");
-      return `Key point ${i + 1}: ${p.text.replace(/\s+/g, " ")}\n${quotes}`;
+      const quotes = p.citations.flatMap((c) => {
+        const source = of(c);
+        return source ? [{ ...source, text: c.snippet ?? "" }] : [];
+      });
+      return `Key point ${i + 1}: ${p.text.replace(/\s+/g, " ")}\n${renderPassages(quotes)}`;
     })
     .join("\n");
 }

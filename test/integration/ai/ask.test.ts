@@ -8,6 +8,7 @@ import { noteDelete } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
+import { parsePassages } from "../../support/fake-chat.ts";
 import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -38,9 +39,9 @@ afterAll(() => {
 
 /** The first passage id of a prompt and a line of its text long enough to quote. */
 function quotable(prompt: string): [string, string, string] {
-  for (const m of prompt.matchAll(/<passage id="(P\d+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)) {
-    const line = m[2]!.split("\n").find((l) => l.trim().length >= 30);
-    if (line) return [m[0], m[1]!, line.trim()];
+  for (const p of parsePassages(prompt)) {
+    const line = p.text.split("\n").find((l) => l.trim().length >= 30);
+    if (line) return [p.text, p.id, line.trim()];
   }
   throw new Error("no quotable passage");
 }
@@ -57,7 +58,7 @@ describe("ai_ask", () => {
     expect(out.retrieved.map((r) => r.path)).toContain("Reference/Runbook.md");
     expect(out.usage.input_tokens).toBeGreaterThan(0);
     // The model saw numbered passages, never asked to type a path.
-    expect(fake.chats[0]!.text).toContain('<passage id="P1"');
+    expect(fake.chats[0]!.text).toContain("[P1] ");
   });
 
   test("a fabricated quote or an unknown passage is dropped with citation_invalid; none left is I don't know", async () => {

@@ -51,12 +51,11 @@ const ANSWER_SCHEMA = {
 };
 
 const PASSAGES = [
-  '<passage id="P1" path="Garden/Tomatoes.md" heading="Care" lines="3-5">',
+  "[P1] Garden/Tomatoes.md § Care",
   "Tomatoes need six hours of sun. Water them deeply twice a week.",
-  "</passage>",
-  '<passage id="P2" path="Kitchen/Bread.md" heading="Starter" lines="1-2">',
+  "[P2] Kitchen/Bread.md § Starter",
   "Feed the sourdough starter with flour and water every day.",
-  "</passage>",
+  "[end of passages]",
 ].join("\n");
 
 describe.each(["ollama", "openai", "vercel-ai-gateway"] as const)("chat provider %s against the fake", (name) => {

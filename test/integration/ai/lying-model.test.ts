@@ -9,7 +9,7 @@ import { createSession, type McpSession } from "../../../src/mcp/session.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
-import type { FakeChat } from "../../support/fake-chat.ts";
+import { type FakeChat, parsePassages } from "../../support/fake-chat.ts";
 import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -47,12 +47,12 @@ interface Quotable {
 /** The passages of a request and their lines long enough to quote (headings left out). */
 function quotables(chat: FakeChat): Quotable[] {
   const prompt = chat.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
-  return [...prompt.matchAll(/<passage id="(P\d+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)].flatMap((m) =>
-    m[2]!
+  return parsePassages(prompt).flatMap((p) =>
+    p.text
       .split("\n")
       .map((l) => l.trim())
       .filter((l) => l.length >= 30 && !l.startsWith("#") && !l.startsWith("---"))
-      .map((line) => ({ passage: m[1]!, line })),
+      .map((line) => ({ passage: p.id, line })),
   );
 }
 

@@ -5,6 +5,7 @@ import { type RunningServer, startServer } from "../../../src/http/serve.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
+import { parsePassages } from "../../support/fake-chat.ts";
 import { assertRestOutput, CheckedClient, invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -169,12 +170,12 @@ describe("MCP over HTTP", () => {
     try {
       // Three claims, each a line of a passage quoting itself: each streams once it is verified.
       fake.onChat((chat) => {
-        const lines = [...chat.text.matchAll(/<passage id="(P\d+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)].flatMap((m) =>
-          m[2]!
+        const lines = parsePassages(chat.text).flatMap((p) =>
+          p.text
             .split("\n")
             .map((l) => l.trim())
             .filter((l) => l.length >= 30 && !l.startsWith("#"))
-            .map((l) => ({ passage: m[1]!, line: l })),
+            .map((l) => ({ passage: p.id, line: l })),
         );
         const segments = lines.slice(0, 3).map((l) => ({ text: l.line, citations: [{ passage: l.passage, quote: l.line }] }));
         return { content: { supported: true, segments, followups: [] }, chunks: 24, chunkDelayMs: 10 };
