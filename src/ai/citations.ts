@@ -44,9 +44,14 @@ const MAX_SNIPPET_CHARS = 300;
  * whitespace-, case- and emphasis-insensitively (else `citation_invalid`). The anchor is the
  * passage's own heading, which exists in that version by construction.
  */
-export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<string, Passage>, cites: readonly ModelCitation[]): Promise<Verified> {
+export async function verifyCitations(
+  ctx: OpContext,
+  passages: ReadonlyMap<string, Passage>,
+  cites: readonly ModelCitation[],
+  /** The etags on disk already read in this call: each note is read once per call, not once per claim. */
+  etags: Map<string, string | null> = new Map(),
+): Promise<Verified> {
   const out: Verified = { citations: [], warnings: [], dropped: [] };
-  const etags = new Map<string, string | null>();
   const drop = (passage: string, reason: Dropped["reason"], warning: Warning) => {
     out.dropped.push({ passage, reason });
     if (!out.warnings.some((w) => w.code === warning.code && w.path === warning.path && w.message === warning.message)) out.warnings.push(warning);

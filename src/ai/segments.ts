@@ -42,6 +42,7 @@ const MIN_SUPPORT = 0.6;
  */
 export class SegmentGrounder {
   private readonly results = new Map<string, Promise<KeptSegment | null>>();
+  private readonly etags = new Map<string, string | null>();
   readonly warnings: Warning[] = [];
   readonly dropped: Dropped[] = [];
   /** Segments with text that did not survive. */
@@ -79,7 +80,7 @@ export class SegmentGrounder {
   private async check(key: string, segment: Segment): Promise<KeptSegment | null> {
     const text = segment.text.replace(/[ \t]+/g, " ").trim();
     if (text === "") return null;
-    const v = await verifyCitations(this.ctx, this.passages, segment.citations);
+    const v = await verifyCitations(this.ctx, this.passages, segment.citations, this.etags);
     this.warnings.push(...v.warnings);
     this.dropped.push(...v.dropped);
     const cited = v.citations.map((c) => this.passageText(c)).join("\n");

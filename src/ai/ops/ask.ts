@@ -89,7 +89,7 @@ export const aiAsk = defineOp({
       ctx.ai.settings().maxInputTokens,
       fixed,
     );
-    if (passages.length === 0 || !passages.some((p) => aboveFloor(input.question, p, hits))) return dontKnow(retrieved, warnings);
+    if (passages.length === 0 || !passages.some((p) => aboveFloor(input.question, p, hits))) return dontKnow(ctx, retrieved, warnings);
     const byId = new Map(passages.map((p) => [p.id, p]));
     return runAi({
       op: "ask",
@@ -115,7 +115,7 @@ export const aiAsk = defineOp({
         // The model's own word ("not supported") only ever removes text: a segment it gives anyway is not returned.
         const kept = reply.supported ? await grounder.groundAll("segments", reply.segments) : [];
         const dropped = grounder.droppedWarning("segment");
-        if (kept.length === 0) return dontKnow(retrieved, [...warnings, ...dropped, ...grounder.warnings], session!.usage);
+        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], session!.usage);
         const followups = await grounder.groundAll("followups", reply.followups);
         const citations = citationsOf(kept);
         stream.finish(kept, citations);
@@ -165,7 +165,9 @@ async function retrieve(ctx: OpContext, input: Static<typeof Input>, topK: numbe
   return hits;
 }
 
-function dontKnow(retrieved: Output["retrieved"], warnings: Warning[], usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 }): Output {
+/** "I don't know", streamed too when the caller streams, so the deltas are always the answer. */
+function dontKnow(ctx: OpContext, retrieved: Output["retrieved"], warnings: Warning[], usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 }): Output {
+  ctx.aiStream?.({ type: "ai.partial", delta: DONT_KNOW });
   return {
     answer: DONT_KNOW,
     confidence: "low",
