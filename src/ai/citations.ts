@@ -148,33 +148,50 @@ const IGNORED = new Set(["*", "_", "`", "~"]);
 const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'", "„": '"', "‚": "'" };
 /** Invisible characters a quote or a note may carry that say nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen. */
 const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/u;
-/** A base character with the marks that combine with it: normalised together, so a decomposed accent meets its composed form. */
-const CLUSTER = /\P{M}\p{M}*|\p{M}+/gsu;
 
-/** The normalised text and, for each of its characters, where the original characters it came from start and end. */
+const CLUSTER_AT = /\P{M}\p{M}*|\p{M}+/suy;
+const MARK = /\p{M}/u;
+
+/**
+ * The normalised text and, for each of its characters, where the original characters it came
+ * from start and end. ASCII (most of most notes) takes a fast path; anything else is normalised
+ * a cluster (a character and its combining marks) at a time.
+ */
 export function normalize(text: string): { text: string; starts: number[]; ends: number[] } {
   let out = "";
+  let last = "";
   const starts: number[] = [];
   const ends: number[] = [];
-  for (const m of text.matchAll(CLUSTER)) {
-    const start = m.index;
-    const end = start + m[0].length;
-    for (const c of m[0].normalize("NFKC")) {
-      if (IGNORED.has(c) || INVISIBLE.test(c)) continue;
-      if (/\s/u.test(c)) {
-        if (out.length > 0 && out[out.length - 1] !== " ") {
-          out += " ";
-          starts.push(start);
-          ends.push(end);
-        }
-        continue;
-      }
-      for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) {
-        out += ch;
-        starts.push(start);
-        ends.push(end);
-      }
+  const push = (ch: string, start: number, end: number) => {
+    out += ch;
+    last = ch;
+    starts.push(start);
+    ends.push(end);
+  };
+  const space = (start: number, end: number) => {
+    if (out.length > 0 && last !== " ") push(" ", start, end);
+  };
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (code < 128 && !(next >= 0x300 && MARK.test(text[i + 1]!))) {
+      if (code === 42 || code === 95 || code === 96 || code === 126) {
+        // * _ ` ~: emphasis and code marks
+      } else if (code === 32 || (code >= 9 && code <= 13)) space(i, i + 1);
+      else push(code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : text[i]!, i, i + 1);
+      i++;
+      continue;
     }
+    CLUSTER_AT.lastIndex = i;
+    const cluster = CLUSTER_AT.exec(text)?.[0] ?? text[i]!;
+    const end = i + cluster.length;
+    for (const c of cluster.normalize("NFKC")) {
+      if (IGNORED.has(c) || INVISIBLE.test(c)) continue;
+      if (/\s/u.test(c)) space(i, end);
+      else for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) push(ch, i, end);
+    }
+    i = end;
   }
   return { text: out, starts, ends };
 }
