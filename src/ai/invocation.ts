@@ -4,6 +4,7 @@ import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
 import type { AiUsage } from "../providers/types.ts";
 import { cacheKey } from "./cache.ts";
+import { etagOnDisk } from "./citations.ts";
 import { ModelSession, ZERO_USAGE } from "./session.ts";
 
 /** What every AI operation returns besides its own fields. */
@@ -99,7 +100,12 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
   if (cacheable) {
     const hit = ai.cache.get<T>(key);
     if (hit) {
-      const result: T = { ...hit, usage: { ...ZERO_USAGE }, warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit"), CACHE_HIT] };
+      const drifted = await driftedSince(ctx, call.scope);
+      const result: T = {
+        ...hit,
+        usage: { ...ZERO_USAGE },
+        warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit" && w.code !== "citation_drift"), CACHE_HIT, ...drifted],
+      };
       ctx.aiStream?.({ type: "ai.usage", usage: result.usage });
       return finish(result, true);
     }
@@ -145,6 +151,25 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
     throw e;
   }
   return finish(result, false);
+}
+
+/**
+ * The notes of a cached result that changed on disk since it was computed: a hit is keyed by the
+ * versions the index knows, and an edit the watcher has not indexed yet leaves the key unchanged,
+ * so the result's citations would name a version that is gone without a word (docs/contracts.md,
+ * AI runtime: citation_drift).
+ */
+async function driftedSince(ctx: OpContext, scope: readonly { path: string; etag: string }[]): Promise<Warning[]> {
+  const out: Warning[] = [];
+  for (const note of scope.slice(0, 200)) {
+    if ((await etagOnDisk(ctx, note.path)) === note.etag) continue;
+    out.push({
+      code: "citation_drift",
+      path: note.path,
+      message: `${note.path} changed since this cached result was computed; its citations name the earlier version.`,
+    });
+  }
+  return out;
 }
 
 const CACHE_HIT: Warning = { code: "ai_cache_hit", message: "Served from the AI cache; usage reflects zero cost." };

@@ -4,7 +4,8 @@ import { IndxError } from "../core/errors.ts";
 import type { Warning } from "../ops/schemas.ts";
 import type { AiSettings } from "../providers/settings.ts";
 import { type AiUsage, type ChatMessage, type ChatProvider, ProviderError } from "../providers/types.ts";
-import { type AiStreamSink, JsonFieldFollower } from "./stream.ts";
+import { providerSchema, settleReply } from "./provider-schema.ts";
+import type { AiStreamSink } from "./stream.ts";
 
 /** Per-call knobs a caller may set; each is clamped by the settings. */
 export interface CallKnobs {
@@ -17,8 +18,11 @@ export interface JsonRequest<S extends TSchema> {
   messages: ChatMessage[];
   /** The reply's shape: sent as the structured-output schema and checked on the way back. */
   schema: S;
-  /** A string field of the reply to stream as text while the model writes it (ai_ask's answer). */
-  streamField?: string;
+  /**
+   * Reads the reply as it streams, when the caller streams: the operation streams what it has
+   * verified of it (src/ai/segment-stream.ts), never the model's raw text.
+   */
+  follow?: (delta: string) => void;
 }
 
 export const ZERO_USAGE: AiUsage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
@@ -55,7 +59,7 @@ export class ModelSession {
 
   async json<S extends TSchema>(req: JsonRequest<S>): Promise<Static<S>> {
     const reply = await this.request(req);
-    return this.parse(req.schema, reply.value, reply.truncated);
+    return this.parse(req.schema, settled(req.schema, reply.value), reply.truncated);
   }
 
   /**
@@ -65,32 +69,27 @@ export class ModelSession {
    */
   async jsonAccepting<S extends TSchema, A extends TSchema>(req: JsonRequest<S>, accept: A): Promise<Static<A>> {
     const reply = await this.request(req);
-    return this.parse(accept, reply.value, reply.truncated);
+    return this.parse(accept, settled(req.schema, reply.value), reply.truncated);
   }
 
   private async request<S extends TSchema>(req: JsonRequest<S>): Promise<{ value: unknown; truncated: boolean }> {
     this.hooks.checkQuota();
     if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
-    const follower = req.streamField && this.hooks.stream ? new JsonFieldFollower(req.streamField) : null;
+    const follow = this.hooks.stream ? req.follow : undefined;
     const sink = this.hooks.stream;
     let result: Awaited<ReturnType<ChatProvider["generate"]>>;
+    const sent = providerSchema(req.schema);
     try {
       result = await this.chat.generate({
         system: req.system,
         messages: req.messages,
-        jsonSchema: plainSchema(req.schema),
+        jsonSchema: sent.schema,
+        ...(sent.strict ? {} : { strictSchema: false }),
         maxOutputTokens: this.maxOutputTokens,
         temperature: this.settings.temperature,
         seed: this.knobs.seed ?? 0,
         signal: this.hooks.signal,
-        ...(follower && sink
-          ? {
-              onDelta: (delta: string) => {
-                const text = follower.push(delta);
-                if (text) sink({ type: "ai.partial", delta: text });
-              },
-            }
-          : {}),
+        ...(follow ? { onDelta: follow } : {}),
       });
     } catch (err) {
       if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
@@ -102,7 +101,7 @@ export class ModelSession {
     this.usage.cost_usd = round6(this.usage.cost_usd + result.usage.cost_usd);
     this.hooks.spent(result.usage.cost_usd);
     sink?.({ type: "ai.usage", usage: { ...this.usage } });
-    if (follower && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
+    if (follow && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
     if (result.finish_reason === "length") this.warnOnce("truncated", `The reply hit the output limit of ${this.maxOutputTokens} tokens.`);
     return { value: result.structured ?? parseJson(result.text), truncated: result.finish_reason === "length" };
   }
@@ -149,7 +148,7 @@ function providerFailure(err: unknown, chat: ChatProvider): IndxError {
   });
 }
 
-/** TypeBox schemas are JSON Schema plus symbol keys; providers get the plain JSON. */
-const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+/** The reply read through the schema that was sent (docs/decisions.md, "Provider-exact reply schemas"). */
+const settled = (schema: TSchema, value: unknown) => (value === undefined ? undefined : settleReply(schema, value));
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

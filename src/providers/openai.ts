@@ -78,6 +78,7 @@ export class OpenAIChat implements ChatProvider {
       maxRetries: 0,
       abortSignal: req.signal,
       ...(req.jsonSchema ? { output: Output.object({ schema: jsonSchema(req.jsonSchema) }) } : {}),
+      ...(req.strictSchema === false ? { providerOptions: { openaiCompatible: { strictJsonSchema: false } } } : {}),
     };
     try {
       if (req.onDelta) return await this.stream(call, req, req.onDelta);

@@ -23,6 +23,8 @@ export interface ChatRequest {
   messages: ChatMessage[];
   /** JSON Schema of the reply: structured output (Ollama `format`, OpenAI response_format json_schema). */
   jsonSchema?: Record<string, unknown>;
+  /** false: the schema cannot meet strict structured outputs (src/ai/provider-schema.ts); ask without `strict`. Default true. */
+  strictSchema?: boolean;
   maxOutputTokens?: number;
   /** Default: the configured ai.temperature (0). */
   temperature?: number;

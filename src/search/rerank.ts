@@ -23,7 +23,7 @@ export const RERANK_SCHEMA = {
       type: "array",
       items: {
         type: "object",
-        properties: { id: { type: "string" }, relevance: { type: "number", minimum: 0, maximum: 10 } },
+        properties: { id: { type: "string" }, relevance: { type: "number", description: "0 to 10." } },
         required: ["id", "relevance"],
         additionalProperties: false,
       },

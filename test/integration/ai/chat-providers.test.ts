@@ -1,4 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
+import { providerSchema } from "../../../src/ai/provider-schema.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { createChatProvider } from "../../../src/providers/providers.ts";
 import { chatSettings } from "../../../src/providers/settings.ts";
@@ -37,19 +38,24 @@ const ANSWER_SCHEMA = {
     supported: { type: "boolean" },
     citations: {
       type: "array",
-      items: { type: "object", properties: { passage: { type: "string" }, quote: { type: "string" } }, required: ["passage", "quote"] },
+      items: {
+        type: "object",
+        properties: { passage: { type: "string" }, quote: { type: "string" } },
+        required: ["passage", "quote"],
+        additionalProperties: false,
+      },
     },
   },
   required: ["answer", "supported", "citations"],
+  additionalProperties: false,
 };
 
 const PASSAGES = [
-  '<passage id="P1" path="Garden/Tomatoes.md" heading="Care" lines="3-5">',
+  "[P1] Garden/Tomatoes.md § Care",
   "Tomatoes need six hours of sun. Water them deeply twice a week.",
-  "</passage>",
-  '<passage id="P2" path="Kitchen/Bread.md" heading="Starter" lines="1-2">',
+  "[P2] Kitchen/Bread.md § Starter",
   "Feed the sourdough starter with flour and water every day.",
-  "</passage>",
+  "[end of passages]",
 ].join("\n");
 
 describe.each(["ollama", "openai", "vercel-ai-gateway"] as const)("chat provider %s against the fake", (name) => {
@@ -229,6 +235,30 @@ describe("provider specifics", () => {
       expect(res.text).toBe("I would rather not.");
       expect(res.structured).toBeUndefined();
     }
+  });
+
+  test("a schema that breaks OpenAI's strict-mode rules is refused as api.openai.com refuses it: 400, invalid_request_error on response_format", async () => {
+    const loose = { type: "object", properties: { answer: { type: "string", maxLength: 20_000 }, note: { type: "string" } }, required: ["answer"] };
+    for (const name of ["openai", "vercel-ai-gateway"] as const) {
+      const err = await failure(provider(name).generate(ask("q", { jsonSchema: loose })));
+      expect(err.status).toBe(400);
+      expect(err.code).toBe("ai_provider_error");
+    }
+    const res = await fetch(`${fake.openaiUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-test-fake" },
+      body: JSON.stringify({
+        model: "fake-chat",
+        messages: [{ role: "user", content: "q" }],
+        response_format: { type: "json_schema", json_schema: { name: "response", strict: true, schema: loose } },
+      }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string; type: string; param: string; code: null } };
+    expect(body.error).toMatchObject({ type: "invalid_request_error", param: "response_format", code: null });
+    expect(body.error.message).toContain("Invalid schema for response_format 'response'");
+    // The same schema as the runtime sends it (src/ai/provider-schema.ts) is accepted.
+    expect((await provider("openai").generate(ask("q", { jsonSchema: providerSchema(loose).schema }))).structured).toBeDefined();
   });
 
   test("a scripted function answers what the queue does not", async () => {

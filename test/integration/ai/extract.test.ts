@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:tes
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { aiExtract } from "../../../src/ai/ops/extract/extract-ops.ts";
+import { providerSchema } from "../../../src/ai/provider-schema.ts";
 import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
@@ -64,7 +65,8 @@ describe("ai_extract", () => {
     expect(out.proposed_patches).toBeUndefined();
     expect(out.applied).toBeUndefined();
     expect(fake.chats).toHaveLength(4);
-    expect(fake.chats[0]!.schema).toMatchObject({ properties: { data: ACTION_ITEMS, confidence: { type: "number" } } });
+    // The caller's schema as every provider takes it (src/ai/provider-schema.ts); its bounds are checked here.
+    expect(fake.chats[0]!.schema).toMatchObject({ properties: { data: providerSchema(ACTION_ITEMS).schema, confidence: { type: "number" } } });
   });
 
   test("an invalid caller schema is ai_schema_invalid with the errors, before any model request", async () => {

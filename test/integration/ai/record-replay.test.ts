@@ -23,7 +23,12 @@ function provider(fake: FakeAiServer, name: ProviderName, env: Record<string, st
   return createChatProvider(chatSettings(config)!, dataDir);
 }
 
-const SCHEMA = { type: "object", properties: { answer: { type: "string" }, score: { type: "number" } }, required: ["answer"] };
+const SCHEMA = {
+  type: "object",
+  properties: { answer: { type: "string" }, score: { type: "number" } },
+  required: ["answer", "score"],
+  additionalProperties: false,
+};
 const structured: ChatRequest = { system: "s", messages: [{ role: "user", content: "what is in the notes?" }], jsonSchema: SCHEMA };
 const plain: ChatRequest = { system: "s", messages: [{ role: "user", content: "stream this" }] };
 const failing: ChatRequest = { system: "s", messages: [{ role: "user", content: "this one fails" }] };
@@ -59,7 +64,10 @@ describe.each(["ollama", "openai"] as const)("AI_TEST_RECORD then AI_TEST_REPLAY
     expect(replayedErr).toMatchObject({ kind: liveErr.kind, status: 500, code: "ai_provider_error" });
 
     // The fingerprint ignores the order of a schema's keys, not its content.
-    const reordered = { ...structured, jsonSchema: { required: ["answer"], properties: SCHEMA.properties, type: "object" } };
+    const reordered = {
+      ...structured,
+      jsonSchema: { additionalProperties: false, required: ["answer", "score"], properties: SCHEMA.properties, type: "object" },
+    };
     expect((await replayer.generate(reordered)).structured).toEqual(live1.structured);
     const miss = await caught(replayer.generate({ ...structured, messages: [{ role: "user", content: "something never recorded" }] }));
     expect(miss).toMatchObject({ kind: "replay_miss", code: "ai_unavailable" });

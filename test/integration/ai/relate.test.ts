@@ -7,7 +7,7 @@ import type { OpContext } from "../../../src/ops/context.ts";
 import type { OutputOf } from "../../../src/ops/define.ts";
 import { estimateTokens } from "../../../src/providers/tokens.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
-import type { FakeChat } from "../../support/fake-chat.ts";
+import { type FakeChat, parsePassages } from "../../support/fake-chat.ts";
 import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -78,9 +78,9 @@ function candidateIds(chat: FakeChat): Map<string, string> {
 /** The passage ids of a prompt, by path, with a quotable line of each. */
 function passagesByPath(chat: FakeChat): Map<string, { id: string; line: string }> {
   const out = new Map<string, { id: string; line: string }>();
-  for (const m of chat.text.matchAll(/<passage id="(P\d+)" path="([^"]+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)) {
-    const line = m[3]!.split("\n").find((l) => l.trim().length >= 30);
-    if (line && !out.has(m[2]!)) out.set(m[2]!, { id: m[1]!, line: line.trim() });
+  for (const p of parsePassages(chat.text)) {
+    const line = p.text.split("\n").find((l) => l.trim().length >= 30);
+    if (line && !out.has(p.path)) out.set(p.path, { id: p.id, line: line.trim() });
   }
   return out;
 }

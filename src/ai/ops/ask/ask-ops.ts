@@ -5,13 +5,13 @@ import { invoke } from "../../../ops/invoke.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { vaultSearch } from "../../../search/ops.ts";
-import { verifyCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
-import { passagesForChunks, renderPassages } from "../../passages.ts";
-import { ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
+import { type Passage, passagesForChunks, renderPassages } from "../../passages.ts";
+import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
+import { citationsOf, joinSegments, SegmentGrounder, SegmentStream, sharesWords } from "../../segments.ts";
 import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
-import { excludedWarning, fitToBudget, groundingFailed, pinned, streamCitations } from "../grounded.ts";
+import { excludedWarning, fitToBudget, pinned, uniqueWarnings } from "../grounded.ts";
 
 const DONT_KNOW = "I don't know based on the indexed vault.";
 
@@ -32,7 +32,12 @@ const Input = Type.Object(
     top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes whose best passage the model reads." })),
     style: Type.Optional(Style),
     language: Language,
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Fail (ai_grounding_failed) rather than answer without a verified citation." })),
+    cite: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description: 'Kept for compatibility: every answer is made only of segments with verified citations, else it is "I don\'t know".',
+      }),
+    ),
     conversation_id: Type.Optional(Type.String({ maxLength: 200, description: "Opaque; only partitions the cache. The server keeps no chat memory." })),
     history: Type.Optional(Type.Array(Turn, { maxItems: 40, description: "Earlier turns, oldest first: pass them on each call." })),
     ...CallControls,
@@ -84,7 +89,7 @@ export const aiAsk = defineOp({
       ctx.ai.settings().maxInputTokens,
       fixed,
     );
-    if (passages.length === 0) return dontKnow(retrieved, warnings);
+    if (passages.length === 0 || !passages.some((p) => aboveFloor(input.question, p, hits))) return dontKnow(ctx, retrieved, warnings);
     const byId = new Map(passages.map((p) => [p.id, p]));
     return runAi({
       op: "ask",
@@ -94,25 +99,34 @@ export const aiAsk = defineOp({
       promptVersion: PROMPT_VERSION,
       usesModel: true,
       async produce(session) {
-        const reply = await session!.json({
-          system: `${ASK_SYSTEM} ${styleLine(input.style, input.language)}`,
-          messages: [...(input.history ?? []), { role: "user", content: `${renderPassages(passages)}\n\nQuestion: ${input.question}` }],
-          schema: AskReply,
-          streamField: "answer",
-        });
-        if (!reply.supported || reply.answer.trim() === "") return dontKnow(retrieved, warnings);
-        const verified = await verifyCitations(ctx, byId, reply.citations);
-        if (input.cite !== false && verified.citations.length === 0) throw groundingFailed(verified.dropped);
-        streamCitations(ctx, verified.citations);
-        const someDropped = verified.dropped.length > 0;
+        const grounder = new SegmentGrounder(ctx, byId, input.language !== undefined);
+        const stream = new SegmentStream(ctx, grounder, "segments", ASK_MAX_SEGMENTS, "supported");
+        let reply: Static<typeof AskReply>;
+        try {
+          reply = await session!.json({
+            system: `${ASK_SYSTEM} ${styleLine(input.style, input.language)}`,
+            messages: [...(input.history ?? []), { role: "user", content: `${renderPassages(passages)}\n\nQuestion: ${input.question}` }],
+            schema: AskReply,
+            follow: stream.follow,
+          });
+        } finally {
+          await stream.settled();
+        }
+        // The model's own word ("not supported") only ever removes text: a segment it gives anyway is not returned.
+        const kept = reply.supported ? await grounder.groundAll("segments", reply.segments) : [];
+        const dropped = grounder.droppedWarning("segment");
+        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], session!.usage);
+        const followups = await grounder.groundAll("followups", reply.followups);
+        const citations = citationsOf(kept);
+        stream.finish(kept, citations);
         return {
-          answer: reply.answer,
-          confidence: someDropped && reply.confidence === "high" ? "medium" : reply.confidence,
-          citations: verified.citations,
+          answer: joinSegments(kept.map((k) => k.text)),
+          confidence: confidenceOf(kept.length, reply.segments.length, grounder.citationsDropped),
+          citations,
           retrieved,
-          followups: reply.followups ?? [],
+          followups: followups.map((f) => f.text),
           usage: session!.usage,
-          warnings: [...warnings, ...verified.warnings],
+          warnings: [...warnings, ...grounder.droppedWarning("segment"), ...uniqueWarnings(grounder.warnings)],
         };
       },
     });
@@ -123,7 +137,7 @@ export const aiAsk = defineOp({
       : `Answered (${o.confidence} confidence) citing ${o.citations.length} passage${o.citations.length === 1 ? "" : "s"} from ${new Set(o.citations.map((c) => c.path)).size} note${new Set(o.citations.map((c) => c.path)).size === 1 ? "" : "s"}`,
 });
 
-type Hit = { path: string; chunk_id: string; score: number; matched_in: string[] };
+type Hit = { path: string; chunk_id: string; score: number; matched_in: string[]; semantic: boolean };
 
 /** Retrieval: the vault's own search, narrowed to the scope and the AI globs; what the globs kept out is reported. */
 async function retrieve(ctx: OpContext, input: Static<typeof Input>, topK: number, warnings: Warning[]): Promise<Hit[]> {
@@ -145,20 +159,43 @@ async function retrieve(ctx: OpContext, input: Static<typeof Input>, topK: numbe
       denied++;
       continue;
     }
-    if (hits.length < topK) hits.push({ path: r.path, chunk_id: r.chunk_id, score: r.score, matched_in: r.matched_in });
+    if (hits.length < topK) hits.push({ path: r.path, chunk_id: r.chunk_id, score: r.score, matched_in: r.matched_in, semantic: /semantic/.test(r.reason) });
   }
   if (denied > 0 && !inScope?.excluded.length) warnings.push(excludedWarning(denied));
   return hits;
 }
 
-function dontKnow(retrieved: Output["retrieved"], warnings: Warning[]): Output {
+/** "I don't know", streamed too when the caller streams, so the deltas are always the answer. */
+function dontKnow(ctx: OpContext, retrieved: Output["retrieved"], warnings: Warning[], usage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 }): Output {
+  ctx.aiStream?.({ type: "ai.partial", delta: DONT_KNOW });
   return {
     answer: DONT_KNOW,
     confidence: "low",
     citations: [],
     retrieved,
     followups: [],
-    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-    warnings: [...warnings, { code: "unsupported_question", message: "The indexed notes do not answer this question." }],
+    usage: { ...usage },
+    warnings: [...uniqueWarnings(warnings), { code: "unsupported_question", message: "The indexed notes do not answer this question." }],
   };
+}
+
+/**
+ * Confidence from what survived, never from the model's word (docs/decisions.md, "Claim-level
+ * grounding"): high when every segment and every citation held, medium when some were dropped
+ * but most segments held, low otherwise.
+ */
+function confidenceOf(kept: number, given: number, citationsDropped: number): Output["confidence"] {
+  if (kept === given && citationsDropped === 0) return "high";
+  return kept * 2 > given ? "medium" : "low";
+}
+
+/**
+ * The relevance floor: a passage the model may answer from shares a content word with the
+ * question, or retrieval found it by meaning (a semantic hit). Below it, the answer is "I don't
+ * know" without asking the model.
+ */
+function aboveFloor(question: string, passage: Passage, hits: readonly Hit[]): boolean {
+  const hit = hits.find((h) => h.chunk_id === `${passage.path}#${passage.ord}`);
+  if (hit?.semantic) return true;
+  return sharesWords(question, `${passage.path} ${passage.heading ?? ""} ${passage.text}`);
 }

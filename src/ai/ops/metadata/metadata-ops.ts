@@ -9,6 +9,7 @@ import { runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { GROUNDING_RULES } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
+import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { frontmatterOf } from "../apply/plan.ts";
@@ -163,10 +164,8 @@ async function fillFields(ctx: OpContext, session: ModelSession, source: NoteSou
   for (const spec of input.fields) {
     const given = reply.fields[spec.key];
     const confidence = Math.min(1, Math.max(0, given?.confidence ?? 0));
-    const rationale = given?.rationale?.trim();
     const base = {
       confidence,
-      ...(rationale ? { rationale } : {}),
       ...(existing && Object.hasOwn(existing, spec.key) ? { existing: existing[spec.key] } : {}),
     };
     let value: unknown = given?.value ?? null;
@@ -187,10 +186,12 @@ async function fillFields(ctx: OpContext, session: ModelSession, source: NoteSou
         } else value = checked.value;
       }
     }
+    const rationale = value === null ? undefined : groundedRationale(given?.rationale, evidence, byId.values(), input.language !== undefined);
+    if (value !== null && !rationale && given?.rationale?.trim()) warnings.push(...rationalesDropped(1, path));
     if (value === null && spec.default !== undefined && problem === undefined) value = spec.default;
     if (value === null && spec.required)
       warnings.push({ code: "metadata_missing", path, message: `${path}: no value found for the required field ${spec.key}.` });
-    fields[spec.key] = { value, ...base, ...(problem ? { problem } : {}), evidence };
+    fields[spec.key] = { value, ...base, ...(rationale ? { rationale } : {}), ...(problem ? { problem } : {}), evidence };
   }
   return { result: { path, etag: source.etag, fields }, warnings: uniqueWarnings(warnings) };
 }

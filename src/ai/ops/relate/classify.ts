@@ -5,6 +5,7 @@ import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Citation, verifyCitations } from "../../citations.ts";
 import { type Passage, renderPassages } from "../../passages.ts";
 import { RELATE_SYSTEM, RelateReply } from "../../prompts.ts";
+import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { Citations } from "../common.ts";
 import { requireFits, streamCitations } from "../grounded.ts";
@@ -99,13 +100,15 @@ export async function classifySource(
     }
     answered.add(at);
     streamCitations(ctx, verified.citations);
+    const rationale = groundedRationale(e.rationale.slice(0, 500), verified.citations, both.values(), false);
+    if (!rationale && e.rationale.trim()) warnings.push(...rationalesDropped(1, pair.dst));
     edges.push({
       src_path: src,
       dst_path: pair.dst,
       similarity: pair.similarity,
       relation: label,
       confidence: Math.round(Math.max(0, Math.min(1, e.confidence)) * 1000) / 1000,
-      rationale: e.rationale.trim().slice(0, 500),
+      ...(rationale ? { rationale } : {}),
       evidence: verified.citations,
     });
   }

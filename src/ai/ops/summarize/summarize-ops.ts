@@ -4,14 +4,15 @@ import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
-import { type Citation, uniqueCitations, verifyCitations } from "../../citations.ts";
+import type { Citation, Dropped } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
-import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SummaryReply, styleLine } from "../../prompts.ts";
+import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply, styleLine } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
+import { citationsOf, joinSegments, type KeptSegment, SegmentGrounder, SegmentStream } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "../common.ts";
-import { groundingFailed, notesInScope, pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
+import { groundingFailed, notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { noteOutlines } from "./outline.ts";
 
 const INCLUDE = ["tldr", "key_points", "open_questions", "outline"] as const;
@@ -34,7 +35,9 @@ const Input = Type.Object(
         description: "Parts besides the text (default: tldr, key_points). outline is the notes' headings, read without the model.",
       }),
     ),
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop key points without a verified citation; fail when none survives." })),
+    cite: Type.Optional(
+      Type.Boolean({ default: true, description: "Fail (ai_grounding_failed) when no segment survives; false returns an empty summary instead." }),
+    ),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -60,7 +63,7 @@ export const aiSummarize = defineOp({
   name: "ai_summarize",
   title: "Summarize notes",
   description:
-    "A grounded summary of one note, several, or a scope (glob, tag, query, a note and its links): text, tl;dr, key points and open questions, each key point backed by a verified citation. Scopes too large for one prompt are summarized map-reduce.",
+    "A grounded summary of one note, several, or a scope (glob, tag, query, a note and its links): text, tl;dr, key points and open questions, every sentence backed by a verified citation. Scopes too large for one prompt are summarized map-reduce.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "chat" },
@@ -84,29 +87,44 @@ export const aiSummarize = defineOp({
       async produce(session) {
         const s = session!;
         const budget = ctx.ai.settings().maxInputTokens - estimateTokens(SUMMARIZE_SYSTEM) - 400;
-        const points = scopeResolved.total_tokens <= budget ? null : await mapStep(ctx, s, input, passages, budget);
-        const reply = await s.json({
-          system: `${SUMMARIZE_SYSTEM} ${instructions(input, include)}`,
-          messages: [{ role: "user", content: points ? renderPoints(points) : renderPassages(passages) }],
-          schema: SummaryReply,
-        });
-        const grounded = points ? fromPoints(reply, points) : await verifyPoints(ctx, reply, passages);
-        if (input.cite !== false && grounded.citations.length === 0) throw groundingFailed(grounded.dropped);
-        if (grounded.ungrounded > 0)
-          warnings.push({ code: "ungrounded_dropped", message: `${grounded.ungrounded} key point(s) without a verified citation were dropped.` });
-        streamCitations(ctx, grounded.citations);
+        const mapped = scopeResolved.total_tokens <= budget ? null : await mapStep(ctx, s, input, passages, budget);
+        const grounder = new SegmentGrounder(ctx, byId(passages), input.language !== undefined);
+        const stream = new SegmentStream(ctx, grounder, "text", SUMMARY_MAX_SEGMENTS);
+        let reply: Static<typeof SummaryReply>;
+        try {
+          reply = await s.json({
+            system: `${SUMMARIZE_SYSTEM} ${instructions(input, include)}${mapped ? REDUCE_INSTRUCTION : ""}`,
+            messages: [{ role: "user", content: mapped ? renderPoints(mapped.points, passages) : renderPassages(passages) }],
+            schema: SummaryReply,
+            follow: stream.follow,
+          });
+        } finally {
+          await stream.settled();
+        }
+        const text = await grounder.groundAll("text", reply.text);
+        const tldr = include.has("tldr") ? await grounder.groundAll("tldr", reply.tldr) : [];
+        const points = include.has("key_points") ? await grounder.groundAll("key_points", reply.key_points) : [];
+        const questions = include.has("open_questions") ? await grounder.groundAll("open_questions", reply.open_questions) : [];
+        const citations = citationsOf([...text, ...tldr, ...points, ...questions]);
+        if (input.cite !== false && citations.length === 0) throw groundingFailed([...(mapped?.dropped ?? []), ...grounder.dropped]);
+        stream.finish(text, citations);
         return {
           scope_resolved: scopeResolved,
           summary: {
-            ...(include.has("tldr") && reply.tldr ? { tldr: reply.tldr } : {}),
-            text: reply.text,
-            ...(include.has("key_points") ? { key_points: grounded.points } : {}),
-            ...(include.has("open_questions") ? { open_questions: reply.open_questions ?? [] } : {}),
+            ...(tldr.length ? { tldr: joinSegments(tldr.map((k) => k.text)) } : {}),
+            text: joinSegments(text.map((k) => k.text)),
+            ...(include.has("key_points") ? { key_points: points.map((k) => k.text) } : {}),
+            ...(include.has("open_questions") ? { open_questions: questions.map((k) => k.text) } : {}),
             ...outline,
           },
-          citations: grounded.citations,
+          citations,
           usage: s.usage,
-          warnings: [...warnings, ...grounded.warnings],
+          warnings: uniqueWarnings([
+            ...warnings,
+            ...droppedWarning((mapped?.ungrounded ?? 0) + grounder.ungrounded),
+            ...(mapped?.warnings ?? []),
+            ...grounder.warnings,
+          ]),
         };
       },
     });
@@ -125,66 +143,44 @@ function instructions(input: Input, include: Set<string>): string {
   ].join(" ");
 }
 
-interface Grounded {
-  points: string[];
-  citations: Citation[];
+const byId = (passages: readonly Passage[]) => new Map(passages.map((p) => [p.id, p]));
+
+/** Key points of the map step that survived grounding, with what the step dropped. */
+interface Mapped {
+  points: KeptSegment[];
   warnings: Warning[];
-  dropped: { passage: string; reason: string }[];
+  dropped: Dropped[];
   ungrounded: number;
 }
 
-/** Verifies each key point's citations; a point none of whose citations survive is dropped. */
-async function verifyPoints(ctx: OpContext, reply: Static<typeof SummaryReply>, passages: Passage[]): Promise<Grounded> {
-  const byId = new Map(passages.map((p) => [p.id, p]));
-  const out: Grounded = { points: [], citations: [], warnings: [], dropped: [], ungrounded: 0 };
-  for (const point of reply.key_points) {
-    const v = await verifyCitations(ctx, byId, point.citations);
-    out.warnings.push(...v.warnings);
-    out.dropped.push(...v.dropped);
-    if (v.citations.length === 0) {
-      out.ungrounded++;
-      continue;
-    }
-    out.points.push(point.text);
-    out.citations.push(...v.citations);
-  }
-  out.citations = uniqueCitations(out.citations);
-  out.warnings = uniqueWarnings(out.warnings);
-  return out;
-}
-
-/** A key point of the map step, with the citations that survived verification. */
-interface Point {
-  id: string;
-  text: string;
-  citations: Citation[];
-}
-
 /**
- * The map step: each batch of passages that fits the budget yields verified key points; the
- * reduce step then works from those points (cited by id), never from unverified text.
+ * The map step: each batch of passages that fits the budget yields key points, each grounded
+ * like any other segment. The reduce step sees the surviving points with the quotes that
+ * verified them, labelled with the original passage ids, and cites those passages: its segments
+ * are verified against the original passages, never against the points' own words.
  */
-async function mapStep(ctx: OpContext, session: ModelSession, input: Input, passages: Passage[], budget: number): Promise<Point[]> {
+async function mapStep(ctx: OpContext, session: ModelSession, input: Input, passages: Passage[], budget: number): Promise<Mapped> {
   const batches = batchByBudget(passages, budget);
   if (batches.length > MAX_MAP_BATCHES)
     throw new IndxError("ai_input_too_large", `The scope needs more than ${MAX_MAP_BATCHES} model requests to summarize; narrow it.`, {
       tokens: passages.reduce((n, p) => n + p.tokens, 0),
       max_input_tokens: ctx.ai.settings().maxInputTokens,
     });
-  const points: Point[] = [];
-  for (const batch of batches) {
+  const out: Mapped = { points: [], warnings: [], dropped: [], ungrounded: 0 };
+  for (const [b, batch] of batches.entries()) {
     const reply = await session.json({
       system: `${SUMMARIZE_SYSTEM} List the key points of these passages. ${styleLine(input.style, input.language, input.audience)}`,
       messages: [{ role: "user", content: renderPassages(batch) }],
       schema: PartialSummaryReply,
     });
-    const byId = new Map(batch.map((p) => [p.id, p]));
-    for (const point of reply.key_points) {
-      const v = await verifyCitations(ctx, byId, point.citations);
-      if (v.citations.length > 0) points.push({ id: `K${points.length + 1}`, text: point.text, citations: v.citations });
-    }
+    const grounder = new SegmentGrounder(ctx, byId(batch), input.language !== undefined);
+    const kept = await grounder.groundAll(`map${b}`, reply.key_points);
+    out.points.push(...kept);
+    out.warnings.push(...grounder.warnings);
+    out.dropped.push(...grounder.dropped);
+    out.ungrounded += grounder.ungrounded;
   }
-  return points;
+  return out;
 }
 
 function batchByBudget(passages: Passage[], budget: number): Passage[][] {
@@ -206,25 +202,30 @@ function batchByBudget(passages: Passage[], budget: number): Passage[][] {
   return batches;
 }
 
-/** The reduce step's sources: the verified key points, as passages the model cites by id. */
-function renderPoints(points: Point[]): string {
-  return points.map((p) => `<passage id="${p.id}">\n${p.text}\n</passage>`).join("\n");
+const REDUCE_INSTRUCTION =
+  " The sources are key points already drawn from the notes, each followed by the verified quotes behind it as passages; cite those passage ids and quotes.";
+
+/** The reduce step's sources: each verified point, then its quotes as passages under the ids of the passages they come from. */
+function renderPoints(points: readonly KeptSegment[], passages: readonly Passage[]): string {
+  const of = (c: Citation) => passages.find((p) => p.path === c.path && p.startLine === c.span?.[0]);
+  return points
+    .map((p, i) => {
+      const quotes = p.citations.flatMap((c) => {
+        const source = of(c);
+        return source ? [{ ...source, text: c.snippet ?? "" }] : [];
+      });
+      return `Key point ${i + 1}: ${p.text.replace(/\s+/g, " ")}\n${renderPassages(quotes)}`;
+    })
+    .join("\n");
 }
 
-/** The reduce step cites key points by id: each final point inherits the verified citations of the points it cites. */
-function fromPoints(reply: Static<typeof SummaryReply>, points: Point[]): Grounded {
-  const byId = new Map(points.map((p) => [p.id, p]));
-  const out: Grounded = { points: [], citations: [], warnings: [], dropped: [], ungrounded: 0 };
-  for (const point of reply.key_points) {
-    const sources = point.citations.map((c) => byId.get(c.passage.trim().toUpperCase())).filter((p): p is Point => p !== undefined);
-    for (const c of point.citations) if (!byId.has(c.passage.trim().toUpperCase())) out.dropped.push({ passage: c.passage, reason: "unknown_passage" });
-    if (sources.length === 0) {
-      out.ungrounded++;
-      continue;
-    }
-    out.points.push(point.text);
-    out.citations.push(...sources.flatMap((s) => s.citations));
-  }
-  out.citations = uniqueCitations(out.citations);
-  return out;
+function droppedWarning(count: number): Warning[] {
+  return count > 0
+    ? [
+        {
+          code: "ungrounded_dropped",
+          message: `${count} segment${count === 1 ? "" : "s"} without a verified, supporting citation ${count === 1 ? "was" : "were"} dropped.`,
+        },
+      ]
+    : [];
 }

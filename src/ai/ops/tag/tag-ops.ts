@@ -7,6 +7,7 @@ import { uniqueCitations, verifyCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { AiScope } from "../../scope.ts";
+import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
@@ -201,6 +202,7 @@ async function suggestTags(
   const below: string[] = [];
   const warnings: Warning[] = [];
   let ungrounded = 0;
+  let unsupportedRationales = 0;
   const kept = new Map<string, TagSuggestion["tags"][number]>();
   for (const proposal of reply.tags) {
     const accepted = c.vocabulary.accept(proposal.tag);
@@ -222,7 +224,8 @@ async function suggestTags(
     const key = accepted.tag.toLowerCase();
     const previous = kept.get(key);
     if (previous && previous.confidence >= confidence) continue;
-    const rationale = proposal.rationale?.trim();
+    const rationale = groundedRationale(proposal.rationale, verified.citations, byId.values(), c.input.language !== undefined);
+    if (!rationale && proposal.rationale?.trim()) unsupportedRationales++;
     kept.set(key, {
       tag: accepted.tag,
       confidence,
@@ -236,6 +239,7 @@ async function suggestTags(
   if (below.length)
     warnings.push({ code: "tag_below_threshold", path, message: `Dropped tags for ${path} under min_confidence ${minConfidence}: ${below.join(", ")}.` });
   if (ungrounded) warnings.push({ code: "ungrounded_dropped", path, message: `Dropped ${ungrounded} tag(s) for ${path} without a verified citation.` });
+  warnings.push(...rationalesDropped(unsupportedRationales, path));
   const tags = [...kept.values()].sort((a, b) => b.confidence - a.confidence || (a.tag < b.tag ? -1 : 1)).slice(0, c.input.vocabulary?.max_per_note ?? 5);
   return { suggestion: { path, etag: source.etag, tags }, warnings: uniqueWarnings(warnings) };
 }

@@ -4,12 +4,13 @@ import type { OpContext } from "../../../ops/context.ts";
 import { invoke } from "../../../ops/invoke.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
-import { type Citation, verifyCitations } from "../../citations.ts";
+import { type Citation, uniqueCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
+import { SegmentGrounder } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
-import { notesInScope, pinned, requireFits, streamCitations } from "../grounded.ts";
+import { notesInScope, pinned, requireFits, streamText, uniqueWarnings } from "../grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
 /** Tokens of each note's opening passage the model sees when titling groups or describing notes. */
@@ -61,33 +62,37 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
         schema: MocReply,
       });
       const byId = new Map(items.map((i) => [i.passage.id, i.passage]));
+      const grounder = new SegmentGrounder(ctx, byId, false);
       const titles = new Map(reply.groups.map((g) => [g.key, g]));
       const citations: Citation[] = [];
       const tree: TocNode[] = [];
       for (const group of shown) {
         const answered = titles.get(group.key);
         const described = new Map<string, string>();
-        for (const item of answered?.items ?? []) {
-          const v = await verifyCitations(ctx, byId, item.citations);
-          warnings.push(...v.warnings);
+        for (const [i, item] of (answered?.items ?? []).entries()) {
           const passage = byId.get(item.passage.trim().toUpperCase());
-          if (!passage || (v.citations.length === 0 && input.cite !== false)) continue;
-          described.set(passage.path, item.description.trim());
-          citations.push(...v.citations);
+          if (!passage) continue;
+          const kept = await grounder.ground(`${group.key}/${i}`, { text: item.description, citations: item.citations });
+          if (!kept) continue;
+          described.set(passage.path, kept.text);
+          citations.push(...kept.citations);
         }
         tree.push({
           title: answered?.title.trim() || group.key,
           children: group.members.map((m) => ({ title: m.title, path: m.path, ...(described.has(m.path) ? { description: described.get(m.path)! } : {}) })),
         });
       }
-      streamCitations(ctx, citations);
+      warnings.push(...uniqueWarnings(grounder.warnings), ...grounder.droppedWarning("description"));
       const link = (n: TocNode) => (n.path && input.include_links !== false ? `[[${linkTarget(n.path)}|${n.title}]]` : n.title);
       const heading = input.title ? `# ${input.title}\n\n` : "";
+      const markdown = heading + tree.map((g) => `## ${headingText(g.title)}\n\n${renderTree(g.children ?? [], link, input.style ?? "compact")}`).join("\n\n");
+      const unique = uniqueCitations(citations);
+      streamText(ctx, markdown, unique);
       return {
-        toc_markdown: heading + tree.map((g) => `## ${g.title}\n\n${renderTree(g.children ?? [], link, input.style ?? "compact")}`).join("\n\n"),
+        toc_markdown: markdown,
         toc_tree: tree,
         scope_resolved: { paths, total_tokens: items.reduce((n, i) => n + i.passage.tokens, 0) },
-        citations,
+        citations: unique,
         usage: s.usage,
         warnings,
       };
@@ -152,4 +157,13 @@ async function topicGroups(session: ModelSession, items: Item[]): Promise<Map<st
 function mocPrompt(groups: { key: string; members: Item[] }[], describe: boolean): string {
   const blocks = groups.map((g) => `<group key="${g.key.replaceAll('"', "&quot;")}">\n${renderPassages(g.members.map((m) => m.passage))}\n</group>`);
   return `${blocks.join("\n")}\n\nGive each group (by its key) a title.${describe ? " Describe each passage's note in one line, with citations." : " Leave items empty."}`;
+}
+
+/**
+ * A group's title as a heading's text that reads as words, not as a tag: a title such as "#ops"
+ * (a group keyed by tag) would make the map note tag itself with every tag it lists, so the '#'
+ * that would start a tag is left out (docs/decisions.md, "A MOC's headings are not tags").
+ */
+function headingText(title: string): string {
+  return title.replace(/(^|\s)#+(?=[^\s#])/g, "$1").trim() || title.replace(/#/g, "").trim() || "Untitled";
 }

@@ -6,11 +6,12 @@ import { defineOp } from "../../../ops/define.ts";
 import { invoke } from "../../../ops/invoke.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { readNote } from "../../../vault/read.ts";
-import { type Citation, uniqueCitations, verifyCitations } from "../../citations.ts";
+import { type Citation, uniqueCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { passagesForPaths, renderPassages } from "../../passages.ts";
 import { PROMPT_VERSION, TOC_SYSTEM, TocDescriptionsReply } from "../../prompts.ts";
-import { excludedWarning, pinned, streamCitations } from "../grounded.ts";
+import { SegmentGrounder } from "../../segments.ts";
+import { excludedWarning, pinned, streamText, uniqueWarnings } from "../grounded.ts";
 import { mapOfContent } from "./moc.ts";
 import { Input, linkTarget, Output, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
@@ -73,18 +74,18 @@ async function noteToc(ctx: OpContext, input: TocInput): Promise<TocOutput> {
           schema: TocDescriptionsReply,
         });
         const byId = new Map(passages.map((p) => [p.id, p]));
-        for (const section of reply.sections) {
+        const grounder = new SegmentGrounder(ctx, byId, false);
+        for (const [i, section] of reply.sections.entries()) {
           const passage = byId.get(section.passage.trim().toUpperCase());
           if (!passage) continue;
-          const v = await verifyCitations(ctx, byId, section.citations);
-          warnings.push(...v.warnings);
-          if (v.citations.length === 0 && input.cite !== false) continue;
+          const kept = await grounder.ground(`sections/${i}`, { text: section.description, citations: section.citations });
+          if (!kept) continue;
           const heading = headings.find((h) => h.line >= passage.startLine && h.line <= passage.endLine);
-          if (heading) descriptions.set(heading.line, section.description.trim());
-          citations.push(...v.citations);
+          if (heading) descriptions.set(heading.line, kept.text);
+          citations.push(...kept.citations);
         }
         citations = uniqueCitations(citations);
-        streamCitations(ctx, citations);
+        warnings.push(...uniqueWarnings(grounder.warnings), ...grounder.droppedWarning("description"));
       }
       const tree = nest(
         headings.map((h) => ({
@@ -93,8 +94,10 @@ async function noteToc(ctx: OpContext, input: TocInput): Promise<TocOutput> {
         })),
       );
       const link = (n: TocNode) => (input.include_links === false ? n.title : `[[${linkTarget(note.path)}#${n.anchor}|${n.title}]]`);
+      const markdown = renderTree(tree, link, input.style ?? "compact");
+      streamText(ctx, markdown, citations);
       return {
-        toc_markdown: renderTree(tree, link, input.style ?? "compact"),
+        toc_markdown: markdown,
         toc_tree: tree,
         scope_resolved: { paths: [note.path], total_tokens: passages.reduce((n, p) => n + p.tokens, 0) },
         citations,
