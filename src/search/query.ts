@@ -27,6 +27,11 @@ export interface CompiledQuery {
   excludedCjk: string[];
   /** True when there is nothing positive to search for (only exclusions, punctuation or operators). */
   empty: boolean;
+  /**
+   * The positive items' text as typed, stopwords kept, without operators: what a note's title or
+   * alias is compared with, whole, for the exact-name signal (docs/search.md, "Lexical ranking").
+   */
+  named: string;
 }
 
 type Mode = "optional" | "required" | "excluded";
@@ -56,7 +61,8 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const LONE_LETTER = /^\p{L}\p{M}*$/u;
 
 export function compileQuery(input: string): CompiledQuery {
-  const items = parseItems(input);
+  const typed = typedItems(input);
+  const items = parseItems(typed);
   const groups: Record<Mode, Item[]> = { required: [], optional: [], excluded: [] };
   for (const item of items) groups[item.mode].push(item);
   const requiredItems = uniqueByKey(groups.required);
@@ -68,7 +74,8 @@ export function compileQuery(input: string): CompiledQuery {
   const excluded = uniqueByKey(groups.excluded).map(toLiteral);
 
   const positive = positiveExpression(required, optional);
-  if (positive === null) return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true };
+  if (positive === null)
+    return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true, named: "" };
   // FTS5's NOT is binary: one positive side, one side listing everything excluded.
   const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
 
@@ -83,16 +90,23 @@ export function compileQuery(input: string): CompiledQuery {
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
+    named: typed.some((i) => i.prefix)
+      ? ""
+      : typed
+          .filter((i) => i.mode !== "excluded")
+          .map((i) => i.text)
+          .join(" "),
   };
 }
 
-/** The query's items after keywords, the item bound, word splitting and stopword removal. */
-function parseItems(input: string): Item[] {
-  return dropStopwords(
-    applyKeywords(lex(sanitize(input)))
-      .slice(0, MAX_ITEMS)
-      .flatMap(splitWord),
-  );
+/** The query's items as typed, after keywords and the item bound. */
+function typedItems(input: string): Item[] {
+  return applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+}
+
+/** The items searched for: word splitting and stopword removal. */
+function parseItems(typed: Item[]): Item[] {
+  return dropStopwords(typed.flatMap(splitWord));
 }
 
 /**
@@ -268,7 +282,7 @@ export interface QueryParts {
  * AND/OR) applies to the vector list too, so `-tomato` never brings tomato notes back by meaning.
  */
 export function queryParts(input: string): QueryParts {
-  const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  const items = typedItems(input);
   const filter = (mode: Mode) => items.filter((i) => i.mode === mode).map((i) => ({ literal: toLiteral(i), cjk: unique(i.text.match(CJK_RUN) ?? []) }));
   return {
     text: items

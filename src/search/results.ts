@@ -1,4 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
+import { chunkIdOf } from "../index/chunk-keys.ts";
 import type { NoteSection, NoteSections } from "../index/queries/chunks.ts";
 import { searchDocument } from "../index/search-document.ts";
 import type { IndexStore } from "../index/store.ts";
@@ -104,9 +105,10 @@ export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkI
     const doc = bodies.get(h.fileId);
     const lexical = mark && doc ? bestSection(own, doc.body, mark.spans, doc.bodyShift, SNIPPET_TOKENS) : null;
     const columns = (mark?.columns ?? []).filter((c) => c !== "body");
-    const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
-    if (chunkId === undefined) continue;
-    const section = own.find((s) => s.chunkId === chunkId);
+    // A note with no text (only properties) is shown as its start: its first, empty, section.
+    const chunkId =
+      h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId ?? chunkIdOf(note.fileId, 0);
+    const section = own.find((s) => s.chunkId === chunkId) ?? (own.length ? undefined : { chunkId, ord: 0, headingPath: [], text: "", startLine: 1 });
     if (!section) continue;
     if (lexical?.matched && lexical.chunkId === chunkId) {
       out.set(h.fileId, { note, chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });

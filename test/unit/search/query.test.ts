@@ -299,6 +299,7 @@ describe("compileQuery output", () => {
         cjk: [],
         excludedCjk: [],
         empty: true,
+        named: "",
       });
     }
   });
