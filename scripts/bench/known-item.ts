@@ -65,7 +65,7 @@ async function measure(name: string, dir: string, extraQueries?: string[]) {
   const db = new Database(ctx.vault.indexPath, { readonly: true });
   const notes = db
     .query<{ path: string; title: string; aliases: string; hasText: number }, []>(
-      "SELECT f.path, n.title, n.aliases, n.text IS NOT NULL AND length(n.text) > 0 AS hasText FROM files f JOIN notes n ON n.file_id = f.id WHERE n.status = 'ok'",
+      "SELECT f.path, n.title, n.aliases, EXISTS (SELECT 1 FROM chunks c WHERE c.file_id = n.file_id) AS hasText FROM files f JOIN notes n ON n.file_id = f.id WHERE n.status = 'ok'",
     )
     .all();
   db.close();
