@@ -32,6 +32,17 @@ export interface NameCheck {
   verify(candidates: number[]): Set<number>;
 }
 
+/**
+ * Rows that count as having a phrase without the index holding it: the notes whose date property
+ * falls in a date item of the query (src/search/query.ts), counted once in `column`.
+ */
+export interface ExtraRows {
+  /** The phrase's terms joined by a space. */
+  phrase: string;
+  rowids: number[];
+  column: number;
+}
+
 /** A phrase's rows in ascending order, with its count in each column of each (`columns` values per row). */
 interface PhraseRows {
   rowids: number[];
@@ -47,7 +58,7 @@ interface Prepared {
 }
 
 /** null when the expression has a prefix phrase (FTS5 expands those over its terms) or more phrases than a mask holds. */
-function prepare(snapshot: Fts5Snapshot, expr: Expr): Prepared | null {
+function prepare(snapshot: Fts5Snapshot, expr: Expr, extra: readonly ExtraRows[] = []): Prepared | null {
   const phrases: Phrase[] = [];
   collectPhrases(expr, phrases);
   if (phrases.length > MAX_PHRASES || phrases.some((p) => p.prefix || !p.terms.length)) return null;
@@ -57,7 +68,11 @@ function prepare(snapshot: Fts5Snapshot, expr: Expr): Prepared | null {
   const lists = phrases.map((p) => {
     const key = p.terms.join(" ");
     let rows = read.get(key);
-    if (!rows) read.set(key, (rows = p.terms.length === 1 ? termRows(snapshot, p.terms[0]!, columns) : phraseRows(snapshot, p.terms, columns)));
+    if (!rows) {
+      rows = p.terms.length === 1 ? termRows(snapshot, p.terms[0]!, columns) : phraseRows(snapshot, p.terms, columns);
+      for (const e of extra) if (e.phrase === key) rows = withRows(rows, e, columns);
+      read.set(key, rows);
+    }
     return rows;
   });
   const n = snapshot.rows;
@@ -145,8 +160,9 @@ export function rankByBm25f(
   keep: (rowid: number) => boolean,
   limit: number,
   named: NameCheck | null,
+  extra: readonly ExtraRows[] = [],
 ): Ranked[] | null {
-  const p = prepare(snapshot, expr);
+  const p = prepare(snapshot, expr, extra);
   if (p === null) return null;
   const { lists, idf, columns } = p;
   const mean = snapshot.totals.map((t) => t / snapshot.rows);
@@ -220,6 +236,22 @@ function phraseRows(snapshot: Fts5Snapshot, terms: string[], columns: number): P
       out.counts.push(...found);
     }
   });
+  return sortedRows(out, columns);
+}
+
+/** A phrase's rows with the extra ones counted once more in their column, in rowid order. */
+function withRows(rows: PhraseRows, extra: ExtraRows, columns: number): PhraseRows {
+  const at = new Map(rows.rowids.map((id, i) => [id, i]));
+  const out: PhraseRows = { rowids: [...rows.rowids], counts: [...rows.counts] };
+  for (const id of extra.rowids) {
+    const i = at.get(id);
+    if (i !== undefined) out.counts[i * columns + extra.column]!++;
+    else {
+      at.set(id, out.rowids.length);
+      out.rowids.push(id);
+      for (let c = 0; c < columns; c++) out.counts.push(c === extra.column ? 1 : 0);
+    }
+  }
   return sortedRows(out, columns);
 }
 

@@ -32,6 +32,14 @@ export interface CompiledQuery {
    * alias is compared with, whole, for the exact-name signal (docs/search.md, "Lexical ranking").
    */
   named: string;
+  /** Date items (docs/search.md, "Dates"): their FTS5 literal and the days they span, YYYY-MM-DD. */
+  dates: DateItem[];
+}
+
+export interface DateItem {
+  literal: string;
+  from: string;
+  to: string;
 }
 
 type Mode = "optional" | "required" | "excluded";
@@ -75,7 +83,7 @@ export function compileQuery(input: string): CompiledQuery {
 
   const positive = positiveExpression(required, optional);
   if (positive === null)
-    return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true, named: "" };
+    return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true, named: "", dates: [] };
   // FTS5's NOT is binary: one positive side, one side listing everything excluded.
   const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
 
@@ -90,6 +98,10 @@ export function compileQuery(input: string): CompiledQuery {
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
+    dates: unique([...groups.required, ...groups.optional].filter((i) => i.quoted && dateSpan(i.text)).map(toLiteral)).map((literal) => ({
+      literal,
+      ...dateSpan(literal.slice(1, -1))!,
+    })),
     named: typed.some((i) => i.prefix)
       ? ""
       : typed
@@ -119,6 +131,8 @@ function parseItems(typed: Item[]): Item[] {
  */
 function splitWord(item: Item): Item[] {
   if (item.quoted) return [item];
+  // A date is one phrase: its numbers apart would match every note with a 05 or a 2024 in it.
+  if (!item.prefix && dateSpan(item.text)) return [{ ...item, quoted: true }];
   const words = item.text.match(WORD) ?? [];
   if (item.prefix || item.mode !== "optional") return [words.length > 1 ? { ...item, quoted: true } : { ...item, text: words[0] ?? item.text }];
   const variants = spellingVariants(item.text).map((text) => ({ ...item, text, quoted: true }));
@@ -259,6 +273,34 @@ function isSpace(ch: string | undefined): boolean {
 
 function unique(values: string[]): string[] {
   return [...new Set(values)];
+}
+
+const DAY = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
+
+/** The first and last day of `YYYY-MM-DD` or `YYYY-MM`, or null when it is not a real date. */
+function daySpan(text: string): { from: string; to: string } | null {
+  const m = DAY.exec(text);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])];
+  if (month < 1 || month > 12) return null;
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day !== null && (day < 1 || day > last)) return null;
+  const ym = `${m[1]}-${m[2]}`;
+  return day === null ? { from: `${ym}-01`, to: `${ym}-${String(last).padStart(2, "0")}` } : { from: text, to: text };
+}
+
+/**
+ * The days a query item spans when it is a date: `2024-05-01`, a month `2024-05`, or a range of
+ * either, `2024-05-01..2024-06-15` (from the first day of its start to the last of its end).
+ * A year alone is not a date here: `2024` is as often a number.
+ */
+function dateSpan(text: string): { from: string; to: string } | null {
+  const [a, b, ...rest] = text.split("..");
+  if (rest.length || a === undefined) return null;
+  const start = daySpan(a);
+  if (b === undefined) return start;
+  const end = daySpan(b);
+  return start && end && start.from <= end.to ? { from: start.from, to: end.to } : null;
 }
 
 /** One +required or -excluded item, as the notes that have it are found. */

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../core/cjk.ts";
-import { type NameCheck, rankByBm25, rankByBm25f } from "../bm25.ts";
+import { type ExtraRows, type NameCheck, rankByBm25, rankByBm25f } from "../bm25.ts";
 import { Fts5FormatError, Fts5Postings, type Fts5Snapshot } from "../fts5-postings.ts";
 import { type Expr, markMatches, parseExpression, termsOf } from "../marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../match-windows.ts";
@@ -15,6 +15,13 @@ export interface ScoredNote {
   fileId: number;
   /** bm25 as FTS5 returns it: negative, lower is better. */
   bm25: number;
+}
+
+/** A date item of a query: its FTS5 literal and the days it spans (YYYY-MM-DD). */
+export interface DatedItem {
+  literal: string;
+  from: string;
+  to: string;
 }
 
 /** Where a note matched an FTS5 expression: its columns, and each match in its body. */
@@ -57,8 +64,28 @@ export class FtsQueries {
    * src/index/unicode61.ts does not follow) or the index is in a format
    * src/index/fts5-postings.ts does not read.
    */
-  ranked(match: string, scope: FileScope, limit: number, named = ""): ScoredNote[] | null {
-    return this.fromPostings(match, scope, (snapshot, expr, keep) => rankByBm25f(snapshot, expr, WEIGHTS, keep, limit, this.nameCheck(named)));
+  ranked(match: string, scope: FileScope, limit: number, opts: { named?: string; dates?: readonly DatedItem[] } = {}): ScoredNote[] | null {
+    return this.fromPostings(match, scope, (snapshot, expr, keep) =>
+      rankByBm25f(snapshot, expr, WEIGHTS, keep, limit, this.nameCheck(opts.named ?? ""), this.datedRows(opts.dates ?? [])),
+    );
+  }
+
+  /**
+   * The notes with a date property in each date item's days count as having the item's phrase,
+   * once, in the tags column: a property is the note's metadata, as its tags are
+   * (docs/search.md, "Dates").
+   */
+  private datedRows(dates: readonly DatedItem[]): ExtraRows[] {
+    const chars = this.chars();
+    return dates.flatMap((d) => {
+      const phrase = termsOf(d.literal.slice(1, -1).replaceAll('""', '"'), chars)?.join(" ");
+      if (!phrase) return [];
+      const rowids = this.db
+        .query<{ id: number }, [string, string]>("SELECT DISTINCT file_id AS id FROM properties WHERE day BETWEEN ? AND ?")
+        .values(d.from, d.to)
+        .map((r) => r[0] as number);
+      return [{ phrase, rowids, column: FTS_COLUMNS.indexOf("tags") }];
+    });
   }
 
   /** What FTS5's `ORDER BY bm25(...)` (`scored`) returns, computed from the posting lists: the check on reading them. */

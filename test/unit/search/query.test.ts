@@ -300,6 +300,7 @@ describe("compileQuery output", () => {
         excludedCjk: [],
         empty: true,
         named: "",
+        dates: [],
       });
     }
   });
