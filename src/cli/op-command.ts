@@ -10,9 +10,10 @@ import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { HELP_TEXT } from "./help.ts";
-import { print } from "./io.ts";
+import { print, printErr } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
+import { allPagesFormat, cutNotice, nextCursorOf, withoutHeader } from "./pages.ts";
 import { refreshIndex } from "./refresh.ts";
 
 /** How one operation appears on the command line; `In` and `Out` are its input and output types. */
@@ -92,6 +93,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       const range = schema.type === "integer" && schema.maximum !== undefined ? ` From ${schema.minimum ?? 0} to ${schema.maximum}.` : "";
       const def = schema.default !== undefined && !Array.isArray(schema.default) ? ` Default: ${schema.default}.` : "";
       args[kebab(name)] = {
+        ...(name === "limit" ? { alias: "n" } : {}),
         type: "string",
         description: `${desc}${takesList(schema) ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
         valueHint: values.length && values.join("|").length <= 30 ? values.join("|") : hintFor(schema),
@@ -101,6 +103,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   Object.assign(args, spec.flags?.args);
   if (spec.raw) args.raw = { type: "boolean", description: "Print the file's text exactly as it is on disk, nothing else." };
   if (spec.saveTo) args.output = { type: "string", description: "Write the file's bytes to this file.", valueHint: "file" };
+  const paged = "cursor" in props && "next_cursor" in op.output.properties;
+  if (paged) args.all = { type: "boolean", description: "Every page, each printed as it comes (rows as NDJSON unless --format csv|md|files, or a terminal)." };
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
   if (op.safe || op.ai)
     args.refresh = {
@@ -170,6 +174,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
       }
       for (const [name, value] of Object.entries(spec.flags?.toInput(flags, rawArgs) ?? {})) if (input[name] === undefined) input[name] = value;
+      // --all pages through everything: the largest page the operation takes, unless one was asked for.
+      if (paged && flags.all === true && input.limit === undefined && typeof props.limit?.maximum === "number") input.limit = props.limit.maximum;
       const outputFile = typeof flags.output === "string" && flags.output !== "" ? flags.output : null;
       if (spec.saveTo && outputFile) Object.assign(input, spec.saveTo.input);
       const ctx = openContext(flags);
@@ -200,15 +206,32 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (spec.raw && flags.raw) return void process.stdout.write(spec.raw.text(output));
         const shown = spec.saveTo && outputFile ? spec.saveTo.strip(output) : output;
         if (spec.saveTo && outputFile) writeFileSync(outputFile, spec.saveTo.bytes(output));
-        const format = chooseFormat(flags, process.stdout.isTTY === true);
+        const chosen = chooseFormat(flags, process.stdout.isTTY === true);
+        const all = paged && flags.all === true;
+        const format = all ? allPagesFormat(chosen, flags.format !== undefined || flags.json !== undefined) : chosen;
         const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
         const human = spec.human;
         const table = spec.table;
         const fields = requestedFields();
-        const data = fields ? selectFields(shown, fields, outputFields(op)) : shown;
-        print(
-          render(data, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(shown)), table && (() => table(output))),
-        );
+        const show = (page: Static<O>, first: boolean) => {
+          const data = fields ? selectFields(page, fields, outputFields(op)) : page;
+          const text = render(
+            data,
+            format,
+            () => (human ? human(page, style, op.summary(page, parsedInput)) : keyValueLines(page)),
+            table && (() => table(page)),
+          );
+          print(first ? text : withoutHeader(text, format));
+        };
+        show(shown as Static<O>, true);
+        // --all: the next pages, each printed as it comes, with the input of the first.
+        for (let cursor = all ? nextCursorOf(output) : null; cursor !== null; ) {
+          const next = (await invokeOp(op, ctx, { ...input, cursor }, { coerce: true })).result;
+          show(next, false);
+          cursor = nextCursorOf(next);
+        }
+        const notice = all ? null : cutNotice(output, format);
+        if (notice) printErr(notice);
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {

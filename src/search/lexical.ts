@@ -90,7 +90,7 @@ export function lexicalNotes(
 function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope, want: number): ScoredNote[] {
   const { match, positive } = compiled;
   if (match === null || positive === null) return [];
-  const exact = index.fts.ranked(match, scope, want);
+  const exact = index.fts.ranked(match, scope, want, { named: compiled.named, dates: compiled.dates });
   if (exact !== null) return exact;
   if (index.fts.countUpTo(match, EXACT_CAP) <= EXACT_CAP) return index.fts.scored(match, scope, want);
   const cap = Math.max(SCORE_CAP, want);

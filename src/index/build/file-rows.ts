@@ -119,7 +119,8 @@ function noteRows(title: string, status: NoteStatus, p: ParsedNote | null): Note
     return [ord, r.keyLower, r.key, r.num, r.text, r.day, r.link, r.bool];
   });
   let fts: FtsValues | null = null;
-  if (chunks.length && status === "ok") {
+  // A note with no text (only properties, as many templates and reference notes) is still found by its name, aliases and tags.
+  if (status === "ok") {
     const headings = searchHeadings(
       title,
       p.headings.map((h) => h.text),

@@ -46,14 +46,22 @@ export class Fts5Snapshot {
     readonly totals: number[],
     /** Segments, newest first (a newer segment's entry for a row wins). */
     private readonly segments: Segment[],
+    /** Each row's length in each column: `columns` values per rowid. */
     private readonly lengths: Uint32Array,
     private readonly readPage: (segment: number, page: number) => Uint8Array | null,
     private readonly columns: number,
   ) {}
 
+  /** Tokens in a row's column (0 for a row not read). */
+  columnLength(rowid: number, column: number): number {
+    return this.lengths[rowid * this.columns + column] ?? 0;
+  }
+
   /** Tokens in a row, all columns (what bm25() takes as the document's length). */
   length(rowid: number): number {
-    return this.lengths[rowid] ?? 0;
+    let total = 0;
+    for (let c = 0; c < this.columns; c++) total += this.lengths[rowid * this.columns + c] ?? 0;
+    return total;
   }
 
   /** Visits every live row with the term (as the tokenizer wrote it: folded and stemmed), in no set order. */
@@ -284,8 +292,8 @@ function termOffset(leaf: Uint8Array): number {
   return footer < leaf.length ? varint(leaf, footer) : leaf.length + 1;
 }
 
-/** Row lengths are held in an array indexed by rowid (note ids): up to 64 MiB of it. */
-const MAX_ROWID = 16_000_000;
+/** Row lengths are held in an array indexed by rowid (note ids), five per row: up to 80 MiB of it. */
+const MAX_ROWID = 4_000_000;
 const STRUCTURE_V2 = [0xff, 0x00, 0x00, 0x01];
 /** %_data rowids: segment id, then 1 + 5 bits of doclist-index flag and height, then 31 of page. */
 const PAGE_BITS = 37n;
@@ -299,7 +307,7 @@ export class Fts5Postings {
   private snapshot: Fts5Snapshot | null = null;
   /** The commits the snapshot has seen. */
   private version: string | null = null;
-  /** Every row's length as last read, and what tells which rows came since (see lengths()). */
+  /** Every row's length in each column as last read, and what tells which rows came since (see lengths()). */
   private sizes: { schema: number; origin: number; lengths: Uint32Array } | null = null;
   private statements: {
     commits: Statement<{ version: number; changes: number }, []>;
@@ -363,7 +371,8 @@ export class Fts5Postings {
   }
 
   /**
-   * Every row's length in tokens, indexed by rowid. Reading them all is most of a reload (about
+   * Every row's length in tokens in each column (`columns` values per rowid: ranking normalises
+   * each field by its own length, src/index/lexical/bm25.ts). Reading them all is most of a reload (about
    * 13 of 20 ms at 100,000 notes), and a reload follows every write. A contentless_delete table
    * keeps in %_docsize the `origin` of each row: a counter FTS5 moves on at every commit that
    * writes to it, so the rows written since the last read are those with a larger origin (an
@@ -376,7 +385,7 @@ export class Fts5Postings {
     const schema = this.sql.schema.get()?.schema ?? -1;
     const old = this.sizes?.schema === schema ? this.sizes : null;
     const changed = this.sql.sizesSince.values(old ? old.origin : -1) as [number, Uint8Array, number][];
-    let top = old ? old.lengths.length - 1 : 0;
+    let top = old ? old.lengths.length / this.columns - 1 : 0;
     let origin = old ? old.origin : -1;
     for (const [id, , o] of changed) {
       if (id > top) top = id;
@@ -384,13 +393,11 @@ export class Fts5Postings {
     }
     if (top > MAX_ROWID) throw new Fts5FormatError("rowids too large to index lengths by");
     // A new array each time: a snapshot handed out before keeps the lengths it was made with.
-    const lengths = new Uint32Array(top + 1);
+    const lengths = new Uint32Array((top + 1) * this.columns);
     if (old) lengths.set(old.lengths);
     for (const [id, sz] of changed) {
       const columns = new Varints(sz);
-      let total = 0;
-      for (let c = 0; c < this.columns; c++) total += columns.next();
-      lengths[id] = total;
+      for (let c = 0; c < this.columns; c++) lengths[id * this.columns + c] = columns.next();
     }
     this.sizes = { schema, origin, lengths };
     return lengths;

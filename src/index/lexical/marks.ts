@@ -151,8 +151,14 @@ const onlyPhrases = (e: Expr): boolean => e.kind === "phrase" || (e.kind === "or
 
 /** A literal's tokens as the index holds them, or null when it has a character not followed here (or no token). */
 function literalPhrase(text: string, prefix: boolean, unicode61: Unicode61): Phrase | null {
+  const terms = termsOf(text, unicode61);
+  return terms ? { terms, prefix } : null;
+}
+
+/** The terms the index makes of a text (folded, stemmed), or null when it has a character not followed here (or no token). Its characters must have been learned. */
+export function termsOf(text: string, unicode61: Unicode61): string[] | null {
   const words = unicode61.fold(text)?.match(new RegExp(`${unicode61.tokenCharClass()}+`, "g"));
-  return words ? { terms: words.map((w) => porterStem(w.toLowerCase())), prefix } : null;
+  return words ? words.map((w) => porterStem(w.toLowerCase())) : null;
 }
 
 export function collectPhrases(e: Expr, out: Phrase[]): void {

@@ -110,7 +110,7 @@ function expectSameRanking(fts: FtsQueries, qs: string[], scope: FileScope, limi
   for (const q of qs) {
     const { match } = compileQuery(q);
     if (match === null) continue;
-    const mine = fts.ranked(match, scope, limit);
+    const mine = fts.rankedAsFts5(match, scope, limit);
     expect(mine, q).not.toBeNull();
     expect({ q, ranked: mine }).toEqual({ q, ranked: fts.scored(match, scope, limit) });
     compared++;
@@ -143,9 +143,9 @@ describe("bm25 from the posting lists", () => {
   test("reads the new version of the index after every write", () => {
     const { db, fts } = index(9, { rows: 80 });
     const match = compileQuery("alpha").match!;
-    const before = fts.ranked(match, { allowed: null }, 5);
+    const before = fts.rankedAsFts5(match, { allowed: null }, 5);
     db.run("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (9999, 'alpha alpha', '', '', '', 'alpha')");
-    const after = fts.ranked(match, { allowed: null }, 5);
+    const after = fts.rankedAsFts5(match, { allowed: null }, 5);
     expect(after).not.toEqual(before);
     expect(after![0]!.fileId).toBe(9999);
     expect(after).toEqual(fts.scored(match, { allowed: null }, 5));
@@ -187,14 +187,14 @@ describe("bm25 from the posting lists", () => {
       db.run("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (1, ?, '', '', '', 'text')", [word]);
     };
     build("alpha");
-    expect(fts.ranked(compileQuery("alpha").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
+    expect(fts.rankedAsFts5(compileQuery("alpha").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
     build("gamma");
-    expect(fts.ranked(compileQuery("gamma").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
-    expect(fts.ranked(compileQuery("alpha").match!, { allowed: null }, 5)).toEqual([]);
+    expect(fts.rankedAsFts5(compileQuery("gamma").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
+    expect(fts.rankedAsFts5(compileQuery("alpha").match!, { allowed: null }, 5)).toEqual([]);
   });
 
   test("leaves prefixes to FTS5", () => {
     const { fts } = index(11, { rows: 40 });
-    expect(fts.ranked(compileQuery("alph*").match!, { allowed: null }, 5)).toBeNull();
+    expect(fts.rankedAsFts5(compileQuery("alph*").match!, { allowed: null }, 5)).toBeNull();
   });
 });

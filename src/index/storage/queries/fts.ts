@@ -1,8 +1,8 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../../core/cjk.ts";
-import { rankByBm25 } from "../../lexical/bm25.ts";
-import { Fts5FormatError, Fts5Postings } from "../../lexical/fts5-postings.ts";
-import { markMatches, parseExpression } from "../../lexical/marks.ts";
+import { type ExtraRows, type NameCheck, rankByBm25, rankByBm25f } from "../../lexical/bm25.ts";
+import { Fts5FormatError, Fts5Postings, type Fts5Snapshot } from "../../lexical/fts5-postings.ts";
+import { type Expr, markMatches, parseExpression, termsOf } from "../../lexical/marks.ts";
 import { bodySpan, keyFinder, type MatchWindows, matchWindows, type Span } from "../../lexical/match-windows.ts";
 import { FTS_COLUMNS, type NoteHighlight, type SearchDocument } from "../../lexical/search-document.ts";
 import { Unicode61 } from "../../lexical/unicode61.ts";
@@ -13,6 +13,13 @@ export interface ScoredNote {
   fileId: number;
   /** bm25 as FTS5 returns it: negative, lower is better. */
   bm25: number;
+}
+
+/** A date item of a query: its FTS5 literal and the days it spans (YYYY-MM-DD). */
+export interface DatedItem {
+  literal: string;
+  from: string;
+  to: string;
 }
 
 const MARK_OPEN = "\u0002";
@@ -41,12 +48,46 @@ export class FtsQueries {
   }
 
   /**
-   * The best notes for a compiled expression, as `scored` ranks them, computed from the index's
-   * posting lists (src/index/lexical/bm25.ts) instead of bm25() row by row; null when the expression has
-   * something that reads only in FTS5 (a prefix, a character src/index/lexical/unicode61.ts does not
-   * follow) or the index is in a format src/index/lexical/fts5-postings.ts does not read.
+   * The best notes for a compiled expression by BM25F (src/index/lexical/bm25.ts), computed from the
+   * index's posting lists, a note that `named` (the query's text as typed) names ranked first;
+   * null when the expression has something that reads only in FTS5 (a prefix, a character
+   * src/index/lexical/unicode61.ts does not follow) or the index is in a format
+   * src/index/lexical/fts5-postings.ts does not read.
    */
-  ranked(match: string, scope: FileScope, limit: number): ScoredNote[] | null {
+  ranked(match: string, scope: FileScope, limit: number, opts: { named?: string; dates?: readonly DatedItem[] } = {}): ScoredNote[] | null {
+    return this.fromPostings(match, scope, (snapshot, expr, keep) =>
+      rankByBm25f(snapshot, expr, WEIGHTS, keep, limit, this.nameCheck(opts.named ?? ""), this.datedRows(opts.dates ?? [])),
+    );
+  }
+
+  /**
+   * The notes with a date property in each date item's days count as having the item's phrase,
+   * once, in the tags column: a property is the note's metadata, as its tags are
+   * (docs/search.md, "Dates").
+   */
+  private datedRows(dates: readonly DatedItem[]): ExtraRows[] {
+    const chars = this.chars();
+    return dates.flatMap((d) => {
+      const phrase = termsOf(d.literal.slice(1, -1).replaceAll('""', '"'), chars)?.join(" ");
+      if (!phrase) return [];
+      const rowids = this.db
+        .query<{ id: number }, [string, string]>("SELECT DISTINCT file_id AS id FROM properties WHERE day BETWEEN ? AND ?")
+        .values(d.from, d.to)
+        .map((r) => r[0] as number);
+      return [{ phrase, rowids, column: FTS_COLUMNS.indexOf("tags") }];
+    });
+  }
+
+  /** What FTS5's `ORDER BY bm25(...)` (`scored`) returns, computed from the posting lists: the check on reading them. */
+  rankedAsFts5(match: string, scope: FileScope, limit: number): ScoredNote[] | null {
+    return this.fromPostings(match, scope, (snapshot, expr, keep) => rankByBm25(snapshot, expr, WEIGHTS, keep, limit));
+  }
+
+  private fromPostings(
+    match: string,
+    scope: FileScope,
+    rank: (snapshot: Fts5Snapshot, expr: Expr, keep: (id: number) => boolean) => ScoredNote[] | null,
+  ): ScoredNote[] | null {
     const chars = this.chars();
     chars.learn([match]);
     const expr = parseExpression(match, chars);
@@ -54,11 +95,45 @@ export class FtsQueries {
     const { allowed } = scope;
     const excluded = new Set(scope.excluded ?? []);
     try {
-      return rankByBm25(this.postings.current(), expr, WEIGHTS, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id), limit);
+      return rank(this.postings.current(), expr, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id));
     } catch (err) {
       if (err instanceof Fts5FormatError) return null;
       throw err;
     }
+  }
+
+  /**
+   * Which notes the query's text names: their title, or one of their aliases, makes the same terms
+   * in the same order, as the tokenizer makes them (case, diacritics, punctuation and the
+   * inflections Porter's stemmer folds aside: `bases-syntax` names "Bases syntax", `meetings`
+   * names "Meeting"). Null when the text has no terms or a character
+   * src/index/lexical/unicode61.ts does not follow.
+   */
+  private nameCheck(named: string): NameCheck | null {
+    const chars = this.chars();
+    chars.learn([named]);
+    const key = termsOf(named, chars);
+    if (!key?.length) return null;
+    const wanted = key.join(" ");
+    const same = (text: string) => {
+      chars.learn([text]);
+      return termsOf(text, chars)?.join(" ") === wanted;
+    };
+    return {
+      tokens: key.length,
+      titleColumn: FTS_COLUMNS.indexOf("title"),
+      aliasColumn: FTS_COLUMNS.indexOf("aliases"),
+      verify: (ids) => {
+        const out = new Set<number>();
+        for (const { id, title, aliases } of this.db
+          .query<{ id: number; title: string; aliases: string }, [string]>(
+            "SELECT file_id AS id, title, aliases FROM notes WHERE file_id IN (SELECT value FROM json_each(?))",
+          )
+          .all(jsonList(ids)))
+          if (same(title) || (JSON.parse(aliases) as unknown[]).some((a) => typeof a === "string" && same(a))) out.add(id);
+        return out;
+      },
+    };
   }
 
   /** How many notes match, counting no further than `cap` + 1: a walk of the match lists, no ranking. */
