@@ -30,6 +30,7 @@ interface OpenFence extends FenceOpen {
   quoteDepth: number;
   minIndent: number; // a non-blank line indented less closes a fence opened inside a list item
   startLine: number;
+  lastFilledLine: number; // a fence its container closes ends on its last non-blank line, as in CommonMark
 }
 
 export function scanBody(text: string, bodyOffset: number, bodyLine: number): BodyScan {
@@ -47,7 +48,10 @@ class BodyScanner {
   private fence: OpenFence | null = null;
   private htmlBlock: HtmlBlockEnd | null = null;
   private inIndentedCode = false;
+  private indentedCodeAt = 4; // the indent the lines of the open indented code block need
   private inList = false;
+  /** Content columns of the open list items, outermost first: a line indented that far belongs to the item. */
+  private readonly items: number[] = [];
   private prevBlank = true;
   // Open paragraph (for setext headings and block-id continuation).
   private para = false;
@@ -172,7 +176,10 @@ class BodyScanner {
     const blank = p === end;
 
     // 2. Inside a fenced code block.
-    if (this.fence !== null && !this.fenceLine(p, end, indent, blank, line)) return;
+    if (this.fence !== null && !this.fenceLine(p, end, indent, blank, line)) {
+      this.prevBlank = blank;
+      return;
+    }
 
     // 2b. Inside an HTML block: raw text, where only links are read.
     if (this.htmlBlock !== null && !this.htmlLine(p, end, blank, line)) return;
@@ -186,22 +193,33 @@ class BodyScanner {
       return;
     }
 
-    // 4. Indented code (conservative: only after a blank line, never in a list).
+    // After a blank line, a line indented less than every open list item's content ends the list.
+    if (this.inList && this.prevBlank && indent < this.items[0]! && listItemAt(text, p, end) === null) this.leaveList();
+
+    // 4. Indented code (conservative: only after a blank line), four columns past the content of
+    // the list item it is in, if any.
     if (this.inIndentedCode) {
-      if (indent >= 4) return;
+      if (indent >= this.indentedCodeAt) return;
       this.inIndentedCode = false;
     }
-    if (indent >= 4 && this.prevBlank && !this.inList && !this.para) {
-      this.commitPending();
-      this.inIndentedCode = true;
-      return;
+    if (indent >= 4 && this.prevBlank && !this.para) {
+      const k = this.itemsReached(indent);
+      const base = k > 0 ? this.items[k - 1]! : 0;
+      if (indent - base >= 4) {
+        this.commitPending();
+        this.items.length = k;
+        if (k === 0) this.leaveList();
+        this.inIndentedCode = true;
+        this.indentedCodeAt = base + 4;
+        return;
+      }
     }
 
     const wasBlank = this.prevBlank;
     this.prevBlank = false;
     const c = text.charCodeAt(p);
 
-    if (c === 60 /* < */ && indent < 4 && this.openHtmlBlock(p, end, line)) return;
+    if (c === 60 /* < */ && indent < 4 && (this.htmlComment(p, end, line) || this.openHtmlBlock(p, end, line))) return;
 
     // Fast path: a line starting with a letter is paragraph text.
     if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128)) {
@@ -219,7 +237,7 @@ class BodyScanner {
       if (c === 124 /* | */) this.paraSetextOk = false; // table rows are not setext text
     } else {
       this.commitPending();
-      if (wasBlank && indent === 0) this.inList = false;
+      if (wasBlank && indent === 0) this.leaveList();
       this.para = true;
       this.paraSetextOk = !this.inList && c !== 124;
       this.paraStartLine = line;
@@ -239,6 +257,21 @@ class BodyScanner {
     this.inline.scanWithoutTags(p, end, line);
     if (holdsEndMarker(this.text.slice(p, end), block)) this.htmlBlock = null;
     return false;
+  }
+
+  /**
+   * A line opening with `<!--` is an HTML block (CommonMark's kind 2, which may interrupt a
+   * paragraph): it ends the paragraph before it, so it is never part of a setext heading's text.
+   * What it hides is the inline scanner's business (`hiddenUntil`); text after its `-->` keeps
+   * its links and tags (docs/obsidian.md, Scanner vs CommonMark).
+   */
+  private htmlComment(p: number, end: number, line: number): boolean {
+    if (!this.text.startsWith("<!--", p)) return false;
+    this.commitPending();
+    this.para = false;
+    this.prevQuoteText = false;
+    this.inline.scan(p, end, line);
+    return true;
   }
 
   /** Opens an HTML block when the line starts one (its first line is raw text too). */
@@ -261,11 +294,12 @@ class BodyScanner {
     let p = p0;
     let ind = indent;
     if (fence.quoteDepth > 0) {
-      if (this.quoteDepth(p0, end, fence.quoteDepth) < fence.quoteDepth) return this.closeFence(line - 1);
+      if (this.quoteDepth(p0, end, fence.quoteDepth) < fence.quoteDepth) return this.closeFence(fence.lastFilledLine);
       p = this.indentAt(this.quoteEnd, end);
       ind = this.indent;
-    } else if (!blank && indent < fence.minIndent) return this.closeFence(line - 1);
+    } else if (!blank && indent < fence.minIndent) return this.closeFence(fence.lastFilledLine);
     if (ind - fence.minIndent <= 3 && isFenceCloseAt(this.text, p, end, fence)) this.closeFence(line);
+    else if (p < end) fence.lastFilledLine = line;
     return false;
   }
 
@@ -277,7 +311,7 @@ class BodyScanner {
 
   private openFence(f: FenceOpen, quoteDepth: number, minIndent: number, line: number): void {
     this.commitPending();
-    this.fence = { char: f.char, length: f.length, quoteDepth, minIndent, startLine: line };
+    this.fence = { char: f.char, length: f.length, quoteDepth, minIndent, startLine: line, lastFilledLine: line };
     this.para = false;
   }
 
@@ -316,12 +350,16 @@ class BodyScanner {
   private blockLine(p: number, end: number, indent: number, c: number, line: number): boolean {
     const text = this.text;
     this.prevQuoteText = false;
-    if ((c === 96 || c === 126) && (indent < 4 || this.inList)) {
-      // Fence opening (any indent inside a list item).
-      const f = fenceOpenAt(text, p, end);
+    if (c === 96 || c === 126) {
+      // A fence belongs to the deepest open list item whose content column it reaches (or to no
+      // list), and is one only within 3 columns of that: further in, it is indented code or text.
+      const k = this.itemsReached(indent);
+      const base = k > 0 ? this.items[k - 1]! : 0;
+      const f = indent - base < 4 ? fenceOpenAt(text, p, end) : null;
       if (f) {
-        this.openFence(f, 0, this.inList && indent > 0 ? indent : 0, line);
-        if (indent === 0) this.inList = false;
+        this.items.length = k;
+        if (k === 0) this.leaveList();
+        this.openFence(f, 0, base, line);
         return true;
       }
     }
@@ -333,7 +371,7 @@ class BodyScanner {
           this.headings.push({ level: h.level, text: text.slice(h.textStart, h.textEnd), line, offset: this.lineStartOf(p), setext: false });
           this.inline.scan(h.textStart, h.textEnd, line);
           this.para = false;
-          if (indent === 0) this.inList = false;
+          if (indent === 0) this.leaveList();
           return true;
         }
       }
@@ -355,7 +393,7 @@ class BodyScanner {
       if (isThematicBreakAt(text, p, end)) {
         this.commitPending();
         this.para = false;
-        if (indent === 0) this.inList = false;
+        if (indent === 0) this.leaveList();
         return true;
       }
     }
@@ -364,6 +402,8 @@ class BodyScanner {
     if (item) {
       this.commitPending();
       this.inList = true;
+      while (this.items.length > 0 && this.items[this.items.length - 1]! > indent) this.items.pop();
+      this.items.push(indent + (item.contentStart - p));
       this.addTask(item, line);
       this.inline.scan(item.contentStart, end, line);
       this.considerBlockId(item.contentStart, end, line);
@@ -372,6 +412,18 @@ class BodyScanner {
       return true;
     }
     return false;
+  }
+
+  /** How many of the open list items a line indented `indent` columns is inside. */
+  private itemsReached(indent: number): number {
+    let k = this.items.length;
+    while (k > 0 && this.items[k - 1]! > indent) k--;
+    return k;
+  }
+
+  private leaveList(): void {
+    this.inList = false;
+    this.items.length = 0;
   }
 
   /** Start of the line containing index `p` (the scanner only calls this on the current line). */
