@@ -168,7 +168,8 @@ export class InlineScanner {
                 continue;
               }
             }
-            break;
+            if (close < 0 || close + 2 > end) break;
+            // Rejected (`[[ ]]`, a nested `[[`): the brackets may still open a Markdown link, `[[ ]](x)`.
           }
           if (tailAt >= 0) break; // no links inside link text
           const m = parseMarkdownLinkAt(text, i, end);

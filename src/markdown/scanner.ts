@@ -4,7 +4,7 @@
  * and handing each line's inline content to the InlineScanner.
  */
 import { blockIdAtLineEnd } from "./blocks.ts";
-import { CR, isSpaceOrTab, SPACE, TAB } from "./chars.ts";
+import { CR, isAsciiDigit, isSpaceOrTab, SPACE, TAB, trimEndIndex } from "./chars.ts";
 import { type FenceOpen, fenceOpenAt, isFenceCloseAt } from "./fences.ts";
 import { atxHeadingAt, isThematicBreakAt, setextLevelAt } from "./headings.ts";
 import { type HtmlBlockEnd, holdsEndMarker, htmlBlockStart } from "./html-blocks.ts";
@@ -30,7 +30,7 @@ interface OpenFence extends FenceOpen {
   quoteDepth: number;
   minIndent: number; // a non-blank line indented less closes a fence opened inside a list item
   startLine: number;
-  lastFilledLine: number; // a fence its container closes ends on its last non-blank line, as in CommonMark
+  lastFilledLine: number; // an unclosed fence ends on its last non-blank line (trailing blank lines are no code)
 }
 
 export function scanBody(text: string, bodyOffset: number, bodyLine: number): BodyScan {
@@ -56,9 +56,12 @@ class BodyScanner {
   // Open paragraph (for setext headings and block-id continuation).
   private para = false;
   private paraSetextOk = false;
+  private paraTable = false; // the open "paragraph" began with `|`: a table, which any list may interrupt
   private paraStartLine = 0;
   private paraStartOffset = 0;
   private prevQuoteText = false; // previous line was a non-empty block-quote line
+  private prevQuoteDepth = 0; // quote depth of the previous quote line with text
+  private quoteItemColumn = 0; // content column (inside the quote) of the last list item in the current quote, 0 when none
   // A block id seen at the end of a line, committed once the next line does not continue the block.
   private pendingId: string | null = null;
   private pendingLine = 0;
@@ -86,7 +89,7 @@ class BodyScanner {
       line++;
     }
     this.commitPending();
-    if (this.fence !== null) this.fences.push(this.fence.startLine, line - 1);
+    if (this.fence !== null) this.fences.push(this.fence.startLine, this.fence.lastFilledLine);
     return {
       headings: this.headings,
       links: this.inline.links,
@@ -115,15 +118,21 @@ class BodyScanner {
     return p;
   }
 
-  /** Skips up to `max` `>` markers (each with following spaces); returns the depth, sets `quoteEnd`. */
+  /**
+   * Skips up to `max` `>` markers, each with the one optional space after it (CommonMark: more
+   * spaces are the content's own indent); returns the depth and sets `quoteEnd`.
+   */
   private quoteDepth(p: number, end: number, max: number): number {
     const text = this.text;
     let depth = 0;
     let q = p;
-    while (depth < max && q < end && text.charCodeAt(q) === 62 /* > */) {
+    while (depth < max) {
+      let r = q;
+      while (depth > 0 && r < end && r - q < 3 && text.charCodeAt(r) === SPACE) r++; // a nested marker may be indented
+      if (r >= end || text.charCodeAt(r) !== 62 /* > */) break;
       depth++;
-      q++;
-      while (q < end && isSpaceOrTab(text.charCodeAt(q))) q++;
+      q = r + 1;
+      if (q < end && isSpaceOrTab(text.charCodeAt(q))) q++;
     }
     this.quoteEnd = q;
     return depth;
@@ -187,6 +196,7 @@ class BodyScanner {
     // 3. Blank line.
     if (blank) {
       this.commitPending();
+      this.quoteItemColumn = 0;
       this.prevBlank = true;
       this.para = false;
       this.prevQuoteText = false;
@@ -196,13 +206,13 @@ class BodyScanner {
     // After a blank line, a line indented less than every open list item's content ends the list.
     if (this.inList && this.prevBlank && indent < this.items[0]! && listItemAt(text, p, end) === null) this.leaveList();
 
-    // 4. Indented code (conservative: only after a blank line), four columns past the content of
-    // the list item it is in, if any.
+    // 4. Indented code where no paragraph continues (not even lazily, after a quote's text), four
+    // columns past the content of the list item it is in, if any.
     if (this.inIndentedCode) {
       if (indent >= this.indentedCodeAt) return;
       this.inIndentedCode = false;
     }
-    if (indent >= 4 && this.prevBlank && !this.para) {
+    if (indent >= 4 && !this.para && !this.prevQuoteText) {
       const k = this.itemsReached(indent);
       const base = k > 0 ? this.items[k - 1]! : 0;
       if (indent - base >= 4) {
@@ -219,11 +229,16 @@ class BodyScanner {
     this.prevBlank = false;
     const c = text.charCodeAt(p);
 
-    if (c === 60 /* < */ && indent < 4 && (this.htmlComment(p, end, line) || this.openHtmlBlock(p, end, line))) return;
+    if (c === 60 /* < */ && indent < 4 && (this.htmlComment(p, end, line) || this.openHtmlBlock(p, end, line))) {
+      this.endListLeftOf(indent);
+      return;
+    }
 
+    const lazy = this.prevQuoteText; // a quote's paragraph continues here: no setext underline can follow
     // Fast path: a line starting with a letter is paragraph text.
     if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128)) {
       if (indent < 4 && c === 62 /* > */) {
+        this.endListLeftOf(indent);
         this.quoteLine(p, end, line);
         return;
       }
@@ -234,12 +249,19 @@ class BodyScanner {
     // 11. Paragraph text (or a lazy continuation of one).
     if (this.para) {
       this.pendingId = null;
-      if (c === 124 /* | */) this.paraSetextOk = false; // table rows are not setext text
+      if (c === 124 /* | */) {
+        this.paraSetextOk = false; // table rows are not setext text
+        this.paraTable = true;
+      }
     } else {
-      this.commitPending();
-      if (wasBlank && indent === 0) this.leaveList();
+      if (lazy)
+        this.pendingId = null; // a lazy continuation line: the quote's paragraph goes on
+      else this.commitPending();
+      // A line left of the list's content that continues no paragraph is not in the list.
+      if (this.inList && (wasBlank ? indent === 0 : indent < this.items[0]!)) this.leaveList();
       this.para = true;
-      this.paraSetextOk = !this.inList && c !== 124;
+      this.paraSetextOk = !this.inList && c !== 124 && !lazy;
+      this.paraTable = c === 124;
       this.paraStartLine = line;
       this.paraStartOffset = lineStart;
     }
@@ -297,6 +319,7 @@ class BodyScanner {
       if (this.quoteDepth(p0, end, fence.quoteDepth) < fence.quoteDepth) return this.closeFence(fence.lastFilledLine);
       p = this.indentAt(this.quoteEnd, end);
       ind = this.indent;
+      if (p < end && ind < fence.minIndent) return this.closeFence(fence.lastFilledLine); // its list item in the quote ends
     } else if (!blank && indent < fence.minIndent) return this.closeFence(fence.lastFilledLine);
     if (ind - fence.minIndent <= 3 && isFenceCloseAt(this.text, p, end, fence)) this.closeFence(line);
     else if (p < end) fence.lastFilledLine = line;
@@ -327,20 +350,33 @@ class BodyScanner {
       this.prevQuoteText = false;
       return;
     }
-    const f = mIndent < 4 ? fenceOpenAt(text, m, end) : null;
+    if (mIndent < this.quoteItemColumn && !this.prevQuoteText) this.quoteItemColumn = 0;
+    const base = mIndent >= this.quoteItemColumn ? this.quoteItemColumn : 0;
+    if (mIndent - base >= 4 && !this.prevQuoteText) {
+      this.commitPending(); // indented code in the quote
+      return;
+    }
+    const f = mIndent - base < 4 ? fenceOpenAt(text, m, end) : null;
     if (f) {
-      this.openFence(f, depth, 0, line);
+      this.openFence(f, depth, base, line);
       this.prevQuoteText = false;
       return;
     }
     const item = mIndent < 4 ? listItemAt(text, m, end) : null;
-    if (item || !this.prevQuoteText) this.commitPending();
+    const heading = mIndent < 4 && isAtxHeading(text, item ? item.contentStart : m, end);
+    // A list item, a heading or a deeper quote ends the paragraph before it; other text continues it.
+    if (item || heading || !this.prevQuoteText || depth > this.prevQuoteDepth) this.commitPending();
     else this.pendingId = null;
-    if (item) this.addTask(item, line);
+    if (item) {
+      this.addTask(item, line);
+      this.quoteItemColumn = mIndent + (item.contentStart - m);
+    }
     const contentStart = item ? item.contentStart : m;
     this.inline.scan(contentStart, end, line, m);
-    this.considerBlockId(contentStart, end, line);
-    this.prevQuoteText = true;
+    if (!heading) this.considerBlockId(contentStart, end, line);
+    // A heading in the quote is no paragraph: the next line outside the quote does not continue it.
+    this.prevQuoteText = !heading;
+    this.prevQuoteDepth = depth;
   }
 
   /**
@@ -399,7 +435,7 @@ class BodyScanner {
     }
     // List item (nested items may be indented further inside a list).
     const item = indent < 4 || this.inList ? listItemAt(text, p, end) : null;
-    if (item) {
+    if (item && (!this.para || this.inList || this.paraTable || mayInterruptParagraph(text, p, item, end))) {
       this.commitPending();
       this.inList = true;
       while (this.items.length > 0 && this.items[this.items.length - 1]! > indent) this.items.pop();
@@ -407,7 +443,7 @@ class BodyScanner {
       this.addTask(item, line);
       this.inline.scan(item.contentStart, end, line);
       this.considerBlockId(item.contentStart, end, line);
-      this.para = true;
+      this.para = !isAtxHeading(text, item.contentStart, end); // an item holding a heading has no paragraph to continue
       this.paraSetextOk = false;
       return true;
     }
@@ -421,6 +457,11 @@ class BodyScanner {
     return k;
   }
 
+  /** A block that starts left of every open list item's content (an HTML block, a quote) ends the list. */
+  private endListLeftOf(indent: number): void {
+    if (this.inList && indent < this.items[0]!) this.leaveList();
+  }
+
   private leaveList(): void {
     this.inList = false;
     this.items.length = 0;
@@ -430,6 +471,18 @@ class BodyScanner {
   private lineStartOf(p: number): number {
     return this.lineStarts[this.lineStarts.length - 1] ?? p;
   }
+}
+
+const isAtxHeading = (text: string, p: number, end: number): boolean => text.charCodeAt(p) === 35 && atxHeadingAt(text, p, end) !== null;
+
+/**
+ * CommonMark: a list item that would start a list inside a paragraph must have content, and an
+ * ordered one must start at 1; otherwise the line (`4. text`, `-`) continues the paragraph.
+ */
+function mayInterruptParagraph(text: string, p: number, item: ListItemMatch, end: number): boolean {
+  if (trimEndIndex(text, item.contentStart, end) === item.contentStart) return false;
+  const c = text.charCodeAt(p);
+  return c === 45 || c === 42 || c === 43 || (c === 49 /* 1 */ && !isAsciiDigit(text.charCodeAt(p + 1)));
 }
 
 /** Setext heading text: the paragraph's lines, each trimmed, joined with `\n`. */

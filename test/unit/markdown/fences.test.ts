@@ -49,8 +49,23 @@ describe("fenced code in containers (CommonMark, as Obsidian reads it)", () => {
     expect(fences(text)).toEqual([]);
     expect(headingTexts(text)).toEqual(["after"]);
   });
-  test("an unclosed fence at the end of the note keeps its trailing blank lines", () => {
-    expect(fences("```\ncode\n\n\n")).toEqual([[1, 4]]);
+  test("an unclosed fence at the end of the note ends on its last non-blank line", () => {
+    expect(fences("```\ncode\n\n\n")).toEqual([[1, 2]]);
+    expect(fences("```\n\n")).toEqual([[1, 1]]);
+  });
+});
+
+describe("a list inside a paragraph (CommonMark)", () => {
+  test("an ordered item not starting at 1 continues the paragraph: no task, no list", () => {
+    const p = parseNote("text\n4. [ ] not a task\n\n    ```\n    code");
+    expect(p.tasks).toEqual([]);
+    expect(fences("text\n4. [ ] not a task\n\n    ```\n    code")).toEqual([]);
+  });
+  test("a bullet item and an item numbered 1 start a list inside a paragraph", () => {
+    expect(parseNote("text\n- [ ] a\n\ntext\n1. [x] b").tasks.map((t) => t.line)).toEqual([2, 5]);
+  });
+  test("an empty item continues the paragraph", () => {
+    expect(parseNote("Title\n-\n").headings.map((h) => h.text)).toEqual(["Title"]);
   });
 });
 

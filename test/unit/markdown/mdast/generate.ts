@@ -198,6 +198,20 @@ function frontmatterBlock(r: Rand): string[] {
 const tableAfterText = (r: Rand): string[] => [`${inline(r, 2)} ${blockId(r)}`, ...table(r)];
 const spanOverLines = (r: Rand): string[] => [`${inline(r, 2)} \`open ${pick(r, INLINE)}`, `${pick(r, INLINE)} closed\` ${inline(r, 2)}`];
 
+/** An ordered list right after indented code, and a fence in a list inside a quote. */
+const listAfterCode = (r: Rand): string[] => [
+  "    code #notag",
+  "",
+  `${int(r, 2, 5)}. ${inline(r, 2)}`,
+  "",
+  "    ```",
+  "    # in the item",
+  "    ```",
+  "",
+  "after the list",
+];
+const quotedListFence = (r: Rand): string[] => [`> - ${inline(r, 2)}`, ">   ```", `> ${inline(r, 2)}`, "> ```"];
+
 const BLOCKS = [
   paragraph,
   paragraph,
@@ -212,6 +226,8 @@ const BLOCKS = [
   indentedCode,
   tableAfterText,
   spanOverLines,
+  listAfterCode,
+  quotedListFence,
   () => ["---"],
   () => ["***"],
   (r: Rand) => [blockId(r)],

@@ -73,6 +73,8 @@ export interface Oracle {
   tableLines: Set<number>;
   /** Lines touched by a code span that runs over a line break. */
   codeSpanLines: Set<number>;
+  /** Each paragraph's first and last line and its first line's source. */
+  paragraphs: { from: number; to: number; first: string }[];
 }
 
 const PHRASING_PARENTS = new Set(["paragraph", "heading", "emphasis", "strong", "delete", "link", "linkReference", "tableCell"]);
@@ -104,11 +106,17 @@ export function readWithMdast(text: string): Oracle {
     blocks: [],
     tableLines: new Set(),
     codeSpanLines: new Set(),
+    paragraphs: [],
   };
   const chunkStarts = new Set<number>();
   const paragraphs: Paragraph[] = [];
   walk(o, tree, 0, { chunkStarts, paragraphs });
-  for (const p of paragraphs) paragraphBlockId(o, p.node, p.nested);
+  for (const p of paragraphs) {
+    const [s, e] = span(p.node);
+    const from = lineOf(o, s);
+    o.paragraphs.push({ from, to: lineOf(o, Math.max(s, e - 1)), first: o.text.slice(s, o.lineStarts[from] ?? o.text.length) });
+    paragraphBlockId(o, p.node, p.nested);
+  }
   findWikilinksAndTags(o, chunkStarts);
   return o;
 }
@@ -229,7 +237,13 @@ function codeBlock(o: Oracle, node: Extract<Nodes, { type: "code" }>, depth: num
   const c = o.text[s];
   if (c !== "`" && c !== "~") return; // indented code (it starts at its indent, a fence at its first backtick or tilde)
   const info = node.lang === null || node.lang === undefined ? "" : node.meta ? `${node.lang} ${node.meta}` : node.lang;
-  o.fences.push({ start: lineOf(o, s), end: lineOf(o, Math.max(s, e - 1)), info, nested: depth > 0 });
+  // Where an unclosed fence's position ends among the blank lines after its code depends on what
+  // closed it (mdast keeps them before a sibling list item, not before a paragraph): compare it up
+  // to its last line with content.
+  const start = lineOf(o, s);
+  let end = lineOf(o, Math.max(s, e - 1));
+  while (end > start && /^[\s>]*$/.test(o.text.slice(o.lineStarts[end - 1], o.lineStarts[end] ?? o.text.length))) end--;
+  o.fences.push({ start, end, info, nested: depth > 0 });
 }
 
 function addLink(o: Oracle, url: string, offset: number, embed: boolean): void {
@@ -247,8 +261,13 @@ function addLink(o: Oracle, url: string, offset: number, embed: boolean): void {
 function headingText(o: Oracle, node: Extract<Nodes, { type: "heading" }>): string {
   const kids = node.children;
   if (kids.length === 0) return "";
-  const raw = o.text.slice(span(kids[0]!)[0], span(kids[kids.length - 1]!)[1]);
-  return normalizeHeadingText(raw);
+  if (kids.every((k) => k.position)) return normalizeHeadingText(o.text.slice(span(kids[0]!)[0], span(kids[kids.length - 1]!)[1]));
+  // An autolink literal left pieces without a position: take the heading's own source, without its
+  // markers (CommonMark: the opening #s and a closing run of #s after a space; a setext underline).
+  const [s, e] = span(node);
+  const raw = o.text.slice(s, e);
+  if (!/^ {0,3}#/.test(raw)) return normalizeHeadingText(raw.slice(0, raw.lastIndexOf("\n")));
+  return normalizeHeadingText(raw.replace(/^ {0,3}#{1,6}(?:[ \t]+|$)/, "").replace(/(?:^|[ \t]+)#+[ \t]*$/, ""));
 }
 
 export function normalizeHeadingText(raw: string): string {
