@@ -4,12 +4,14 @@
  * and handing each line's inline content to the InlineScanner.
  */
 import { blockIdAtLineEnd } from "./blocks.ts";
-import { CR, isAsciiDigit, isSpaceOrTab, SPACE, TAB, trimEndIndex } from "./chars.ts";
+import { CR, SPACE, TAB } from "./chars.ts";
 import { type FenceOpen, fenceOpenAt, isFenceCloseAt } from "./fences.ts";
-import { atxHeadingAt, isThematicBreakAt, setextLevelAt } from "./headings.ts";
+import { atxHeadingAt, isAtxHeading, isThematicBreakAt, setextLevelAt, setextText } from "./headings.ts";
 import { type HtmlBlockEnd, holdsEndMarker, htmlBlockStart } from "./html-blocks.ts";
 import { InlineScanner, type TagHit } from "./inline.ts";
-import { type ListItemMatch, listItemAt } from "./tasks.ts";
+import { OpenLists } from "./open-lists.ts";
+import { quoteMarkers } from "./quotes.ts";
+import { type ListItemMatch, listItemAt, mayInterruptParagraph } from "./tasks.ts";
 import type { BlockId, Heading, LinkRef, Task } from "./types.ts";
 
 export interface BodyScan {
@@ -49,9 +51,7 @@ class BodyScanner {
   private htmlBlock: HtmlBlockEnd | null = null;
   private inIndentedCode = false;
   private indentedCodeAt = 4; // the indent the lines of the open indented code block need
-  private inList = false;
-  /** Content columns of the open list items, outermost first: a line indented that far belongs to the item. */
-  private readonly items: number[] = [];
+  private readonly lists = new OpenLists();
   private prevBlank = true;
   // Open paragraph (for setext headings and block-id continuation).
   private para = false;
@@ -118,27 +118,6 @@ class BodyScanner {
     return p;
   }
 
-  /**
-   * Skips up to `max` `>` markers, each with the one optional space after it (CommonMark: more
-   * spaces are the content's own indent); returns the depth and sets `quoteEnd`.
-   */
-  private quoteDepth(p: number, end: number, max: number): number {
-    const text = this.text;
-    let depth = 0;
-    let q = p;
-    while (depth < max) {
-      let r = q;
-      while (depth > 0 && r < end && r - q < 3 && text.charCodeAt(r) === SPACE) r++; // a nested marker may be indented
-      if (r >= end || text.charCodeAt(r) !== 62 /* > */) break;
-      depth++;
-      q = r + 1;
-      if (q < end && isSpaceOrTab(text.charCodeAt(q))) q++;
-    }
-    this.quoteEnd = q;
-    return depth;
-  }
-  private quoteEnd = 0;
-
   private commitPending(): void {
     if (this.pendingId !== null) this.blocks.push({ id: this.pendingId, line: this.pendingLine });
     this.pendingId = null;
@@ -204,7 +183,7 @@ class BodyScanner {
     }
 
     // After a blank line, a line indented less than every open list item's content ends the list.
-    if (this.inList && this.prevBlank && indent < this.items[0]! && listItemAt(text, p, end) === null) this.leaveList();
+    if (this.prevBlank && this.lists.leftOfAll(indent) && listItemAt(text, p, end) === null) this.lists.leave();
 
     // 4. Indented code where no paragraph continues (not even lazily, after a quote's text), four
     // columns past the content of the list item it is in, if any.
@@ -213,12 +192,10 @@ class BodyScanner {
       this.inIndentedCode = false;
     }
     if (indent >= 4 && !this.para && !this.prevQuoteText) {
-      const k = this.itemsReached(indent);
-      const base = k > 0 ? this.items[k - 1]! : 0;
+      const base = this.lists.base(indent);
       if (indent - base >= 4) {
         this.commitPending();
-        this.items.length = k;
-        if (k === 0) this.leaveList();
+        this.lists.keep(indent);
         this.inIndentedCode = true;
         this.indentedCodeAt = base + 4;
         return;
@@ -230,7 +207,7 @@ class BodyScanner {
     const c = text.charCodeAt(p);
 
     if (c === 60 /* < */ && indent < 4 && (this.htmlComment(p, end, line) || this.openHtmlBlock(p, end, line))) {
-      this.endListLeftOf(indent);
+      if (this.lists.leftOfAll(indent)) this.lists.leave();
       return;
     }
 
@@ -238,7 +215,7 @@ class BodyScanner {
     // Fast path: a line starting with a letter is paragraph text.
     if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c >= 128)) {
       if (indent < 4 && c === 62 /* > */) {
-        this.endListLeftOf(indent);
+        if (this.lists.leftOfAll(indent)) this.lists.leave();
         this.quoteLine(p, end, line);
         return;
       }
@@ -258,9 +235,9 @@ class BodyScanner {
         this.pendingId = null; // a lazy continuation line: the quote's paragraph goes on
       else this.commitPending();
       // A line left of the list's content that continues no paragraph is not in the list.
-      if (this.inList && (wasBlank ? indent === 0 : indent < this.items[0]!)) this.leaveList();
+      if (wasBlank ? indent === 0 : this.lists.leftOfAll(indent)) this.lists.leave();
       this.para = true;
-      this.paraSetextOk = !this.inList && c !== 124 && !lazy;
+      this.paraSetextOk = !this.lists.open && c !== 124 && !lazy;
       this.paraTable = c === 124;
       this.paraStartLine = line;
       this.paraStartOffset = lineStart;
@@ -316,8 +293,9 @@ class BodyScanner {
     let p = p0;
     let ind = indent;
     if (fence.quoteDepth > 0) {
-      if (this.quoteDepth(p0, end, fence.quoteDepth) < fence.quoteDepth) return this.closeFence(fence.lastFilledLine);
-      p = this.indentAt(this.quoteEnd, end);
+      const q = quoteMarkers(this.text, p0, end, fence.quoteDepth);
+      if (q.depth < fence.quoteDepth) return this.closeFence(fence.lastFilledLine);
+      p = this.indentAt(q.contentStart, end);
       ind = this.indent;
       if (p < end && ind < fence.minIndent) return this.closeFence(fence.lastFilledLine); // its list item in the quote ends
     } else if (!blank && indent < fence.minIndent) return this.closeFence(fence.lastFilledLine);
@@ -341,8 +319,8 @@ class BodyScanner {
   /** A block-quote line: fences, tasks and inline content inside the quote. */
   private quoteLine(p: number, end: number, line: number): void {
     const text = this.text;
-    const depth = this.quoteDepth(p, end, 100);
-    const m = this.indentAt(this.quoteEnd, end);
+    const { depth, contentStart: afterMarkers } = quoteMarkers(text, p, end, 100);
+    const m = this.indentAt(afterMarkers, end);
     const mIndent = this.indent;
     this.para = false;
     if (m === end) {
@@ -389,12 +367,10 @@ class BodyScanner {
     if (c === 96 || c === 126) {
       // A fence belongs to the deepest open list item whose content column it reaches (or to no
       // list), and is one only within 3 columns of that: further in, it is indented code or text.
-      const k = this.itemsReached(indent);
-      const base = k > 0 ? this.items[k - 1]! : 0;
+      const base = this.lists.base(indent);
       const f = indent - base < 4 ? fenceOpenAt(text, p, end) : null;
       if (f) {
-        this.items.length = k;
-        if (k === 0) this.leaveList();
+        this.lists.keep(indent);
         this.openFence(f, 0, base, line);
         return true;
       }
@@ -407,7 +383,7 @@ class BodyScanner {
           this.headings.push({ level: h.level, text: text.slice(h.textStart, h.textEnd), line, offset: this.lineStartOf(p), setext: false });
           this.inline.scan(h.textStart, h.textEnd, line);
           this.para = false;
-          if (indent === 0) this.leaveList();
+          if (indent === 0) this.lists.leave();
           return true;
         }
       }
@@ -429,17 +405,15 @@ class BodyScanner {
       if (isThematicBreakAt(text, p, end)) {
         this.commitPending();
         this.para = false;
-        if (indent === 0) this.leaveList();
+        if (indent === 0) this.lists.leave();
         return true;
       }
     }
     // List item (nested items may be indented further inside a list).
-    const item = indent < 4 || this.inList ? listItemAt(text, p, end) : null;
-    if (item && (!this.para || this.inList || this.paraTable || mayInterruptParagraph(text, p, item, end))) {
+    const item = indent < 4 || this.lists.open ? listItemAt(text, p, end) : null;
+    if (item && (!this.para || this.lists.open || this.paraTable || mayInterruptParagraph(text, p, item, end))) {
       this.commitPending();
-      this.inList = true;
-      while (this.items.length > 0 && this.items[this.items.length - 1]! > indent) this.items.pop();
-      this.items.push(indent + (item.contentStart - p));
+      this.lists.addItem(indent, indent + (item.contentStart - p));
       this.addTask(item, line);
       this.inline.scan(item.contentStart, end, line);
       this.considerBlockId(item.contentStart, end, line);
@@ -450,47 +424,8 @@ class BodyScanner {
     return false;
   }
 
-  /** How many of the open list items a line indented `indent` columns is inside. */
-  private itemsReached(indent: number): number {
-    let k = this.items.length;
-    while (k > 0 && this.items[k - 1]! > indent) k--;
-    return k;
-  }
-
-  /** A block that starts left of every open list item's content (an HTML block, a quote) ends the list. */
-  private endListLeftOf(indent: number): void {
-    if (this.inList && indent < this.items[0]!) this.leaveList();
-  }
-
-  private leaveList(): void {
-    this.inList = false;
-    this.items.length = 0;
-  }
-
   /** Start of the line containing index `p` (the scanner only calls this on the current line). */
   private lineStartOf(p: number): number {
     return this.lineStarts[this.lineStarts.length - 1] ?? p;
   }
-}
-
-const isAtxHeading = (text: string, p: number, end: number): boolean => text.charCodeAt(p) === 35 && atxHeadingAt(text, p, end) !== null;
-
-/**
- * CommonMark: a list item that would start a list inside a paragraph must have content, and an
- * ordered one must start at 1; otherwise the line (`4. text`, `-`) continues the paragraph.
- */
-function mayInterruptParagraph(text: string, p: number, item: ListItemMatch, end: number): boolean {
-  if (trimEndIndex(text, item.contentStart, end) === item.contentStart) return false;
-  const c = text.charCodeAt(p);
-  return c === 45 || c === 42 || c === 43 || (c === 49 /* 1 */ && !isAsciiDigit(text.charCodeAt(p + 1)));
-}
-
-/** Setext heading text: the paragraph's lines, each trimmed, joined with `\n`. */
-function setextText(text: string, from: number, to: number): string {
-  const out: string[] = [];
-  for (const l of text.slice(from, to).split("\n")) {
-    const t = l.trim();
-    if (t !== "") out.push(t);
-  }
-  return out.join("\n");
 }
