@@ -47,6 +47,15 @@ describe("body tags (docs/obsidian.md)", () => {
     ["#tag\u2014dash", ["tag"]],
     ["#tag\u00a0x", ["tag"]],
     ["$$x #math$$ #after", ["after"]],
+    // A marker glued to the word before it opens nothing (found by test/unit/markdown/scanner-vs-mdast.test.ts).
+    ["x=#eq", []],
+    ["=#single", []],
+    ["2*#3x", []],
+    ["a_#b", []],
+    ["word~~#t~~", []],
+    ["a ==#hl==", ["hl"]],
+    ["(**#tag**)", ["tag"]],
+    ["~~#s~~", ["s"]],
   ];
   for (const [input, want] of cases) {
     test(JSON.stringify(input), () => expect(bodyTags(input)).toEqual(want));
