@@ -11,6 +11,7 @@
 import type { ProviderName } from "../../src/ai/types.ts";
 import { type ChatReply, type ChatScript, chatResponse, type FakeChat, parseChat } from "./fake-chat.ts";
 import { fakeTokens } from "./fake-words.ts";
+import { ollamaChatRules } from "./ollama-rules.ts";
 
 export interface FakeRequest {
   /** e.g. "/api/embed", "/v1/embeddings". */
@@ -226,6 +227,8 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
       if (path === "/api/chat" || path === "/v1/chat/completions") {
         const chat = parseChat(isOpenAI ? "openai" : "ollama", body, req.headers.get("authorization"));
         state.chats.push(chat);
+        const ollamaRefusal = isOpenAI ? null : ollamaChatRules(chat, body);
+        if (ollamaRefusal) return ollamaRefusal;
         if (k.chatDelayMs) await Bun.sleep(k.chatDelayMs);
         const reply = nextReply(chat);
         if (!reply.status && reply.rawBody === undefined && (!model || !(model in FAKE_MODELS)))
