@@ -2,6 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { embedMany, generateText, jsonSchema, NoObjectGeneratedError, Output, type FinishReason as SdkFinishReason, streamText } from "ai";
 import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
+import { isReasoningModel, reasoningBody } from "./openai-reasoning.ts";
 import type { ChatSettings, EmbeddingsSettings, Endpoint } from "./settings.ts";
 import {
   type ChatProvider,
@@ -19,7 +20,7 @@ import {
  * Any OpenAI-compatible endpoint (OpenAI, the Vercel AI Gateway, LM Studio, vLLM, llama.cpp,
  * Ollama's /v1) through the AI SDK. Streams ask for the final usage chunk (stream_options).
  */
-function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal) {
+function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal, chatModel?: string) {
   return createOpenAICompatible({
     name: "indx",
     baseURL: e.baseUrl,
@@ -27,6 +28,7 @@ function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal) {
     supportsStructuredOutputs: true,
     includeUsage: true,
     fetch: providerFetch(timeoutMs, signal),
+    ...(chatModel && isReasoningModel(chatModel) ? { transformRequestBody: reasoningBody } : {}),
   });
 }
 
@@ -69,7 +71,7 @@ export class OpenAIChat implements ChatProvider {
   async generate(req: ChatRequest): Promise<ChatResult> {
     const o = callOptions(this.s, req);
     const call = {
-      model: sdk(this.s, this.s.timeoutMs, req.signal).chatModel(this.model),
+      model: sdk(this.s, this.s.timeoutMs, req.signal, this.model).chatModel(this.model),
       system: req.system,
       messages: req.messages,
       temperature: o.temperature,

@@ -12,6 +12,7 @@ import type { ProviderName } from "../../src/ai/types.ts";
 import { type ChatReply, type ChatScript, chatResponse, type FakeChat, parseChat } from "./fake-chat.ts";
 import { fakeTokens } from "./fake-words.ts";
 import { ollamaChatRules } from "./ollama-rules.ts";
+import { reasoningRefusal } from "./openai-reasoning-rules.ts";
 
 export interface FakeRequest {
   /** e.g. "/api/embed", "/v1/embeddings". */
@@ -81,6 +82,10 @@ export const FAKE_MODELS: Record<string, number> = {
   "fake-chat": 0,
   // A gateway model id: the gateway names models vendor/model.
   "anthropic/claude-haiku-4-5": 0,
+  // OpenAI reasoning models: they refuse max_tokens and temperature (test/support/openai-reasoning-rules.ts).
+  "gpt-5-mini": 0,
+  "o4-mini": 0,
+  "openai/gpt-5.1": 0,
 };
 
 const tokenVectors = new Map<string, Int8Array>();
@@ -229,6 +234,8 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
         state.chats.push(chat);
         const ollamaRefusal = isOpenAI ? null : ollamaChatRules(chat, body);
         if (ollamaRefusal) return ollamaRefusal;
+        const reasoning = isOpenAI ? reasoningRefusal(model, body) : null;
+        if (reasoning) return reasoning;
         if (k.chatDelayMs) await Bun.sleep(k.chatDelayMs);
         const reply = nextReply(chat);
         if (!reply.status && reply.rawBody === undefined && (!model || !(model in FAKE_MODELS)))
