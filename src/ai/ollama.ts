@@ -1,5 +1,5 @@
 import { type ChatResponse, Ollama, type ChatRequest as OllamaChatRequest } from "ollama";
-import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
+import { callOptions, chatResult, DeltaCallbackError, deliver, maxReplyBytes } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
 import { numCtxFor, ollamaPromptTokens } from "./ollama-context.ts";
 import { grammarSafeSchema } from "./ollama-schema.ts";
@@ -70,8 +70,9 @@ export class OllamaChat implements ChatProvider {
   }
 
   async generate(req: ChatRequest): Promise<ChatResult> {
-    const client = new Ollama({ host: this.s.baseUrl, fetch: providerFetch(this.s.timeoutMs, req.signal) });
     const o = callOptions(this.s, req);
+    const limits = { idle: req.onDelta !== undefined, maxBytes: maxReplyBytes(o.maxOutputTokens) };
+    const client = new Ollama({ host: this.s.baseUrl, fetch: providerFetch(this.s.timeoutMs, req.signal, limits) });
     // Before the request: a prompt Ollama would cut is refused here, never sent (src/ai/ollama-context.ts).
     const numCtx = numCtxFor(ollamaPromptTokens(req.system, req.messages), o.maxOutputTokens, this.s.numCtxMax);
     const body = {
