@@ -32,5 +32,7 @@ export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknow
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */
 export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): OpContext {
-  return new OpContext(Vault.open(configFromFlags(flags, extra)));
+  const ctx = new OpContext(Vault.open(configFromFlags(flags, extra)));
+  ctx.caller = { surface: "cli" };
+  return ctx;
 }

@@ -22,7 +22,7 @@ export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
-  mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
+  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string) => Promise<Response>;
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
@@ -64,6 +64,8 @@ interface Exchange {
   route: string;
   /** The client's address, for the failed-authentication throttle. */
   address: string;
+  /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
+  tokenId?: string;
 }
 
 const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
@@ -103,6 +105,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     }
     const wait = rate.take(o.auth ? principal.id : exchange.address);
     if (wait) throw rateLimited("Too many requests for this token.", wait);
+    exchange.tokenId = principal.id;
     return principal.scopes;
   };
 
@@ -147,6 +150,7 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     const scoped = ctx.withScopes(scopes);
+    scoped.caller = { surface: "rest", ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
     if (route.op.ai) {
       // A client that hangs up stops the model call it was waiting for.
@@ -198,9 +202,9 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     .all(
       "/mcp",
       (c) =>
-        guarded(c.request, on("/mcp", c), true, (scopes) => {
+        guarded(c.request, on("/mcp", c), true, (scopes, exchange) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(c.request, scopes);
+          return o.mcp(c.request, scopes, exchange.tokenId);
         }),
       { parse: "none" },
     )

@@ -67,7 +67,12 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const log = new SessionLog(server);
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
-  const contextOf = (extra: Extra) => hub.ctx.withScopes(scopesOf(extra));
+  const contextOf = (extra: Extra) => {
+    const ctx = hub.ctx.withScopes(scopesOf(extra));
+    const tokenId = extra.authInfo?.extra?.token_id;
+    ctx.caller = { surface: "mcp", ...(typeof tokenId === "string" ? { token_id: tokenId } : {}) };
+    return ctx;
+  };
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
   };

@@ -16,6 +16,12 @@ import type { Scope } from "./define.ts";
 
 /** Who caused an index update: a write through indx (which emits its own events) or anything else. */
 export type UpdateOrigin = "write" | "watch" | "full";
+/** The surface a call came through and, over HTTP, the token's id (never the token). */
+export interface Caller {
+  surface: "cli" | "rest" | "mcp";
+  token_id?: string;
+}
+
 export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
 
 /**
@@ -43,6 +49,8 @@ export class OpContext {
   signal: AbortSignal | undefined;
   /** Where an AI operation streams its partial output, when the caller asked for a stream. */
   aiStream: AiStreamSink | undefined;
+  /** Who is calling, for the ai.invocation event: the surface, and the token of a REST or MCP-over-HTTP request. */
+  caller: Caller | undefined;
 
   constructor(
     readonly vault: Vault,

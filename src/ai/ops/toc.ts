@@ -65,7 +65,8 @@ const Input = Type.Object(
         {
           path: VaultPath,
           if_not_exists: Type.Optional(Type.Boolean({ description: "Fail with already_exists rather than replace." })),
-          if_match: Type.Optional(Type.String({ maxLength: 100, description: "Replace only this version of the note." })),
+          // An empty If-Match is refused (as note_write refuses it), never read as "no condition".
+          if_match: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Replace only this version of the note." })),
           frontmatter: Type.Optional(Type.Record(Type.String({ maxLength: INPUT_LIMITS.nameChars }), Type.Unknown(), { maxProperties: 100 })),
         },
         { additionalProperties: false, description: "Also write the result as a note (needs vault:write), through the standard write pipeline." },
@@ -101,14 +102,15 @@ export const aiToc = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<TocOutput> {
-    ctx.ai.chat();
+    // A note's table of contents from its headings needs no model; descriptions and maps of content do.
+    if (input.mode === "moc" || input.include_descriptions === true) ctx.ai.chat();
     const result = input.mode === "note" ? await noteToc(ctx, input) : await mapOfContent(ctx, input);
     if (!input.write) return result;
     const written = await invoke(noteWrite, ctx, {
       path: input.write.path,
       body: result.toc_markdown,
       ...(input.write.frontmatter ? { frontmatter: input.write.frontmatter } : {}),
-      ...(input.write.if_match ? { if_match: input.write.if_match } : {}),
+      ...(input.write.if_match !== undefined ? { if_match: input.write.if_match } : {}),
       ...(input.write.if_not_exists ? { if_not_exists: true } : {}),
     });
     return { ...result, written: { path: written.path, etag: written.etag } };
