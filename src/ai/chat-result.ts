@@ -55,3 +55,19 @@ export function deliver(onDelta: (text: string) => void, text: string): void {
     throw new DeltaCallbackError(err);
   }
 }
+
+/**
+ * Pieces of a stream that arrive together (a burst already in the socket's buffer) are iterated
+ * as microtasks, which never let the event loop turn: a 1 MB answer in 1,000 pieces kept /health
+ * waiting for the whole of it. The returned function, awaited after each piece, gives the loop
+ * a turn whenever the stream has had it for `sliceMs` (docs/decisions.md, "AI replies that cannot
+ * block the server").
+ */
+export function loopTurns(sliceMs = 8): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
+}

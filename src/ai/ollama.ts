@@ -1,5 +1,5 @@
 import { type ChatResponse, Ollama, type ChatRequest as OllamaChatRequest } from "ollama";
-import { callOptions, chatResult, DeltaCallbackError, deliver, maxReplyBytes } from "./chat-result.ts";
+import { callOptions, chatResult, DeltaCallbackError, deliver, loopTurns, maxReplyBytes } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
 import { numCtxFor, ollamaPromptTokens } from "./ollama-context.ts";
 import { grammarSafeSchema } from "./ollama-schema.ts";
@@ -98,8 +98,10 @@ export class OllamaChat implements ChatProvider {
     let text = "";
     let streamed = false;
     let last: ChatResponse | null = null;
+    const turn = loopTurns();
     try {
       for await (const part of parts) {
+        await turn();
         const piece = part.message?.content ?? "";
         if (!part.done) streamed = true;
         if (piece) {

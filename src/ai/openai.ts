@@ -1,6 +1,6 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { embedMany, generateText, type JSONValue, type FinishReason as SdkFinishReason, streamText } from "ai";
-import { callOptions, chatResult, DeltaCallbackError, deliver, maxReplyBytes } from "./chat-result.ts";
+import { callOptions, chatResult, DeltaCallbackError, deliver, loopTurns, maxReplyBytes } from "./chat-result.ts";
 import type { FetchLimits } from "./http.ts";
 import { providerFetch } from "./http.ts";
 import { isReasoningModel, reasoningBody } from "./openai-reasoning.ts";
@@ -108,7 +108,9 @@ export class OpenAIChat implements ChatProvider {
     // The default onError prints to the console, which is the MCP channel of `indx mcp`.
     const res = streamText({ ...call, onError: () => {} });
     let text = "";
+    const turn = loopTurns();
     for await (const part of res.fullStream) {
+      await turn();
       if (part.type === "text-delta") {
         text += part.text;
         deliver(onDelta, part.text);

@@ -48,6 +48,16 @@ export class JsonFieldFollower {
     this.pending = "";
     let out = "";
     for (let i = 0; i < text.length && !this.done; i++) {
+      if (this.following) {
+        // The field's plain run up to the next quote or backslash goes out as one slice.
+        let j = i;
+        while (j < text.length && text.charCodeAt(j) !== 0x22 && text.charCodeAt(j) !== 0x5c) j++;
+        if (j > i) {
+          out += text.slice(i, j);
+          i = j - 1;
+          continue;
+        }
+      }
       const c = text[i]!;
       if (this.inString) {
         if (c === '"') {

@@ -43,6 +43,11 @@ export interface FakeKnobs {
   legacyOllama: boolean;
   /** Chat replies that are not JSON (rerank must fall back). */
   garbageChat: boolean;
+  /**
+   * Hold Ollama chat requests to Ollama's context and grammar rules (test/support/ollama-rules.ts).
+   * false: a lenient server, for benchmarks of an indx from before it sent num_ctx.
+   */
+  ollamaRules: boolean;
   /** An API key the OpenAI routes require (Bearer). null: none. */
   apiKey: string | null;
   /**
@@ -139,6 +144,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     maxBatch: 0,
     legacyOllama: false,
     garbageChat: false,
+    ollamaRules: true,
     apiKey: null,
     synonyms: null,
   };
@@ -232,7 +238,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
       if (path === "/api/chat" || path === "/v1/chat/completions") {
         const chat = parseChat(isOpenAI ? "openai" : "ollama", body, req.headers.get("authorization"));
         state.chats.push(chat);
-        const ollamaRefusal = isOpenAI ? null : ollamaChatRules(chat, body);
+        const ollamaRefusal = isOpenAI || !k.ollamaRules ? null : ollamaChatRules(chat, body);
         if (ollamaRefusal) return ollamaRefusal;
         const reasoning = isOpenAI ? reasoningRefusal(model, body) : null;
         if (reasoning) return reasoning;
