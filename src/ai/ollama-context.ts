@@ -43,7 +43,13 @@ export function numCtxFor(promptTokens: number, maxOutputTokens: number, max: nu
   return Math.min(size, max);
 }
 
-/** The prompt budget of an operation talking to Ollama: what fits beside the longest reply and the template. */
+/**
+ * What operations leave unbudgeted around the passages they count (a style line, "Question:",
+ * the newlines between passages, the estimate of a whole text exceeding the sum of its parts).
+ */
+const UNBUDGETED_TOKENS = 256;
+
+/** The prompt budget of an operation talking to Ollama: what fits beside the longest reply, the template and what operations do not count. */
 export function ollamaInputBudget(numCtxMax: number, maxOutputTokens: number): number {
-  return Math.max(0, numCtxMax - maxOutputTokens - TEMPLATE_TOKENS - 2 * TEMPLATE_TOKENS_PER_MESSAGE);
+  return Math.max(0, numCtxMax - maxOutputTokens - TEMPLATE_TOKENS - 2 * TEMPLATE_TOKENS_PER_MESSAGE - UNBUDGETED_TOKENS);
 }
