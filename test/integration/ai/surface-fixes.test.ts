@@ -185,6 +185,24 @@ describe("what the AI roles are", () => {
   });
 });
 
+describe("an upstream 429", () => {
+  test(
+    "is rate_limited with the provider's Retry-After on REST (HTTP 429 and its header) and the CLI (exit 6), not a 502",
+    async () => {
+      fake.scriptChat({ status: 429, retryAfter: "30" });
+      const res = await s.rest("POST", "/v1/ai/ask", { question: "How do we roll back the release?", cache: false });
+      expect(res.status).toBe(429);
+      expect(res.headers.get("retry-after")).toBe("30");
+      expect(res.body.error).toMatchObject({ code: "rate_limited", details: { retry_after_s: 30, upstream_status: 429 } });
+      fake.scriptChat({ status: 429, retryAfter: "30" });
+      const out = await s.cli(["ai", "ask", "How do we roll back the release?", "--no-cache"]);
+      expect(out.code).toBe(6);
+      expect(out.stderr).toContain("rate_limited");
+    },
+    CLI_TIMEOUT,
+  );
+});
+
 describe("ai.invocation says who caused it", () => {
   const invocations = () =>
     readFileSync(`${sb.dataDir}/events.log`, "utf8")
