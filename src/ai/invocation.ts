@@ -80,6 +80,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         cache_hit: fields.cacheHit,
         ok: fields.ok,
         ...(fields.code ? { error_code: fields.code } : {}),
+        ...(ctx.caller ? { surface: ctx.caller.surface, ...(ctx.caller.token_id ? { token_id: ctx.caller.token_id } : {}) } : {}),
         scope_paths: call.scope.slice(0, 50).map((n) => n.path),
         ...(call.finish ? { applied_paths: written.slice(0, 50) } : {}),
       },

@@ -103,7 +103,7 @@ export class ModelSession {
     sink?.({ type: "ai.usage", usage: { ...this.usage } });
     if (follow && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
     if (result.finish_reason === "length") this.warnOnce("truncated", `The reply hit the output limit of ${this.maxOutputTokens} tokens.`);
-    return { value: result.structured ?? parseJson(result.text), truncated: result.finish_reason === "length" };
+    return { value: result.structured, truncated: result.finish_reason === "length" };
   }
 
   private warnOnce(code: Warning["code"], message: string): void {
@@ -124,25 +124,18 @@ export class ModelSession {
   }
 }
 
-function parseJson(text: string): unknown {
-  // Some models wrap JSON in a Markdown fence even in structured-output mode.
-  const body = text.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1");
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A provider failure as our error, with the provider's status but never its body (it may echo the prompt). */
 function providerFailure(err: unknown, chat: ChatProvider): IndxError {
   if (err instanceof IndxError) return err;
   const e = err instanceof ProviderError ? err : null;
   const code = e?.code ?? "ai_provider_error";
-  return new IndxError(code, e?.message ?? "The chat model failed.", {
+  const message =
+    code === "rate_limited" ? `The chat provider is rate limiting requests${e?.retryAfterS ? `; retry after ${e.retryAfterS} s` : ""}.` : undefined;
+  return new IndxError(code, message ?? e?.message ?? "The chat model failed.", {
     provider: chat.provider,
     model: chat.model,
     ...(e?.status ? { upstream_status: e.status } : {}),
+    ...(e?.retryAfterS ? { retry_after_s: e.retryAfterS } : {}),
     upstream_message: e?.message ?? "unexpected failure",
     ...(code === "ai_unavailable" ? { required_role: "chat" } : {}),
   });

@@ -9,7 +9,7 @@ import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/bui
 import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
 import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
-import type { CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
+import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
@@ -45,7 +45,11 @@ export class App implements OpContext {
   readonly progress: ProgressFn | undefined = undefined;
   readonly aiStream: AiStreamSink | undefined = undefined;
 
-  constructor(readonly vault: Vault) {
+  constructor(
+    readonly vault: Vault,
+    /** Who calls when a call names nobody: the CLI's own commands say "cli". */
+    readonly caller: Caller | undefined = undefined,
+  ) {
     this.connection = new IndexConnection(vault);
   }
 
@@ -189,6 +193,7 @@ class CallContext implements OpContext {
   readonly signal: AbortSignal | undefined;
   readonly progress: ProgressFn | undefined;
   readonly aiStream: AiStreamSink | undefined;
+  readonly caller: Caller | undefined;
 
   constructor(
     private readonly app: App,
@@ -198,6 +203,7 @@ class CallContext implements OpContext {
     this.signal = opts.signal;
     this.progress = opts.progress;
     this.aiStream = opts.aiStream;
+    this.caller = opts.caller ?? app.caller;
     Object.freeze(this);
   }
 

@@ -32,5 +32,5 @@ export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknow
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */
 export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): App {
-  return new App(Vault.open(configFromFlags(flags, extra)));
+  return new App(Vault.open(configFromFlags(flags, extra)), { surface: "cli" });
 }

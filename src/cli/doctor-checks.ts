@@ -9,6 +9,8 @@ import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
+import { probeChat } from "../providers/probe.ts";
+import type { AiSettings } from "../providers/settings.ts";
 import { scanVault } from "../vault/scan.ts";
 import { dataDirError, Vault } from "../vault/vault.ts";
 import { didYouMean } from "./suggest.ts";
@@ -60,6 +62,7 @@ export async function runChecks(flags: Record<string, unknown>, opts: { full?: b
     checks.push(await indexCheck(ctx, opts.full === true));
     checks.push(sqliteVecCheck());
     checks.push(await providerCheck(ctx));
+    checks.push(await chatCheck(ctx));
   } finally {
     ctx.close();
   }
@@ -155,6 +158,32 @@ async function providerCheck(ctx: App): Promise<Check> {
   if (e.state === "incompatible") return fail("provider", `the stored vectors are of another model than ${e.model}`, "indx vault index --reembed");
   if (e.state === "misconfigured") return fail("provider", `${e.provider} is not fully configured`, "indx config get embeddings");
   return ok("provider", `${e.provider} ${e.model} answers${e.probe ? ` (${e.probe.latency_ms} ms)` : ""}; embeddings ${e.state}`);
+}
+
+/** The chat model of the AI operations: configured or not, and whether it answers a one-word request. */
+async function chatCheck(ctx: App): Promise<Check> {
+  let settings: AiSettings;
+  try {
+    settings = ctx.ai.settings();
+  } catch (err) {
+    return fail("chat", toIndxError(err).message, "indx config get ai");
+  }
+  if (!settings.enabled) return ok("chat", "AI is turned off (ai.enabled = false)");
+  if (!settings.chat) return ok("chat", "no chat model configured: the AI operations are off (set INDX_AI_PROVIDER and INDX_AI_MODEL)");
+  const { provider, model } = settings.chat;
+  const probe = await probeChat(ctx.ai.chat());
+  if (probe.ok) return ok("chat", `${provider} ${model} answers (${probe.latency_ms} ms)`);
+  const kind = probe.error?.kind;
+  const fix =
+    kind === "model_missing" && provider === "ollama"
+      ? `ollama pull ${model}`
+      : kind === "auth"
+        ? "check the API key (INDX_OPENAI_API_KEY or INDX_AI_GATEWAY_KEY)"
+        : kind === "model_missing"
+          ? "check the model name (INDX_AI_MODEL)"
+          : "start the provider, or check ai.* and embeddings.*_url with indx config get";
+  const why = (probe.error?.message ?? "does not answer").replace(/^[\w-]+ chat: /, "");
+  return fail("chat", `${provider} ${model}: ${why}`, fix);
 }
 
 async function portCheck(config: Config): Promise<Check> {

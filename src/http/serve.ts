@@ -82,7 +82,7 @@ export async function startServer(ctx: App, opts: ServeOptions): Promise<Running
     adminKey: () => key,
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    mcp: (request, scopes) => mcp.handle(request, scopes),
+    mcp: (request, scopes, tokenId) => mcp.handle(request, scopes, tokenId),
     readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),

@@ -22,7 +22,7 @@ export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
-  mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
+  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string) => Promise<Response>;
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
@@ -64,6 +64,8 @@ interface Exchange {
   route: string;
   /** The client's address, for the failed-authentication throttle. */
   address: string;
+  /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
+  tokenId?: string;
 }
 
 const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
@@ -113,6 +115,7 @@ export function createApp(ctx: App, o: AppOptions) {
     }
     const wait = rate.take(o.auth ? principal.id : exchange.address);
     if (wait) throw rateLimited("Too many requests for this token.", wait);
+    exchange.tokenId = principal.id;
     return principal.scopes;
   };
 
@@ -158,10 +161,11 @@ export function createApp(ctx: App, o: AppOptions) {
     headersToInput(request, route, input);
     // A client that hangs up stops the model call it was waiting for.
     const signal = route.op.ai ? request.signal : undefined;
+    const caller = { surface: "rest" as const, ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
     if (route.op.ai && wantsAiStream(request, input))
-      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink }), input, opts).then((r) => r.result));
-    const scoped = ctx.forCall({ scopes, signal });
+      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller }), input, opts).then((r) => r.result));
+    const scoped = ctx.forCall({ scopes, signal, caller });
     const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
@@ -203,9 +207,9 @@ export function createApp(ctx: App, o: AppOptions) {
     .all(
       "/mcp",
       (c) =>
-        guarded(c.request, on("/mcp", c), true, (scopes) => {
+        guarded(c.request, on("/mcp", c), true, (scopes, exchange) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(c.request, scopes);
+          return o.mcp(c.request, scopes, exchange.tokenId);
         }),
       { parse: "none" },
     )

@@ -96,9 +96,10 @@ export class McpHttpHandler {
     return this.sessions.size;
   }
 
-  async handle(request: Request, scopes: ReadonlySet<Scope>): Promise<Response> {
+  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> {
     if (this.closed) return rpcError(503, -32000, "The server is shutting down.");
-    const authInfo = { token: "", clientId: "indx", scopes: [...scopes] };
+    // The token's id rides along for the ai.invocation event (src/mcp/session.ts); the token itself never does.
+    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId ? { extra: { token_id: tokenId } } : {}) };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const s = this.sessions.get(id);
@@ -126,7 +127,12 @@ export class McpHttpHandler {
     }
   }
 
-  private async open(request: Request, parsedBody: unknown, scopes: ReadonlySet<Scope>, authInfo: { token: string; clientId: string; scopes: string[] }) {
+  private async open(
+    request: Request,
+    parsedBody: unknown,
+    scopes: ReadonlySet<Scope>,
+    authInfo: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> },
+  ) {
     const session = await createSession(this.hub, { scopes: new Set(scopes) });
     let entry: HttpSession | null = null;
     const transport: TrackedTransport = new TrackedTransport({

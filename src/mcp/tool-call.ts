@@ -4,6 +4,7 @@ import type { AiStreamSink } from "../ai/stream.ts";
 import type { App } from "../app/context.ts";
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
+import type { Caller } from "../ops/context.ts";
 import type { Operation, Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { resultText } from "./content.ts";
@@ -16,6 +17,8 @@ import { ReplayCache } from "./replay.ts";
 export interface CallEnv {
   app: App;
   scopes: ReadonlySet<Scope>;
+  /** The surface and the token's id, for the ai.invocation event. */
+  caller?: Caller;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total?: number, message?: string) => Promise<void>;
   /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
@@ -108,6 +111,7 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   const progress = env.progress ? throttledProgress(env.progress) : null;
   const ctx = env.app.forCall({
     scopes: env.scopes,
+    caller: env.caller,
     signal: env.signal,
     progress: progress?.fn,
     aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,

@@ -13,6 +13,12 @@ import type { Scope } from "./define.ts";
 
 /** Who caused an index update: a write through indx (which emits its own events) or anything else. */
 export type UpdateOrigin = "write" | "watch" | "full";
+/** The surface a call came through and, over HTTP, the token's id (never the token). */
+export interface Caller {
+  surface: "cli" | "rest" | "mcp";
+  token_id?: string;
+}
+
 export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
 
 /** What one call brings besides its input: who calls, and where its progress, stream and cancellation go. */
@@ -25,6 +31,8 @@ export interface CallOptions {
   progress?: ProgressFn;
   /** Where an AI operation streams its partial output, when the caller asked for a stream. */
   aiStream?: AiStreamSink;
+  /** Who calls: the surface and, over HTTP, the token's id (the ai.invocation event names them). */
+  caller?: Caller;
 }
 
 /**
@@ -39,6 +47,7 @@ export interface OpContext {
   readonly signal: AbortSignal | undefined;
   readonly progress: ProgressFn | undefined;
   readonly aiStream: AiStreamSink | undefined;
+  readonly caller: Caller | undefined;
   /** The open index; throws index_missing / index_incompatible with the command that fixes it. */
   readonly index: IndexStore;
   /** The write pipeline; one per vault per process, so its locks see every writer here. */

@@ -1,4 +1,5 @@
 import { costUsd } from "./pricing.ts";
+import { parseReplyJson } from "./reply-json.ts";
 import type { ChatSettings } from "./settings.ts";
 import type { ChatRequest, ChatResult, FinishReason } from "./types.ts";
 
@@ -11,6 +12,13 @@ export function callOptions(s: ChatSettings, req: ChatRequest): { temperature: n
   };
 }
 
+/**
+ * The most bytes a chat reply may take on the wire: generous for the output cap (a streamed token
+ * costs a few hundred bytes of SSE or NDJSON framing), so only a server that sends far more than
+ * it was asked for reaches it (docs/decisions.md, "AI replies that cannot block the server").
+ */
+export const maxReplyBytes = (maxOutputTokens: number): number => Math.min(64 * 1024 * 1024, Math.max(4 * 1024 * 1024, maxOutputTokens * 1024));
+
 export interface RawReply {
   text: string;
   inputTokens: number | undefined;
@@ -22,7 +30,7 @@ export interface RawReply {
 export function chatResult(s: ChatSettings, req: ChatRequest, r: RawReply): ChatResult {
   const input = r.inputTokens ?? 0;
   const output = r.outputTokens ?? 0;
-  const structured = req.jsonSchema ? parseJson(r.text) : undefined;
+  const structured = req.jsonSchema ? parseReplyJson(r.text) : undefined;
   return {
     text: r.text,
     ...(structured === undefined ? {} : { structured }),
@@ -30,21 +38,6 @@ export function chatResult(s: ChatSettings, req: ChatRequest, r: RawReply): Chat
     finish_reason: r.finish,
     streamed: r.streamed,
   };
-}
-
-/** The reply as JSON, also when a model wrapped it in prose or a code fence; undefined when it is not JSON. */
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    const m = /\{[\s\S]*\}/.exec(text);
-    if (!m) return undefined;
-    try {
-      return JSON.parse(m[0]);
-    } catch {
-      return undefined;
-    }
-  }
 }
 
 /**
@@ -61,4 +54,20 @@ export function deliver(onDelta: (text: string) => void, text: string): void {
   } catch (err) {
     throw new DeltaCallbackError(err);
   }
+}
+
+/**
+ * Pieces of a stream that arrive together (a burst already in the socket's buffer) are iterated
+ * as microtasks, which never let the event loop turn: a 1 MB answer in 1,000 pieces kept /health
+ * waiting for the whole of it. The returned function, awaited after each piece, gives the loop
+ * a turn whenever the stream has had it for `sliceMs` (docs/decisions.md, "AI replies that cannot
+ * block the server").
+ */
+export function loopTurns(sliceMs = 8): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
 }

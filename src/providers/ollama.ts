@@ -1,6 +1,8 @@
 import { type ChatResponse, Ollama, type ChatRequest as OllamaChatRequest } from "ollama";
-import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
+import { callOptions, chatResult, DeltaCallbackError, deliver, loopTurns, maxReplyBytes } from "./chat-result.ts";
 import { providerFetch } from "./http.ts";
+import { numCtxFor, ollamaPromptTokens } from "./ollama-context.ts";
+import { grammarSafeSchema } from "./ollama-schema.ts";
 import type { ChatSettings, EmbeddingsSettings } from "./settings.ts";
 import {
   type ChatProvider,
@@ -68,13 +70,16 @@ export class OllamaChat implements ChatProvider {
   }
 
   async generate(req: ChatRequest): Promise<ChatResult> {
-    const client = new Ollama({ host: this.s.baseUrl, fetch: providerFetch(this.s.timeoutMs, req.signal) });
     const o = callOptions(this.s, req);
+    const limits = { idle: req.onDelta !== undefined, maxBytes: maxReplyBytes(o.maxOutputTokens) };
+    const client = new Ollama({ host: this.s.baseUrl, fetch: providerFetch(this.s.timeoutMs, req.signal, limits) });
+    // Before the request: a prompt Ollama would cut is refused here, never sent (src/providers/ollama-context.ts).
+    const numCtx = numCtxFor(ollamaPromptTokens(req.system, req.messages), o.maxOutputTokens, this.s.numCtxMax);
     const body = {
       model: this.model,
       messages: [{ role: "system", content: req.system }, ...req.messages],
-      ...(req.jsonSchema ? { format: req.jsonSchema } : {}),
-      options: { temperature: o.temperature, seed: o.seed, num_predict: o.maxOutputTokens },
+      ...(req.jsonSchema ? { format: grammarSafeSchema(req.jsonSchema) } : {}),
+      options: { temperature: o.temperature, seed: o.seed, num_predict: o.maxOutputTokens, num_ctx: numCtx },
     };
     try {
       if (req.onDelta) return await this.stream(client, body, req, req.onDelta);
@@ -93,8 +98,10 @@ export class OllamaChat implements ChatProvider {
     let text = "";
     let streamed = false;
     let last: ChatResponse | null = null;
+    const turn = loopTurns();
     try {
       for await (const part of parts) {
+        await turn();
         const piece = part.message?.content ?? "";
         if (!part.done) streamed = true;
         if (piece) {

@@ -1,7 +1,9 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
-import { embedMany, generateText, jsonSchema, NoObjectGeneratedError, Output, type FinishReason as SdkFinishReason, streamText } from "ai";
-import { callOptions, chatResult, DeltaCallbackError, deliver } from "./chat-result.ts";
+import { embedMany, generateText, type JSONValue, type FinishReason as SdkFinishReason, streamText } from "ai";
+import { callOptions, chatResult, DeltaCallbackError, deliver, loopTurns, maxReplyBytes } from "./chat-result.ts";
+import type { FetchLimits } from "./http.ts";
 import { providerFetch } from "./http.ts";
+import { isReasoningModel, reasoningBody } from "./openai-reasoning.ts";
 import type { ChatSettings, EmbeddingsSettings, Endpoint } from "./settings.ts";
 import {
   type ChatProvider,
@@ -19,14 +21,15 @@ import {
  * Any OpenAI-compatible endpoint (OpenAI, the Vercel AI Gateway, LM Studio, vLLM, llama.cpp,
  * Ollama's /v1) through the AI SDK. Streams ask for the final usage chunk (stream_options).
  */
-function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal) {
+function sdk(e: Endpoint, timeoutMs: number, signal?: AbortSignal, chatModel?: string, limits?: FetchLimits) {
   return createOpenAICompatible({
     name: "indx",
     baseURL: e.baseUrl,
     ...(e.apiKey ? { apiKey: e.apiKey } : {}),
     supportsStructuredOutputs: true,
     includeUsage: true,
-    fetch: providerFetch(timeoutMs, signal),
+    fetch: providerFetch(timeoutMs, signal, limits),
+    ...(chatModel && isReasoningModel(chatModel) ? { transformRequestBody: reasoningBody } : {}),
   });
 }
 
@@ -68,8 +71,9 @@ export class OpenAIChat implements ChatProvider {
 
   async generate(req: ChatRequest): Promise<ChatResult> {
     const o = callOptions(this.s, req);
+    const limits = { idle: req.onDelta !== undefined, maxBytes: maxReplyBytes(o.maxOutputTokens) };
     const call = {
-      model: sdk(this.s, this.s.timeoutMs, req.signal).chatModel(this.model),
+      model: sdk(this.s, this.s.timeoutMs, req.signal, this.model, limits).chatModel(this.model),
       system: req.system,
       messages: req.messages,
       temperature: o.temperature,
@@ -77,8 +81,11 @@ export class OpenAIChat implements ChatProvider {
       maxOutputTokens: o.maxOutputTokens,
       maxRetries: 0,
       abortSignal: req.signal,
-      ...(req.jsonSchema ? { output: Output.object({ schema: jsonSchema(req.jsonSchema) }) } : {}),
-      ...(req.strictSchema === false ? { providerOptions: { openaiCompatible: { strictJsonSchema: false } } } : {}),
+      // The schema goes as the request's response_format, not as the SDK's `output`: with an output
+      // the SDK re-parses the whole reply as partial JSON on every streamed delta, which is
+      // quadratic in the reply (a deeply nested one blocked the server for seconds); the reply is
+      // parsed once, bounded, in chatResult (docs/decisions.md, "AI replies that cannot block the server").
+      ...(req.jsonSchema ? { providerOptions: { indx: { response_format: responseFormat(req.jsonSchema, req.strictSchema !== false) } } } : {}),
     };
     try {
       if (req.onDelta) return await this.stream(call, req, req.onDelta);
@@ -92,16 +99,6 @@ export class OpenAIChat implements ChatProvider {
       });
     } catch (err) {
       if (err instanceof DeltaCallbackError) throw err.error;
-      // A reply that does not parse (prose, or JSON cut off at the token cap) is still a reply:
-      // the caller sees its text, its finish reason and no `structured`, as with Ollama.
-      if (NoObjectGeneratedError.isInstance(err) && typeof err.text === "string")
-        return chatResult(this.s, req, {
-          text: err.text,
-          inputTokens: err.usage?.inputTokens,
-          outputTokens: err.usage?.outputTokens,
-          finish: finishReason(err.finishReason ?? "stop"),
-          streamed: false,
-        });
       throw classifyError(unwrap(err), `${this.provider} chat`);
     }
   }
@@ -111,7 +108,9 @@ export class OpenAIChat implements ChatProvider {
     // The default onError prints to the console, which is the MCP channel of `indx mcp`.
     const res = streamText({ ...call, onError: () => {} });
     let text = "";
+    const turn = loopTurns();
     for await (const part of res.fullStream) {
+      await turn();
       if (part.type === "text-delta") {
         text += part.text;
         deliver(onDelta, part.text);
@@ -130,6 +129,13 @@ export class OpenAIChat implements ChatProvider {
   }
 }
 
+/** Structured outputs as OpenAI's chat completions take them (and as the AI SDK would have sent them). */
+function responseFormat(schema: Record<string, unknown>, strict: boolean): JSONValue {
+  // The schema is plain JSON (src/ai/provider-schema.ts), which the type cannot know. `strict` is
+  // false only for a schema OpenAI's strict mode cannot take (src/ai/session.ts).
+  return { type: "json_schema", json_schema: { schema: schema as JSONValue, strict, name: "response" } };
+}
+
 /** Tool calls and "other" never end a reply we asked for (no tools are offered), so they count as a stop. */
 function finishReason(r: SdkFinishReason): FinishReason {
   if (r === "length") return "length";
@@ -142,11 +148,13 @@ function finishReason(r: SdkFinishReason): FinishReason {
 function unwrap(err: unknown): unknown {
   let e = err as { lastError?: unknown; cause?: unknown; statusCode?: number; responseBody?: string; message?: string } | undefined;
   for (let i = 0; i < 4 && e; i++) {
+    // Ours first: a body our fetch failed (timeout, size) reaches here wrapped in an error of status 200.
+    if (e instanceof ProviderError) return e;
+    if (e.cause instanceof ProviderError) return e.cause;
     if (typeof e.statusCode === "number") {
       const body = typeof e.responseBody === "string" ? e.responseBody : "";
       return { status: e.statusCode, message: /model/i.test(body) && e.statusCode === 404 ? "model not found" : (e.message ?? "") };
     }
-    if ((e as { name?: string }).name === "ProviderError") return e;
     e = (e.lastError ?? e.cause) as typeof e;
   }
   return err;

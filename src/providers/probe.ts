@@ -1,4 +1,4 @@
-import type { EmbeddingProvider } from "./types.ts";
+import type { ChatProvider, EmbeddingProvider } from "./types.ts";
 import { classifyError } from "./types.ts";
 
 export interface ProbeResult {
@@ -18,5 +18,26 @@ export async function probeEmbeddings(provider: EmbeddingProvider, timeoutMs = 5
   } catch (err) {
     const e = classifyError(err, `${provider.provider} ${provider.model}`);
     return { ok: false, dimension: null, latency_ms: Math.round(performance.now() - started), error: { kind: e.kind, message: e.message } };
+  }
+}
+
+/**
+ * Asks the chat model for a one-word reply (a few tokens, so a paid model costs a fraction of a
+ * cent): whether the server answers, has the model and takes the credentials. Any reply counts,
+ * also an empty one cut at the cap (a reasoning model may spend the cap thinking).
+ */
+export async function probeChat(provider: ChatProvider, timeoutMs = 10_000): Promise<Omit<ProbeResult, "dimension">> {
+  const started = performance.now();
+  try {
+    await provider.generate({
+      system: "Reply with the single word OK.",
+      messages: [{ role: "user", content: "ping" }],
+      maxOutputTokens: 16,
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    return { ok: true, latency_ms: Math.round(performance.now() - started), error: null };
+  } catch (err) {
+    const e = classifyError(err, `${provider.provider} ${provider.model}`);
+    return { ok: false, latency_ms: Math.round(performance.now() - started), error: { kind: e.kind, message: e.message } };
   }
 }

@@ -1,5 +1,6 @@
 import type { Config } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
+import { ollamaInputBudget } from "./ollama-context.ts";
 import { type ModelPrice, modelPrice, parsePrices } from "./pricing.ts";
 import type { EmbeddingsProviderName, ProviderName } from "./types.ts";
 
@@ -31,6 +32,8 @@ export interface ChatSettings extends Endpoint {
   /** A hard cap: a request may ask for fewer tokens, never more. */
   maxOutputTokens: number;
   price: ModelPrice;
+  /** Ollama only: the largest num_ctx a call may ask for (ai.ollama_num_ctx_max; src/providers/ollama-context.ts). */
+  numCtxMax: number;
   /** Tests only: record exchanges as fixtures, or answer from them (src/providers/record-replay.ts). */
   fixtures: { mode: "record" | "replay"; dir: string | null } | null;
 }
@@ -130,6 +133,7 @@ export function chatSettings(config: Config): ChatSettings | null {
     temperature: temperature(config),
     maxOutputTokens: maxOutputTokens(config),
     price: modelPrice(provider, model, parsePrices(config.list("ai.prices"))),
+    numCtxMax: numCtxMax(config),
     fixtures: fixtures(config),
   };
 }
@@ -138,11 +142,14 @@ export const aiEnabled = (config: Config): boolean => config.get("ai.enabled") !
 
 /** Everything the AI runtime is configured with. Throws validation_failed on a half configuration. */
 export function aiSettings(config: Config): AiSettings {
+  const chat = chatSettings(config);
+  const maxInput = clamp(config.int("ai.max_input_tokens"), 256, 10_000_000);
   return {
     enabled: aiEnabled(config),
-    chat: chatSettings(config),
+    chat,
     embeddings: embeddingsSettings(config),
-    maxInputTokens: clamp(config.int("ai.max_input_tokens"), 256, 10_000_000),
+    // Ollama cuts a prompt longer than its context silently: operations budget to what fits.
+    maxInputTokens: chat?.provider === "ollama" ? Math.min(maxInput, ollamaInputBudget(chat.numCtxMax, maxOutputTokens(config))) : maxInput,
     maxOutputTokens: maxOutputTokens(config),
     temperature: temperature(config),
     allowGlobs: config.list("ai.allow_globs"),
@@ -165,6 +172,7 @@ export function aiRoles(s: AiSettings): AiRoles {
 
 const timeoutMs = (config: Config) => clamp(config.int("ai.timeout_ms"), 100, 600_000);
 const temperature = (config: Config) => Math.min(2, config.num("ai.temperature") ?? 0);
+const numCtxMax = (config: Config) => clamp(config.int("ai.ollama_num_ctx_max"), 2048, 1_048_576);
 const maxOutputTokens = (config: Config) => clamp(config.int("ai.max_output_tokens"), 16, 1_000_000);
 
 function fixtures(config: Config): ChatSettings["fixtures"] {

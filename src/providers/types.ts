@@ -76,6 +76,8 @@ export type ProviderErrorKind =
   | "server"
   /** The reply did not have the expected shape (count, dimensions, numbers). */
   | "bad_response"
+  /** The reply was larger, or its JSON nested deeper, than indx reads (src/providers/http.ts, src/providers/chat-result.ts). */
+  | "reply_too_large"
   /** Another 4xx. */
   | "rejected"
   /** AI_TEST_REPLAY found no recorded exchange for the request. */
@@ -87,6 +89,8 @@ export class ProviderError extends Error {
     readonly kind: ProviderErrorKind,
     message: string,
     readonly status?: number,
+    /** rate_limited: the provider's Retry-After, in seconds, when it sent one. */
+    readonly retryAfterS?: number,
   ) {
     super(message);
     this.name = "ProviderError";
@@ -99,9 +103,11 @@ export class ProviderError extends Error {
   /**
    * The one rule that turns a provider failure into our error code (docs/contracts.md, "Errors"):
    * a provider that is not there, does not answer in time or lacks the model is unavailable
-   * (503: the fix is on the operator's side); anything it answered wrongly is a provider error (502).
+   * (503: the fix is on the operator's side); one that rate limits us is rate_limited (429, with
+   * its Retry-After: the caller only has to wait); anything it answered wrongly is a provider error (502).
    */
-  get code(): "ai_unavailable" | "ai_provider_error" {
+  get code(): "ai_unavailable" | "ai_provider_error" | "rate_limited" {
+    if (this.kind === "rate_limited") return "rate_limited";
     const unavailable = this.kind === "unreachable" || this.kind === "timeout" || this.kind === "model_missing" || this.kind === "replay_miss";
     return unavailable ? "ai_unavailable" : "ai_provider_error";
   }

@@ -22,6 +22,8 @@ export interface ChatReply {
   usage?: { input: number; output: number };
   /** Answer with this HTTP status and the protocol's error body. */
   status?: number;
+  /** With status (a 429): the Retry-After header sent. */
+  retryAfter?: string;
   /** Answer with this body instead of a protocol reply (e.g. an HTML error page); status 200 unless set. */
   rawBody?: string;
   /** Wait this long before answering, ms. */
@@ -100,7 +102,7 @@ export async function chatResponse(chat: FakeChat, reply: ChatReply, signal: Abo
       chat.protocol === "openai"
         ? { error: { message: "the fake server was scripted to fail", type: "server_error", code: null } }
         : { error: "the fake server was scripted to fail" },
-      { status: reply.status },
+      { status: reply.status, ...(reply.retryAfter ? { headers: { "retry-after": reply.retryAfter } } : {}) },
     );
   const value = reply.content ?? defaultContent(chat.schema, lastUserMessage(chat));
   const content = typeof value === "string" ? value : JSON.stringify(value);

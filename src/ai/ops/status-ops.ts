@@ -5,11 +5,20 @@ import { Nullable } from "../../ops/schemas.ts";
 import type { AiSettings } from "../../providers/settings.ts";
 
 const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String() }));
+const EmbeddingsRole = Nullable(
+  Type.Object({
+    provider: Type.String(),
+    model: Type.String(),
+    dimension: Nullable(
+      Type.Integer({ description: "Dimension of the vectors stored for this model; null before any are (vault_status probes the provider)." }),
+    ),
+  }),
+);
 
 const Output = Type.Object({
   enabled: Type.Boolean({ description: "false: ai.enabled is off or no model is configured; no AI tool is offered." }),
   chat: Role,
-  embeddings: Role,
+  embeddings: EmbeddingsRole,
   operations: Type.Array(Type.String(), { description: "The AI operations this vault can run now." }),
   limits: Type.Object({
     max_input_tokens: Type.Integer(),
@@ -72,7 +81,7 @@ export const aiStatus = defineOp({
     return {
       enabled,
       chat: role(settings.chat),
-      embeddings: role(settings.embeddings),
+      embeddings: settings.embeddings ? { ...role(settings.embeddings)!, dimension: storedDimension(ctx) } : null,
       operations: enabled ? ["ai_status", ...(settings.chat ? CHAT_OPS : []), ...EITHER_OPS] : [],
       limits: {
         max_input_tokens: settings.maxInputTokens,
@@ -91,6 +100,18 @@ export const aiStatus = defineOp({
   },
   summary: (o) => (o.enabled ? `AI on: chat ${o.chat ? `${o.chat.provider}/${o.chat.model}` : "none"}; ${o.operations.length} operations` : "AI off"),
 });
+
+/** The dimension of the stored vectors when they are the configured model's (no provider call: ai_status is cheap). */
+function storedDimension(ctx: OpContext): number | null {
+  try {
+    const settings = ctx.embeddings.settings();
+    const store = ctx.embeddings.vectors(false);
+    const stored = store?.identity();
+    return settings && stored && !store!.mismatch(settings) ? stored.dim : null;
+  } catch {
+    return null;
+  }
+}
 
 function off(): Static<typeof Output> {
   return {

@@ -177,9 +177,41 @@ describe.each(["ollama", "openai", "vercel-ai-gateway"] as const)("chat provider
     fake.scriptChat({ hang: true }, { content: "slow", chunks: 3, chunkDelayMs: 5_000 });
     const started = performance.now();
     expect(await failure(provider(name, { INDX_AI_TIMEOUT_MS: "300" }).generate(ask("q")))).toMatchObject({ kind: "timeout", code: "ai_unavailable" });
-    // The timeout covers the whole reply, not only its first byte.
+    // A stream that falls silent longer than the timeout is cut, however long ago it started.
     expect(await failure(provider(name, { INDX_AI_TIMEOUT_MS: "300" }).generate(ask("q", { onDelta: () => {} })))).toMatchObject({ kind: "timeout" });
     expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  test("a stream is timed by its silences, not its length: one that keeps coming past the timeout is not cut", async () => {
+    fake.scriptChat({ content: "a long answer that keeps coming", chunks: 6, chunkDelayMs: 250 });
+    const deltas: string[] = [];
+    const res = await provider(name, { INDX_AI_TIMEOUT_MS: "1000" }).generate(ask("q", { onDelta: (d) => deltas.push(d) }));
+    expect(res.text).toBe("a long answer that keeps coming");
+    expect(deltas.length).toBeGreaterThan(1);
+  });
+
+  test("a reply larger than indx reads is reply_too_large (ai_provider_error), and the rest is never read", async () => {
+    const huge = "x".repeat(5 * 1024 * 1024);
+    for (const stream of [false, true]) {
+      fake.scriptChat({ content: huge, chunks: 100 });
+      const err = await failure(provider(name).generate(ask("q", stream ? { onDelta: () => {} } : {})));
+      expect(err).toMatchObject({ kind: "reply_too_large", code: "ai_provider_error" });
+    }
+  });
+
+  test("a reply nested deeper than any reply schema is reply_too_large, streamed or not", async () => {
+    const deep = `{"answer":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    for (const stream of [false, true]) {
+      fake.scriptChat({ content: deep, chunks: 50 });
+      const err = await failure(provider(name).generate(ask("q", { jsonSchema: ANSWER_SCHEMA, ...(stream ? { onDelta: () => {} } : {}) })));
+      expect(err).toMatchObject({ kind: "reply_too_large", code: "ai_provider_error" });
+    }
+  });
+
+  test("a 429 is rate_limited with the provider's Retry-After", async () => {
+    fake.scriptChat({ status: 429, retryAfter: "17" });
+    const err = await failure(provider(name).generate(ask("q")));
+    expect(err).toMatchObject({ kind: "rate_limited", code: "rate_limited", retryAfterS: 17 });
   });
 
   test("the caller's signal cancels a call, before and during a stream", async () => {

@@ -114,6 +114,8 @@ describe("ai_metadata", () => {
     const bad = [
       [{ key: "s", type: "enum" }],
       [{ key: "c", type: "string", pattern: "([" }],
+      // A backreference: the linear-time engine the patterns run in cannot match it (src/ai/linear-regex.ts).
+      [{ key: "c", type: "string", pattern: "^(\\w)\\1$" }],
       [
         { key: "a", type: "string" },
         { key: "a", type: "number" },

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
 import { IndxError } from "../../../core/errors.ts";
+import { ajvLinearRegExp } from "../../linear-regex.ts";
 import { type SchemaProblem, SUPPORTED_FORMATS, subsetProblems } from "./schema-subset.ts";
 
 /** Validator errors reported for one value: enough to see what is wrong, never a wall of text. */
@@ -17,7 +18,8 @@ let shared: Ajv2020 | null = null;
  */
 function validator(): Ajv2020 {
   if (!shared) {
-    shared = new Ajv2020({ allErrors: true, strict: false });
+    // Patterns run in a linear-time engine: they are matched against what a model wrote (src/ai/linear-regex.ts).
+    shared = new Ajv2020({ allErrors: true, strict: false, code: { regExp: ajvLinearRegExp } });
     addFormats(shared, [...SUPPORTED_FORMATS]);
   }
   return shared;

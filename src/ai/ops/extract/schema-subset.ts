@@ -5,6 +5,8 @@
  * small common core anyway. Size and nesting are bounded because the schema goes into every prompt.
  */
 
+import { linearPatternProblem } from "../../linear-regex.ts";
+
 export interface SchemaProblem {
   /** JSON Pointer into the caller's schema. */
   path: string;
@@ -140,8 +142,10 @@ class SubsetWalk {
     try {
       new RegExp(value, "u");
     } catch {
-      this.add(at, "The pattern is not a valid regular expression (ECMAScript, with the u flag).");
+      return this.add(at, "The pattern is not a valid regular expression (ECMAScript, with the u flag).");
     }
+    const problem = linearPatternProblem(value);
+    if (problem) this.add(at, problem);
   }
 
   private ref(value: string, at: string): void {

@@ -2,6 +2,7 @@ import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { IndxError } from "../../../core/errors.ts";
 import { INPUT_LIMITS } from "../../../ops/schemas.ts";
 import { ModelCitation } from "../../citations.ts";
+import { compileLinear, type LinearPattern, linearPatternProblem } from "../../linear-regex.ts";
 
 const SCALAR_TYPES = [
   Type.Literal("string"),
@@ -51,12 +52,16 @@ export function checkFieldSpecs(specs: readonly FieldSpec[]): void {
   });
 }
 
-function compile(pattern: string, field = "pattern"): RegExp {
+/** A field's pattern, for matching what the model wrote: in the linear-time engine (src/ai/linear-regex.ts), never a backtracking one. */
+function compile(pattern: string, field = "pattern"): LinearPattern {
   try {
-    return new RegExp(pattern, "u");
+    new RegExp(pattern, "u");
   } catch {
     throw new IndxError("validation_failed", `${field}: the pattern is not a valid regular expression.`, { field });
   }
+  const problem = linearPatternProblem(pattern);
+  if (problem) throw new IndxError("validation_failed", `${field}: ${problem}`, { field });
+  return compileLinear(pattern);
 }
 
 function scalarSchema(type: ScalarType, spec: FieldSpec): TSchema {

@@ -53,7 +53,8 @@ export const Input = Type.Object(
         {
           path: VaultPath,
           if_not_exists: Type.Optional(Type.Boolean({ description: "Fail with already_exists rather than replace." })),
-          if_match: Type.Optional(Type.String({ maxLength: 100, description: "Replace only this version of the note." })),
+          // An empty If-Match is refused (as note_write refuses it), never read as "no condition".
+          if_match: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Replace only this version of the note." })),
           frontmatter: Type.Optional(Type.Record(Type.String({ maxLength: INPUT_LIMITS.nameChars }), Type.Unknown(), { maxProperties: 100 })),
         },
         { additionalProperties: false, description: "Also write the result as a note (needs vault:write), through the standard write pipeline." },

@@ -28,14 +28,15 @@ export const aiToc = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<TocOutput> {
-    ctx.ai.chat();
+    // A note's table of contents from its headings needs no model; descriptions and maps of content do.
+    if (input.mode === "moc" || input.include_descriptions === true) ctx.ai.chat();
     const result = input.mode === "note" ? await noteToc(ctx, input) : await mapOfContent(ctx, input);
     if (!input.write) return result;
     const written = await invoke(noteWrite, ctx, {
       path: input.write.path,
       body: result.toc_markdown,
       ...(input.write.frontmatter ? { frontmatter: input.write.frontmatter } : {}),
-      ...(input.write.if_match ? { if_match: input.write.if_match } : {}),
+      ...(input.write.if_match !== undefined ? { if_match: input.write.if_match } : {}),
       ...(input.write.if_not_exists ? { if_not_exists: true } : {}),
     });
     return { ...result, written: { path: written.path, etag: written.etag } };
