@@ -144,9 +144,14 @@ function words(text: string): string[] {
     .map(stem);
 }
 
+/**
+ * Truncation stemming: common endings off, then the first six letters, so "deployment" meets
+ * "deploy" and "configuration" meets "configure". Lenient on purpose: it decides whether a word
+ * was drawn from the passages, and a paraphrase in the passages' words should pass.
+ */
 function stem(w: string): string {
   if (/\d/u.test(w)) return w;
-  return w.replace(/(?:ing|ed|es|s|ly)$/u, "").slice(0, 7);
+  return w.replace(/(?:ing|ed|es|s|ly)$/u, "").slice(0, 6);
 }
 
 /**

@@ -64,7 +64,7 @@ const otherThan = (qs: Quotable[], q: Quotable) => qs.find((x) => x.passage !== 
 /** Latin letters swapped for Cyrillic look-alikes. */
 const confusable = (s: string) => s.replace(/a/g, "а").replace(/e/g, "е").replace(/o/g, "о");
 
-type Op = "ask" | "summarize" | "map-reduce" | "toc" | "moc" | "tag";
+type Op = "ask" | "summarize" | "map-reduce" | "toc" | "moc" | "moc-topic" | "tag";
 
 interface Case {
   name: string;
@@ -265,10 +265,19 @@ const CASES: Case[] = [
     reply: (chat, qs) => ({
       groups: [...chat.text.matchAll(/<group key="([^"]+)">/g)].map((m) => ({
         key: m[1]!,
-        title: "Group",
+        title: "FABRICATED hunter2 group",
         items: qs.map((q) => ({ passage: q.passage, description: "FABRICATED hunter2 note.", citations: [cite(q)] })),
       })),
     }),
+  },
+  {
+    name: "moc: topic names that lie",
+    op: "moc-topic",
+    keeps: true,
+    reply: (chat, qs) =>
+      chat.system.includes("Group the notes into topics")
+        ? { topics: [{ title: "FABRICATED hunter2 topic", passages: [...new Set(qs.map((q) => q.passage))] }] }
+        : { groups: [...chat.text.matchAll(/<group key="([^"]+)">/g)].map((m) => ({ key: m[1]!, title: "hunter2-zebra", items: [] })) },
   },
 
   // ai_tag: a rationale is prose too.
@@ -353,6 +362,13 @@ function call(op: Op): { tool: string; route: string; input: Record<string, unkn
         route: "/v1/ai/toc",
         input: { mode: "note", path: "Reference/Runbook.md", include_descriptions: true, cache: false },
         argv: ["ai", "toc", "--note", "Reference/Runbook.md", "--descriptions", "--no-cache", "--stream"],
+      };
+    case "moc-topic":
+      return {
+        tool: "ai_toc",
+        route: "/v1/ai/toc",
+        input: { mode: "moc", scope: { kind: "glob", path_glob: "Reference/**" }, group_by: "topic", cache: false },
+        argv: ["ai", "toc", "--scope-glob", "Reference/**", "--group-by", "topic", "--no-cache", "--stream"],
       };
     case "tag":
       return {

@@ -104,3 +104,10 @@ describe("the compact passage format", () => {
     expect(parsePassages(rendered).map((p) => p.id)).toEqual(["P1", "P2"]);
   });
 });
+
+describe("claims in other words of the passages", () => {
+  test("a paraphrase that reuses the passages' words in other forms is supported", () => {
+    const cited = "Deploying the configuration requires a reviewed rollback plan.";
+    expect(supported("The deployment of a configured rollback plan needs review.", cited, false)).toBe(true);
+  });
+});

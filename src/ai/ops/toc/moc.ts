@@ -8,7 +8,7 @@ import { type Citation, uniqueCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
-import { SegmentGrounder } from "../../segments.ts";
+import { rationalesDropped, SegmentGrounder, supported } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { notesInScope, pinned, requireFits, streamText, uniqueWarnings } from "../grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
@@ -78,7 +78,7 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
           citations.push(...kept.citations);
         }
         tree.push({
-          title: answered?.title.trim() || group.key,
+          title: groundedTitle(answered?.title, group.members, group.key, warnings),
           children: group.members.map((m) => ({ title: m.title, path: m.path, ...(described.has(m.path) ? { description: described.get(m.path)! } : {}) })),
         });
       }
@@ -147,7 +147,7 @@ async function topicGroups(session: ModelSession, items: Item[]): Promise<Map<st
     const members = topic.passages.map((id) => byId.get(id.trim().toUpperCase())).filter((i): i is Item => i !== undefined && !placed.has(i.path));
     if (!members.length) continue;
     for (const m of members) placed.add(m.path);
-    groups.set(topic.title.trim() || `Topic ${groups.size + 1}`, members);
+    groups.set(groundedTitle(topic.title, members, `Topic ${groups.size + 1}`, []), members);
   }
   const rest = items.filter((i) => !placed.has(i.path));
   if (rest.length) groups.set("Other", rest);
@@ -166,4 +166,18 @@ function mocPrompt(groups: { key: string; members: Item[] }[], describe: boolean
  */
 function headingText(title: string): string {
   return title.replace(/(^|\s)#+(?=[^\s#])/g, "$1").trim() || title.replace(/#/g, "").trim() || "Untitled";
+}
+
+/**
+ * A group's title is prose the model wrote: kept when its words come from the notes it names
+ * (src/ai/segments.ts, as any claim), else the group's own key stands in (docs/decisions.md,
+ * "Claim-level grounding").
+ */
+function groundedTitle(title: string | undefined, members: readonly Item[], fallback: string, warnings: Warning[]): string {
+  const t = title?.replace(/\s+/g, " ").trim();
+  if (!t) return fallback;
+  const source = `${fallback}\n${members.map((m) => `${m.title}\n${m.passage.text}`).join("\n")}`;
+  if (supported(t, source, false)) return t;
+  warnings.push(...rationalesDropped(1).map((w) => ({ ...w, message: "A group title not drawn from its notes was replaced by the group's key." })));
+  return fallback;
 }
