@@ -5,7 +5,7 @@ import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { currentPlatform, dataHome, expandHome } from "../core/platform-dirs.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
-import { Exclusions } from "./scan.ts";
+import { Exclusions, vaultMissingError } from "./scan.ts";
 
 /** A Vault as plain data: where it was found and its configuration, for another thread. */
 export interface VaultSnapshot {
@@ -62,6 +62,15 @@ export class Vault {
 
   abs(rel: string): string {
     return join(this.root, rel);
+  }
+
+  /**
+   * Throws vault_missing when the vault folder is gone (deleted, renamed, unmounted) while a
+   * long-running process serves it: reads would answer from an index of nothing, and a write would
+   * make the folder again (docs/decisions.md, "A vault folder that goes away").
+   */
+  assertPresent(): void {
+    if (!statSync(this.root, { throwIfNoEntry: false })?.isDirectory()) throw vaultMissingError(this.root);
   }
 
   /** The data folder, made when missing; a data folder that cannot be one is data_dir_unusable with the fix. */
