@@ -9,6 +9,7 @@ import { VaultWatcher } from "../index/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import type { OpContext } from "../ops/context.ts";
 import { ReaderPool } from "../ops/reader-pool.ts";
+import { storageError } from "../vault/vault.ts";
 import { isLoopback } from "./guard.ts";
 import { createApp, errorResponse } from "./server.ts";
 
@@ -38,6 +39,15 @@ export interface RunningServer {
  * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
  */
 export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
+  try {
+    return await start(ctx, opts);
+  } catch (err) {
+    // A full or read-only data folder stops the start with its own error, not "internal".
+    throw storageError(err, ctx.vault.dataDir) ?? err;
+  }
+}
+
+async function start(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
   const notice = opts.notice ?? ((l: string) => process.stderr.write(`${l}\n`));
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;

@@ -1,6 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
+import { storageError } from "../vault/vault.ts";
 import type { OpContext } from "./context.ts";
 import type { AnyOperation, Operation, Scope } from "./define.ts";
 import { parseInput } from "./validate.ts";
@@ -43,7 +44,7 @@ export async function invokeOp<I extends TObject, O extends TObject>(
     return { input, result, replayed };
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
-    throw toIndxError(err);
+    throw storageError(err, ctx.vault.dataDir) ?? toIndxError(err);
   }
 }
 

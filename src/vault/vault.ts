@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, realpathSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Config, type ConfigSnapshot } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
@@ -129,3 +129,56 @@ export function dataDirError(dir: string, err?: unknown): IndxError | null {
     });
   return null;
 }
+
+/**
+ * The error a failure in the data folder means, or null when it means nothing of the kind
+ * (docs/decisions.md, "A full or read-only data folder"): a full disk is disk_full, a folder that
+ * cannot be written is data_dir_unusable, each naming the folder by its last part. SQLite says
+ * "disk I/O error" when it cannot grow its shared-memory file on a full disk, so that too is
+ * disk_full when the disk has no space left.
+ */
+export function storageError(err: unknown, dataDir: string): IndxError | null {
+  if (err instanceof IndxError || !(err instanceof Error)) return null;
+  const name = basename(dataDir);
+  const full = () =>
+    new IndxError("disk_full", `The disk that holds the data folder (…/${name}) is full: free some space and retry.`, { folder: name, reason: "disk_full" });
+  if (err.name === "SQLiteError") {
+    const code = String((err as { code?: unknown }).code ?? "");
+    if (code === "SQLITE_FULL") return full();
+    if (code.startsWith("SQLITE_IOERR") && noSpaceLeft(dataDir)) return full();
+    if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN")) return writable(dataDir) ? null : dataDirError(dataDir, { code: "EACCES" });
+    return null;
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "ENOSPC" || e.code === "EDQUOT") return full();
+  if (["EACCES", "EPERM", "EROFS", "ENOTDIR"].includes(e.code ?? "") && typeof e.path === "string" && isInside(dataDir, e.path))
+    return dataDirError(dataDir, e);
+  return null;
+}
+
+function noSpaceLeft(dir: string): boolean {
+  try {
+    return statfsSync(dir).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return false;
+  }
+  // Root passes access() on a read-only mount: the mount says.
+  try {
+    const probe = join(dir, `.indx-write-probe-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isInside = (dir: string, path: string) => path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);
