@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   index_incompatible: { http: 503, exit: 6 },
   index_corrupt: { http: 503, exit: 6 },
   data_dir_unusable: { http: 503, exit: 6 },
+  vault_missing: { http: 503, exit: 6 },
   ai_unavailable: { http: 503, exit: 6 },
   ai_provider_error: { http: 502, exit: 8 },
   // Exit 7 is the AI quota's (the AI runtime's CLI contract); the disk is 9 (docs/decisions.md, "Exit codes").

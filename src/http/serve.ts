@@ -9,6 +9,7 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
+import { storageError } from "../vault/vault.ts";
 import { isLoopback } from "./guard.ts";
 import { createApp, errorResponse } from "./server.ts";
 
@@ -38,6 +39,15 @@ export interface RunningServer {
  * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
  */
 export async function startServer(ctx: App, opts: ServeOptions): Promise<RunningServer> {
+  try {
+    return await start(ctx, opts);
+  } catch (err) {
+    // A full or read-only data folder stops the start with its own error, not "internal".
+    throw storageError(err, ctx.vault.dataDir) ?? err;
+  }
+}
+
+async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const notice = opts.notice ?? ((l: string) => process.stderr.write(`${l}\n`));
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;

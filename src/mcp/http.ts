@@ -9,7 +9,7 @@ import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
 
 export interface McpHttpOptions {
-  /** Most sessions at once; beyond it an initialize evicts the least recently used idle session, or is answered 503 when all are busy (default 64). */
+  /** Most sessions at once; beyond it an initialize evicts an idle session of the token holding most (never of a token holding fewer than the requester), or is answered 503 (default 64). */
   maxSessions?: number;
   /** A session without any request (and without an open GET stream) for this long is closed (default 30 min). */
   idleTimeoutMs?: number;
@@ -115,7 +115,7 @@ export class McpHttpHandler {
     if (!body.ok) return body.response;
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
-    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle()) {
+    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle(ownerOf(request))) {
       logEvent("mcp.session_refused", { sessions: this.sessions.size });
       return rpcError(503, -32000, "Too many MCP sessions; close one (DELETE /mcp) or retry later.", { "retry-after": "30" });
     }
@@ -159,10 +159,25 @@ export class McpHttpHandler {
     return res;
   }
 
-  /** Ends the least recently used idle session to make room; false when every session is busy. */
-  private evictIdle(): boolean {
+  /**
+   * Ends an idle session to make room for one `requester` opens; false when none may go. No token
+   * pushes out another's sessions (docs/decisions.md, "MCP sessions: one token cannot crowd out
+   * another"): the victim is the least recently used idle session of whoever holds the most
+   * sessions among the requester and the tokens that hold more than it does — the requester's own
+   * when it is the one holding most.
+   */
+  private evictIdle(requester: string): boolean {
+    const held = new Map<string, number>();
+    for (const s of this.sessions.values()) held.set(s.owner, (held.get(s.owner) ?? 0) + 1);
+    const own = held.get(requester) ?? 0;
     let victim: HttpSession | null = null;
-    for (const s of this.sessions.values()) if (s.idle && (!victim || s.lastSeen < victim.lastSeen)) victim = s;
+    for (const s of this.sessions.values()) {
+      if (!s.idle) continue;
+      const count = held.get(s.owner)!;
+      if (s.owner !== requester && count <= own) continue;
+      const best = victim ? held.get(victim.owner)! : -1;
+      if (count > best || (count === best && s.lastSeen < victim!.lastSeen)) victim = s;
+    }
     if (!victim) return false;
     logEvent("mcp.session_evicted", { idle_ms: Date.now() - victim.lastSeen });
     void this.end(victim);

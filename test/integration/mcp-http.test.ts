@@ -162,6 +162,25 @@ describe("sessions", () => {
     }
   });
 
+  test("a read-only token that opens sessions up to the cap and beyond never evicts the admin's idle session; the admin still gets in", async () => {
+    const mine = await rawSession(admin);
+    const theirs: string[] = [];
+    try {
+      await Bun.sleep(5); // the admin's session is the least recently used of all
+      for (let i = 0; i < MAX_SESSIONS + 3; i++) theirs.push(await rawSession(reader));
+      expect(server.mcp.sessionCount).toBe(MAX_SESSIONS);
+      expect((await listTools(mine)).status).toBe(200);
+      // The admin's next session pushes out one of the reader's, which holds the most.
+      const second = await rawSession(admin);
+      expect((await listTools(second)).status).toBe(200);
+      expect((await listTools(mine)).status).toBe(200);
+      await deleteSession(second, admin);
+    } finally {
+      await deleteSession(mine, admin);
+      for (const id of theirs) await deleteSession(id, reader);
+    }
+  });
+
   test("when every session is busy (an open SSE stream), an initialize is refused with 503", async () => {
     const ids: string[] = [];
     const streams = new AbortController();

@@ -238,6 +238,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   ai: [
     "citations.ts",
     "invocation.ts",
+    "linear-regex.ts",
     "passages.ts",
     "prompts.ts",
     "scope-fingerprint.ts",

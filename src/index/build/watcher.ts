@@ -1,9 +1,12 @@
 import { type FSWatcher, watch } from "node:fs";
+import { fileIdentity } from "../../core/file-identity.ts";
 import { logEvent } from "../../core/log.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { IndexJob } from "./jobs.ts";
 
 const TARGETED_LIMIT = 200;
+/** How often a vault folder that went away is looked for. */
+const ROOT_POLL_MS = 1000;
 /** After a failed pass the watcher retries after this long, doubling up to RETRY_MAX_MS while it keeps failing. */
 const RETRY_FIRST_MS = 250;
 const RETRY_MAX_MS = 30_000;
@@ -27,12 +30,24 @@ export class VaultWatcher {
   private retryMs = 0;
   private failures = 0;
 
+  /** Which folder the watch is on (device and inode): a vault folder deleted and made again is another one; null while it is gone. */
+  private rootIdentity: string | null = null;
+  /** Looks every rootPollMs whether the vault folder is still the one watched (docs/decisions.md, "A vault folder that goes away"). */
+  private rootCheck: ReturnType<typeof setInterval> | null = null;
+
   constructor(
     private readonly ctx: OpContext,
     private readonly debounceMs: number,
+    private readonly rootPollMs = ROOT_POLL_MS,
   ) {}
 
   start(): void {
+    this.rootCheck ??= setInterval(() => {
+      if (fileIdentity(this.ctx.vault.root) !== this.rootIdentity) this.schedule(0);
+    }, this.rootPollMs);
+    this.rootCheck.unref?.();
+    this.rootIdentity = fileIdentity(this.ctx.vault.root);
+    if (this.rootIdentity === null) return;
     const ex = this.ctx.vault.exclusions;
     this.watcher = watch(this.ctx.vault.root, { recursive: true }, (_event, filename) => {
       if (!filename) {
@@ -56,11 +71,37 @@ export class VaultWatcher {
     this.timer = setTimeout(() => void this.flush(), ms);
   }
 
+  /**
+   * The vault folder is gone, or another folder stands at its path, and the watch on it hears
+   * nothing more. While it is gone no pass runs (a pass over a missing folder would prune the whole
+   * index; reads and writes answer vault_missing meanwhile). Once a folder is there again — a
+   * restore, a remount, a sync that made it anew — it is watched again and a full pass catches up.
+   * Returns whether a pass may run now.
+   */
+  private followRoot(): boolean {
+    const now = fileIdentity(this.ctx.vault.root);
+    if (now !== null && now === this.rootIdentity) return true;
+    this.watcher?.close();
+    this.watcher = null;
+    this.pending.clear();
+    if (now === null) {
+      if (this.rootIdentity !== null) logEvent("watch.vault_missing", {});
+      this.rootIdentity = null;
+      this.fullPass = false;
+      return false;
+    }
+    logEvent("watch.vault_back", {});
+    this.start();
+    this.fullPass = true;
+    return true;
+  }
+
   /** Indexes now whatever is pending, after the pass under way (tests use it); resolves when done. */
   async flush(): Promise<void> {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     while (this.running) await this.running;
+    if (!this.followRoot()) return;
     const paths = [...this.pending];
     const full = this.fullPass || paths.length > TARGETED_LIMIT || paths.some((p) => !/\.[^/]+$/.test(p));
     this.pending.clear();
@@ -92,6 +133,8 @@ export class VaultWatcher {
   }
 
   stop(): void {
+    if (this.rootCheck) clearInterval(this.rootCheck);
+    this.rootCheck = null;
     if (this.timer) clearTimeout(this.timer);
     this.watcher?.close();
     this.watcher = null;
