@@ -84,3 +84,29 @@ describe("vault_search filters", () => {
     ctx.close();
   });
 });
+
+describe("vault_search filters over REST", () => {
+  test("where and min_score come from the query string, typed", async () => {
+    const { startServer } = await import("../../src/http/serve.ts");
+    const { loadConfig } = await import("../../src/config/load.ts");
+    sb = sandbox(VAULT);
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    const server = await startServer(ctx, { host: "127.0.0.1", port: 0, notice: () => {} });
+    try {
+      const key = loadConfig({ env: sb.env }).str("server.api_key")!;
+      const get = async (query: string) => {
+        const res = await fetch(`${server.url}/v1/search?${query}`, { headers: { authorization: `Bearer ${key}` } });
+        return { status: res.status, body: (await res.json()) as { ok: boolean; data: Out } };
+      };
+      const open = await get(`q=invoice&mode=lexical&where=${encodeURIComponent('status == "open"')}`);
+      expect(open.status).toBe(200);
+      expect(open.body.data.results.map((r) => r.path).sort()).toEqual(["Tasks/Invoice Acme.md", "Tasks/Invoice Beta.md"]);
+      const floor = await get("q=invoice&mode=lexical&min_score=0.99");
+      expect(floor).toMatchObject({ status: 200, body: { ok: true, data: { results: [], next_cursor: null } } });
+      expect((await get("q=invoice&min_score=high")).status).toBe(400);
+    } finally {
+      await server.stop();
+    }
+  });
+});

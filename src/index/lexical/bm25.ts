@@ -85,31 +85,28 @@ function prepare(snapshot: Fts5Snapshot, expr: Expr, extra: readonly ExtraRows[]
 
 /**
  * Walks every phrase's rows together, in rowid order, as FTS5 walks its doclists; calls `row` for
- * each row the expression matches and `keep` accepts, with each phrase's count in each column
- * (`counts[phrase * columns + column]`, reused between calls).
+ * each row the expression matches and `keep` accepts, with the phrases it has (bit i: phrase i)
+ * and where it stands in each phrase's list (`at[i]`, for the phrases it has): its counts are
+ * `lists[i].counts[at[i] * columns + column]`, read in place rather than copied for every row.
  */
-function walk(p: Prepared, keep: (rowid: number) => boolean, row: (rowid: number, counts: Float64Array) => void): void {
-  const { lists, columns, matches } = p;
-  const at = lists.map(() => 0);
-  const counts = new Float64Array(lists.length * columns);
+function walk(p: Prepared, keep: (rowid: number) => boolean, row: (rowid: number, mask: number, at: Int32Array) => void): void {
+  const { lists, matches } = p;
+  const next = new Int32Array(lists.length);
+  const at = new Int32Array(lists.length);
   while (true) {
     let rowid = Number.POSITIVE_INFINITY;
     for (let i = 0; i < lists.length; i++) {
-      const r = lists[i]!.rowids[at[i]!];
+      const r = lists[i]!.rowids[next[i]!];
       if (r !== undefined && r < rowid) rowid = r;
     }
     if (rowid === Number.POSITIVE_INFINITY) break;
     let mask = 0;
-    for (let i = 0; i < lists.length; i++) {
-      const list = lists[i]!;
-      const k = at[i]!;
-      if (list.rowids[k] === rowid) {
+    for (let i = 0; i < lists.length; i++)
+      if (lists[i]!.rowids[next[i]!] === rowid) {
         mask |= 1 << i;
-        for (let c = 0; c < columns; c++) counts[i * columns + c] = list.counts[k * columns + c]!;
-        at[i]!++;
-      } else counts.fill(0, i * columns, (i + 1) * columns);
-    }
-    if (matches(mask) && keep(rowid)) row(rowid, counts);
+        at[i] = next[i]!++;
+      }
+    if (matches(mask) && keep(rowid)) row(rowid, mask, at);
   }
 }
 
@@ -128,12 +125,16 @@ export function rankByBm25(snapshot: Fts5Snapshot, expr: Expr, weights: readonly
   const { lists, idf, columns } = p;
   const avgdl = snapshot.totals.reduce((a, b) => a + b, 0) / snapshot.rows;
   const best: Ranked[] = [];
-  walk(p, keep, (rowid, counts) => {
+  walk(p, keep, (rowid, mask, at) => {
     const d = snapshot.length(rowid);
     let score = 0.0;
+    // A phrase the row lacks adds 0.0 in FTS5: skipping it leaves the same double.
     for (let i = 0; i < lists.length; i++) {
+      if (!(mask & (1 << i))) continue;
+      const counts = lists[i]!.counts;
+      const base = at[i]! * columns;
       let f = 0;
-      for (let c = 0; c < columns; c++) f += counts[i * columns + c]! * weights[c]!;
+      for (let c = 0; c < columns; c++) f += counts[base + c]! * weights[c]!;
       score += idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
     }
     insertBounded(best, rowid, -1.0 * score, limit);
@@ -165,28 +166,32 @@ export function rankByBm25f(
   const p = prepare(snapshot, expr, extra);
   if (p === null) return null;
   const { lists, idf, columns } = p;
-  const mean = snapshot.totals.map((t) => t / snapshot.rows);
-  const norm = new Float64Array(columns);
+  // A field's normalisation is 1 − b + b · length / mean: b / mean once per field, not per row.
+  const perToken = snapshot.totals.map((t) => (t > 0 ? (B * snapshot.rows) / t : 0));
   const best: Ranked[] = [];
   const candidates = new Map<number, number>();
-  walk(p, keep, (rowid, counts) => {
-    for (let c = 0; c < columns; c++) norm[c] = mean[c]! > 0 ? 1 - B + (B * snapshot.columnLength(rowid, c)) / mean[c]! : 1;
+  const title = named?.titleColumn ?? -1;
+  const aliases = named?.aliasColumn ?? -1;
+  walk(p, keep, (rowid, mask, at) => {
     let score = 0.0;
     let inTitle = false;
     let inAliases = false;
     for (let i = 0; i < lists.length; i++) {
+      if (!(mask & (1 << i))) continue;
+      const counts = lists[i]!.counts;
+      const base = at[i]! * columns;
       let tf = 0;
       for (let c = 0; c < columns; c++) {
-        const n = counts[i * columns + c]!;
-        if (n) tf += (weights[c]! * n) / norm[c]!;
+        const n = counts[base + c]!;
+        if (n) tf += (weights[c]! * n) / (perToken[c]! ? 1 - B + perToken[c]! * snapshot.columnLength(rowid, c) : 1);
       }
       score += idf[i]! * ((tf * (K1 + 1.0)) / (tf + K1));
       if (named) {
-        if (counts[i * columns + named.titleColumn]) inTitle = true;
-        if (counts[i * columns + named.aliasColumn]) inAliases = true;
+        if (counts[base + title]) inTitle = true;
+        if (counts[base + aliases]) inAliases = true;
       }
     }
-    if (named && candidates.size < MAX_NAME_CANDIDATES && (inAliases || (inTitle && snapshot.columnLength(rowid, named.titleColumn) === named.tokens)))
+    if (named && candidates.size < MAX_NAME_CANDIDATES && (inAliases || (inTitle && snapshot.columnLength(rowid, title) === named.tokens)))
       candidates.set(rowid, score);
     insertBounded(best, rowid, -1.0 * score, limit);
   });
