@@ -13,7 +13,10 @@ fake.onChat((chat) => {
   if ("data" in props) return { content: { data: Array.from({ length: 20 }, () => `${"a".repeat(a)}b`), confidence: 0.9, citations: [] } };
   const bytes = Number(/(\d+) bytes/.exec(chat.text)?.[1] ?? 0);
   if ("answer" in props && bytes)
-    return { content: { answer: "word ".repeat(Math.ceil(bytes / 5)), supported: false, confidence: "low", citations: [], followups: [] }, chunks: 1000 };
+    return {
+      content: { answer: "word ".repeat(Math.ceil(bytes / 5)), supported: false, confidence: "low", citations: [], followups: [] },
+      chunks: Math.max(1000, Math.ceil(bytes / 65_536)),
+    };
   return undefined;
 });
 console.log(fake.url);

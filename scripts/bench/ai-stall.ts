@@ -6,11 +6,13 @@
  * - server.stall.ai_pattern: ai_extract with an items pattern `^(a+)+$` and a model that answers
  *   20 values of BENCH_PATTERN_A (26) a's and a b: 2^26 steps each in a backtracking engine;
  * - server.stall.ai_stream: ai_ask streamed over SSE while the model writes a 1 MB answer in
- *   1,000 pieces.
+ *   1,000 pieces;
+ * - server.memory.ai_reply_100mb: the server's peak memory before and after a model answers an
+ *   ai_ask (not streamed) with 100 MB.
  * Run from scripts/bench/responsiveness.ts (BENCH_PARTS=ai for only these; BENCH_LENIENT_OLLAMA=1
  * for a binary from before indx held to Ollama's grammar limits).
  */
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, emit, isolatedEnv, median, outDir, round } from "./common.ts";
 
@@ -40,6 +42,12 @@ export async function aiStalls(): Promise<void> {
   };
 
   try {
+    // First, on a fresh server: a model that sends 100 MB where a reply of max_tokens was asked for.
+    await post("/v1/ai/ask", { question: "How do we roll back the release?" });
+    const before = peakRss(server.pid);
+    const huge = await post("/v1/ai/ask", { question: `How do we roll back the release in ${100_000_000} bytes?` });
+    emit({ bench: "server.memory.ai_reply_100mb", status: huge.status, peak_rss_mib_before: before, peak_rss_mib_after: peakRss(server.pid) });
+
     const a = Number(process.env.BENCH_PATTERN_A ?? 26);
     const runs = Number(process.env.BENCH_RUNS ?? 3);
     const extract = (pattern: string) => () =>
@@ -111,11 +119,22 @@ async function serve(bin: string, env: Record<string, string>) {
   return {
     url,
     key,
+    pid: server.pid,
     async stop() {
       server.kill();
       await server.exited;
     },
   };
+}
+
+/** The process's peak resident memory (VmHWM), MiB; null where /proc is not there. */
+function peakRss(pid: number): number | null {
+  try {
+    const kb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1]);
+    return Number.isFinite(kb) ? round(kb / 1024, 1) : null;
+  } catch {
+    return null;
+  }
 }
 
 async function firstLine(stream: ReadableStream<Uint8Array>): Promise<string> {
