@@ -66,6 +66,9 @@ function roleOfLine(o: Oracle, d: Disagreement): number {
   return o.roles[start + text.length - text.trimStart().length] ?? Role.Syntax;
 }
 
+/** Is the `#` at `hash` right after `*`, `_`, `~`, `[` or a highlight's `==`? */
+const afterMarker = (text: string, hash: number): boolean => "*_~[".includes(text[hash - 1]!) || (hash > 1 && text.slice(hash - 2, hash) === "==");
+
 const isCodeOrHtml = (role: number): boolean => role === Role.Code || role === Role.Html;
 
 const isTableRow = (o: Oracle, line: number): boolean => o.tableLines.has(line);
@@ -116,7 +119,7 @@ export const ACCEPTED: DifferenceClass[] = [
     reason:
       "a tag may start right after an inline marker (`**#tag**`, `==#tag==`; docs/obsidian.md, Tags); the scanner does not look for the marker's " +
       "closing half, where CommonMark keeps an opener without a closer as plain text",
-    explains: (d, { oracle }) => d.feature === "tag" && d.only === "scanner" && d.offset > 0 && "*_~=[".includes(oracle.text[d.offset - 1] ?? ""),
+    explains: (d, { oracle }) => d.feature === "tag" && d.only === "scanner" && d.offset > 0 && afterMarker(oracle.text, d.offset),
     example: "a *#tag here, ==#not marked\n",
   },
   {
