@@ -336,6 +336,7 @@ class BodyScanner {
     }
     const f = mIndent - base < 4 ? fenceOpenAt(text, m, end) : null;
     if (f) {
+      if (base === 0) this.quoteItemColumn = 0; // a fence left of the item's content closes the item
       this.openFence(f, depth, base, line);
       this.prevQuoteText = false;
       return;
@@ -346,8 +347,14 @@ class BodyScanner {
     if (item || heading || !this.prevQuoteText || depth > this.prevQuoteDepth) this.commitPending();
     else this.pendingId = null;
     if (item) {
-      this.addTask(item, line);
       this.quoteItemColumn = mIndent + (item.contentStart - m);
+      const f = fenceOpenAt(text, item.contentStart, end);
+      if (f) {
+        this.openFence(f, depth, this.quoteItemColumn, line);
+        this.prevQuoteText = false;
+        return;
+      }
+      this.addTask(item, line);
     }
     const contentStart = item ? item.contentStart : m;
     this.inline.scan(contentStart, end, line, m);
@@ -413,7 +420,13 @@ class BodyScanner {
     const item = indent < 4 || this.lists.open ? listItemAt(text, p, end) : null;
     if (item && (!this.para || this.lists.open || this.paraTable || mayInterruptParagraph(text, p, item, end))) {
       this.commitPending();
-      this.lists.addItem(indent, indent + (item.contentStart - p));
+      const column = indent + (item.contentStart - p);
+      this.lists.addItem(indent, column);
+      const f = fenceOpenAt(text, item.contentStart, end); // `- ```js`: the item opens with a fence
+      if (f) {
+        this.openFence(f, 0, column, line);
+        return true;
+      }
       this.addTask(item, line);
       this.inline.scan(item.contentStart, end, line);
       this.considerBlockId(item.contentStart, end, line);
