@@ -3,7 +3,7 @@
  * indented code, block quotes, lists, paragraphs for setext headings, hidden comment/math regions)
  * and handing each line's inline content to the InlineScanner.
  */
-import { blockIdAtLineEnd } from "./blocks.ts";
+import { blockIdAtLineEnd, PendingBlockIds } from "./blocks.ts";
 import { CR, SPACE, TAB } from "./chars.ts";
 import { type FenceOpen, fenceOpenAt, isFenceCloseAt } from "./fences.ts";
 import { atxHeadingAt, isAtxHeading, isThematicBreakAt, setextLevelAt, setextText } from "./headings.ts";
@@ -42,7 +42,6 @@ export function scanBody(text: string, bodyOffset: number, bodyLine: number): Bo
 class BodyScanner {
   private readonly inline: InlineScanner;
   private readonly headings: Heading[] = [];
-  private readonly blocks: BlockId[] = [];
   private readonly tasks: Task[] = [];
   private readonly lineStarts: number[] = [];
   private readonly fences: number[] = [];
@@ -64,9 +63,7 @@ class BodyScanner {
   private prevQuoteText = false; // previous line was a non-empty block-quote line
   private prevQuoteDepth = 0; // quote depth of the previous quote line with text
   private quoteItemColumn = 0; // content column (inside the quote) of the last list item in the current quote, 0 when none
-  // A block id seen at the end of a line, committed once the next line does not continue the block.
-  private pendingId: string | null = null;
-  private pendingLine = 0;
+  private readonly ids = new PendingBlockIds();
   // Result of `indentAt`: column width of the leading whitespace.
   private indent = 0;
 
@@ -90,13 +87,13 @@ class BodyScanner {
       this.line(lineStart, end, line);
       line++;
     }
-    this.commitPending();
+    this.ids.commit();
     if (this.fence !== null) this.fences.push(this.fence.startLine, this.fence.lastFilledLine);
     return {
       headings: this.headings,
       links: this.inline.links,
       tags: this.inline.tags,
-      blocks: this.blocks,
+      blocks: this.ids.blocks,
       tasks: this.tasks,
       lineStarts: this.lineStarts,
       firstLine: bodyLine,
@@ -120,18 +117,10 @@ class BodyScanner {
     return p;
   }
 
-  private commitPending(): void {
-    if (this.pendingId !== null) this.blocks.push({ id: this.pendingId, line: this.pendingLine });
-    this.pendingId = null;
-  }
-
   private considerBlockId(from: number, end: number, line: number): void {
     if (this.inline.hiddenUntil > end) return;
     const id = blockIdAtLineEnd(this.text, from, end);
-    if (id !== null) {
-      this.pendingId = id;
-      this.pendingLine = line;
-    }
+    if (id !== null) this.ids.hold(id, line);
   }
 
   private addTask(item: ListItemMatch, line: number): void {
@@ -154,7 +143,7 @@ class BodyScanner {
         this.para = false;
         return;
       }
-      this.pendingId = null;
+      this.ids.drop();
       inline.scan(inline.hiddenUntil, end, line);
       this.considerBlockId(lineStart, end, line);
       this.prevBlank = false;
@@ -176,7 +165,7 @@ class BodyScanner {
 
     // 3. Blank line.
     if (blank) {
-      this.commitPending();
+      this.ids.commit();
       this.quoteItemColumn = 0;
       this.prevBlank = true;
       this.para = false;
@@ -196,7 +185,7 @@ class BodyScanner {
     if (indent >= 4 && !this.para && !this.prevQuoteText) {
       const base = this.lists.base(indent);
       if (indent - base >= 4) {
-        this.commitPending();
+        this.ids.commit();
         this.lists.keep(indent);
         this.inIndentedCode = true;
         this.indentedCodeAt = base + 4;
@@ -227,15 +216,15 @@ class BodyScanner {
 
     // 11. Paragraph text (or a lazy continuation of one).
     if (this.para) {
-      this.pendingId = null;
+      this.ids.drop();
       if (c === 124 /* | */) {
         this.paraSetextOk = false; // table rows are not setext text
         this.paraTable = true;
       }
     } else {
       if (lazy)
-        this.pendingId = null; // a lazy continuation line: the quote's paragraph goes on
-      else this.commitPending();
+        this.ids.drop(); // a lazy continuation line: the quote's paragraph goes on
+      else this.ids.commit();
       // A line left of the list's content that continues no paragraph is not in the list.
       if (wasBlank ? indent === 0 : this.lists.leftOfAll(indent)) this.lists.leave();
       this.para = true;
@@ -280,7 +269,7 @@ class BodyScanner {
    */
   private htmlComment(p: number, end: number, line: number): boolean {
     if (!this.text.startsWith("<!--", p)) return false;
-    this.commitPending();
+    this.ids.commit();
     this.para = false;
     this.prevQuoteText = false;
     this.inline.scan(p, end, line);
@@ -292,7 +281,7 @@ class BodyScanner {
     const content = this.text.slice(p, end);
     const block = htmlBlockStart(content, this.para);
     if (block === null) return false;
-    this.commitPending();
+    this.ids.commit();
     this.para = false;
     this.prevQuoteText = false;
     this.inline.scanWithoutTags(p, end, line);
@@ -339,7 +328,7 @@ class BodyScanner {
   }
 
   private openFence(f: FenceOpen, quoteDepth: number, minIndent: number, line: number): void {
-    this.commitPending();
+    this.ids.commit();
     this.fence = { char: f.char, length: f.length, quoteDepth, minIndent, startLine: line, lastFilledLine: line };
     this.para = false;
   }
@@ -352,18 +341,19 @@ class BodyScanner {
     const mIndent = this.indent;
     this.para = false;
     if (m === end) {
-      this.commitPending();
+      this.ids.commit();
       this.prevQuoteText = false;
       return;
     }
     if (mIndent < this.quoteItemColumn && !this.prevQuoteText) this.quoteItemColumn = 0;
     const base = mIndent >= this.quoteItemColumn ? this.quoteItemColumn : 0;
     if (mIndent - base >= 4 && !this.prevQuoteText) {
-      this.commitPending(); // indented code in the quote
+      this.ids.commit(); // indented code in the quote
       return;
     }
     const f = mIndent - base < 4 ? fenceOpenAt(text, m, end) : null;
     if (f) {
+      if (base === 0) this.quoteItemColumn = 0; // a fence left of the item's content closes the item
       this.openFence(f, depth, base, line);
       this.prevQuoteText = false;
       return;
@@ -372,11 +362,17 @@ class BodyScanner {
     const item = mIndent < 4 ? listItemAt(text, m, end) : null;
     const heading = mIndent < 4 && isAtxHeading(text, item ? item.contentStart : m, end);
     // A list item, a heading or a deeper quote ends the paragraph before it; other text continues it.
-    if (item || heading || !this.prevQuoteText || depth > this.prevQuoteDepth) this.commitPending();
-    else this.pendingId = null;
+    if (item || heading || !this.prevQuoteText || depth > this.prevQuoteDepth) this.ids.commit();
+    else this.ids.drop();
     if (item) {
-      this.addTask(item, line);
       this.quoteItemColumn = mIndent + (item.contentStart - m);
+      const f = fenceOpenAt(text, item.contentStart, end);
+      if (f) {
+        this.openFence(f, depth, this.quoteItemColumn, line);
+        this.prevQuoteText = false;
+        return;
+      }
+      this.addTask(item, line);
     }
     const contentStart = item ? item.contentStart : m;
     this.inline.scan(contentStart, end, line, m);
@@ -408,7 +404,7 @@ class BodyScanner {
       if (c === 35 /* # */) {
         const h = atxHeadingAt(text, p, end);
         if (h) {
-          this.commitPending();
+          this.ids.commit();
           this.headings.push({ level: h.level, text: text.slice(h.textStart, h.textEnd), line, offset: this.lineStartOf(p), setext: false });
           this.inline.scan(h.textStart, h.textEnd, line);
           this.para = false;
@@ -419,7 +415,7 @@ class BodyScanner {
       if (this.para && this.paraSetextOk) {
         const level = setextLevelAt(text, p, end);
         if (level > 0) {
-          this.pendingId = null;
+          this.ids.drop();
           this.headings.push({
             level,
             text: setextText(text, this.paraStartOffset, this.lineStartOf(p)),
@@ -432,7 +428,7 @@ class BodyScanner {
         }
       }
       if (isThematicBreakAt(text, p, end)) {
-        this.commitPending();
+        this.ids.commit();
         this.para = false;
         if (indent === 0) this.lists.leave();
         return true;
@@ -441,8 +437,14 @@ class BodyScanner {
     // List item (nested items may be indented further inside a list).
     const item = indent < 4 || this.lists.open ? listItemAt(text, p, end) : null;
     if (item && (!this.para || this.lists.open || this.paraTable || mayInterruptParagraph(text, p, item, end))) {
-      this.commitPending();
-      this.lists.addItem(indent, indent + (item.contentStart - p));
+      this.ids.commit();
+      const column = indent + (item.contentStart - p);
+      this.lists.addItem(indent, column);
+      const f = fenceOpenAt(text, item.contentStart, end); // `- ```js`: the item opens with a fence
+      if (f) {
+        this.openFence(f, 0, column, line);
+        return true;
+      }
       this.addTask(item, line);
       this.inline.scan(item.contentStart, end, line);
       this.considerBlockId(item.contentStart, end, line);

@@ -18,6 +18,11 @@ describe("lists (CommonMark)", () => {
   test("a table's rows may be interrupted by any list", () => {
     expect(parseNote("| a |\n|---|\n| b |\n4. [ ] task").tasks.map((t) => t.line)).toEqual([4]);
   });
+  test("an item may open with a fence, whose lines keep the item's indent", () => {
+    const text = "- ```js\n  # code\n  ```\n# after\n> - ~~~\n>   # code\n> # quoted";
+    expect(fences(text)).toEqual([1, 3, 5, 6]);
+    expect(headingTexts(text)).toEqual(["after"]);
+  });
   test("a line at the margin after an item holding a heading is not in the list", () => {
     expect(headingTexts("- # H\nTitle\n---")).toEqual(["Title"]);
   });
@@ -34,6 +39,9 @@ describe("block quotes (CommonMark)", () => {
   test("a fence in a list item inside a quote ends with the item", () => {
     expect(fences("> - item\n>   ```\n> [[Link]] #tag\n> ```\n> code")).toEqual([2, 2, 4, 5]);
     expect(rawLinks("> - item\n>   ```\n> [[Link]] #tag\n> ```")).toEqual(["[[Link]]"]);
+  });
+  test("a fence left of a quoted list item's content closes the item", () => {
+    expect(fences("> - item\n> ~~~\n> a\n> ~~~\n>    ~~~\n> - x\n> y")).toEqual([2, 4, 5, 7]);
   });
   test("a lazy continuation line is no setext heading and continues the paragraph's block id", () => {
     expect(headingTexts("> quote\ntext\n---")).toEqual([]);

@@ -18,9 +18,10 @@ export interface DifferenceClass {
   reason: string;
   /**
    * obsidian: Obsidian's rule differs from CommonMark's and the scanner follows Obsidian;
-   * gap: a known gap in the scanner, left open; parser: mdast departs from the CommonMark spec.
+   * decision: indx's own documented choice; gap: a known gap in the scanner, left open (rare in
+   * notes, costly for a line scanner); parser: mdast departs from the CommonMark spec.
    */
-  kind: "obsidian" | "gap" | "parser";
+  kind: "obsidian" | "decision" | "gap" | "parser";
   explains(d: Disagreement, c: Context): boolean;
   /** A note where the difference shows (the test checks it still does, and that this class explains it). */
   example: string;
@@ -66,6 +67,9 @@ function roleOfLine(o: Oracle, d: Disagreement): number {
   return o.roles[start + text.length - text.trimStart().length] ?? Role.Syntax;
 }
 
+/** Is the `#` at `hash` right after `*`, `_`, `~`, `[` or a highlight's `==`? */
+const afterMarker = (text: string, hash: number): boolean => "*_~[".includes(text[hash - 1]!) || (hash > 1 && text.slice(hash - 2, hash) === "==");
+
 const isCodeOrHtml = (role: number): boolean => role === Role.Code || role === Role.Html;
 
 const isTableRow = (o: Oracle, line: number): boolean => o.tableLines.has(line);
@@ -82,7 +86,7 @@ export const ACCEPTED: DifferenceClass[] = [
     example: "> # In a quote\n\n- ## In a list ^id\n",
   },
   {
-    kind: "obsidian",
+    kind: "decision",
     name: "links inside HTML",
     reason: "links inside HTML blocks are still read, although Obsidian renders no Markdown there (docs/decisions.md, Typed links, anchors and HTML blocks)",
     explains: (d, { oracle }) => (d.feature === "wikilink" || d.feature === "link") && d.only === "scanner" && oracle.roles[d.offset] === Role.Html,
@@ -111,16 +115,16 @@ export const ACCEPTED: DifferenceClass[] = [
     example: "[[a `b` c]] and [[Note]](x.md)\n",
   },
   {
-    kind: "obsidian",
+    kind: "gap",
     name: "unpaired marker before a tag",
     reason:
       "a tag may start right after an inline marker (`**#tag**`, `==#tag==`; docs/obsidian.md, Tags); the scanner does not look for the marker's " +
       "closing half, where CommonMark keeps an opener without a closer as plain text",
-    explains: (d, { oracle }) => d.feature === "tag" && d.only === "scanner" && d.offset > 0 && "*_~=[".includes(oracle.text[d.offset - 1] ?? ""),
+    explains: (d, { oracle }) => d.feature === "tag" && d.only === "scanner" && d.offset > 0 && afterMarker(oracle.text, d.offset),
     example: "a *#tag here, ==#not marked\n",
   },
   {
-    kind: "obsidian",
+    kind: "gap",
     name: "table rows",
     reason:
       "a GFM table runs to the next blank line (a line without a pipe is a row) and splits its rows into cells at each `|` before reading " +
@@ -132,7 +136,7 @@ export const ACCEPTED: DifferenceClass[] = [
     example: "| a | b |\n|---|---|\n| `a | #t` |\n| x | y |\nno pipe ^id\n\n| a |\n|---|\n| b |\n    indented #x\n",
   },
   {
-    kind: "obsidian",
+    kind: "gap",
     name: "table after a paragraph",
     reason:
       "a GFM table may interrupt a paragraph; the scanner reads a table row as paragraph text, so an id before a table with no blank line between is not an id",
@@ -149,7 +153,7 @@ export const ACCEPTED: DifferenceClass[] = [
     example: "a `code\n#notag` b\n",
   },
   {
-    kind: "obsidian",
+    kind: "gap",
     name: "bare URL",
     reason:
       "the scanner reads a bare `scheme://` URL up to the next space, so that its `#fragment` is no tag (docs/obsidian.md, Tags); a wikilink or " +
@@ -158,7 +162,7 @@ export const ACCEPTED: DifferenceClass[] = [
     example: "see https://example.com/x[[Note]]\n",
   },
   {
-    kind: "obsidian",
+    kind: "decision",
     name: "text after an HTML comment",
     reason:
       "indx hides only what is inside `<!-- … -->` (docs/obsidian.md, Links); CommonMark makes the rest of the line where a comment block ends raw HTML too",

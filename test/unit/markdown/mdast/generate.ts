@@ -144,6 +144,8 @@ function list(r: Rand): string[] {
     lines.push(`${nest}${marker} ${task}${content}${chance(r, 0.25) ? ` ${blockId(r)}` : ""}`);
     if (chance(r, 0.15)) lines.push(`${nest}  ${inline(r, 2)}${chance(r, 0.3) ? ` ${blockId(r)}` : ""}`);
     if (chance(r, 0.1)) lines.push("", ...fence(r, `${nest}  `));
+    if (chance(r, 0.05))
+      lines.push(`${nest}${marker} ${pick(r, ["```js", "~~~"])}`, `${nest}  # in the item's code`, `${nest}  ${pick(r, ["```", "~~~", "text"])}`);
   }
   return lines;
 }
@@ -156,6 +158,7 @@ function quote(r: Rand): string[] {
     const kind = int(r, 0, 5);
     if (kind === 0) lines.push(`${depth}${pick(r, ["#", "##"])} ${inline(r, 2)}`);
     else if (kind === 1) lines.push(...fence(r, depth));
+    else if (kind === 3 && chance(r, 0.5)) lines.push(`${depth}${inline(r, 2)}`, `${depth}${pick(r, ["---", "===", "- x"])}`);
     else if (kind === 2) lines.push(`${depth}- ${inline(r, 2)}`);
     else lines.push(`${depth}${inline(r, int(r, 1, 4))}${chance(r, 0.2) ? ` ${blockId(r)}` : ""}`);
   }
