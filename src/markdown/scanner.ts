@@ -296,7 +296,7 @@ class BodyScanner {
     const content = this.text.slice(m, end);
     const block = htmlBlockStart(content, this.prevQuoteText);
     if (block === null) return false;
-    this.commitPending();
+    this.ids.commit();
     this.prevQuoteText = false;
     this.inline.scanWithoutTags(m, end, line);
     this.htmlBlock = holdsEndMarker(content.slice(1), block) ? null : block;
