@@ -7,7 +7,8 @@
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { indexIdentity, runIndex, updateIndex } from "../../src/index/indexer.ts";
+import { indexIdentity } from "../../src/index/identity.ts";
+import { runIndex, updateIndex } from "../../src/index/indexer.ts";
 import { IndexStore } from "../../src/index/store.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, outDir, requireShared, round, SHARED } from "./common.ts";

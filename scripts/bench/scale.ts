@@ -15,7 +15,8 @@
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { indexIdentity, runIndex, updateIndex } from "../../src/index/indexer.ts";
+import { indexIdentity } from "../../src/index/identity.ts";
+import { runIndex, updateIndex } from "../../src/index/indexer.ts";
 import { IndexStore } from "../../src/index/store.ts";
 import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";

@@ -10,7 +10,7 @@ import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { HELP_TEXT } from "./help.ts";
-import { print } from "./io.ts";
+import { print, stdoutIsTTY, write } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 import { refreshIndex } from "./refresh.ts";
@@ -197,11 +197,11 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           print(JSON.stringify({ type: "ai.complete", data: output }));
           return;
         }
-        if (spec.raw && flags.raw) return void process.stdout.write(spec.raw.text(output));
+        if (spec.raw && flags.raw) return write(spec.raw.text(output));
         const shown = spec.saveTo && outputFile ? spec.saveTo.strip(output) : output;
         if (spec.saveTo && outputFile) writeFileSync(outputFile, spec.saveTo.bytes(output));
-        const format = chooseFormat(flags, process.stdout.isTTY === true);
-        const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+        const format = chooseFormat(flags, stdoutIsTTY());
+        const style = styleFor(stdoutIsTTY() && !process.env.NO_COLOR);
         const human = spec.human;
         const table = spec.table;
         const fields = requestedFields();

@@ -1,5 +1,5 @@
 import type { Vault } from "../vault/vault.ts";
-import { indexIdentity } from "./indexer.ts";
+import { indexIdentity } from "./identity.ts";
 import { IndexStore } from "./store.ts";
 
 /**

@@ -8,7 +8,7 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import { Vault } from "../vault/vault.ts";
 import { IndexConnection } from "./connection.ts";
-import { runIndexJob } from "./jobs.ts";
+import { runIndexJob } from "./indexer.ts";
 import type { FromIndexWorker, ToIndexWorker } from "./worker-protocol.ts";
 
 declare const self: Worker;

@@ -3,17 +3,17 @@ import { statSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { embeddingsConfigured } from "../ai/settings.ts";
 import { IndxError } from "../core/errors.ts";
-import { etagOf } from "../core/hash.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { LinkResolver } from "../links/resolve.ts";
-import { CHUNK_MAX_CHARS } from "../markdown/chunks.ts";
 import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
+import type { IndexConnection } from "./connection.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
+import { indexIdentity } from "./identity.ts";
+import type { IndexJob } from "./jobs.ts";
 import type { FileStamp, StoredFile } from "./queries/files.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
-import { SCHEMA_VERSION } from "./schema.ts";
-import { type IndexIdentity, IndexStore } from "./store.ts";
+import { IndexStore } from "./store.ts";
 
 export interface IndexReport {
   rebuilt: string | null;
@@ -45,16 +45,6 @@ export interface IndexPassOptions {
   rowsWorker?: boolean;
   /** Polled between batches: true stops the pass with `cancelled` (a rebuild then rolls back whole). */
   stopRequested?: () => boolean;
-}
-
-export function indexIdentity(vault: Vault): IndexIdentity {
-  const settings = {
-    schema: SCHEMA_VERSION,
-    exclude: vault.config.list("index.exclude"),
-    maxNoteBytes: vault.config.int("index.max_note_bytes"),
-    chunkMaxChars: CHUNK_MAX_CHARS,
-  };
-  return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }
 
 /**
@@ -207,6 +197,16 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     warnings,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** The synchronous work of one job, on the thread that calls it. */
+export function runIndexJob(vault: Vault, connection: IndexConnection, job: IndexJob, opts: IndexPassOptions): IndexReport {
+  if ("build" in job) {
+    // A build opens a connection of its own, and may replace the file the open one holds.
+    connection.release();
+    return runIndex(vault, { ...opts, rebuild: job.rebuild });
+  }
+  return updateIndex(vault, connection.open(), { ...opts, only: "paths" in job ? job.paths : undefined });
 }
 
 /**
