@@ -5,10 +5,11 @@ import { embeddingsConfigured } from "../ai/settings.ts";
 import { IndxError } from "../core/errors.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { LinkResolver } from "../links/resolve.ts";
-import { fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
+import { type FolderStamp, fileKind, type ScannedFile, scanVault } from "../vault/scan.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { IndexConnection } from "./connection.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
+import { saveFolderStamps } from "./folder-check.ts";
 import { indexIdentity } from "./identity.ts";
 import type { IndexJob } from "./jobs.ts";
 import type { FileStamp, StoredFile } from "./queries/files.ts";
@@ -66,6 +67,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   };
 
   let present: ScannedFile[];
+  let folders: FolderStamp[] | null = null;
   let gone: string[] = [];
   let unchanged = false;
   if (opts.only) {
@@ -83,6 +85,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     for (const s of scan.skipped)
       warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
     present = scan.files;
+    folders = scan.folders;
     // An unchanged vault is walked in the order it was first indexed (the index's rowid order): then
     // no map of every path is needed to tell that nothing changed (about 40 ms at 100,000 files).
     unchanged = unchangedInOrder(stamps, present);
@@ -180,6 +183,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
     if (!opts.only) store.markBuildComplete();
+    if (folders) saveFolderStamps(store, folders);
   })();
   opts.onProgress?.(total, total);
 
