@@ -14,7 +14,11 @@ export type AiRole = "chat" | "embeddings" | "either" | "any";
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
  * translated by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
  */
-export interface Operation<I extends TObject = TObject, O extends TObject = TObject> {
+/**
+ * `C` is the part of the context the operation uses (OpContext by default): an operation that
+ * names a narrower one (say `{ ai: … }`) can be run by a unit test on fakes (docs/architecture.md).
+ */
+export interface Operation<I extends TObject = TObject, O extends TObject = TObject, C = OpContext> {
   name: string;
   title: string;
   /** Teaches a caller (often an agent) when to use this operation. */
@@ -42,7 +46,7 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
   input: I;
   output: O;
   /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */
-  run(ctx: OpContext, input: Static<I>): Promise<Static<O>> | Static<O>;
+  run(ctx: C, input: Static<I>): Promise<Static<O>> | Static<O>;
   /** One short deterministic line describing a result (MCP text content, CLI status). */
   summary(output: Static<O>, input: Static<I>): string;
 }
@@ -58,6 +62,6 @@ export type AnyOperation = Operation<TObject, TObject>;
 /** What an operation returns: the static type of its output schema. */
 export type OutputOf<O extends AnyOperation> = Static<O["output"]>;
 
-export function defineOp<I extends TObject, O extends TObject>(op: Operation<I, O>): Operation<I, O> {
+export function defineOp<I extends TObject, O extends TObject, C = OpContext>(op: Operation<I, O, C>): Operation<I, O, C> {
   return op;
 }

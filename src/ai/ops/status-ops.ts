@@ -1,8 +1,19 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../ops/context.ts";
-import { defineOp } from "../../ops/define.ts";
+import { type AiRole, defineOp } from "../../ops/define.ts";
 import { Nullable } from "../../ops/schemas.ts";
 import type { AiSettings } from "../../providers/settings.ts";
+import type { AiCache } from "../cache.ts";
+import type { AiService } from "../service.ts";
+import type { SpendLedger } from "../spend.ts";
+import { AI_OPERATIONS } from "./catalogue.ts";
+
+/**
+ * What ai_status and the AI part of vault_status read: the AI runtime's settings, cache and
+ * spend, and nothing else, so a test can hand them a fake runtime (test/unit/ai-status-op.test.ts).
+ */
+export interface AiStatusDeps {
+  ai: Pick<AiService, "offers" | "settings"> & { cache: Pick<AiCache, "stats">; spend: Pick<SpendLedger, "today" | "requestsToday"> };
+}
 
 const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String() }));
 
@@ -31,7 +42,7 @@ export const AiSummary = Type.Object({
   spend_today_usd: Type.Number(),
 });
 
-export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
+export function aiSummary(ctx: AiStatusDeps): Static<typeof AiSummary> {
   const none = { enabled: false, chat: null, requests_today: 0, cache_hits_24h: 0, spend_today_usd: 0 };
   if (!ctx.ai.offers("any")) return none;
   const s = ctx.ai.settings();
@@ -44,10 +55,12 @@ export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
   };
 }
 
-/** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
-const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata", "ai_extract"];
-/** Operations that run with either role, degraded without one of them. */
-const EITHER_OPS = ["ai_relate"];
+/** Whether the configured roles serve an operation's needs (the degradation matrix of docs/contracts.md, AI runtime). */
+function served(needs: AiRole, s: AiSettings): boolean {
+  if (needs === "chat") return s.chat !== null;
+  if (needs === "embeddings") return s.embeddings !== null;
+  return s.chat !== null || s.embeddings !== null;
+}
 
 export const aiStatus = defineOp({
   name: "ai_status",
@@ -59,7 +72,7 @@ export const aiStatus = defineOp({
   ai: { needs: "any" },
   input: Type.Object({}, { additionalProperties: false }),
   output: Output,
-  run(ctx): Static<typeof Output> {
+  run(ctx: AiStatusDeps): Static<typeof Output> {
     let settings: AiSettings;
     try {
       settings = ctx.ai.settings();
@@ -73,7 +86,7 @@ export const aiStatus = defineOp({
       enabled,
       chat: role(settings.chat),
       embeddings: role(settings.embeddings),
-      operations: enabled ? ["ai_status", ...(settings.chat ? CHAT_OPS : []), ...EITHER_OPS] : [],
+      operations: enabled ? ["ai_status", ...AI_OPERATIONS.filter((op) => op.ai !== undefined && served(op.ai.needs, settings)).map((op) => op.name)] : [],
       limits: {
         max_input_tokens: settings.maxInputTokens,
         max_output_tokens: settings.maxOutputTokens,
