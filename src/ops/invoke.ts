@@ -34,7 +34,10 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   const { dry_run, idempotency_key: key }: WriteControls = input;
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
+  // The model an operation declares it needs, checked once here for every AI operation: a missing
+  // one is ai_unavailable naming the role and the fix, before anything is read or sent.
   try {
+    if (op.ai?.needs === "chat") ctx.ai.chat();
     if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
     const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));

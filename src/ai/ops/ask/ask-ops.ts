@@ -64,7 +64,6 @@ export const aiAsk = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     const warnings: Warning[] = [];
     const topK = input.top_k ?? 8;
     const key = JSON.stringify([input.question, input.mode ?? "hybrid", topK, input.scope ?? null]);

@@ -110,7 +110,6 @@ export const aiExtract = defineOp({
 
 async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Promise<Output> {
   const key = destinationKey(input);
-  ctx.ai.chat();
   const warnings: Warning[] = [];
   const paths = await notesToSuggestFor(ctx, "ai_extract", input, MAX_NOTES, warnings);
   const instructions = extractInstructions(schema, input.language);

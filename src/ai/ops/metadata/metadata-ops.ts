@@ -94,7 +94,6 @@ export const aiMetadata = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     checkFieldSpecs(input.fields);
     const warnings: Warning[] = [];
     const paths = await notesToSuggestFor(ctx, "ai_metadata", input, MAX_NOTES, warnings);

@@ -67,7 +67,6 @@ export const aiSummarize = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     const warnings: Warning[] = [];
     const paths = await notesInScope(ctx, input.scope, warnings);
     const passages = passagesForPaths(ctx, paths);

@@ -106,7 +106,6 @@ export const aiTag = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     const vocabulary = new TagVocabulary(ctx, input.vocabulary ?? {});
     const warnings: Warning[] = [];
     const paths = await notesToSuggestFor(ctx, "ai_tag", input, MAX_NOTES, warnings);

@@ -27,7 +27,6 @@ export const aiToc = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<TocOutput> {
-    ctx.ai.chat();
     const result = input.mode === "note" ? await noteToc(ctx, input) : await mapOfContent(ctx, input);
     if (!input.write) return result;
     const written = await invoke(noteWrite, ctx, {
