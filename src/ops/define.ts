@@ -1,4 +1,5 @@
 import type { Static, TObject } from "@sinclair/typebox";
+import type { ErrorCode } from "../core/errors.ts";
 import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
@@ -38,6 +39,15 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
    */
   ai?: { needs: AiRole };
   /**
+   * The error codes this operation can return (docs/contracts.md, Errors), besides those every
+   * operation can (EVERY_OPERATION_ERRORS) and, unless `needsIndex` is false, index_missing and
+   * index_incompatible. OpenAPI lists them per route; under the tests, invoke fails a call that
+   * returns a code not declared here (test/support/preload.ts).
+   */
+  errors: readonly ErrorCode[];
+  /** False for the few operations that answer without an index (they report or build it). */
+  needsIndex?: false;
+  /**
    * An operation that writes for some inputs only (an AI operation's apply): such an input needs
    * vault:write besides `scope`, checked by invokeOp on every surface, and a caller without
    * vault:write is shown the operation without `fields` (MCP tools/list, OpenAPI).
@@ -58,6 +68,15 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
  * validates the input against `op.input` first (docs/decisions.md, "Typed operation boundary").
  */
 export type AnyOperation = Operation<TObject, TObject>;
+
+/** Codes any operation can return: its input refused, its scope refused, a fault of indx's own. */
+export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ["validation_failed", "forbidden", "internal"];
+
+/** Every code an operation can return: what it declares and what every operation can. */
+export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex">): ErrorCode[] {
+  const index: ErrorCode[] = op.needsIndex === false ? [] : ["index_missing", "index_incompatible"];
+  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...op.errors])];
+}
 
 /** What an operation returns: the static type of its output schema. */
 export type OutputOf<O extends AnyOperation> = Static<O["output"]>;

@@ -2,7 +2,7 @@ import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "./context.ts";
-import type { AnyOperation, Operation, Scope } from "./define.ts";
+import { type AnyOperation, errorsOf, type Operation, type Scope } from "./define.ts";
 import { parseInput } from "./validate.ts";
 
 /** admin ⊇ write ⊇ read. */
@@ -44,7 +44,7 @@ export async function invokeOp<I extends TObject, O extends TObject>(
     return { input, result, replayed };
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
-    throw toIndxError(err);
+    throw undeclared(op, toIndxError(err));
   }
 }
 
@@ -66,4 +66,17 @@ export async function invoke<I extends TObject, O extends TObject>(
 
 function requireScope(op: Pick<AnyOperation, "name">, ctx: OpContext, needed: Scope, why = ""): void {
   if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope${why}`, { operation: op.name, needed });
+}
+
+/**
+ * With INDX_CHECK_ERRORS=1 (the test preload sets it), an error whose code the operation does not
+ * declare becomes an internal error saying so, so a test that sees an undeclared code fails and
+ * the declaration that OpenAPI shows never falls behind (docs/architecture.md).
+ */
+function undeclared(op: AnyOperation, err: IndxError): IndxError {
+  if (process.env.INDX_CHECK_ERRORS !== "1" || errorsOf(op).includes(err.code)) return err;
+  return new IndxError("internal", `${op.name} returned ${err.code}, which its errors list does not declare: ${err.message}`, {
+    operation: op.name,
+    undeclared: err.code,
+  });
 }

@@ -171,6 +171,7 @@ const depthFor = (want: number) => Math.min(1000, Math.max(100, want * 5));
 
 export const vaultSearch = defineOp({
   name: "vault_search",
+  errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Search the vault",
   description:
     'Search notes. Returns compact hits, never whole notes: follow up with chunk_get or note_read on the hits you need. Modes: lexical, semantic (needs embeddings), hybrid (both). Query: words (more matches rank higher), "exact phrase", +required, -excluded, prefix*, OR.',
@@ -324,6 +325,7 @@ async function rerankHits(
 
 export const related = defineOp({
   name: "related",
+  errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Notes related to a note or chunk",
   description:
     "Notes related to a note (its path) or a chunk ('<path>#<index>'), as compact hits like vault_search's: by embeddings when available, else by shared distinctive words.",

@@ -64,6 +64,7 @@ function served(needs: AiRole, s: AiSettings): boolean {
 
 export const aiStatus = defineOp({
   name: "ai_status",
+  errors: [],
   title: "AI status",
   description:
     "What AI this vault offers: the chat and embeddings models, the operations that can run, limits, cache and today's spend. Cheap; call it first to learn what to expect.",

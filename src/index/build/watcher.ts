@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from "node:fs";
+import { errnoOf } from "../../core/errno.ts";
 import { logEvent } from "../../core/log.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { IndexJob } from "./jobs.ts";
@@ -67,7 +68,7 @@ export class VaultWatcher {
       if (r.added + r.updated + r.deleted > 0)
         logEvent("index.updated", { added: r.added, updated: r.updated, deleted: r.deleted, ms: r.durationMs, full: "full" in job });
     } catch (err) {
-      logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal" });
+      logEvent("index.update_failed", { code: errnoOf(err) ?? "internal" });
     }
   }
 

@@ -83,6 +83,22 @@ type Output = Static<typeof Output>;
 
 export const aiMetadata = defineOp({
   name: "ai_metadata",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
   title: "Fill typed frontmatter",
   description:
     "Typed frontmatter values for each note of a scope (string, number, boolean, date, datetime, list, enum), each validated here and backed by verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write).",

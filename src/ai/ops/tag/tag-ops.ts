@@ -95,6 +95,22 @@ type Output = Static<typeof Output>;
 
 export const aiTag = defineOp({
   name: "ai_tag",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
   title: "Suggest tags",
   description:
     "Tags for each note of a scope, biased to the vault's own tags, with confidence and verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write): frontmatter tags merged or replaced per note.",
