@@ -1,12 +1,5 @@
-import { aiAsk } from "../ai/ops/ask/ask-ops.ts";
-import { aiExtract } from "../ai/ops/extract/extract-ops.ts";
-import { aiMetadata } from "../ai/ops/metadata/metadata-ops.ts";
-
-import { aiRelate } from "../ai/ops/relate/relate-ops.ts";
+import { AI_OPERATIONS } from "../ai/ops/catalogue.ts";
 import { aiStatus } from "../ai/ops/status-ops.ts";
-import { aiSummarize } from "../ai/ops/summarize/summarize-ops.ts";
-import { aiTag } from "../ai/ops/tag/tag-ops.ts";
-import { aiToc } from "../ai/ops/toc/toc-ops.ts";
 import { attachmentWrite } from "../attachments/write-ops.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
@@ -60,14 +53,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   attachmentGet,
   attachmentWrite,
   aiStatus,
-  aiSummarize,
-  aiAsk,
-  aiToc,
-  aiExtract,
-  aiTag,
-  aiMetadata,
-
-  aiRelate,
+  ...AI_OPERATIONS,
 ];
 
 export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

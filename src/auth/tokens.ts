@@ -1,6 +1,8 @@
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import { renameOver } from "../core/rename-over.ts";
 import type { Scope } from "../ops/define.ts";
@@ -10,13 +12,18 @@ export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault
 /** The identity of the admin key from the config file (stored tokens have ids tok_…). */
 const ADMIN_ID = "admin";
 
-export interface StoredToken {
-  id: string;
-  name: string;
-  scopes: Scope[];
-  hash: string; // sha256 of the token; the token itself is shown once and never stored
-  created_at: string;
-}
+const StoredTokenSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(Type.Union([Type.Literal("vault:read"), Type.Literal("vault:write"), Type.Literal("vault:admin")])),
+  /** sha256 of the token, hex; the token itself is shown once and never stored. */
+  hash: Type.String({ pattern: "^[0-9a-f]{64}$" }),
+  created_at: Type.String(),
+});
+export type StoredToken = Static<typeof StoredTokenSchema> & { scopes: Scope[] };
+
+/** tokens.json as indx writes it; a file that is not (edited by hand, cut short) is refused whole. */
+const TokensFile = Type.Object({ tokens: Type.Optional(Type.Array(StoredTokenSchema)) });
 
 export function newToken(): string {
   return `indx_${randomBytes(32).toString("base64url")}`;
@@ -66,12 +73,15 @@ export class TokenStore {
   private read(): StoredToken[] {
     this.loadedStamp = this.stamp();
     if (!existsSync(this.file)) return [];
+    let data: unknown;
     try {
-      const data = JSON.parse(readFileSync(this.file, "utf8")) as { tokens?: StoredToken[] };
-      return Array.isArray(data.tokens) ? data.tokens : [];
+      data = JSON.parse(readFileSync(this.file, "utf8"));
     } catch {
-      throw new IndxError("internal", "tokens.json in the data directory is unreadable; fix or delete it.");
+      data = null;
     }
+    // A token without its hash, or with a scope indx does not know, must not half-work.
+    if (!Value.Check(TokensFile, data)) throw new IndxError("internal", "tokens.json in the data directory is unreadable; fix or delete it.");
+    return data.tokens ?? [];
   }
 
   private write(): void {

@@ -47,6 +47,7 @@ interface LoadedBase {
 
 export const baseQuery = defineOp({
   name: "base_query",
+  errors: ["path_invalid", "not_found"],
   title: "Run an Obsidian base",
   description: "Runs a view (default: the first) of the Obsidian base at path (.base file, or a note's ```base block) or given as YAML in base.",
   scope: "vault:read",

@@ -10,7 +10,9 @@ import { isatty } from "node:tty";
  * (`indx note list | head`), writing fails with EPIPE: the command stops quietly with status
  * 0, as ripgrep does, instead of printing a stack trace (docs/decisions.md, "CLI output").
  */
-const brokenPipe = (err: unknown) => (err as { code?: string } | null)?.code === "EPIPE";
+import { errnoOf } from "../core/errno.ts";
+
+const brokenPipe = (err: unknown) => errnoOf(err) === "EPIPE";
 
 let viaStream = false;
 

@@ -1,4 +1,5 @@
 import { type CommandDef, runCommand } from "citty";
+import { errnoOf } from "../core/errno.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
@@ -84,7 +85,7 @@ async function allOutputFields(): Promise<Set<string>> {
 /** citty throws plain errors for a missing required argument: those are the user's, not ours. */
 function citeCittyError(err: unknown): IndxError | null {
   if (err instanceof IndxError) return null;
-  const code = (err as { code?: string }).code;
+  const code = errnoOf(err);
   if (code === "EARG" || code === "E_UNKNOWN_COMMAND" || code === "E_NO_COMMAND")
     return new IndxError("validation_failed", (err as Error).message.replace(/\/[^\s]+/g, ""));
   return null;

@@ -29,6 +29,7 @@ type Input = Static<typeof Input>;
 
 export const activateContext = defineOp({
   name: "activate_context",
+  errors: ["path_invalid", "not_found"],
   title: "A topic with its neighbourhood",
   description:
     "A ready context in one call: a query's best hits (or one note) and the notes their typed links, links and backlinks reach, ranked, with the passages that matter and why each is there, within max_tokens.",

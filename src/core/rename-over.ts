@@ -1,4 +1,5 @@
 import { renameSync } from "node:fs";
+import { errnoOf } from "./errno.ts";
 
 /** Errors Windows gives while another process (an editor, a virus scanner, a sync client) has the target open. */
 const TRANSIENT_ON_WINDOWS = new Set(["EPERM", "EACCES", "EBUSY"]);
@@ -25,7 +26,7 @@ export function renameOver(from: string, to: string, deps: RenameDeps = realDeps
       deps.rename(from, to);
       return;
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code ?? "";
+      const code = errnoOf(err) ?? "";
       if (deps.platform !== "win32" || !TRANSIENT_ON_WINDOWS.has(code) || waited >= RETRY_FOR_MS) throw err;
       deps.sleep(pause);
       waited += pause;

@@ -1,40 +1,16 @@
 import type { TSchema } from "@sinclair/typebox";
 import { ERROR_CODES, type ErrorCode } from "../core/errors.ts";
+import { errorsOf } from "../ops/define.ts";
 import type { Route } from "./routes.ts";
 
-/** Operations that answer without an index (they report or build it). */
-const NO_INDEX = new Set(["vault_status", "vault_config_get", "vault_reindex"]);
-
 /**
- * The error codes a route can really answer with, derived from what its operation takes and
- * does, so a route added later gets its list without an edit here. Every /v1 route can refuse
- * input, a token, a scope or a rate and can fail internally; the rest depends on the route.
+ * The error codes a route can answer with: those of HTTP itself (a token, a rate, a body), and
+ * those its operation declares (Operation.errors, checked against every test's calls).
  */
 export function errorCodesOf(r: Route): ErrorCode[] {
-  const props: Record<string, TSchema> = r.op.input.properties;
-  const codes = new Set<ErrorCode>(["validation_failed", "unauthorized", "forbidden", "rate_limited", "internal"]);
-  const add = (...c: ErrorCode[]) => {
-    for (const x of c) codes.add(x);
-  };
-  if (r.input === "body") add("payload_too_large", "unsupported_media_type");
-  if (r.wildParam || ["path", "from", "id", "tag"].some((p) => p in props)) add("path_invalid", "not_found");
-  if ("allow_large" in props) add("payload_too_large", "parse_failed");
-  if (r.op.name === "canvas_read") add("parse_failed");
-  if (r.op.name === "base_query" || "where" in props) add("parse_failed", "query_too_costly");
-  if (!r.op.safe) {
-    add("not_found", "patch_target_not_found", "encoding_unsupported", "disk_full");
-    if ("idempotency_key" in props) add("idempotency_key_reused");
-    if ("if_not_exists" in props || "to" in props) add("already_exists");
-    if ("if_match" in props || "plan_etag" in props) add("etag_mismatch");
-  }
-  if (!NO_INDEX.has(r.op.name)) add("index_missing", "index_corrupt");
-  if ("mode" in props || "rerank" in props) add("ai_unavailable", "ai_provider_error");
-  if (r.op.ai && r.op.ai.needs !== "any") {
-    add("ai_unavailable", "ai_provider_error", "ai_quota_exceeded", "ai_input_too_large", "idempotency_key_reused", "cancelled");
-    if ("cite" in props) add("ai_grounding_failed");
-    if ("scope" in props) add("not_found");
-  }
-  return [...codes];
+  const http: ErrorCode[] = ["unauthorized", "forbidden", "rate_limited", "internal"];
+  if (r.input === "body") http.push("payload_too_large", "unsupported_media_type");
+  return [...new Set<ErrorCode>([...errorsOf(r.op), ...http])];
 }
 
 /** A realistic error envelope for each status (the first code of that status a route can give). */

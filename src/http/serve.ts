@@ -4,6 +4,7 @@ import type { App } from "../app/context.ts";
 import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
+import { errnoOf } from "../core/errno.ts";
 import { INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
@@ -174,7 +175,7 @@ function listen(app: ReturnType<typeof createApp>, host: string, port: number): 
   try {
     app.listen({ hostname: host, port, reusePort: false, error: lastResort });
   } catch (err) {
-    if ((err as { code?: unknown }).code !== "EADDRINUSE") throw err;
+    if (errnoOf(err) !== "EADDRINUSE") throw err;
     throw new IndxError(
       "validation_failed",
       `Port ${port} on ${host} is already in use (another indx serve?). Pick another port with --port <n>, the config key server.port or INDX_PORT; --port 0 picks a free one.`,

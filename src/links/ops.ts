@@ -13,6 +13,7 @@ const RelInput = Type.Union([RelName, Type.Array(RelName, { minItems: 1, maxItem
 
 export const linkBacklinks = defineOp({
   name: "link_backlinks",
+  errors: ["path_invalid", "not_found"],
   title: "Notes that link here",
   description:
     "Every link, embed and frontmatter link that resolves to this file: source, line, text, and rel (the frontmatter property) for typed links. Check it before renaming or deleting a note.",
@@ -34,6 +35,7 @@ export const linkBacklinks = defineOp({
 
 export const linkForward = defineOp({
   name: "link_forward",
+  errors: ["path_invalid", "not_found"],
   title: "Links out of a note",
   description: "A note's outgoing links: resolved target (null when unresolved), rel for typed links, anchor_resolved for #heading and #^block links.",
   scope: "vault:read",
@@ -56,6 +58,7 @@ export const linkForward = defineOp({
 
 export const linkUnresolved = defineOp({
   name: "link_unresolved",
+  errors: [],
   title: "Broken links",
   description: "Link targets that match no file, most referenced first, with the notes that contain them.",
   scope: "vault:read",
@@ -76,6 +79,7 @@ export const linkUnresolved = defineOp({
 
 export const linkBrokenAnchors = defineOp({
   name: "link_broken_anchors",
+  errors: [],
   title: "Links to missing headings and blocks",
   description: "Links whose note exists but whose #heading (#A#B path) or #^block does not. Missing notes: link_unresolved.",
   scope: "vault:read",
@@ -92,6 +96,7 @@ export const linkBrokenAnchors = defineOp({
 
 export const linkOrphans = defineOp({
   name: "link_orphans",
+  errors: [],
   title: "Notes without links",
   description: "Notes with no links in or out: candidates for linking or cleanup.",
   scope: "vault:read",

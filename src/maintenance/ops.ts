@@ -141,6 +141,8 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
 
 export const vaultStatus = defineOp({
   name: "vault_status",
+  errors: [],
+  needsIndex: false,
   title: "Vault and index health",
   description:
     "Counts and health of the vault and its index (notes, links, tags, last update, embeddings) and notes that need attention. Call it first on an unfamiliar vault.",
@@ -293,6 +295,17 @@ const IndexReportSchema = Type.Object({
 
 export const vaultReindex = defineOp({
   name: "vault_reindex",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "ai_unavailable",
+    "ai_provider_error",
+    "index_incompatible",
+    "cancelled",
+  ],
+  needsIndex: false,
   title: "Update or rebuild the index",
   description:
     "Update the index from the files on disk (changed files only), or rebuild it with rebuild=true. Rarely needed: the server keeps the index current.",
@@ -377,6 +390,8 @@ async function embedAfterIndex(ctx: OpContext, input: { reembed?: boolean; requi
 
 export const vaultConfigGet = defineOp({
   name: "vault_config_get",
+  errors: [],
+  needsIndex: false,
   title: "Read the merged configuration",
   description: "The effective configuration and where each value came from; secrets and local paths show only as set/unset.",
   scope: "vault:admin",

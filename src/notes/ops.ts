@@ -66,6 +66,7 @@ const NoteReadOutput = Type.Object({
 
 export const noteRead = defineOp({
   name: "note_read",
+  errors: ["path_invalid", "not_found", "payload_too_large", "parse_failed"],
   title: "Read a note",
   description:
     "Read a note: its etag and title, plus the parts `include` asks for (body is the text after the frontmatter, content the whole file), or only some lines with `from`. Search first to find the path.",
@@ -144,6 +145,7 @@ export const noteRead = defineOp({
 
 export const noteOutline = defineOp({
   name: "note_outline",
+  errors: [],
   title: "Headings of a note",
   description: "A note's headings with levels and line numbers: cheaper than note_read, e.g. to pick a heading for note_patch.",
   scope: "vault:read",
@@ -160,6 +162,7 @@ export const noteOutline = defineOp({
 
 export const noteExists = defineOp({
   name: "note_exists",
+  errors: ["path_invalid", "not_found"],
   title: "Does a note exist",
   description: "Whether a file exists at a path, without reading it.",
   scope: "vault:read",
@@ -192,6 +195,7 @@ const NoteListItem = Type.Object({
 
 export const noteList = defineOp({
   name: "note_list",
+  errors: ["path_invalid", "not_found"],
   title: "List notes",
   description: "List notes by path (sort=mtime: newest first) filtered by path_glob, tag, frontmatter and where (a Bases expression). Read with note_read.",
   scope: "vault:read",

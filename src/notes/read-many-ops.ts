@@ -42,6 +42,7 @@ const ReadManyOutput = Type.Object({
 
 export const noteReadMany = defineOp({
   name: "note_read_many",
+  errors: [],
   title: "Read several notes at once",
   description:
     "Read many notes at once, `paths` in their order or a `glob` in path order: whole notes until the next would pass budget_bytes; it and the rest are listed in `omitted` with their sizes, unreadable paths in `errors`.",

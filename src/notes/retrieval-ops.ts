@@ -10,6 +10,7 @@ import { mimeType } from "./mime.ts";
 
 export const chunkGet = defineOp({
   name: "chunk_get",
+  errors: ["path_invalid", "not_found"],
   title: "Read one chunk",
   description:
     "One heading-aware section of a note by its chunk id '<path>#<index>' (search hits carry chunk_id), without frontmatter: cheaper than note_read.",
@@ -59,6 +60,7 @@ export const chunkGet = defineOp({
 
 export const attachmentGet = defineOp({
   name: "attachment_get",
+  errors: ["path_invalid", "not_found", "payload_too_large", "parse_failed"],
   title: "Attachment metadata or bytes",
   description:
     "Metadata of a non-Markdown file (size, MIME type, modification time); its bytes (base64) with download=true, refused above retrieval.max_attachment_bytes unless allow_large=true.",

@@ -81,6 +81,17 @@ export function planNotePatch(ctx: OpContext, path: string, original: string, op
 
 export const noteWrite = defineOp({
   name: "note_write",
+  errors: [
+    "path_invalid",
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "already_exists",
+    "etag_mismatch",
+    "payload_too_large",
+  ],
   title: "Create or replace a note",
   description:
     "Create a note or replace a whole one (to change part of a note, use note_patch). if_not_exists=true only creates; if_match replaces only the version you read. Returns the note as written.",
@@ -154,6 +165,16 @@ export const noteWrite = defineOp({
 
 export const notePatch = defineOp({
   name: "note_patch",
+  errors: [
+    "path_invalid",
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "parse_failed",
+  ],
   title: "Edit a note with structured ops",
   description:
     "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
@@ -212,6 +233,7 @@ export const notePatch = defineOp({
 
 export const noteDelete = defineOp({
   name: "note_delete",
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "disk_full", "idempotency_key_reused", "etag_mismatch"],
   title: "Delete a note",
   description: "Delete a file. It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered.",
   scope: "vault:write",

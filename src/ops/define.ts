@@ -1,4 +1,5 @@
 import type { Static, TObject } from "@sinclair/typebox";
+import type { ErrorCode } from "../core/errors.ts";
 import type { OpContext } from "./context.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
@@ -14,7 +15,11 @@ export type AiRole = "chat" | "embeddings" | "either" | "any";
  * One row of the mapping table (docs/contracts.md, Operations): written once, typed by TypeBox, and
  * translated by the CLI, REST and MCP surfaces. Nothing about a transport belongs here.
  */
-export interface Operation<I extends TObject = TObject, O extends TObject = TObject> {
+/**
+ * `C` is the part of the context the operation uses (OpContext by default): an operation that
+ * names a narrower one (say `{ ai: … }`) can be run by a unit test on fakes (docs/architecture.md).
+ */
+export interface Operation<I extends TObject = TObject, O extends TObject = TObject, C = OpContext> {
   name: string;
   title: string;
   /** Teaches a caller (often an agent) when to use this operation. */
@@ -32,7 +37,20 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
    * (it waits on the network, may stream, and shares the AI cache); and, although a read, it
    * honours idempotency keys, so a retried call does not pay for a second generation.
    */
-  ai?: { needs: AiRole };
+  ai?: {
+    needs: AiRole;
+    /** Some inputs need no model (ai_toc of a note without descriptions): invoke asks for one only when this says so. */
+    when?(input: Static<I>): boolean;
+  };
+  /**
+   * The error codes this operation can return (docs/contracts.md, Errors), besides those every
+   * operation can (EVERY_OPERATION_ERRORS) and, unless `needsIndex` is false, index_missing,
+   * index_incompatible and index_corrupt. OpenAPI lists them per route; under the tests, invoke fails a call that
+   * returns a code not declared here (test/support/preload.ts).
+   */
+  errors: readonly ErrorCode[];
+  /** False for the few operations that answer without an index (they report or build it). */
+  needsIndex?: false;
   /**
    * An operation that writes for some inputs only (an AI operation's apply): such an input needs
    * vault:write besides `scope`, checked by invokeOp on every surface, and a caller without
@@ -42,7 +60,7 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
   input: I;
   output: O;
   /** `run` and `summary` stay methods (not function-typed properties): AnyOperation relies on it. */
-  run(ctx: OpContext, input: Static<I>): Promise<Static<O>> | Static<O>;
+  run(ctx: C, input: Static<I>): Promise<Static<O>> | Static<O>;
   /** One short deterministic line describing a result (MCP text content, CLI status). */
   summary(output: Static<O>, input: Static<I>): string;
 }
@@ -55,9 +73,22 @@ export interface Operation<I extends TObject = TObject, O extends TObject = TObj
  */
 export type AnyOperation = Operation<TObject, TObject>;
 
+/**
+ * Codes any operation can return: its input refused, its scope refused, a fault of indx's own,
+ * and what invoke says of every call: the vault folder gone, the data folder full or unwritable
+ * (docs/decisions.md, "A vault folder that goes away", "A full or read-only data folder").
+ */
+export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ["validation_failed", "forbidden", "internal", "vault_missing", "disk_full", "data_dir_unusable"];
+
+/** Every code an operation can return: what it declares and what every operation can. */
+export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex">): ErrorCode[] {
+  const index: ErrorCode[] = op.needsIndex === false ? [] : ["index_missing", "index_incompatible", "index_corrupt"];
+  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...op.errors])];
+}
+
 /** What an operation returns: the static type of its output schema. */
 export type OutputOf<O extends AnyOperation> = Static<O["output"]>;
 
-export function defineOp<I extends TObject, O extends TObject>(op: Operation<I, O>): Operation<I, O> {
+export function defineOp<I extends TObject, O extends TObject, C = OpContext>(op: Operation<I, O, C>): Operation<I, O, C> {
   return op;
 }

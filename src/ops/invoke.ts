@@ -2,7 +2,7 @@ import type { Static, TObject } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "./context.ts";
-import type { AnyOperation, Operation, Scope } from "./define.ts";
+import { type AnyOperation, errorsOf, type Operation, type Scope } from "./define.ts";
 import { parseInput } from "./validate.ts";
 
 /** admin ⊇ write ⊇ read. */
@@ -34,16 +34,19 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   const { dry_run, idempotency_key: key }: WriteControls = input;
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
+  // The model an operation declares it needs, checked once here for every AI operation: a missing
+  // one is ai_unavailable naming the role and the fix, before anything is read or sent.
   try {
     // The vault folder gone under a long-running server: every operation says so (vault_missing).
     ctx.vault.assertPresent();
+    if (op.ai?.needs === "chat" && (op.ai.when?.(input) ?? true)) ctx.ai.chat();
     if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
     const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
     return { input, result, replayed };
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
-    throw ctx.vault.storageError(err) ?? toIndxError(err);
+    throw undeclared(op, ctx.vault.storageError(err) ?? toIndxError(err));
   }
 }
 
@@ -65,4 +68,17 @@ export async function invoke<I extends TObject, O extends TObject>(
 
 function requireScope(op: Pick<AnyOperation, "name">, ctx: OpContext, needed: Scope, why = ""): void {
   if (!hasScope(ctx.scopes, needed)) throw new IndxError("forbidden", `${op.name} needs the ${needed} scope${why}`, { operation: op.name, needed });
+}
+
+/**
+ * With INDX_CHECK_ERRORS=1 (the test preload sets it), an error whose code the operation does not
+ * declare becomes an internal error saying so, so a test that sees an undeclared code fails and
+ * the declaration that OpenAPI shows never falls behind (docs/architecture.md).
+ */
+function undeclared(op: AnyOperation, err: IndxError): IndxError {
+  if (process.env.INDX_CHECK_ERRORS !== "1" || errorsOf(op).includes(err.code)) return err;
+  return new IndxError("internal", `${op.name} returned ${err.code}, which its errors list does not declare: ${err.message}`, {
+    operation: op.name,
+    undeclared: err.code,
+  });
 }

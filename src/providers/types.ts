@@ -2,6 +2,7 @@
  * Provider interfaces. The core sees only these; "not configured" is null at the call sites
  * (see settings.ts), never a stub implementation.
  */
+import { errnoOf } from "../core/errno.ts";
 export type ProviderName = "ollama" | "openai" | "vercel-ai-gateway";
 /** Embeddings have no gateway provider: the gateway serves the chat role only. */
 export type EmbeddingsProviderName = Exclude<ProviderName, "vercel-ai-gateway">;
@@ -131,7 +132,7 @@ export function classifyError(err: unknown, what: string): ProviderError {
     if (/too (many|large|long)|batch|exceed/i.test(msg)) return new ProviderError("too_large", `${what}: the request was too large (${status})`, status);
     return new ProviderError("rejected", `${what}: the server refused the request (${status})`, status);
   }
-  const code = e?.code ?? (e?.cause as { code?: string } | undefined)?.code;
+  const code = errnoOf(err) ?? errnoOf(e?.cause);
   if (
     code === "ConnectionRefused" ||
     code === "ECONNREFUSED" ||

@@ -182,6 +182,7 @@ const depthFor = (want: number) => Math.min(1000, Math.max(100, want * 5));
 
 export const vaultSearch = defineOp({
   name: "vault_search",
+  errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Search the vault",
   description:
     'Search notes: compact hits, never whole notes: then chunk_get/note_read. Modes: lexical, semantic (needs embeddings), hybrid. Query: words (more matches rank higher), "a phrase", +required, -excluded, prefix*, OR; dates (2024-05, A..B) match date properties too. where: a Bases expression.',
@@ -340,6 +341,7 @@ async function rerankHits(
 
 export const related = defineOp({
   name: "related",
+  errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Notes related to a note or chunk",
   description:
     "Notes related to a note (its path) or a chunk ('<path>#<index>'), as compact hits like vault_search's: by embeddings when available, else by shared distinctive words.",

@@ -6,6 +6,7 @@ import { filterNoteIds, normalizeTag } from "../search/filter.ts";
 
 export const tagList = defineOp({
   name: "tag_list",
+  errors: [],
   title: "All tags",
   description: "Every tag (frontmatter and inline, case-insensitive) with the number of notes that carry it; `prefix` narrows to one branch.",
   scope: "vault:read",
@@ -29,6 +30,7 @@ export const tagList = defineOp({
 
 export const tagNotes = defineOp({
   name: "tag_notes",
+  errors: ["path_invalid", "not_found"],
   title: "Notes with a tag",
   description: "Notes that carry a tag ('#' optional, case-insensitive); 'project' also finds 'project/alpha'.",
   scope: "vault:read",

@@ -1,3 +1,4 @@
+import { errnoOf } from "../core/errno.ts";
 import { IndxError } from "../core/errors.ts";
 import { MAX_NAME_BYTES } from "../vault/paths.ts";
 
@@ -7,7 +8,7 @@ import { MAX_NAME_BYTES } from "../vault/paths.ts";
  */
 export function writeError(err: unknown, details: Record<string, unknown> = {}): IndxError {
   if (err instanceof IndxError) return err;
-  const errno = (err as NodeJS.ErrnoException | null)?.code;
+  const errno = errnoOf(err);
   const d = { ...details, reason: errno ?? "io" };
   switch (errno) {
     case "EACCES":

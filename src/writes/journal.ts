@@ -1,5 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, unlinkSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { type Static, Type } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
 import { etagOf } from "../core/hash.ts";
 import type { NewEvent } from "../events/types.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -11,16 +13,18 @@ import { trashDestination } from "./trash.ts";
  * Etags tell a step that already happened from one still to do, and from a file someone else
  * changed meanwhile (which recovery leaves alone).
  */
-export type JournalStep =
-  | ({ type: "write"; path: string; before: string | null; after: string } & ({ text: string } | { base64: string }))
-  | { type: "delete"; path: string; before: string | null }
-  | { type: "move"; from: string; to: string };
+const Etag = Type.Union([Type.String(), Type.Null()]);
+const JournalStepSchema = Type.Union([
+  Type.Object({ type: Type.Literal("write"), path: Type.String(), before: Etag, after: Type.String(), text: Type.String() }),
+  Type.Object({ type: Type.Literal("write"), path: Type.String(), before: Etag, after: Type.String(), base64: Type.String() }),
+  Type.Object({ type: Type.Literal("delete"), path: Type.String(), before: Etag }),
+  Type.Object({ type: Type.Literal("move"), from: Type.String(), to: Type.String() }),
+]);
+export type JournalStep = Static<typeof JournalStepSchema>;
 
-interface Journal {
-  op: string;
-  started_at: string;
-  steps: JournalStep[];
-}
+/** The journal file as indx writes it: read back only if it still is (checked, never cast). */
+const JournalSchema = Type.Object({ op: Type.String(), started_at: Type.String(), steps: Type.Array(JournalStepSchema) });
+type Journal = Static<typeof JournalSchema>;
 
 const FILE = "write-journal.json";
 
@@ -59,10 +63,13 @@ export class WriteJournal {
    */
   recover(vault: Vault): { op: string; touched: string[]; events: NewEvent[]; skipped: string[] } | null {
     if (!this.pending()) return null;
-    let journal: Journal;
+    let journal: unknown;
     try {
-      journal = JSON.parse(readFileSync(this.file, "utf8")) as Journal;
+      journal = JSON.parse(readFileSync(this.file, "utf8"));
     } catch {
+      journal = null;
+    }
+    if (!Value.Check(JournalSchema, journal)) {
       this.finish();
       return null;
     }

@@ -1,5 +1,6 @@
 import { closeSync, mkdirSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { errnoOf } from "../core/errno.ts";
 import { IndxError } from "../core/errors.ts";
 
 /**
@@ -73,7 +74,7 @@ export class VaultWriteLock {
       closeSync(fd);
       return true;
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errnoOf(err);
       // The data folder was deleted under a running process: make it again and retry.
       if (code === "ENOENT") {
         mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
@@ -109,7 +110,7 @@ export class VaultWriteLock {
       process.kill(pid, 0);
       return false;
     } catch (err) {
-      return (err as NodeJS.ErrnoException).code === "ESRCH";
+      return errnoOf(err) === "ESRCH";
     }
   }
 }

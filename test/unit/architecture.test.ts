@@ -236,6 +236,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   search: ["filter.ts", "fusion-weight.ts", "ops.ts", "related.ts", "semantic.ts", "stopwords.ts"],
   embeddings: ["job.ts", "service.ts", "store.ts"],
   ai: [
+    "cache.ts",
     "citations.ts",
     "invocation.ts",
     "linear-regex.ts",
@@ -246,12 +247,14 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "service.ts",
     "segments.ts",
     "session.ts",
+    "spend.ts",
     "stream.ts",
   ],
   "ai/ops": [
     "ask/ask-ops.ts",
     "extract/extract-ops.ts",
     "metadata/fields.ts",
+    "catalogue.ts",
     "metadata/metadata-ops.ts",
     "relate/relate-ops.ts",
     "status-ops.ts",

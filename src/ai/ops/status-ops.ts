@@ -1,8 +1,21 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { OpContext } from "../../ops/context.ts";
-import { defineOp } from "../../ops/define.ts";
+import type { EmbeddingService } from "../../embeddings/service.ts";
+import { type AiRole, defineOp } from "../../ops/define.ts";
 import { Nullable } from "../../ops/schemas.ts";
 import type { AiSettings } from "../../providers/settings.ts";
+import type { AiCache } from "../cache.ts";
+import type { AiService } from "../service.ts";
+import type { SpendLedger } from "../spend.ts";
+import { AI_OPERATIONS } from "./catalogue.ts";
+
+/**
+ * What ai_status and the AI part of vault_status read: the AI runtime's settings, cache and
+ * spend, and nothing else, so a test can hand them a fake runtime (test/unit/ai-status-op.test.ts).
+ */
+export interface AiStatusDeps {
+  ai: Pick<AiService, "offers" | "settings"> & { cache: Pick<AiCache, "stats">; spend: Pick<SpendLedger, "today" | "requestsToday"> };
+  embeddings: Pick<EmbeddingService, "settings" | "vectors">;
+}
 
 const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String() }));
 const EmbeddingsRole = Nullable(
@@ -40,7 +53,7 @@ export const AiSummary = Type.Object({
   spend_today_usd: Type.Number(),
 });
 
-export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
+export function aiSummary(ctx: AiStatusDeps): Static<typeof AiSummary> {
   const none = { enabled: false, chat: null, requests_today: 0, cache_hits_24h: 0, spend_today_usd: 0 };
   if (!ctx.ai.offers("any")) return none;
   const s = ctx.ai.settings();
@@ -53,13 +66,16 @@ export function aiSummary(ctx: OpContext): Static<typeof AiSummary> {
   };
 }
 
-/** The operations each role enables (the degradation matrix of docs/contracts.md, AI runtime). */
-const CHAT_OPS = ["ai_summarize", "ai_ask", "ai_toc", "ai_tag", "ai_metadata", "ai_extract"];
-/** Operations that run with either role, degraded without one of them. */
-const EITHER_OPS = ["ai_relate"];
+/** Whether the configured roles serve an operation's needs (the degradation matrix of docs/contracts.md, AI runtime). */
+function served(needs: AiRole, s: AiSettings): boolean {
+  if (needs === "chat") return s.chat !== null;
+  if (needs === "embeddings") return s.embeddings !== null;
+  return s.chat !== null || s.embeddings !== null;
+}
 
 export const aiStatus = defineOp({
   name: "ai_status",
+  errors: [],
   title: "AI status",
   description:
     "What AI this vault offers: the chat and embeddings models, the operations that can run, limits, cache and today's spend. Cheap; call it first to learn what to expect.",
@@ -68,7 +84,7 @@ export const aiStatus = defineOp({
   ai: { needs: "any" },
   input: Type.Object({}, { additionalProperties: false }),
   output: Output,
-  run(ctx): Static<typeof Output> {
+  run(ctx: AiStatusDeps): Static<typeof Output> {
     let settings: AiSettings;
     try {
       settings = ctx.ai.settings();
@@ -82,7 +98,7 @@ export const aiStatus = defineOp({
       enabled,
       chat: role(settings.chat),
       embeddings: settings.embeddings ? { ...role(settings.embeddings)!, dimension: storedDimension(ctx) } : null,
-      operations: enabled ? ["ai_status", ...(settings.chat ? CHAT_OPS : []), ...EITHER_OPS] : [],
+      operations: enabled ? ["ai_status", ...AI_OPERATIONS.filter((op) => op.ai !== undefined && served(op.ai.needs, settings)).map((op) => op.name)] : [],
       limits: {
         max_input_tokens: settings.maxInputTokens,
         max_output_tokens: settings.maxOutputTokens,
@@ -102,7 +118,7 @@ export const aiStatus = defineOp({
 });
 
 /** The dimension of the stored vectors when they are the configured model's (no provider call: ai_status is cheap). */
-function storedDimension(ctx: OpContext): number | null {
+function storedDimension(ctx: AiStatusDeps): number | null {
   try {
     const settings = ctx.embeddings.settings();
     const store = ctx.embeddings.vectors(false);

@@ -1,4 +1,5 @@
 import { type FSWatcher, watch } from "node:fs";
+import { errnoOf } from "../../core/errno.ts";
 import { fileIdentity } from "../../core/file-identity.ts";
 import { logEvent } from "../../core/log.ts";
 import type { OpContext } from "../../ops/context.ts";
@@ -125,7 +126,7 @@ export class VaultWatcher {
     } catch (err) {
       this.failures++;
       this.retryMs = Math.min(RETRY_MAX_MS, this.retryMs === 0 ? RETRY_FIRST_MS : this.retryMs * 2);
-      logEvent("index.update_failed", { code: (err as { code?: string }).code ?? "internal", retry_ms: this.retryMs });
+      logEvent("index.update_failed", { code: errnoOf(err) ?? "internal", retry_ms: this.retryMs });
       if ("paths" in job) for (const p of job.paths) this.pending.add(p);
       else this.fullPass = true;
       if (this.watcher) this.schedule(this.retryMs);

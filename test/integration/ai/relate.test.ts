@@ -60,7 +60,7 @@ const relate = (ctx: OpContext, input: Record<string, unknown>) =>
 const codes = (o: { warnings: { code: string }[] }) => o.warnings.map((w) => w.code);
 const pairOf = (e: Edge) => `${e.src_path} -> ${e.dst_path}`;
 
-/** The seed's order: confidence, then similarity, both descending, then dst_path. */
+/** The order of docs/contracts.md (ai_relate): confidence, then similarity, both descending, then dst_path. */
 function inOrder(edges: readonly Edge[]): boolean {
   return edges.every((e, i) => {
     const next = edges[i + 1];

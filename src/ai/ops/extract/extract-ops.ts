@@ -84,6 +84,23 @@ type Output = Static<typeof Output>;
 
 export const aiExtract = defineOp({
   name: "ai_extract",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+    "ai_schema_invalid",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
   title: "Extract structured data",
   description:
     "Structured data from each note of a scope into your JSON Schema (action items, decisions, contacts…), each note's record validated and backed by verified citations. destination frontmatter proposes it as a key's value, or writes it with apply (needs vault:write).",
@@ -110,7 +127,6 @@ export const aiExtract = defineOp({
 
 async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Promise<Output> {
   const key = destinationKey(input);
-  ctx.ai.chat();
   const warnings: Warning[] = [];
   const paths = await notesToSuggestFor(ctx, "ai_extract", input, MAX_NOTES, warnings);
   const instructions = extractInstructions(schema, input.language);

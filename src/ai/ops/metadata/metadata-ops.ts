@@ -84,6 +84,22 @@ type Output = Static<typeof Output>;
 
 export const aiMetadata = defineOp({
   name: "ai_metadata",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
   title: "Fill typed frontmatter",
   description:
     "Typed frontmatter values for each note of a scope (string, number, boolean, date, datetime, list, enum), each validated here and backed by verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write).",
@@ -95,7 +111,6 @@ export const aiMetadata = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     checkFieldSpecs(input.fields);
     const warnings: Warning[] = [];
     const paths = await notesToSuggestFor(ctx, "ai_metadata", input, MAX_NOTES, warnings);

@@ -19,8 +19,9 @@ import { candidatePool, neighbourPairs, type Pair } from "./neighbours.ts";
 const MAX_SOURCES = 50;
 
 /**
- * The source notes: any AI scope, or `{kind: "path", path}` for one note. Flat like AiScope (the
- * seed's union of path, paths and a nested scope cost three times the tokens in the tool list).
+ * The source notes: any AI scope, or `{kind: "path", path}` for one note (docs/contracts.md,
+ * ai_relate). Flat like AiScope: a union of path, paths and a nested scope cost three times the
+ * tokens in the tool list.
  */
 const Source = Type.Object(
   { ...AiScope.properties, kind: Type.Union([Type.Literal("path"), ...AiScope.properties.kind.anyOf]) },
@@ -65,6 +66,17 @@ type Output = Static<typeof Output>;
 
 export const aiRelate = defineOp({
   name: "ai_relate",
+  errors: [
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "idempotency_key_reused",
+    "cancelled",
+    "ai_grounding_failed",
+    "path_invalid",
+    "not_found",
+  ],
   title: "Relate notes",
   description:
     "Notes related to some notes (neighbours by embeddings and shared words), each relationship labelled with confidence, rationale and verified quotes; never writes.",

@@ -61,6 +61,17 @@ type Input = Static<typeof Input>;
 
 export const aiSummarize = defineOp({
   name: "ai_summarize",
+  errors: [
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "idempotency_key_reused",
+    "cancelled",
+    "ai_grounding_failed",
+    "not_found",
+    "path_invalid",
+  ],
   title: "Summarize notes",
   description:
     "A grounded summary of one note, several, or a scope (glob, tag, query, a note and its links): text, tl;dr, key points and open questions, every sentence backed by a verified citation. Scopes too large for one prompt are summarized map-reduce.",
@@ -70,7 +81,6 @@ export const aiSummarize = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     const warnings: Warning[] = [];
     const paths = await notesInScope(ctx, input.scope, warnings);
     const passages = passagesForPaths(ctx, paths);

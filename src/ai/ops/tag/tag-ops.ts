@@ -96,6 +96,22 @@ type Output = Static<typeof Output>;
 
 export const aiTag = defineOp({
   name: "ai_tag",
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
   title: "Suggest tags",
   description:
     "Tags for each note of a scope, biased to the vault's own tags, with confidence and verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write): frontmatter tags merged or replaced per note.",
@@ -107,7 +123,6 @@ export const aiTag = defineOp({
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
-    ctx.ai.chat();
     const vocabulary = new TagVocabulary(ctx, input.vocabulary ?? {});
     const warnings: Warning[] = [];
     const paths = await notesToSuggestFor(ctx, "ai_tag", input, MAX_NOTES, warnings);

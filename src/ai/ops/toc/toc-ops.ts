@@ -17,19 +17,32 @@ import { Input, linkTarget, Output, renderTree, type TocInput, type TocNode, typ
 
 export const aiToc = defineOp({
   name: "ai_toc",
+  errors: [
+    "path_invalid",
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "disk_full",
+    "idempotency_key_reused",
+    "ai_unavailable",
+    "ai_provider_error",
+    "ai_quota_exceeded",
+    "ai_input_too_large",
+    "cancelled",
+    "ai_grounding_failed",
+  ],
   title: "Table of contents or map of content",
   description: "A note's table of contents from its headings, or a map of content over a scope with groups the model titles; `write` saves it as a note.",
   scope: "vault:read",
   // With `write` it replaces a note; without, it only reads.
   safe: false,
   destructive: true,
-  ai: { needs: "chat" },
+  // A note's table of contents from its headings needs no model; descriptions and maps of content do.
+  ai: { needs: "chat", when: (input) => input.mode === "moc" || input.include_descriptions === true },
   writes: { when: (input) => input.write !== undefined, fields: ["write"] },
   input: Input,
   output: Output,
   async run(ctx, input): Promise<TocOutput> {
-    // A note's table of contents from its headings needs no model; descriptions and maps of content do.
-    if (input.mode === "moc" || input.include_descriptions === true) ctx.ai.chat();
     const result = input.mode === "note" ? await noteToc(ctx, input) : await mapOfContent(ctx, input);
     if (!input.write) return result;
     const written = await invoke(noteWrite, ctx, {

@@ -1,0 +1,50 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { TokenStore } from "../../../src/auth/tokens.ts";
+import { IndxError } from "../../../src/core/errors.ts";
+
+/** tokens.json is read back checked against its schema: a hand-edited file never half-works. */
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function storeWith(contents: string): TokenStore {
+  const dir = mkdtempSync(join(tmpdir(), "indx-tokens-"));
+  dirs.push(dir);
+  writeFileSync(join(dir, "tokens.json"), contents);
+  return new TokenStore(dir);
+}
+
+const failure = (fn: () => unknown) => {
+  try {
+    fn();
+  } catch (err) {
+    return err;
+  }
+  return null;
+};
+
+describe("tokens.json read back", () => {
+  const token = { id: "tok_1", name: "ci", scopes: ["vault:read"], hash: "a".repeat(64), created_at: "2026-11-27T00:00:00.000Z" };
+
+  test("a token without its hash, or with a scope indx does not know, is a typed error, not a crash or a grant", () => {
+    for (const bad of [
+      { ...token, hash: undefined },
+      { ...token, scopes: ["vault:everything"] },
+      { ...token, scopes: "vault:admin" },
+    ]) {
+      const err = failure(() => storeWith(JSON.stringify({ tokens: [bad] })).verify("indx_presented", null));
+      expect(err).toBeInstanceOf(IndxError);
+      expect((err as IndxError).code).toBe("internal");
+      expect((err as IndxError).message).toContain("tokens.json");
+    }
+  });
+
+  test("a file indx wrote still works", () => {
+    expect(storeWith(JSON.stringify({ tokens: [token] })).list()).toEqual([{ id: "tok_1", name: "ci", scopes: ["vault:read"], created_at: token.created_at }]);
+    expect(storeWith(JSON.stringify({ tokens: [token] })).verify("indx_presented", null)).toBeNull();
+  });
+});
