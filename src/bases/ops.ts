@@ -47,7 +47,7 @@ interface LoadedBase {
 
 export const baseQuery = defineOp({
   name: "base_query",
-  errors: ["path_invalid", "not_found"],
+  errors: ["path_invalid", "not_found", "parse_failed", "query_too_costly"],
   title: "Run an Obsidian base",
   description: "Runs a view (default: the first) of the Obsidian base at path (.base file, or a note's ```base block) or given as YAML in base.",
   scope: "vault:read",

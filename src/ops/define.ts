@@ -80,10 +80,14 @@ export type AnyOperation = Operation<TObject, TObject>;
  */
 export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ["validation_failed", "forbidden", "internal", "vault_missing", "disk_full", "data_dir_unusable"];
 
-/** Every code an operation can return: what it declares and what every operation can. */
-export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex">): ErrorCode[] {
+/** Codes any call to a model can end with: the provider down, failing, limiting or too small, the cap reached, the call cancelled. */
+export const MODEL_CALL_ERRORS: readonly ErrorCode[] = ["ai_unavailable", "ai_provider_error", "ai_quota_exceeded", "ai_input_too_large", "rate_limited", "cancelled"];
+
+/** Every code an operation can return: what it declares, what every operation can, and what a model call can. */
+export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai">): ErrorCode[] {
   const index: ErrorCode[] = op.needsIndex === false ? [] : ["index_missing", "index_incompatible", "index_corrupt"];
-  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...op.errors])];
+  const model: readonly ErrorCode[] = op.ai && op.ai.needs !== "any" ? MODEL_CALL_ERRORS : [];
+  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...model, ...op.errors])];
 }
 
 /** What an operation returns: the static type of its output schema. */

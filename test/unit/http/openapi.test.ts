@@ -3,6 +3,8 @@ import { Value } from "@sinclair/typebox/value";
 import { ERROR_CODES, type ErrorCode } from "../../../src/core/errors.ts";
 import { buildOpenApi } from "../../../src/http/openapi.ts";
 import { ROUTES, templateOf } from "../../../src/http/routes.ts";
+import { vaultStatus } from "../../../src/maintenance/ops.ts";
+import { errorsOf } from "../../../src/ops/define.ts";
 import { sandbox } from "../../support/vault.ts";
 
 type Operation = {
@@ -29,7 +31,9 @@ describe("OpenAPI responses", () => {
       expect(statuses).toEqual(expect.arrayContaining(["200", "400", "401", "403", "429", "500"]));
     }
     expect(Object.keys(operationOf("GET", "/v1/notes/{path}").responses)).toEqual(expect.arrayContaining(["304", "404", "413", "422", "503"]));
-    expect(Object.keys(operationOf("GET", "/v1/vault/status").responses)).not.toContain("503");
+    // vault_status answers without an index: its one 503 is the vault folder gone, never index_missing.
+    expect(errorsOf(vaultStatus)).not.toContain("index_missing");
+    expect(errorsOf(vaultStatus)).toContain("vault_missing");
   });
 
   test("each error example carries a code of its own status (the 401 example is unauthorized)", () => {
