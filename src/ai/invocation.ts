@@ -114,6 +114,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
           signal: ctx.signal,
           stream: ctx.aiStream,
           checkQuota: () => ai.spend.check(settings.dailyCostUsd),
+          callerText: callerStrings(call.input),
           spent: (usd) => ai.spend.add(usd),
         },
       )
@@ -145,6 +146,22 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
     throw e;
   }
   return finish(result, false);
+}
+
+/** Caller strings held at most: an input is bounded, this bounds the wall's masking work too. */
+const MAX_CALLER_STRINGS = 200;
+
+/** Every string of the caller's input (question, instructions, focus, schema descriptions), for the deny wall. */
+function callerStrings(input: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (out.length >= MAX_CALLER_STRINGS || depth > 8) return;
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  walk(input, 0);
+  return out;
 }
 
 const CACHE_HIT: Warning = { code: "ai_cache_hit", message: "Served from the AI cache; usage reflects zero cost." };

@@ -3,6 +3,7 @@ import { IndxError } from "../core/errors.ts";
 import { withRecordReplay } from "./record-replay.ts";
 import type { ChatSettings, EmbeddingsSettings } from "./settings.ts";
 import type { ChatProvider, ChatRequest, EmbeddingProvider } from "./types.ts";
+import { type WallSource, walledChat, walledEmbeddings } from "./wall.ts";
 
 /*
  * The provider clients (the `ollama` package, the AI SDK) load on the first request, not at
@@ -11,22 +12,29 @@ import type { ChatProvider, ChatRequest, EmbeddingProvider } from "./types.ts";
 const loadOllama = () => import("./ollama.ts");
 const loadOpenAI = () => import("./openai.ts");
 
-export function createEmbeddingProvider(s: EmbeddingsSettings): EmbeddingProvider {
+/**
+ * Every provider is built behind the deny wall (src/ai/wall.ts): there is no way to get a client
+ * that sends without passing it.
+ */
+export function createEmbeddingProvider(s: EmbeddingsSettings, wall: WallSource): EmbeddingProvider {
   let inner: Promise<EmbeddingProvider> | null = null;
   const client = () =>
     (inner ??= s.provider === "ollama" ? loadOllama().then((m) => new m.OllamaEmbeddings(s)) : loadOpenAI().then((m) => new m.OpenAIEmbeddings(s)));
-  return {
-    provider: s.provider,
-    model: s.model,
-    embed: async (texts: string[], signal?: AbortSignal) => (await client()).embed(texts, signal),
-  };
+  return walledEmbeddings(
+    {
+      provider: s.provider,
+      model: s.model,
+      embed: async (texts: string[], signal?: AbortSignal) => (await client()).embed(texts, signal),
+    },
+    wall,
+  );
 }
 
 /**
  * The chat provider of the settings; under AI_TEST_RECORD / AI_TEST_REPLAY it records or replays
  * fixtures in ai.fixtures_dir, else `<dataDir>/ai-fixtures`.
  */
-export function createChatProvider(s: ChatSettings, dataDir: string | null = null): ChatProvider {
+export function createChatProvider(s: ChatSettings, wall: WallSource, dataDir: string | null = null, what = "chat"): ChatProvider {
   let inner: Promise<ChatProvider> | null = null;
   const client = () => (inner ??= s.provider === "ollama" ? loadOllama().then((m) => new m.OllamaChat(s)) : loadOpenAI().then((m) => new m.OpenAIChat(s)));
   const live: ChatProvider = {
@@ -34,11 +42,11 @@ export function createChatProvider(s: ChatSettings, dataDir: string | null = nul
     model: s.model,
     generate: async (req: ChatRequest) => (await client()).generate(req),
   };
-  if (!s.fixtures) return live;
+  if (!s.fixtures) return walledChat(live, wall, what);
   const dir = s.fixtures.dir ?? (dataDir ? join(dataDir, "ai-fixtures") : null);
   if (!dir)
     throw new IndxError("validation_failed", "AI_TEST_RECORD / AI_TEST_REPLAY need a fixtures folder: set INDX_AI_FIXTURES_DIR.", {
       key: "ai.fixtures_dir",
     });
-  return withRecordReplay(live, s, s.fixtures.mode, dir);
+  return walledChat(withRecordReplay(live, s, s.fixtures.mode, dir), wall, what);
 }

@@ -5,7 +5,7 @@ import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
 import { INPUT_LIMITS, VaultPath } from "../ops/schemas.ts";
 import { vaultSearch } from "../search/ops.ts";
-import { globToRegExp } from "../vault/glob.ts";
+import type { AiGlobs } from "./globs.ts";
 
 /** Notes one scope may name explicitly, and hops a note scope may follow. */
 const MAX_PATHS = 500;
@@ -34,22 +34,6 @@ export const AiScope = Type.Object(
   { additionalProperties: false, title: "AiScope", description: "The notes to work on." },
 );
 export type AiScope = Static<typeof AiScope>;
-
-/** ai.allow_globs and ai.deny_globs: a note is eligible when some allow glob (or none is set) and no deny glob matches. */
-export class AiGlobs {
-  private readonly allow: RegExp[];
-  private readonly deny: RegExp[];
-
-  constructor(allow: readonly string[], deny: readonly string[]) {
-    this.allow = allow.map((g) => globToRegExp(g));
-    this.deny = deny.map((g) => globToRegExp(g));
-  }
-
-  allows(path: string): boolean {
-    if (this.deny.some((re) => re.test(path))) return false;
-    return this.allow.length === 0 || this.allow.some((re) => re.test(path));
-  }
-}
 
 export interface ResolvedScope {
   /** Eligible notes, sorted. */

@@ -1,13 +1,15 @@
 import { IndxError } from "../core/errors.ts";
 import { AiDb } from "../index/ai-db.ts";
+import type { IndexStore } from "../index/store.ts";
 import type { AiRole } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
+import { AiGlobs } from "./globs.ts";
 import { createChatProvider } from "./providers.ts";
-import { AiGlobs } from "./scope.ts";
-import { type AiSettings, aiSettings } from "./settings.ts";
+import { type AiSettings, aiSettings, type Endpoint, onThisMachine } from "./settings.ts";
 import { SpendLedger } from "./spend.ts";
 import type { ChatProvider } from "./types.ts";
+import { DenyWall } from "./wall.ts";
 
 const MAX_RETRIEVALS = 256;
 
@@ -24,8 +26,13 @@ export class AiService {
   private ledger: SpendLedger | null = null;
   /** Retrievals of this process, valid until the index or the vectors change (docs/decisions.md, "AI cache hits"). */
   private readonly retrievals = new Map<string, unknown>();
+  /** The deny wall of the index as it is, built on the first request after each change. */
+  private wallValue: DenyWall | null = null;
 
-  constructor(private readonly vault: Vault) {}
+  constructor(
+    private readonly vault: Vault,
+    private readonly index: () => IndexStore,
+  ) {}
 
   /** The settings (fixed for the life of the process). Throws validation_failed on a half configuration. */
   settings(): AiSettings {
@@ -46,6 +53,19 @@ export class AiService {
     return s.chat !== null || s.embeddings !== null;
   }
 
+  /**
+   * Whether an operation needing this role may send note text off this machine: a configured
+   * provider of the role that is not on a loopback address (MCP openWorldHint).
+   */
+  sendsElsewhere(role: AiRole): boolean {
+    if (!this.offers(role)) return false;
+    const s = this.settings();
+    const remote = (e: Endpoint | null) => e !== null && !onThisMachine(e);
+    if (role === "chat") return remote(s.chat);
+    if (role === "embeddings") return remote(s.embeddings);
+    return remote(s.chat) || remote(s.embeddings);
+  }
+
   /** The chat model, or ai_unavailable naming the role and the fix, before anything is sent anywhere. */
   chat(): ChatProvider {
     const s = this.settings();
@@ -56,12 +76,17 @@ export class AiService {
         required_role: "chat",
         fix: "set INDX_AI_PROVIDER and INDX_AI_MODEL",
       });
-    return (this.chatProvider ??= createChatProvider(s.chat, this.vault.dataDir));
+    return (this.chatProvider ??= createChatProvider(s.chat, () => this.wall(), this.vault.dataDir));
   }
 
   globs(): AiGlobs {
     const s = this.settings();
     return new AiGlobs(s.allowGlobs, s.denyGlobs);
+  }
+
+  /** The deny wall every request of this vault's chat model passes (src/ai/wall.ts). */
+  wall(): DenyWall {
+    return (this.wallValue ??= DenyWall.of(this.index(), this.globs()));
   }
 
   private get store(): AiDb {
@@ -79,6 +104,7 @@ export class AiService {
   /** An edit invalidates only the cached results that read the edited notes, and every remembered retrieval. */
   notesChanged(paths: readonly string[]): void {
     if (paths.length === 0) return;
+    this.wallValue = null;
     this.retrievals.clear();
     this.cacheStore?.invalidatePaths(paths);
   }

@@ -45,6 +45,8 @@ export class ModelSession {
       checkQuota: () => void;
       /** Records what a request cost, as soon as it is known (a later failure does not undo spend). */
       spent: (usd: number) => void;
+      /** The caller's own texts (the input's strings): the deny wall does not hold them against it. */
+      callerText?: readonly string[];
     },
   ) {}
 
@@ -83,6 +85,7 @@ export class ModelSession {
         temperature: this.settings.temperature,
         seed: this.knobs.seed ?? 0,
         signal: this.hooks.signal,
+        ...(this.hooks.callerText?.length ? { callerText: this.hooks.callerText } : {}),
         ...(follower && sink
           ? {
               onDelta: (delta: string) => {

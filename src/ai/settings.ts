@@ -55,6 +55,21 @@ export interface AiSettings {
   timeoutMs: number;
 }
 
+/**
+ * Whether an endpoint is on this machine (a loopback host): what an agent is told with MCP's
+ * openWorldHint (docs/contracts.md, "Threat model"). A name other than localhost is not resolved: a
+ * LAN host, a container name or a tunnel all count as elsewhere.
+ */
+export function onThisMachine(e: Endpoint): boolean {
+  let host: string;
+  try {
+    host = new URL(e.baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
 const EMBEDDINGS_PROVIDERS: readonly EmbeddingsProviderName[] = ["ollama", "openai"];
 const CHAT_PROVIDERS: readonly ProviderName[] = ["ollama", "openai", "vercel-ai-gateway"];
 

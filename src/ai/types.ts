@@ -9,8 +9,11 @@ export type EmbeddingsProviderName = Exclude<ProviderName, "vercel-ai-gateway">;
 export interface EmbeddingProvider {
   readonly provider: EmbeddingsProviderName;
   readonly model: string;
-  /** One vector per input, in order. Throws ProviderError. */
-  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  /**
+   * One vector per input, in order. Throws ProviderError. `origin: "caller"`: the texts are what
+   * the caller typed (a search query), not note text (the deny wall: src/ai/wall.ts).
+   */
+  embed(texts: string[], signal?: AbortSignal, origin?: "caller"): Promise<number[][]>;
 }
 
 export interface ChatMessage {
@@ -29,6 +32,11 @@ export interface ChatRequest {
   /** Default 0. */
   seed?: number;
   signal?: AbortSignal;
+  /**
+   * What the caller typed (a question, instructions, a query) as it appears in the prompt: the
+   * caller's own words, which the deny wall's content check does not hold against it (src/ai/wall.ts).
+   */
+  callerText?: readonly string[];
   /** When given, the provider streams and calls this with each text delta as it arrives. */
   onDelta?: (text: string) => void;
 }

@@ -40,6 +40,8 @@ export interface EmbedOptions {
   prune?: boolean;
   /** First retry delay; doubles each attempt (tests shorten it). */
   backoffMs?: number;
+  /** Chunks only notes denied to every model have (src/ai/wall.ts): never embedded, their vectors dropped. */
+  denied?: ReadonlySet<string>;
 }
 
 /** The text embedded for a chunk: its heading path, then its text. The hash covers both. */
@@ -70,9 +72,17 @@ export async function embedPending(
       reason: mismatch,
       fix: REEMBED_FIX,
     });
+  const denied = opts.denied ?? new Set<string>();
   const live = index.chunks.distinctHashes();
-  const have = vectors.hashes();
-  const pruned = opts.prune ? vectors.prune(live) : 0;
+  for (const h of denied) live.delete(h);
+  let have = vectors.hashes();
+  // A deny glob added since these vectors were made: theirs go now, whatever kind of pass this is.
+  let pruned = 0;
+  if ([...denied].some((h) => have.has(h))) {
+    pruned = vectors.prune(new Set([...have].filter((h) => !denied.has(h))));
+    have = vectors.hashes();
+  }
+  if (opts.prune) pruned += vectors.prune(live);
   const pending = [...live].filter((h) => !have.has(h));
   const report: EmbedReport = {
     provider: settings.provider,

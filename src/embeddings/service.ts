@@ -1,7 +1,9 @@
+import { AiGlobs } from "../ai/globs.ts";
 import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
 import { createEmbeddingProvider } from "../ai/providers.ts";
 import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
+import { DenyWall } from "../ai/wall.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
@@ -45,7 +47,18 @@ export class EmbeddingService {
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly changeListeners = new Set<() => void>();
 
-  constructor(private readonly vault: Vault) {}
+  /** The deny wall of the index as it is (src/ai/wall.ts), rebuilt after each change. */
+  private wallValue: DenyWall | null = null;
+
+  constructor(
+    private readonly vault: Vault,
+    private readonly index: () => IndexStore,
+  ) {}
+
+  /** What the AI deny globs keep from the embeddings provider: every request passes it. */
+  wall(): DenyWall {
+    return (this.wallValue ??= DenyWall.of(this.index(), AiGlobs.of(this.vault.config)));
+  }
 
   /** The configured embeddings role, or null. Throws validation_failed on a half configuration. */
   settings(): EmbeddingsSettings | null {
@@ -55,7 +68,7 @@ export class EmbeddingService {
   provider(s: EmbeddingsSettings): EmbeddingProvider {
     const key = JSON.stringify([s.provider, s.baseUrl, s.model, s.timeoutMs, s.apiKey ? Bun.hash(s.apiKey).toString() : ""]);
     if (key !== this.providerKey || !this.providerInst) {
-      this.providerInst = createEmbeddingProvider(s);
+      this.providerInst = createEmbeddingProvider(s, () => this.wall());
       this.providerKey = key;
     }
     return this.providerInst;
@@ -77,6 +90,7 @@ export class EmbeddingService {
   /** An index update makes the coverage stale (the context that owns this service calls it). */
   indexChanged(): void {
     this.coverage = null;
+    this.wallValue = null;
   }
 
   /** Another thread's embedding run added or removed vectors (the reader workers of `serve` hear of the main thread's). */
@@ -94,6 +108,7 @@ export class EmbeddingService {
   counts(index: IndexStore, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
     if (!this.coverage) {
       const live = index.chunks.distinctHashes();
+      for (const h of this.wall().deniedHashes) live.delete(h);
       const have = store ? store.hashes() : new Set<string>();
       let pending = 0;
       for (const h of live) if (!have.has(h)) pending++;
@@ -150,7 +165,7 @@ export class EmbeddingService {
       return hit;
     }
     try {
-      const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)));
+      const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)), "caller");
       const out = normalize(v!);
       const dim = this.store?.identity()?.dim;
       if (dim && out.length !== dim)
@@ -191,6 +206,7 @@ export class EmbeddingService {
           onProgress: opts.onProgress ?? this.progress,
           prune: opts.prune,
           backoffMs: this.backoffMs,
+          denied: this.wall().deniedHashes,
         });
         changed ||= report.embedded > 0 || report.pruned > 0;
         this.coverage = null;
@@ -220,7 +236,7 @@ export class EmbeddingService {
       return out;
     };
     try {
-      const decision = await measureFusion(index, store, embed, embedded);
+      const decision = await measureFusion(index, store, embed, embedded, this.wall().deniedIds);
       store.recordFusion(JSON.stringify(decision));
       logEvent("search.fusion_measured", { weight: decision.weight, queries: decision.queries });
     } catch (err) {

@@ -113,7 +113,7 @@ export class OpContext {
   get embeddings(): EmbeddingService {
     const root = this.root;
     if (!root.embeddingService) {
-      const service = new EmbeddingService(root.vault);
+      const service = new EmbeddingService(root.vault, () => root.index);
       root.stopInvalidatingCoverage = root.onIndexUpdate(() => service.indexChanged());
       root.embeddingService = service;
     }
@@ -124,7 +124,7 @@ export class OpContext {
   get ai(): AiService {
     const root = this.root;
     if (!root.aiService) {
-      const service = new AiService(root.vault);
+      const service = new AiService(root.vault, () => root.index);
       const stopIndex = root.onIndexUpdate((report) => service.notesChanged(report.changed));
       const stopVectors = root.embeddings.onVectorsChanged(() => service.vectorsChanged());
       root.stopInvalidatingAiCache = () => {

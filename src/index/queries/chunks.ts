@@ -172,6 +172,20 @@ export class ChunkQueries {
       .map((r) => r[0] as string);
   }
 
+  /**
+   * Content hashes that only chunks of these notes have: text no other note shares (the deny
+   * wall's fingerprint, and the vectors a deny glob drops: src/ai/wall.ts).
+   */
+  hashesOnlyIn(fileIds: Iterable<number>): string[] {
+    return this.db
+      .query<{ hash: string }, [string]>(
+        `SELECT ${HASH} AS hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?1)) GROUP BY hash
+         EXCEPT SELECT ${HASH} AS hash FROM chunks WHERE file_id NOT IN (SELECT value FROM json_each(?1)) GROUP BY hash`,
+      )
+      .values(jsonList(fileIds))
+      .map((r) => r[0] as string);
+  }
+
   /** Distinct content hashes of every chunk: what should have a vector. */
   distinctHashes(): Set<string> {
     return new Set(

@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from "bun:test";
 import { createChatProvider } from "../../../src/ai/providers.ts";
 import { chatSettings } from "../../../src/ai/settings.ts";
 import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
+import { DenyWall } from "../../../src/ai/wall.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { FAKE_GATEWAY_KEY, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
@@ -11,7 +12,7 @@ beforeEach(() => fake.reset());
 
 function provider(name: ProviderName, env: Record<string, string> = {}): ChatProvider {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!);
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open());
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createChatProvider } from "../../../src/ai/providers.ts";
 import { chatSettings } from "../../../src/ai/settings.ts";
 import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
+import { DenyWall } from "../../../src/ai/wall.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
@@ -20,7 +21,7 @@ afterEach(() => {
 
 function provider(fake: FakeAiServer, name: ProviderName, env: Record<string, string>, dataDir: string | null = null) {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!, dataDir);
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), dataDir);
 }
 
 const SCHEMA = { type: "object", properties: { answer: { type: "string" }, score: { type: "number" } }, required: ["answer"] };

@@ -1,0 +1,220 @@
+import { IndxError } from "../core/errors.ts";
+import type { IndexStore } from "../index/store.ts";
+import { AiGlobs } from "./globs.ts";
+import type { ChatProvider, ChatRequest, EmbeddingProvider } from "./types.ts";
+
+/**
+ * The deny wall (docs/contracts.md, "Deny globs are a wall"): the one boundary every outbound model
+ * request passes — chat, embeddings, rerank, vocabularies — whichever operation built it.
+ *
+ * Operations keep denied notes out at their source (scopes, retrieval, rerank candidates, the
+ * embedding job, tag vocabularies). The wall does not trust them: before a byte leaves, it reads
+ * the request itself and refuses it when
+ * - a `<passage path="…">` names a note the globs deny (the provenance every grounded prompt
+ *   carries), or
+ * - the text carries a run of words found only in denied notes (a fingerprint of every chunk no
+ *   allowed note shares), however it got there: a hit, a scope, a link hop, a transclusion.
+ * A refused request is never sent: `ai_denied_content` (422), nothing leaves the machine.
+ */
+
+/** Words per fingerprint window: long enough that allowed prose rarely repeats one by chance. */
+const WINDOW = 6;
+/** A denied chunk shorter than this many words is fingerprinted whole (a one-line secret is still a secret). */
+const MIN_WORDS = 2;
+/** A whole-chunk fingerprint of fewer characters would match ordinary words: such chunks are left to the sources. */
+const MIN_CHARS = 12;
+
+/**
+ * Chunks fingerprinted at most (about 1.2 M windows, ~50 MB): an allow list that leaves most of a
+ * large vault out would otherwise fingerprint the whole vault on every change. Past it, the wall
+ * keeps its path checks and the sources their filters (docs/decisions.md, "The deny wall").
+ */
+const MAX_FINGERPRINT_CHUNKS = 4_000;
+
+const WORD = /[\p{L}\p{N}]+/gu;
+/** Zero-width characters a note (or a lying model) could slip between letters. */
+const INVISIBLE = /[\u00ad\u200b-\u200f\u2060-\u2064\ufeff]/g;
+
+function words(text: string): string[] {
+  return text.normalize("NFKC").replace(INVISIBLE, "").toLowerCase().match(WORD) ?? [];
+}
+
+/** 53 bits of xxHash64: a collision among a million windows is a one-in-a-billion event. */
+function windowKey(ws: readonly string[], from: number, size: number): number {
+  let s = ws[from]!;
+  for (let i = from + 1; i < from + size; i++) s += `\u0001${ws[i]}`;
+  return Number(Bun.hash.xxHash64(s) & 0x1fffffffffffffn);
+}
+
+const PASSAGE_PATH = /<passage\b[^>]*?\bpath="([^"]*)"/g;
+const unattr = (s: string) => s.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&amp;", "&");
+
+export class DenyWall {
+  private readonly keys = new Set<number>();
+  /** Window sizes in the fingerprint (WINDOW, and the lengths of short chunks fingerprinted whole). */
+  private readonly sizes = new Set<number>();
+
+  /** Windows met in a request and already looked up: does an allowed note have the same words? */
+  private readonly shared = new Map<number, boolean>();
+
+  private constructor(
+    private readonly globs: AiGlobs,
+    /** Notes the globs deny (vault-relative paths). */
+    readonly denied: ReadonlySet<string>,
+    /** The same notes by file id (valid for the index the wall was built from). */
+    readonly deniedIds: ReadonlySet<number>,
+    /** Content hashes of chunks only denied notes have: never embedded, their vectors dropped. */
+    readonly deniedHashes: ReadonlySet<string>,
+    deniedTexts: readonly string[],
+    /**
+     * Whether an allowed note has these words in a row (the full-text index): a window a denied
+     * note shares with an allowed one — a template's headings, a quote — is that note's text too.
+     */
+    private readonly allowedHas: (words: readonly string[]) => boolean = () => false,
+  ) {
+    for (const text of deniedTexts) {
+      const all = words(text);
+      this.fingerprint(all);
+      // Short lines on their own too: a one-line secret inside a long chunk.
+      if (all.length > WINDOW)
+        for (const line of text.split("\n")) {
+          const ws = words(line);
+          if (ws.length < WINDOW) this.fingerprint(ws);
+        }
+    }
+  }
+
+  private fingerprint(ws: readonly string[]): void {
+    if (ws.length < MIN_WORDS) return;
+    if (ws.length < WINDOW) {
+      if (ws.join(" ").length < MIN_CHARS) return;
+      this.sizes.add(ws.length);
+      this.keys.add(windowKey(ws, 0, ws.length));
+      return;
+    }
+    this.sizes.add(WINDOW);
+    for (let i = 0; i + WINDOW <= ws.length; i++) this.keys.add(windowKey(ws, i, WINDOW));
+  }
+
+  /** A wall that denies nothing: no deny glob and no allow glob is set. */
+  static open(globs: AiGlobs = new AiGlobs([], [])): DenyWall {
+    return new DenyWall(globs, new Set(), new Set(), new Set(), []);
+  }
+
+  /**
+   * The wall for the index as it is now: the notes the globs deny, and the text of every chunk
+   * of theirs that no allowed note shares (shared text is an allowed note's text too).
+   */
+  static of(index: IndexStore, globs: AiGlobs): DenyWall {
+    if (!globs.restricts) return DenyWall.open(globs);
+    const notes = index.files.notes();
+    const denied = notes.filter((n) => !globs.allows(n.path));
+    if (denied.length === 0) return new DenyWall(globs, new Set(), new Set(), new Set(), []);
+    const exclusive = index.chunks.hashesOnlyIn(denied.map((n) => n.id));
+    const texts = index.chunks.embeddingInputs(exclusive.slice(0, MAX_FINGERPRINT_CHUNKS)).map((r) => `${r.headingPath.join(" ")}\n${r.text}`);
+    const deniedIds = denied.map((n) => n.id);
+    const allowedHas = (ws: readonly string[]) => {
+      try {
+        return index.fts.firstMatching(`"${ws.join(" ")}"`, { allowed: null, excluded: deniedIds }, 1).length > 0;
+      } catch {
+        return false;
+      }
+    };
+    return new DenyWall(globs, new Set(denied.map((n) => n.path)), new Set(deniedIds), new Set(exclusive), texts, allowedHas);
+  }
+
+  allows(path: string): boolean {
+    return this.globs.allows(path);
+  }
+
+  /**
+   * Why this text may not leave, or null when it may. The reason names no note and quotes
+   * nothing. `caller`: what the caller typed, found in the text; windows inside it are the
+   * caller's words, not a note's (a question may well repeat a denied note's phrasing).
+   */
+  reason(text: string, caller: readonly string[] = []): string | null {
+    if (this.denied.size === 0) return null;
+    PASSAGE_PATH.lastIndex = 0;
+    for (let m = PASSAGE_PATH.exec(text); m; m = PASSAGE_PATH.exec(text))
+      if (!this.globs.allows(unattr(m[1]!))) return "a passage of a note the AI deny globs exclude";
+    if (this.keys.size === 0) return null;
+    for (const run of unmasked(words(text), caller))
+      for (const size of this.sizes)
+        for (let i = 0; i + size <= run.length; i++) {
+          const key = windowKey(run, i, size);
+          if (!this.keys.has(key)) continue;
+          let shared = this.shared.get(key);
+          if (shared === undefined) this.shared.set(key, (shared = this.allowedHas(run.slice(i, i + size))));
+          if (!shared) return "text found only in notes the AI deny globs exclude";
+        }
+    return null;
+  }
+
+  /** Throws ai_denied_content when any of the texts may not leave; `what` names the request (chat, embeddings, rerank). */
+  guard(texts: readonly string[], what: string, caller: readonly string[] = []): void {
+    for (const text of texts) {
+      const why = this.reason(text, caller);
+      if (why)
+        throw new IndxError("ai_denied_content", `The ${what} request was not sent: it carried ${why} (ai.deny_globs).`, {
+          request: what,
+        });
+    }
+  }
+}
+
+/** The runs of words left once every occurrence of the caller's texts is cut out. */
+function unmasked(ws: string[], caller: readonly string[]): string[][] {
+  if (caller.length === 0) return [ws];
+  const masked = new Uint8Array(ws.length);
+  for (const c of caller) {
+    const cw = words(c);
+    if (cw.length === 0) continue;
+    for (let i = 0; i + cw.length <= ws.length; i++) {
+      let j = 0;
+      while (j < cw.length && ws[i + j] === cw[j]) j++;
+      if (j === cw.length) masked.fill(1, i, i + cw.length);
+    }
+  }
+  const runs: string[][] = [];
+  let run: string[] = [];
+  ws.forEach((w, i) => {
+    if (masked[i]) {
+      if (run.length) runs.push(run);
+      run = [];
+    } else run.push(w);
+  });
+  if (run.length) runs.push(run);
+  return runs;
+}
+
+/** Where a provider learns the wall in force when it sends (the index and the globs change under a long-running process). */
+export type WallSource = () => DenyWall;
+
+/** Every text of a chat request: what the provider would send. */
+export function chatTexts(req: ChatRequest): string[] {
+  return [req.system, ...req.messages.map((m) => m.content), ...(req.jsonSchema ? [JSON.stringify(req.jsonSchema)] : [])];
+}
+
+/** A chat provider that passes the wall before every request. */
+export function walledChat(inner: ChatProvider, wall: WallSource, what = "chat"): ChatProvider {
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    generate: async (req) => {
+      wall().guard(chatTexts(req), what, req.callerText);
+      return inner.generate(req);
+    },
+  };
+}
+
+/** An embeddings provider that passes the wall before every batch. */
+export function walledEmbeddings(inner: EmbeddingProvider, wall: WallSource): EmbeddingProvider {
+  return {
+    provider: inner.provider,
+    model: inner.model,
+    embed: async (texts, signal, origin) => {
+      wall().guard(texts, "embeddings", origin === "caller" ? texts : []);
+      return inner.embed(texts, signal);
+    },
+  };
+}
