@@ -42,7 +42,7 @@ export interface AiCall<T extends AiOutcome> {
 
 /**
  * Runs one AI operation (docs/contracts.md, AI runtime): the cache first (a hit costs nothing and
- * says so), the daily cost cap before every model request, and one `ai.invocation` event per
+ * says so), the daily cost cap held around every model request (src/ai/meter.ts), and one `ai.invocation` event per
  * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
  * The operation has already resolved its scope and checked that the model role exists.
  */
@@ -113,9 +113,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         {
           signal: ctx.signal,
           stream: ctx.aiStream,
-          checkQuota: () => ai.spend.check(settings.dailyCostUsd),
           callerText: callerStrings(call.input),
-          spent: (usd) => ai.spend.add(usd),
         },
       )
     : null;
@@ -126,7 +124,8 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
       result.usage = { ...session.usage };
       result.warnings = [...result.warnings, ...session.warnings];
     }
-    if (cacheable) {
+    // A result cut short by the cost cap is not what the call asks for: it is never cached.
+    if (cacheable && !result.warnings.some((w) => w.code === "ai_quota_reached")) {
       // A cache that cannot be written must not cost the caller an answer already paid for.
       try {
         ai.cache.put(

@@ -5,6 +5,7 @@ import type { AiRole } from "../ops/define.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
 import { AiGlobs } from "./globs.ts";
+import type { MeterSource } from "./meter.ts";
 import { createChatProvider } from "./providers.ts";
 import { type AiSettings, aiSettings, type Endpoint, onThisMachine } from "./settings.ts";
 import { SpendLedger } from "./spend.ts";
@@ -76,12 +77,17 @@ export class AiService {
         required_role: "chat",
         fix: "set INDX_AI_PROVIDER and INDX_AI_MODEL",
       });
-    return (this.chatProvider ??= createChatProvider(s.chat, () => this.wall(), this.vault.dataDir));
+    return (this.chatProvider ??= createChatProvider(s.chat, () => this.wall(), this.meter(), this.vault.dataDir));
   }
 
   globs(): AiGlobs {
     const s = this.settings();
     return new AiGlobs(s.allowGlobs, s.denyGlobs);
+  }
+
+  /** The ledger and cap every model request of this vault is held against (src/ai/meter.ts). */
+  meter(): MeterSource {
+    return { ledger: () => this.spend, cap: this.settings().dailyCostUsd };
   }
 
   /** The deny wall every request of this vault's chat model passes (src/ai/wall.ts). */

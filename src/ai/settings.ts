@@ -18,6 +18,8 @@ export interface Endpoint<P extends ProviderName = ProviderName> {
 
 export interface EmbeddingsSettings extends Endpoint<EmbeddingsProviderName> {
   model: string;
+  /** Per million input tokens (src/ai/pricing.ts): what the cost cap holds an embedding request at. */
+  price: ModelPrice;
   batchSize: number;
   concurrency: number;
   timeoutMs: number;
@@ -121,6 +123,7 @@ export function embeddingsSettings(config: Config): EmbeddingsSettings | null {
   return {
     ...endpoint(config, provider, "embeddings"),
     model,
+    price: modelPrice(provider, model, parsePrices(config.list("ai.prices"))),
     batchSize: clamp(config.int("embeddings.batch_size"), 1, 2048),
     concurrency: clamp(config.int("embeddings.concurrency"), 1, 16),
     timeoutMs: clamp(config.int("embeddings.timeout_ms"), 100, 600_000),

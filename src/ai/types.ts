@@ -58,6 +58,8 @@ export interface ChatResult {
   finish_reason: FinishReason;
   /** False when onDelta was given but the reply came in one piece (the runtime warns stream_unsupported). */
   streamed: boolean;
+  /** False when the reply carried no token counts: its cost is then the request's worst case (src/ai/meter.ts). */
+  usageReported?: boolean;
 }
 
 export interface ChatProvider {

@@ -150,6 +150,11 @@ export async function embedPending(
           vecs = await provider.embed(texts, opts.signal);
           break;
         } catch (err) {
+          // The cost cap, an unpriced model, the deny wall: nothing to retry. What is embedded stays.
+          if (err instanceof IndxError) {
+            fail(err);
+            return;
+          }
           const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
           if (e.kind === "too_large" && rows.length > 1) {
             // Split this batch in halves and make the following ones smaller too.

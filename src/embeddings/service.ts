@@ -1,7 +1,9 @@
 import { AiGlobs } from "../ai/globs.ts";
+import type { MeterSource } from "../ai/meter.ts";
 import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
 import { createEmbeddingProvider } from "../ai/providers.ts";
 import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
+import type { SpendLedger } from "../ai/spend.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { DenyWall } from "../ai/wall.ts";
 import { IndxError } from "../core/errors.ts";
@@ -53,7 +55,14 @@ export class EmbeddingService {
   constructor(
     private readonly vault: Vault,
     private readonly index: () => IndexStore,
+    /** The vault's spend ledger: paid embeddings count against the same daily cap as chat (src/ai/meter.ts). */
+    private readonly ledger: () => SpendLedger,
   ) {}
+
+  /** The ledger and the cap every embedding request is held against. */
+  meter(): MeterSource {
+    return { ledger: this.ledger, cap: this.vault.config.num("ai.daily_cost_usd") };
+  }
 
   /** What the AI deny globs keep from the embeddings provider: every request passes it. */
   wall(): DenyWall {
@@ -68,7 +77,7 @@ export class EmbeddingService {
   provider(s: EmbeddingsSettings): EmbeddingProvider {
     const key = JSON.stringify([s.provider, s.baseUrl, s.model, s.timeoutMs, s.apiKey ? Bun.hash(s.apiKey).toString() : ""]);
     if (key !== this.providerKey || !this.providerInst) {
-      this.providerInst = createEmbeddingProvider(s, () => this.wall());
+      this.providerInst = createEmbeddingProvider(s, () => this.wall(), this.meter());
       this.providerKey = key;
     }
     return this.providerInst;

@@ -113,7 +113,11 @@ export class OpContext {
   get embeddings(): EmbeddingService {
     const root = this.root;
     if (!root.embeddingService) {
-      const service = new EmbeddingService(root.vault, () => root.index);
+      const service = new EmbeddingService(
+        root.vault,
+        () => root.index,
+        () => root.ai.spend,
+      );
       root.stopInvalidatingCoverage = root.onIndexUpdate(() => service.indexChanged());
       root.embeddingService = service;
     }

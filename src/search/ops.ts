@@ -284,7 +284,7 @@ async function rerankHits(
       warnings.push({ code: "rerank_unavailable", message: "Reranking needs a chat model (INDX_AI_MODEL); results are in fused order." });
       return hits;
     }
-    chat = createChatProvider(s, () => ctx.ai.wall(), ctx.vault.dataDir, "rerank");
+    chat = createChatProvider(s, () => ctx.ai.wall(), ctx.ai.meter(), ctx.vault.dataDir, "rerank");
   } catch (err) {
     warnings.push({ code: "rerank_unavailable", message: `${(err as Error).message} Results are in fused order.` });
     return hits;

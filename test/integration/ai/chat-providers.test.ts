@@ -12,7 +12,7 @@ beforeEach(() => fake.reset());
 
 function provider(name: ProviderName, env: Record<string, string> = {}): ChatProvider {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!, () => DenyWall.open());
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), null);
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {

@@ -21,7 +21,7 @@ afterEach(() => {
 
 function provider(fake: FakeAiServer, name: ProviderName, env: Record<string, string>, dataDir: string | null = null) {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), dataDir);
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), null, dataDir);
 }
 
 const SCHEMA = { type: "object", properties: { answer: { type: "string" }, score: { type: "number" } }, required: ["answer"] };
