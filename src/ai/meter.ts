@@ -77,6 +77,9 @@ export function meteredChat(inner: ChatProvider, s: ChatSettings, meter: MeterSo
 
 /** Embedding requests hold and settle their estimated input (the embedding APIs bill input tokens only). */
 export function meteredEmbeddings(inner: EmbeddingProvider, s: EmbeddingsSettings, meter: MeterSource): EmbeddingProvider {
+  // A free model (Ollama, or priced 0) costs nothing and is never stopped by what chat spent;
+  // its batches stay out of the ledger (an index run of a large vault makes hundreds).
+  if (s.price.source !== "unknown" && s.price.input === 0) return inner;
   return {
     provider: inner.provider,
     model: inner.model,

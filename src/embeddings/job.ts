@@ -1,4 +1,6 @@
+import { costUsd } from "../ai/pricing.ts";
 import type { EmbeddingsSettings } from "../ai/settings.ts";
+import { estimateTokens } from "../ai/tokens.ts";
 import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
@@ -43,6 +45,48 @@ export interface EmbedOptions {
   /** Chunks only notes denied to every model have (src/ai/wall.ts): never embedded, their vectors dropped. */
   denied?: ReadonlySet<string>;
 }
+
+/** What a run with a paid model is expected to cost, before it starts. */
+export interface EmbedEstimate {
+  provider: string;
+  model: string;
+  /** Chunks to embed. */
+  chunks: number;
+  /** Their estimated input tokens (high: src/ai/tokens.ts). */
+  tokens: number;
+  usd: number;
+}
+
+/** The chunks a run would embed now and what they are expected to cost at the model's price. */
+export function estimateRun(index: IndexStore, vectors: VectorStore, s: EmbeddingsSettings, denied: ReadonlySet<string>): EmbedEstimate {
+  const have = vectors.hashes();
+  const pending = [...index.chunks.distinctHashes()].filter((h) => !have.has(h) && !denied.has(h));
+  let tokens = 0;
+  for (let i = 0; i < pending.length; i += ESTIMATE_SLICE)
+    for (const r of index.chunks.embeddingInputs(pending.slice(i, i + ESTIMATE_SLICE))) tokens += estimateTokens(embeddingText(r.headingPath, r.text));
+  return { provider: s.provider, model: s.model, chunks: pending.length, tokens, usd: costUsd(s.price, tokens, 0) };
+}
+
+/** The report of a run that was not approved: nothing embedded, nothing sent. */
+export function notApproved(s: Pick<EmbeddingsSettings, "provider" | "model">, e: EmbedEstimate): EmbedReport {
+  return {
+    provider: s.provider,
+    model: s.model,
+    dimension: null,
+    chunks: e.chunks,
+    reused: 0,
+    embedded: 0,
+    pending: e.chunks,
+    requests: 0,
+    retries: 0,
+    pruned: 0,
+    batch_size: 0,
+    duration_ms: 0,
+    error: { code: "cancelled", message: `Embedding ${e.chunks} chunks (about $${e.usd.toFixed(2)}) was not confirmed; nothing was sent.` },
+  };
+}
+
+const ESTIMATE_SLICE = 2_000;
 
 /** The text embedded for a chunk: its heading path, then its text. The hash covers both. */
 export function embeddingText(headingPath: string[], text: string): string {

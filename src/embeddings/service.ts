@@ -13,7 +13,7 @@ import type { IndexStore } from "../index/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import { decisionCurrent, type FusionDecision, measureFusion, parseDecision } from "../search/fusion-weight.ts";
 import type { Vault } from "../vault/vault.ts";
-import { type EmbedReport, embedPending } from "./job.ts";
+import { type EmbedEstimate, type EmbedReport, embedPending, estimateRun, notApproved } from "./job.ts";
 import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
 
 /** How long a provider that just failed is left alone before a query tries it again. */
@@ -36,6 +36,11 @@ export type Availability =
 export class EmbeddingService {
   /** Progress of embedding runs (the CLI's second progress bar). */
   progress: ProgressFn | undefined;
+  /**
+   * Asked before a run with a paid embeddings model, with what it is expected to cost (the CLI
+   * shows it, and asks on a terminal above a threshold). False: the run does not start.
+   */
+  approve: ((estimate: EmbedEstimate) => boolean | Promise<boolean>) | undefined;
   /** First retry delay of an embedding request (doubles per attempt). */
   backoffMs = 500;
   private store: VectorStore | null = null;
@@ -207,6 +212,10 @@ export class EmbeddingService {
       }
       const store = this.vectors(true)!;
       let changed = opts.reembed === true;
+      if (this.approve && s.price.input > 0) {
+        const estimate = estimateRun(index, store, s, this.wall().deniedHashes);
+        if (estimate.chunks > 0 && !(await this.approve(estimate))) return notApproved(s, estimate);
+      }
       try {
         const report = await embedPending(index, store, this.provider(s), s, {
           batchSize: s.batchSize,

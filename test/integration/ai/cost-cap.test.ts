@@ -176,4 +176,14 @@ describe("the daily cost cap", () => {
     const unpriced = await invoke(vaultReindex, ctx, {});
     expect(unpriced.warnings.find((w) => w.code === "embeddings_failed")!.message).toContain("no known price");
   });
+
+  test("indx vault index shows what a paid embedding run will cost before it starts", async () => {
+    sb = sandbox({}, { fromDemo: true });
+    Object.assign(sb.env, fakeEnv(fake, "openai"), { INDX_AI_PRICES: "fake-embed=0.02/0" });
+    const proc = Bun.spawn(["bun", MAIN, "vault", "index", "--json"], { env: sb.env, stdout: "pipe", stderr: "pipe" });
+    const [code, stderr] = await Promise.all([proc.exited, new Response(proc.stderr).text()]);
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/Embedding \d+ chunks \(about \d+ tokens\) with openai\/fake-embed: about \$0\.\d{4}\./);
+    expect(fake.embeddedTexts().length).toBeGreaterThan(0);
+  }, 60_000);
 });
