@@ -3,7 +3,8 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "..", "..");
-export const SHARED = resolve(ROOT, "..", "shared");
+/** ../shared beside the checkout, or INDX_BENCH_SHARED (a git worktree lives elsewhere). */
+export const SHARED = process.env.INDX_BENCH_SHARED ? resolve(process.env.INDX_BENCH_SHARED) : resolve(ROOT, "..", "shared");
 export const OUT = join(ROOT, ".bench-out");
 export const BIN = join(ROOT, "dist", "indx");
 

@@ -39,18 +39,80 @@ function words(text: string): string[] {
   return text.normalize("NFKC").replace(INVISIBLE, "").toLowerCase().match(WORD) ?? [];
 }
 
-/** 53 bits of xxHash64: a collision among a million windows is a one-in-a-billion event. */
-function windowKey(ws: readonly string[], from: number, size: number): number {
-  let s = ws[from]!;
-  for (let i = from + 1; i < from + size; i++) s += `\u0001${ws[i]}`;
-  return Number(Bun.hash.xxHash64(s) & 0x1fffffffffffffn);
+/**
+ * Each word as two 32-bit hashes, so a window's key is a few integer multiplies, not a string
+ * and a hash of it: a prompt of 10k tokens is read in about a millisecond.
+ */
+function wordHashes(ws: readonly string[]): { a: Int32Array; b: Int32Array } {
+  const a = new Int32Array(ws.length);
+  const b = new Int32Array(ws.length);
+  ws.forEach((w, i) => {
+    a[i] = Bun.hash.xxHash32(w, 0x9e3779b1);
+    b[i] = Bun.hash.xxHash32(w, 0x85ebca6b);
+  });
+  return { a, b };
+}
+
+/** A window's key: two 32-bit lanes over its words' hashes (a collision among a million windows is a one-in-a-billion event). */
+function windowKey(h: { a: Int32Array; b: Int32Array }, from: number, size: number, out: Int32Array): void {
+  let x = 0x811c9dc5 ^ size;
+  let y = 0x27d4eb2f ^ size;
+  for (let i = from; i < from + size; i++) {
+    x = Math.imul(x ^ h.a[i]!, 0x01000193);
+    x ^= x >>> 15;
+    y = Math.imul(y ^ h.b[i]!, 0x5bd1e995);
+    y ^= y >>> 13;
+  }
+  out[0] = x;
+  out[1] = y;
+}
+
+/**
+ * A set of window keys in flat integer arrays (open addressing): a JavaScript Set of 53-bit
+ * numbers boxes each one, and reading a long prompt is mostly lookups.
+ */
+class KeySet {
+  private xs = new Int32Array(1024);
+  private ys = new Int32Array(1024);
+  private used = new Uint8Array(1024);
+  size = 0;
+
+  add(x: number, y: number): void {
+    if ((this.size + 1) * 2 > this.used.length) this.grow();
+    if (this.insert(x, y)) this.size++;
+  }
+
+  has(x: number, y: number): boolean {
+    const mask = this.used.length - 1;
+    for (let i = (x ^ Math.imul(y, 0x9e3779b1)) & mask; this.used[i]; i = (i + 1) & mask) if (this.xs[i] === x && this.ys[i] === y) return true;
+    return false;
+  }
+
+  private insert(x: number, y: number): boolean {
+    const mask = this.used.length - 1;
+    let i = (x ^ Math.imul(y, 0x9e3779b1)) & mask;
+    for (; this.used[i]; i = (i + 1) & mask) if (this.xs[i] === x && this.ys[i] === y) return false;
+    this.used[i] = 1;
+    this.xs[i] = x;
+    this.ys[i] = y;
+    return true;
+  }
+
+  private grow(): void {
+    const { xs, ys, used } = this;
+    this.xs = new Int32Array(used.length * 2);
+    this.ys = new Int32Array(used.length * 2);
+    this.used = new Uint8Array(used.length * 2);
+    for (let i = 0; i < used.length; i++) if (used[i]) this.insert(xs[i]!, ys[i]!);
+  }
 }
 
 const PASSAGE_PATH = /<passage\b[^>]*?\bpath="([^"]*)"/g;
 const unattr = (s: string) => s.replaceAll("&quot;", '"').replaceAll("&lt;", "<").replaceAll("&amp;", "&");
 
 export class DenyWall {
-  private readonly keys = new Set<number>();
+  private readonly keys = new KeySet();
+  private readonly key = new Int32Array(2);
   /** Window sizes in the fingerprint (WINDOW, and the lengths of short chunks fingerprinted whole). */
   private readonly sizes = new Set<number>();
 
@@ -86,14 +148,20 @@ export class DenyWall {
 
   private fingerprint(ws: readonly string[]): void {
     if (ws.length < MIN_WORDS) return;
+    if (ws.length < WINDOW && ws.join(" ").length < MIN_CHARS) return;
+    const h = wordHashes(ws);
+    const k = this.key;
     if (ws.length < WINDOW) {
-      if (ws.join(" ").length < MIN_CHARS) return;
       this.sizes.add(ws.length);
-      this.keys.add(windowKey(ws, 0, ws.length));
+      windowKey(h, 0, ws.length, k);
+      this.keys.add(k[0]!, k[1]!);
       return;
     }
     this.sizes.add(WINDOW);
-    for (let i = 0; i + WINDOW <= ws.length; i++) this.keys.add(windowKey(ws, i, WINDOW));
+    for (let i = 0; i + WINDOW <= ws.length; i++) {
+      windowKey(h, i, WINDOW, k);
+      this.keys.add(k[0]!, k[1]!);
+    }
   }
 
   /** A wall that denies nothing: no deny glob and no allow glob is set. */
@@ -138,15 +206,18 @@ export class DenyWall {
     for (let m = PASSAGE_PATH.exec(text); m; m = PASSAGE_PATH.exec(text))
       if (!this.globs.allows(unattr(m[1]!))) return "a passage of a note the AI deny globs exclude";
     if (this.keys.size === 0) return null;
-    for (const run of unmasked(words(text), caller))
+    for (const run of unmasked(words(text), caller)) {
+      const h = wordHashes(run);
       for (const size of this.sizes)
         for (let i = 0; i + size <= run.length; i++) {
-          const key = windowKey(run, i, size);
-          if (!this.keys.has(key)) continue;
+          windowKey(h, i, size, this.key);
+          if (!this.keys.has(this.key[0]!, this.key[1]!)) continue;
+          const key = (this.key[0]! >>> 0) * 0x200000 + (this.key[1]! >>> 11);
           let shared = this.shared.get(key);
           if (shared === undefined) this.shared.set(key, (shared = this.allowedHas(run.slice(i, i + size))));
           if (!shared) return "text found only in notes the AI deny globs exclude";
         }
+    }
     return null;
   }
 
