@@ -30,12 +30,28 @@ if (requireShared("ai-wall")) {
   const [folder, deniedNotes] = [...folders].sort((a, b) => b[1] - a[1])[0]!;
   const globs = new AiGlobs([], [`${folder}/**`]);
 
+  // The build: its synchronous part (which notes and chunks are denied), then the fingerprint in
+  // slices, with the longest stretch the event loop waited for (a timer due every millisecond).
   const builds: number[] = [];
+  const syncs: number[] = [];
+  const stalls: number[] = [];
   let wall = DenyWall.of(ctx.index, globs);
   for (let i = 0; i < 5; i++) {
+    let last = performance.now();
+    let stall = 0;
     const t = performance.now();
     wall = DenyWall.of(ctx.index, globs);
+    syncs.push(performance.now() - t);
+    const timer = setInterval(() => {
+      const now = performance.now();
+      stall = Math.max(stall, now - last);
+      last = now;
+    }, 1);
+    last = performance.now();
+    await wall.ready();
+    clearInterval(timer);
     builds.push(performance.now() - t);
+    stalls.push(Math.max(stall, performance.now() - last));
   }
 
   // A prompt as ai_summarize sends it: allowed notes' passages, about 10k tokens.
@@ -56,6 +72,8 @@ if (requireShared("ai-wall")) {
     denied_notes: deniedNotes,
     denied_chunks: wall.deniedHashes.size,
     build_ms_median: round(median(builds), 1),
+    build_sync_ms_median: round(median(syncs), 1),
+    build_longest_stall_ms_median: round(median(stalls), 1),
     prompt_tokens: picked.reduce((n, p) => n + p.tokens, 0),
     prompt_chars: prompt.length,
     check_ms_median: round(median(checks), 2),

@@ -30,6 +30,8 @@ const MIN_CHARS = 12;
  * keeps its path checks and the sources their filters (docs/decisions.md, "The deny wall").
  */
 const MAX_FINGERPRINT_CHUNKS = 4_000;
+/** Chunks read and fingerprinted between two turns of the event loop (a few ms of work). */
+const BUILD_SLICE = 50;
 
 const WORD = /[\p{L}\p{N}]+/gu;
 /** Zero-width characters a note (or a lying model) could slip between letters. */
@@ -125,25 +127,52 @@ export class DenyWall {
     readonly denied: ReadonlySet<string>,
     /** The same notes by file id (valid for the index the wall was built from). */
     readonly deniedIds: ReadonlySet<number>,
-    /** Content hashes of chunks only denied notes have: never embedded, their vectors dropped. */
-    readonly deniedHashes: ReadonlySet<string>,
-    deniedTexts: readonly string[],
+    /** Reads the content hashes of chunks only denied notes have (one query, on first use). */
+    private readonly exclusive: () => string[] = () => [],
+    /** Reads the texts of some of those chunks (null: nothing to fingerprint). */
+    private readonly texts: ((hashes: string[]) => string[]) | null = null,
     /**
      * Whether an allowed note has these words in a row (the full-text index): a window a denied
      * note shares with an allowed one — a template's headings, a quote — is that note's text too.
      */
     private readonly allowedHas: (words: readonly string[]) => boolean = () => false,
-  ) {
-    for (const text of deniedTexts) {
-      const all = words(text);
-      this.fingerprint(all);
-      // Short lines on their own too: a one-line secret inside a long chunk.
-      if (all.length > WINDOW)
-        for (const line of text.split("\n")) {
-          const ws = words(line);
-          if (ws.length < WINDOW) this.fingerprint(ws);
-        }
+  ) {}
+
+  private building: Promise<void> | null = null;
+  private hashes: ReadonlySet<string> | null = null;
+
+  /** Content hashes of chunks only denied notes have: never embedded, their vectors dropped. */
+  get deniedHashes(): ReadonlySet<string> {
+    return (this.hashes ??= new Set(this.exclusive()));
+  }
+
+  /**
+   * The fingerprint, built on first use a slice of chunks at a time with the event loop free in
+   * between: a wall over thousands of denied chunks takes a second to build, and the server
+   * keeps answering meanwhile (docs/decisions.md, "The deny wall").
+   */
+  ready(): Promise<void> {
+    return (this.building ??= this.build());
+  }
+
+  private async build(): Promise<void> {
+    if (!this.texts) return;
+    const hashes = [...this.deniedHashes].slice(0, MAX_FINGERPRINT_CHUNKS);
+    for (let from = 0; from < hashes.length; from += BUILD_SLICE) {
+      await Bun.sleep(0);
+      for (const text of this.texts(hashes.slice(from, from + BUILD_SLICE))) this.fingerprintText(text);
     }
+  }
+
+  private fingerprintText(text: string): void {
+    const all = words(text);
+    this.fingerprint(all);
+    // Short lines on their own too: a one-line secret inside a long chunk.
+    if (all.length > WINDOW)
+      for (const line of text.split("\n")) {
+        const ws = words(line);
+        if (ws.length < WINDOW) this.fingerprint(ws);
+      }
   }
 
   private fingerprint(ws: readonly string[]): void {
@@ -166,7 +195,7 @@ export class DenyWall {
 
   /** A wall that denies nothing: no deny glob and no allow glob is set. */
   static open(globs: AiGlobs = new AiGlobs([], [])): DenyWall {
-    return new DenyWall(globs, new Set(), new Set(), new Set(), []);
+    return new DenyWall(globs, new Set(), new Set());
   }
 
   /**
@@ -177,10 +206,10 @@ export class DenyWall {
     if (!globs.restricts) return DenyWall.open(globs);
     const notes = index.files.notes();
     const denied = notes.filter((n) => !globs.allows(n.path));
-    if (denied.length === 0) return new DenyWall(globs, new Set(), new Set(), new Set(), []);
-    const exclusive = index.chunks.hashesOnlyIn(denied.map((n) => n.id));
-    const texts = index.chunks.embeddingInputs(exclusive.slice(0, MAX_FINGERPRINT_CHUNKS)).map((r) => `${r.headingPath.join(" ")}\n${r.text}`);
+    if (denied.length === 0) return DenyWall.open(globs);
     const deniedIds = denied.map((n) => n.id);
+    const exclusive = () => index.chunks.hashesOnlyIn(deniedIds);
+    const texts = (hashes: string[]) => index.chunks.embeddingInputs(hashes).map((r) => `${r.headingPath.join(" ")}\n${r.text}`);
     const allowedHas = (ws: readonly string[]) => {
       try {
         return index.fts.firstMatching(`"${ws.join(" ")}"`, { allowed: null, excluded: deniedIds }, 1).length > 0;
@@ -188,7 +217,7 @@ export class DenyWall {
         return false;
       }
     };
-    return new DenyWall(globs, new Set(denied.map((n) => n.path)), new Set(deniedIds), new Set(exclusive), texts, allowedHas);
+    return new DenyWall(globs, new Set(denied.map((n) => n.path)), new Set(deniedIds), exclusive, texts, allowedHas);
   }
 
   allows(path: string): boolean {
@@ -196,8 +225,8 @@ export class DenyWall {
   }
 
   /**
-   * Why this text may not leave, or null when it may. The reason names no note and quotes
-   * nothing. `caller`: what the caller typed, found in the text; windows inside it are the
+   * Why this text may not leave, or null when it may (after ready()). The reason names no note
+   * and quotes nothing. `caller`: what the caller typed, found in the text; windows inside it are the
    * caller's words, not a note's (a question may well repeat a denied note's phrasing).
    */
   reason(text: string, caller: readonly string[] = []): string | null {
@@ -222,7 +251,9 @@ export class DenyWall {
   }
 
   /** Throws ai_denied_content when any of the texts may not leave; `what` names the request (chat, embeddings, rerank). */
-  guard(texts: readonly string[], what: string, caller: readonly string[] = []): void {
+  async guard(texts: readonly string[], what: string, caller: readonly string[] = []): Promise<void> {
+    if (this.denied.size === 0) return;
+    await this.ready();
     for (const text of texts) {
       const why = this.reason(text, caller);
       if (why)
@@ -272,7 +303,7 @@ export function walledChat(inner: ChatProvider, wall: WallSource, what = "chat")
     provider: inner.provider,
     model: inner.model,
     generate: async (req) => {
-      wall().guard(chatTexts(req), what, req.callerText);
+      await wall().guard(chatTexts(req), what, req.callerText);
       return inner.generate(req);
     },
   };
@@ -284,7 +315,7 @@ export function walledEmbeddings(inner: EmbeddingProvider, wall: WallSource): Em
     provider: inner.provider,
     model: inner.model,
     embed: async (texts, signal, origin) => {
-      wall().guard(texts, "embeddings", origin === "caller" ? texts : []);
+      await wall().guard(texts, "embeddings", origin === "caller" ? texts : []);
       return inner.embed(texts, signal);
     },
   };

@@ -189,6 +189,7 @@ describe("what the wall reads in a request", () => {
   test("zero-width characters and compatibility forms do not hide a denied sentence; a denied passage's path is refused by its provenance", async () => {
     await setup();
     const wall = ctx.ai.wall();
+    await wall.ready();
     expect(wall.reason("The roll\u200bback plan for the ｌａｕｎｃｈ is zqcanarybody, kept")).not.toBeNull();
     expect(wall.reason('<passage id="P1" path="Private/Notes.md">anything at all</passage>')).not.toBeNull();
     expect(wall.reason('<passage id="P1" path="Projects/Launch.md">The launch rollback plan is written down here.</passage>')).toBeNull();
@@ -206,6 +207,7 @@ describe("what the wall reads in a request", () => {
     ctx = sb.context();
     await invoke(vaultReindex, ctx, {});
     const wall = ctx.ai.wall();
+    await wall.ready();
     expect(wall.reason("What went well this week and what should change next week")).toBeNull();
     expect(wall.reason("zqcanarybody was the plan all along for the whole team")).not.toBeNull();
   });
