@@ -324,9 +324,10 @@ async function rerankHits(
   } catch (err) {
     // A cancelled search has no one to answer: no fused-order fallback, no warning.
     if (ctx.signal?.aborted) throw new IndxError("cancelled", "The search was cancelled.", { reason: "cancelled" });
-    const kind = err instanceof ProviderError ? err.kind : "internal";
+    // The cost cap, an unpriced model or the deny wall refused the request: say which.
+    const kind = err instanceof ProviderError ? err.kind : err instanceof IndxError ? err.code : "internal";
     logEvent("search.rerank_failed", { code: kind, ms: Math.round(performance.now() - started) });
-    warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replace("_", " ")}); results are in fused order.` });
+    warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replaceAll("_", " ")}); results are in fused order.` });
     return hits;
   }
 }
