@@ -5,7 +5,7 @@
  * splitting + bytecode keep start-up to a few milliseconds (docs/stack.md, Build): commands load
  * their code lazily. `--no-minify` / `--no-bytecode` are there to measure what they give.
  *
- * The index, rows, stat and reader workers are entrypoints of their own (Bun bundles a Worker's
+ * The index, rows, stat, reader and check workers are entrypoints of their own (Bun bundles a Worker's
  * file only when it is one). `[name]` entry naming puts them at the root of the embedded files,
  * beside the chunks, so `new URL("./index-worker.ts", import.meta.url)` in worker-runner.ts (and
  * "./rows-worker.ts" in rows-pipeline.ts, "./stat-worker.ts" in stat-files.ts, "./reader-worker.ts"
@@ -13,13 +13,13 @@
  * source.
  *
  * The target's sqlite-vec library is one more entrypoint: Bun embeds it as a file, named as it
- * is (`--asset-naming`), and src/index/sqlite-vec.ts finds it in Bun.embeddedFiles. Which file
+ * is (`--asset-naming`), and src/index/storage/sqlite-vec.ts finds it in Bun.embeddedFiles. Which file
  * is resolved here, per target, from the target's sqlite-vec package.
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { vecLibraryFor } from "../src/index/sqlite-vec.ts";
+import { vecLibraryFor } from "../src/index/storage/sqlite-vec.ts";
 
 export const TARGETS = ["linux-x64", "linux-arm64", "darwin-x64", "darwin-arm64", "windows-x64"] as const;
 export type Target = (typeof TARGETS)[number];
@@ -58,10 +58,11 @@ export function buildBinary(o: BuildOptions): void {
       "bun",
       "build",
       "src/main.ts",
-      "src/index/index-worker.ts",
-      "src/index/rows-worker.ts",
-      "src/ops/reader-worker.ts",
+      "src/index/build/index-worker.ts",
+      "src/index/build/rows-worker.ts",
+      "src/app/reader-worker.ts",
       "src/vault/stat-worker.ts",
+      "src/index/storage/check-worker.ts",
       o.vecLibrary,
       "--compile",
       `--target=bun-${o.target}`,

@@ -8,11 +8,11 @@
  */
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { aiTag } from "../../src/ai/ops/tag.ts";
-import type { ChatProvider } from "../../src/ai/types.ts";
+import { aiTag } from "../../src/ai/ops/tag/tag-ops.ts";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
+import type { ChatProvider } from "../../src/providers/types.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../test/support/fake-ai-server.ts";
 import { tagReplies } from "../../test/support/fake-replies.ts";
@@ -59,7 +59,7 @@ try {
   writeVault(vault);
   const env = { ...isolatedEnv("ai-tag", vault), ...fakeChatEnv(fake) };
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const ctx = new OpContext(Vault.open(loadConfig({ env })));
+  const ctx = new App(Vault.open(loadConfig({ env })));
   await ctx.updateIndex({ build: true });
   const modelMs = clockModel(ctx.ai.chat());
   const input = { scope: { kind: "glob", path_glob: "**" }, apply: true };

@@ -6,11 +6,11 @@
  * every chat request passes). Medians of several runs; one JSON line each.
  */
 import { rmSync } from "node:fs";
-import { AiGlobs } from "../../src/ai/globs.ts";
 import { passagesForPaths, renderPassages } from "../../src/ai/passages.ts";
-import { DenyWall } from "../../src/ai/wall.ts";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { AiGlobs } from "../../src/providers/globs.ts";
+import { DenyWall } from "../../src/providers/wall.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, requireShared, round } from "./common.ts";
 
@@ -18,7 +18,7 @@ if (requireShared("ai-wall")) {
   const vault = generatedVault(5_000, 7);
   const env = isolatedEnv("ai-wall", vault);
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const ctx = new OpContext(Vault.open(loadConfig({ env })));
+  const ctx = new App(Vault.open(loadConfig({ env })));
   await ctx.updateIndex({ build: true });
   const notes = ctx.index.files.notes();
   // The folder with the most notes is denied: the heavy case of a deny glob.

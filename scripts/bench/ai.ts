@@ -10,11 +10,11 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { aiAsk } from "../../src/ai/ops/ask.ts";
-import type { ChatProvider } from "../../src/ai/types.ts";
+import { aiAsk } from "../../src/ai/ops/ask/ask-ops.ts";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
+import type { ChatProvider } from "../../src/providers/types.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../test/support/fake-ai-server.ts";
 import { emit, generatedVault, isolatedEnv, median, percentile, ROOT, requireShared, round, startServe } from "./common.ts";
@@ -35,10 +35,10 @@ const fake = real ? null : startFakeAiServer();
 const modelEnv = fake ? fakeChatEnv(fake) : {};
 
 /** A context whose chat provider clocks the time spent in the model. */
-async function context(name: string, vault: string): Promise<{ ctx: OpContext; modelMs: () => number; env: Record<string, string> }> {
+async function context(name: string, vault: string): Promise<{ ctx: App; modelMs: () => number; env: Record<string, string> }> {
   const env = { ...isolatedEnv(name, vault), ...modelEnv };
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const ctx = new OpContext(Vault.open(loadConfig({ env })));
+  const ctx = new App(Vault.open(loadConfig({ env })));
   await ctx.updateIndex({ build: true });
   const chat: ChatProvider = ctx.ai.chat();
   const generate = chat.generate.bind(chat);

@@ -8,9 +8,9 @@
  */
 import { existsSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { linkBrokenAnchors, linkUnresolved } from "../../src/links/ops.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, round, SHARED } from "./common.ts";
@@ -24,7 +24,7 @@ for (const dir of vaults) {
   }
   const env = isolatedEnv(`anchors-${basename(dir)}`, dir);
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const ctx = new OpContext(Vault.open(loadConfig({ env })));
+  const ctx = new App(Vault.open(loadConfig({ env })));
   try {
     await ctx.updateIndex({ build: true });
     const started = performance.now();

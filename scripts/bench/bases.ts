@@ -16,13 +16,13 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import { compileBase, NO_FILE } from "../../src/bases/plan.ts";
 import { runView } from "../../src/bases/query.ts";
 import { type Prefilter, snapshotOf } from "../../src/bases/snapshot.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, percentile, requireShared, round } from "./common.ts";
@@ -85,7 +85,7 @@ for (const n of sizes) {
   const vaultDir = generatedVault(n, 42);
   const env = isolatedEnv(`bases-${n}`, vaultDir);
   rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-  const open = () => new OpContext(Vault.open(loadConfig({ env })));
+  const open = () => new App(Vault.open(loadConfig({ env })));
   await open().updateIndex({ build: true });
 
   const cold: number[] = [];

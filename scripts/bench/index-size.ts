@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
-import { runIndex } from "../../src/index/indexer.ts";
+import { runIndex } from "../../src/index/build/indexer.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, requireShared, round } from "./common.ts";
 

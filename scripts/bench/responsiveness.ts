@@ -7,13 +7,22 @@
  * - server.stall.move: the same during a note_move of the most linked note, with a 100 KB canvas
  *   nested 50,000 levels deep in the vault;
  * - server.throughput: REST searches per second with one client at a time and with 30
- *   concurrent clients, in the same run, with p50/p99 latency.
+ *   concurrent clients, in the same run, with p50/p99 latency;
+ * - server.stall.ai_pattern / server.stall.ai_stream (scripts/bench/ai-stall.ts, on the demo
+ *   vault against the fake AI server): the longest /health gap while ai_extract checks a
+ *   catastrophic-backtracking pattern (`^(a+)+$`) over 20 model values, and while a 1 MB ai_ask
+ *   answer streams. BENCH_PARTS=ai runs only these; BENCH_BIN=<path> measures another binary.
  * Build the binary first (`bun run build`).
  */
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { aiStalls } from "./ai-stall.ts";
 import { BIN, emit, generatedVault, isolatedEnv, median, percentile, requireShared, round, startServe } from "./common.ts";
 
+if (process.env.BENCH_PARTS === "ai") {
+  await aiStalls();
+  process.exit(0);
+}
 if (!requireShared("server.responsiveness")) process.exit(0);
 if (!existsSync(BIN)) {
   emit({ bench: "server.responsiveness", skipped: "dist/indx missing: run bun run build" });
@@ -143,3 +152,4 @@ emit({
   concurrent30_p99_ms: round(many.p99, 2),
 });
 await server.stop();
+await aiStalls();

@@ -14,10 +14,11 @@
  */
 import { readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { indexIdentity, runIndex, updateIndex } from "../../src/index/indexer.ts";
-import { IndexStore } from "../../src/index/store.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { runIndex, updateIndex } from "../../src/index/build/indexer.ts";
+import { indexIdentity } from "../../src/index/storage/connection.ts";
+import { IndexStore } from "../../src/index/storage/store.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
@@ -62,7 +63,7 @@ for (const n of sizes) {
   }
   store.close();
 
-  const ctx = new OpContext(vault);
+  const ctx = new App(vault);
   const inProcess = await steadyLatencies(queries, (q) => invoke(vaultSearch, ctx, { q, limit: 10 }));
   ctx.close();
   const http = await httpLatencies(env, queries);

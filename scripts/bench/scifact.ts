@@ -15,11 +15,11 @@
  */
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { vaultReindex, vaultStatus } from "../../src/maintenance/ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
-import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, isolatedEnv, outDir, requireShared, round, SHARED } from "./common.ts";
 import { benchProvider } from "./embed-provider.ts";
@@ -65,7 +65,7 @@ const lexicalOnly = process.env.BENCH_MODES === "lexical";
 const provider = lexicalOnly ? { env: {}, label: "none", stop() {} } : await benchProvider();
 const env = { ...isolatedEnv("scifact", vaultDir), ...provider.env };
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-const ctx = new OpContext(Vault.open(loadConfig({ env })));
+const ctx = new App(Vault.open(loadConfig({ env })));
 const t = performance.now();
 await ctx.updateIndex({ build: true });
 const buildMs = performance.now() - t;
@@ -147,7 +147,7 @@ async function titlesFindAbstracts() {
   }
   const bodiesEnv = isolatedEnv("scifact-abstracts", bodiesDir);
   rmSync(bodiesEnv.INDX_DATA_DIR!, { recursive: true, force: true });
-  const bodies = new OpContext(Vault.open(loadConfig({ env: bodiesEnv })));
+  const bodies = new App(Vault.open(loadConfig({ env: bodiesEnv })));
   await bodies.updateIndex({ build: true });
   let rr = 0;
   let found = 0;

@@ -7,8 +7,8 @@
  */
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
@@ -21,7 +21,7 @@ const queries = readFileSync(join(vaultDir, ".bench", "queries.txt"), "utf8")
   .filter(Boolean);
 const env = isolatedEnv("search", vaultDir);
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-const ctx = new OpContext(Vault.open(loadConfig({ env })));
+const ctx = new App(Vault.open(loadConfig({ env })));
 await ctx.updateIndex({ build: true });
 
 async function measure(label: string, runs: number, once: (q: string) => Promise<unknown> | unknown) {

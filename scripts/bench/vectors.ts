@@ -12,14 +12,14 @@
 import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { loadVec } from "../../src/index/sqlite-vec.ts";
-import { VectorStorage } from "../../src/index/vectors.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { loadVec } from "../../src/index/storage/sqlite-vec.ts";
+import { VectorStorage } from "../../src/index/storage/vectors.ts";
+import { vaultReindex } from "../../src/maintenance/ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { semanticPage, vectorChunks } from "../../src/search/semantic.ts";
-import { vaultReindex } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { fakeEmbedding } from "../../test/support/fake-ai-server.ts";
 import { emit, isolatedEnv, median, outDir, percentile, round } from "./common.ts";
@@ -62,7 +62,7 @@ if (!existsSync(join(vaultDir, ".done"))) {
 
 const provider = await benchProvider("fake-embed-768");
 const env = { ...isolatedEnv(`vectors-${provider.label.replace(/\W+/g, "-")}`, vaultDir), ...provider.env };
-const ctx = new OpContext(Vault.open(loadConfig({ env })));
+const ctx = new App(Vault.open(loadConfig({ env })));
 const t0 = performance.now();
 const report = (await invoke(vaultReindex, ctx, {})) as { embeddings: { chunks: number; embedded: number; requests: number; dimension: number } | null };
 const buildMs = performance.now() - t0;

@@ -8,10 +8,10 @@
 import { Database } from "bun:sqlite";
 import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { noteMove } from "../../src/notes/move-op.ts";
+import { noteMove } from "../../src/notes/move-ops.ts";
 import { notePatch, noteWrite } from "../../src/notes/write-ops.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { emit, generatedVault, isolatedEnv, median, outDir, percentile, requireShared, round } from "./common.ts";
@@ -23,7 +23,7 @@ rmSync(vaultDir, { recursive: true, force: true });
 cpSync(source, vaultDir, { recursive: true });
 const env = isolatedEnv("writes", vaultDir);
 rmSync(env.INDX_DATA_DIR!, { recursive: true, force: true });
-const ctx = new OpContext(Vault.open(loadConfig({ env })));
+const ctx = new App(Vault.open(loadConfig({ env })));
 await ctx.updateIndex({ build: true });
 // The benchmark picks its targets with SQL of its own, on a read-only connection.
 const db = new Database(ctx.vault.indexPath, { readonly: true });

@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import type { AiDb, CacheStats } from "../index/ai-db.ts";
+import type { AiDb, CacheStats } from "../index/storage/ai-db.ts";
 
 /** Entries kept at most; the oldest go first. */
 const MAX_ENTRIES = 5_000;

@@ -44,9 +44,14 @@ const MAX_SNIPPET_CHARS = 300;
  * whitespace-, case- and emphasis-insensitively (else `citation_invalid`). The anchor is the
  * passage's own heading, which exists in that version by construction.
  */
-export async function verifyCitations(ctx: OpContext, passages: ReadonlyMap<string, Passage>, cites: readonly ModelCitation[]): Promise<Verified> {
+export async function verifyCitations(
+  ctx: OpContext,
+  passages: ReadonlyMap<string, Passage>,
+  cites: readonly ModelCitation[],
+  /** The etags on disk already read in this call: each note is read once per call, not once per claim. */
+  etags: Map<string, string | null> = new Map(),
+): Promise<Verified> {
   const out: Verified = { citations: [], warnings: [], dropped: [] };
-  const etags = new Map<string, string | null>();
   const drop = (passage: string, reason: Dropped["reason"], warning: Warning) => {
     out.dropped.push({ passage, reason });
     if (!out.warnings.some((w) => w.code === warning.code && w.path === warning.path && w.message === warning.message)) out.warnings.push(warning);
@@ -94,7 +99,7 @@ export function uniqueCitations(citations: readonly Citation[]): Citation[] {
   });
 }
 
-async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {
+export async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> {
   try {
     return etagOf(new Uint8Array(await Bun.file(ctx.vault.abs(path)).arrayBuffer()));
   } catch {
@@ -103,47 +108,92 @@ async function etagOnDisk(ctx: OpContext, path: string): Promise<string | null> 
 }
 
 /**
- * Where a quote is in a text, compared after normalising both: case folded, runs of whitespace
- * as one space, Markdown emphasis and code marks ignored, curly quotes straightened. Returns the
+ * Where a quote is in a text, compared after normalising both sides the same way: Unicode NFKC
+ * (so a ligature, a full-width letter or a composed accent matches its plain form), zero-width
+ * characters and soft hyphens dropped, every kind of space (NBSP included) and runs of them as
+ * one space, case folded, Markdown emphasis and code marks ignored, curly quotes straightened.
+ * A match must start and end on word boundaries: a quote cut mid-word ("ollback the rele")
+ * proves nothing and does not count (docs/decisions.md, "Claim-level grounding"). Returns the
  * quote's range in the original text, or null.
  */
 export function locateQuote(text: string, quote: string): { start: number; end: number } | null {
   const q = normalize(
     quote
       .trim()
-      .replace(/^["“'‘]+|["”'’]+$/g, "")
+      .replace(/^["“'‘«]+|["”'’»]+$/g, "")
       .replace(/(?:\.\.\.|…)$/, ""),
   ).text.trim();
-  if (q.length < MIN_QUOTE_CHARS && q !== normalize(text).text.trim()) return null;
   const t = normalize(text);
-  const at = t.text.indexOf(q);
-  if (at < 0) return null;
-  return { start: t.map[at]!, end: t.map[at + q.length - 1]! + 1 };
+  if (q.length < MIN_QUOTE_CHARS && q !== t.text.trim()) return null;
+  if (q.length === 0) return null;
+  for (let at = t.text.indexOf(q); at >= 0; at = t.text.indexOf(q, at + 1)) {
+    if (cutsWord(t.text, at, at + q.length)) continue;
+    return { start: t.starts[at]!, end: t.ends[at + q.length - 1]! };
+  }
+  return null;
+}
+
+const WORD = /[\p{L}\p{N}\p{M}]/u;
+/** Scripts written without spaces between words: any character boundary is a word boundary there. */
+const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
+
+/** Whether the range [start, end) of a text begins or ends inside a word. */
+function cutsWord(text: string, start: number, end: number): boolean {
+  const inside = (a: string | undefined, b: string | undefined) =>
+    a !== undefined && b !== undefined && WORD.test(a) && WORD.test(b) && !UNSPACED.test(a) && !UNSPACED.test(b);
+  return inside(text[start - 1], text[start]) || inside(text[end - 1], text[end]);
 }
 
 const IGNORED = new Set(["*", "_", "`", "~"]);
-const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'" };
+const STRAIGHT: Record<string, string> = { "“": '"', "”": '"', "‘": "'", "’": "'", "„": '"', "‚": "'" };
+/** Invisible characters a quote or a note may carry that say nothing: zero-width spaces and joiners, word joiner, BOM, soft hyphen. */
+const INVISIBLE = /[\u200B-\u200D\u2060\uFEFF\u00AD]/u;
 
-/** The normalised text and, for each of its characters, the offset of the original one. */
-function normalize(text: string): { text: string; map: number[] } {
+const CLUSTER_AT = /\P{M}\p{M}*|\p{M}+/suy;
+const MARK = /\p{M}/u;
+
+/**
+ * The normalised text and, for each of its characters, where the original characters it came
+ * from start and end. ASCII (most of most notes) takes a fast path; anything else is normalised
+ * a cluster (a character and its combining marks) at a time.
+ */
+export function normalize(text: string): { text: string; starts: number[]; ends: number[] } {
   let out = "";
-  const map: number[] = [];
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (IGNORED.has(c)) continue;
-    if (/\s/.test(c)) {
-      if (out.length > 0 && out[out.length - 1] !== " ") {
-        out += " ";
-        map.push(i);
-      }
+  let last = "";
+  const starts: number[] = [];
+  const ends: number[] = [];
+  const push = (ch: string, start: number, end: number) => {
+    out += ch;
+    last = ch;
+    starts.push(start);
+    ends.push(end);
+  };
+  const space = (start: number, end: number) => {
+    if (out.length > 0 && last !== " ") push(" ", start, end);
+  };
+  let i = 0;
+  while (i < text.length) {
+    const code = text.charCodeAt(i);
+    const next = text.charCodeAt(i + 1);
+    if (code < 128 && !(next >= 0x300 && MARK.test(text[i + 1]!))) {
+      if (code === 42 || code === 95 || code === 96 || code === 126) {
+        // * _ ` ~: emphasis and code marks
+      } else if (code === 32 || (code >= 9 && code <= 13)) space(i, i + 1);
+      else push(code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : text[i]!, i, i + 1);
+      i++;
       continue;
     }
-    for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) {
-      out += ch;
-      map.push(i);
+    CLUSTER_AT.lastIndex = i;
+    const cluster = CLUSTER_AT.exec(text)?.[0] ?? text[i]!;
+    const end = i + cluster.length;
+    for (const c of cluster.normalize("NFKC")) {
+      if (IGNORED.has(c) || INVISIBLE.test(c)) continue;
+      if (/\s/u.test(c)) space(i, end);
+      else for (const ch of (STRAIGHT[c] ?? c).toLowerCase()) push(ch, i, end);
     }
+    i = end;
   }
-  return { text: out, map };
+  return { text: out, starts, ends };
 }
 
 function countNewlines(text: string, end: number): number {

@@ -2,9 +2,10 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
+import type { AiUsage } from "../providers/types.ts";
 import { cacheKey } from "./cache.ts";
+import { etagOnDisk } from "./citations.ts";
 import { ModelSession, ZERO_USAGE } from "./session.ts";
-import type { AiUsage } from "./types.ts";
 
 /** What every AI operation returns besides its own fields. */
 export interface AiOutcome {
@@ -42,7 +43,7 @@ export interface AiCall<T extends AiOutcome> {
 
 /**
  * Runs one AI operation (docs/contracts.md, AI runtime): the cache first (a hit costs nothing and
- * says so), the daily cost cap held around every model request (src/ai/meter.ts), and one `ai.invocation` event per
+ * says so), the daily cost cap held around every model request (src/providers/meter.ts), and one `ai.invocation` event per
  * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
  * The operation has already resolved its scope and checked that the model role exists.
  */
@@ -79,6 +80,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         cache_hit: fields.cacheHit,
         ok: fields.ok,
         ...(fields.code ? { error_code: fields.code } : {}),
+        ...(ctx.caller ? { surface: ctx.caller.surface, ...(ctx.caller.token_id ? { token_id: ctx.caller.token_id } : {}) } : {}),
         scope_paths: call.scope.slice(0, 50).map((n) => n.path),
         ...(call.finish ? { applied_paths: written.slice(0, 50) } : {}),
       },
@@ -99,7 +101,12 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
   if (cacheable) {
     const hit = ai.cache.get<T>(key);
     if (hit) {
-      const result: T = { ...hit, usage: { ...ZERO_USAGE }, warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit"), CACHE_HIT] };
+      const drifted = await driftedSince(ctx, call.scope);
+      const result: T = {
+        ...hit,
+        usage: { ...ZERO_USAGE },
+        warnings: [...hit.warnings.filter((w) => w.code !== "ai_cache_hit" && w.code !== "citation_drift"), CACHE_HIT, ...drifted],
+      };
       ctx.aiStream?.({ type: "ai.usage", usage: result.usage });
       return finish(result, true);
     }
@@ -160,6 +167,25 @@ function callerStrings(input: unknown): string[] {
     else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x, depth + 1);
   };
   walk(input, 0);
+  return out;
+}
+
+/**
+ * The notes of a cached result that changed on disk since it was computed: a hit is keyed by the
+ * versions the index knows, and an edit the watcher has not indexed yet leaves the key unchanged,
+ * so the result's citations would name a version that is gone without a word (docs/contracts.md,
+ * AI runtime: citation_drift).
+ */
+async function driftedSince(ctx: OpContext, scope: readonly { path: string; etag: string }[]): Promise<Warning[]> {
+  const out: Warning[] = [];
+  for (const note of scope.slice(0, 200)) {
+    if ((await etagOnDisk(ctx, note.path)) === note.etag) continue;
+    out.push({
+      code: "citation_drift",
+      path: note.path,
+      message: `${note.path} changed since this cached result was computed; its citations name the earlier version.`,
+    });
+  }
   return out;
 }
 

@@ -1,6 +1,6 @@
-import type { ChunkSource } from "../index/queries/chunks.ts";
+import type { ChunkSource } from "../index/storage/queries/chunks.ts";
 import type { OpContext } from "../ops/context.ts";
-import { estimateTokens } from "./tokens.ts";
+import { estimateTokens } from "../providers/tokens.ts";
 
 /**
  * A numbered source passage: one chunk of a note as the model reads it (docs/contracts.md, AI
@@ -43,8 +43,8 @@ function toPassages(rows: ChunkSource[]): Passage[] {
   });
 }
 
-/** The tag around each passage (id, path, heading, lines), in tokens. */
-const PASSAGE_OVERHEAD_TOKENS = 40;
+/** The header of each passage (id, path, heading), in tokens: estimated high, as all estimates here. */
+const PASSAGE_OVERHEAD_TOKENS = 20;
 
 /** Every chunk of these notes as passages: notes in the order given, each note's chunks in order. */
 export function passagesForPaths(ctx: OpContext, paths: readonly string[]): Passage[] {
@@ -61,17 +61,27 @@ export function passagesForChunks(ctx: OpContext, chunkIds: readonly string[]): 
   return toPassages(ctx.index.chunks.sourcesAt(refs));
 }
 
-const attr = (s: string) => s.replaceAll("&", "&amp;").replaceAll('"', "&quot;").replaceAll("<", "&lt;").replaceAll("\n", " ");
+/** The line that ends a list of passages (src/ai/passages.ts): everything after it is instructions. */
+export const PASSAGES_END = "[end of passages]";
+
+/** A line of a note that would read as a passage header or the end of the list. */
+const POSING = /^(\[P\d+\]|\[end of passages\])/gm;
 
 /**
- * The passages as the model reads them. The closing tag is neutralised inside the text, so a
- * note cannot end its passage early and pose as instructions.
+ * The passages as the model reads them, compactly (docs/decisions.md, "A compact passage
+ * format"): a header line `[P3] path § heading`, the text, and after the last one a line that
+ * ends the list. Line numbers stay with the runtime, which alone needs them. A line of a note
+ * that would read as a header or as the end of the list is escaped with a backslash, so a note
+ * cannot end its passage early and pose as instructions.
  */
 export function renderPassages(passages: readonly Passage[]): string {
-  return passages
-    .map(
-      (p) =>
-        `<passage id="${p.id}" path="${attr(p.path)}"${p.heading ? ` heading="${attr(p.heading)}"` : ""} lines="${p.startLine}-${p.endLine}">\n${p.text.replaceAll("</passage>", "</ passage>")}\n</passage>`,
-    )
-    .join("\n");
+  if (passages.length === 0) return PASSAGES_END;
+  const blocks = passages.map((p) => `${passageHeader(p.id, p.path, p.heading)}\n${p.text.replace(POSING, "\\$1")}`);
+  return `${blocks.join("\n")}\n${PASSAGES_END}`;
+}
+
+/** A passage's header line: its id, its note and its section, on one line. */
+export function passageHeader(id: string, path: string, heading: string | null): string {
+  const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
+  return `[${id}] ${oneLine(path)}${heading ? ` § ${oneLine(heading)}` : ""}`;
 }

@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { ModelCitation } from "./citations.ts";
+import { Segments } from "./segments.ts";
 
 /**
  * What the model is told and the shapes it must reply in (docs/contracts.md, AI runtime:
@@ -8,12 +9,13 @@ import { ModelCitation } from "./citations.ts";
  */
 
 /** Bumped whenever a prompt or reply shape changes, so cached replies of the old ones are never served. */
-export const PROMPT_VERSION = "2026-11-23.1";
+export const PROMPT_VERSION = "2026-11-27.segments.2";
 
 export const GROUNDING_RULES = [
-  "You work only from the numbered source passages given to you, each inside <passage id=…> tags.",
+  "You work only from the numbered source passages given to you: each starts with a line [P<n>] <note path> § <section>, and the list ends with [end of passages].",
   "Never use outside knowledge, never guess, and never invent sources.",
   "Support every claim with citations: {passage: the passage id, e.g. P3, quote: a short verbatim quote (5 to 25 words) copied exactly from that passage}.",
+  "Write prose as segments: each segment is one claim of a sentence or two, in the passages' own words, with the citations that support it; say nothing in a segment that its quotes do not show.",
   "A claim you cannot support with a quote must be left out.",
   "Reply with JSON only, in the requested shape.",
 ].join(" ");
@@ -37,28 +39,32 @@ export function styleLine(style: string | undefined, language: string | undefine
 
 const Cited = Type.Array(ModelCitation, { maxItems: 20 });
 
-export const ASK_SYSTEM = `You answer questions about a person's notes. ${GROUNDING_RULES} If the passages do not answer the question, set supported to false and leave answer empty.`;
+export const ASK_SYSTEM = `You answer questions about a person's notes. ${GROUNDING_RULES} Set supported first: false when the passages do not answer the question (then give no segments).`;
+
+/** Segments of an answer at most; more are cut (src/ai/provider-schema.ts settles bounds). */
+export const ASK_MAX_SEGMENTS = 60;
 
 export const AskReply = Type.Object({
-  answer: Type.String({ maxLength: 20_000 }),
   supported: Type.Boolean(),
-  confidence: Type.Union([Type.Literal("high"), Type.Literal("medium"), Type.Literal("low")]),
-  citations: Cited,
-  followups: Type.Optional(Type.Array(Type.String({ maxLength: 500 }), { maxItems: 5 })),
+  segments: Segments(ASK_MAX_SEGMENTS, "The answer, claim by claim."),
+  followups: Segments(5, "Questions worth asking next, each citing what prompts it."),
 });
 
-export const SUMMARIZE_SYSTEM = `You summarize a person's notes. ${GROUNDING_RULES} Each key point carries its own citations.`;
+export const SUMMARIZE_SYSTEM = `You summarize a person's notes. ${GROUNDING_RULES} The text, the tl;dr, each key point and each open question are segments with their own citations.`;
+
+/** Segments of a summary's text at most. */
+export const SUMMARY_MAX_SEGMENTS = 80;
 
 export const SummaryReply = Type.Object({
-  tldr: Type.Optional(Type.String({ maxLength: 2_000 })),
-  text: Type.String({ maxLength: 40_000 }),
-  key_points: Type.Array(Type.Object({ text: Type.String({ maxLength: 2_000 }), citations: Cited }), { maxItems: 40 }),
-  open_questions: Type.Optional(Type.Array(Type.String({ maxLength: 1_000 }), { maxItems: 20 })),
+  text: Segments(SUMMARY_MAX_SEGMENTS, "The summary, claim by claim."),
+  tldr: Segments(4, "One or two sentences; empty when not asked for."),
+  key_points: Segments(40, "One key point each."),
+  open_questions: Segments(20, "What the notes leave unresolved, each citing where; empty when not asked for."),
 });
 
 /** The map step of a summary too large for one prompt: key points only, each cited. */
 export const PartialSummaryReply = Type.Object({
-  key_points: Type.Array(Type.Object({ text: Type.String({ maxLength: 2_000 }), citations: Cited }), { maxItems: 40 }),
+  key_points: Segments(40, "One key point each."),
 });
 
 export const TOC_SYSTEM = `You describe the sections of a person's note for its table of contents. ${GROUNDING_RULES} Give each section one line of at most 20 words.`;

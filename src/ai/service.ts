@@ -1,16 +1,16 @@
 import { IndxError } from "../core/errors.ts";
-import { AiDb } from "../index/ai-db.ts";
-import type { IndexStore } from "../index/store.ts";
+import { AiDb } from "../index/storage/ai-db.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { AiRole } from "../ops/define.ts";
+import { AiGlobs } from "../providers/globs.ts";
+import type { MeterSource } from "../providers/meter.ts";
+import { createChatProvider } from "../providers/providers.ts";
+import { type AiSettings, aiSettings, type Endpoint, onThisMachine } from "../providers/settings.ts";
+import { SpendLedger } from "../providers/spend.ts";
+import type { ChatProvider } from "../providers/types.ts";
+import { DenyWall } from "../providers/wall.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
-import { AiGlobs } from "./globs.ts";
-import type { MeterSource } from "./meter.ts";
-import { createChatProvider } from "./providers.ts";
-import { type AiSettings, aiSettings, type Endpoint, onThisMachine } from "./settings.ts";
-import { SpendLedger } from "./spend.ts";
-import type { ChatProvider } from "./types.ts";
-import { DenyWall } from "./wall.ts";
 
 const MAX_RETRIEVALS = 256;
 
@@ -85,12 +85,12 @@ export class AiService {
     return new AiGlobs(s.allowGlobs, s.denyGlobs);
   }
 
-  /** The ledger and cap every model request of this vault is held against (src/ai/meter.ts). */
+  /** The ledger and cap every model request of this vault is held against (src/providers/meter.ts). */
   meter(): MeterSource {
     return { ledger: () => this.spend, cap: this.settings().dailyCostUsd };
   }
 
-  /** The deny wall every request of this vault's chat model passes (src/ai/wall.ts). */
+  /** The deny wall every request of this vault's chat model passes (src/providers/wall.ts). */
   wall(): DenyWall {
     return (this.wallValue ??= DenyWall.of(this.index(), this.globs()));
   }

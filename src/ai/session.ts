@@ -2,9 +2,10 @@ import type { Static, TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import type { Warning } from "../ops/schemas.ts";
-import type { AiSettings } from "./settings.ts";
-import { type AiStreamSink, JsonFieldFollower } from "./stream.ts";
-import { type AiUsage, type ChatMessage, type ChatProvider, ProviderError } from "./types.ts";
+import type { AiSettings } from "../providers/settings.ts";
+import { type AiUsage, type ChatMessage, type ChatProvider, ProviderError } from "../providers/types.ts";
+import { providerSchema, settleReply } from "./provider-schema.ts";
+import type { AiStreamSink } from "./stream.ts";
 
 /** Per-call knobs a caller may set; each is clamped by the settings. */
 export interface CallKnobs {
@@ -17,8 +18,11 @@ export interface JsonRequest<S extends TSchema> {
   messages: ChatMessage[];
   /** The reply's shape: sent as the structured-output schema and checked on the way back. */
   schema: S;
-  /** A string field of the reply to stream as text while the model writes it (ai_ask's answer). */
-  streamField?: string;
+  /**
+   * Reads the reply as it streams, when the caller streams: the operation streams what it has
+   * verified of it (src/ai/segment-stream.ts), never the model's raw text.
+   */
+  follow?: (delta: string) => void;
 }
 
 export const ZERO_USAGE: AiUsage = { input_tokens: 0, output_tokens: 0, cost_usd: 0 };
@@ -28,7 +32,7 @@ export const ZERO_USAGE: AiUsage = { input_tokens: 0, output_tokens: 0, cost_usd
  * cancellation; usage adds up across requests (map-reduce makes several); replies are JSON
  * checked against the schema asked for; and the warnings the model's behaviour causes
  * (truncated, stream_unsupported) are collected once. The daily cost cap is the provider's: each
- * request is held and settled at the boundary (src/ai/meter.ts).
+ * request is held and settled at the boundary (src/providers/meter.ts).
  */
 export class ModelSession {
   readonly usage: AiUsage = { ...ZERO_USAGE };
@@ -54,7 +58,7 @@ export class ModelSession {
 
   async json<S extends TSchema>(req: JsonRequest<S>): Promise<Static<S>> {
     const reply = await this.request(req);
-    return this.parse(req.schema, reply.value, reply.truncated);
+    return this.parse(req.schema, settled(req.schema, reply.value), reply.truncated);
   }
 
   /**
@@ -64,32 +68,27 @@ export class ModelSession {
    */
   async jsonAccepting<S extends TSchema, A extends TSchema>(req: JsonRequest<S>, accept: A): Promise<Static<A>> {
     const reply = await this.request(req);
-    return this.parse(accept, reply.value, reply.truncated);
+    return this.parse(accept, settled(req.schema, reply.value), reply.truncated);
   }
 
   private async request<S extends TSchema>(req: JsonRequest<S>): Promise<{ value: unknown; truncated: boolean }> {
     if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
-    const follower = req.streamField && this.hooks.stream ? new JsonFieldFollower(req.streamField) : null;
+    const follow = this.hooks.stream ? req.follow : undefined;
     const sink = this.hooks.stream;
     let result: Awaited<ReturnType<ChatProvider["generate"]>>;
+    const sent = providerSchema(req.schema);
     try {
       result = await this.chat.generate({
         system: req.system,
         messages: req.messages,
-        jsonSchema: plainSchema(req.schema),
+        jsonSchema: sent.schema,
+        ...(sent.strict ? {} : { strictSchema: false }),
         maxOutputTokens: this.maxOutputTokens,
         temperature: this.settings.temperature,
         seed: this.knobs.seed ?? 0,
         signal: this.hooks.signal,
         ...(this.hooks.callerText?.length ? { callerText: this.hooks.callerText } : {}),
-        ...(follower && sink
-          ? {
-              onDelta: (delta: string) => {
-                const text = follower.push(delta);
-                if (text) sink({ type: "ai.partial", delta: text });
-              },
-            }
-          : {}),
+        ...(follow ? { onDelta: follow } : {}),
       });
     } catch (err) {
       if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
@@ -100,9 +99,9 @@ export class ModelSession {
     this.usage.output_tokens += result.usage.output_tokens;
     this.usage.cost_usd = round6(this.usage.cost_usd + result.usage.cost_usd);
     sink?.({ type: "ai.usage", usage: { ...this.usage } });
-    if (follower && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
+    if (follow && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
     if (result.finish_reason === "length") this.warnOnce("truncated", `The reply hit the output limit of ${this.maxOutputTokens} tokens.`);
-    return { value: result.structured ?? parseJson(result.text), truncated: result.finish_reason === "length" };
+    return { value: result.structured, truncated: result.finish_reason === "length" };
   }
 
   private warnOnce(code: Warning["code"], message: string): void {
@@ -123,31 +122,24 @@ export class ModelSession {
   }
 }
 
-function parseJson(text: string): unknown {
-  // Some models wrap JSON in a Markdown fence even in structured-output mode.
-  const body = text.trim().replace(/^```(?:json)?\s*([\s\S]*?)\s*```$/, "$1");
-  try {
-    return JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /** A provider failure as our error, with the provider's status but never its body (it may echo the prompt). */
 function providerFailure(err: unknown, chat: ChatProvider): IndxError {
   if (err instanceof IndxError) return err;
   const e = err instanceof ProviderError ? err : null;
   const code = e?.code ?? "ai_provider_error";
-  return new IndxError(code, e?.message ?? "The chat model failed.", {
+  const message =
+    code === "rate_limited" ? `The chat provider is rate limiting requests${e?.retryAfterS ? `; retry after ${e.retryAfterS} s` : ""}.` : undefined;
+  return new IndxError(code, message ?? e?.message ?? "The chat model failed.", {
     provider: chat.provider,
     model: chat.model,
     ...(e?.status ? { upstream_status: e.status } : {}),
+    ...(e?.retryAfterS ? { retry_after_s: e.retryAfterS } : {}),
     upstream_message: e?.message ?? "unexpected failure",
     ...(code === "ai_unavailable" ? { required_role: "chat" } : {}),
   });
 }
 
-/** TypeBox schemas are JSON Schema plus symbol keys; providers get the plain JSON. */
-const plainSchema = (schema: TSchema) => JSON.parse(JSON.stringify(schema)) as Record<string, unknown>;
+/** The reply read through the schema that was sent (docs/decisions.md, "Provider-exact reply schemas"). */
+const settled = (schema: TSchema, value: unknown) => (value === undefined ? undefined : settleReply(schema, value));
 
 const round6 = (n: number) => Math.round(n * 1e6) / 1e6;

@@ -1,10 +1,10 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { readNote, statVaultFile } from "../notes/read.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, INPUT_LIMITS, Limit, NextCursor, VaultPath } from "../ops/schemas.ts";
+import { readNote, statVaultFile } from "../vault/read.ts";
 import { baseBlocks } from "./blocks.ts";
 import type { Entry } from "./entry.ts";
 import { BASE_LIMITS, type BaseDefinition, parseBase } from "./parse.ts";
@@ -70,6 +70,8 @@ export const baseQuery = defineOp({
     const viewIndex = input.view === undefined ? 0 : views.findIndex((v) => v.name === input.view);
     if (viewIndex < 0)
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
+    const broken = compiled.viewErrors[viewIndex];
+    if (broken) throw broken;
     const snapshot = snapshotOf(ctx.index, ctx.vault);
     const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
     const offset = decodeCursor(input.cursor);

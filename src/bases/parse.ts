@@ -73,6 +73,9 @@ export function keyPathText(path: KeyPath): string {
   return out;
 }
 
+/** How many times a base may use YAML aliases (weighted by what each expands to, as the yaml package counts). */
+const MAX_ALIAS_COUNT = 100;
+
 /** Parses the YAML text of a base. `source` names it in errors (a path, or "the base block"). */
 export function parseBase(text: string, source: string): BaseDefinition {
   if (text.length > BASE_LIMITS.chars)
@@ -89,8 +92,19 @@ export function parseBase(text: string, source: string): BaseDefinition {
       reason: yamlError.code,
     });
   }
+  let data: unknown;
   try {
-    return readBase(doc.toJS({ maxAliasCount: 100 }));
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (err) {
+    // The yaml package's guard against an alias bomb (a few lines that expand to millions of nodes).
+    if (!(err instanceof ReferenceError)) throw err;
+    throw new IndxError("validation_failed", `${source} expands its YAML aliases past ${MAX_ALIAS_COUNT} uses: a base needs no more.`, {
+      reason: "yaml_aliases",
+      limit: MAX_ALIAS_COUNT,
+    });
+  }
+  try {
+    return readBase(data);
   } catch (err) {
     if (!(err instanceof BaseError)) throw err;
     throw locatedError(source, err.message, err.path, locate(doc.getIn(err.path, true), lines), err.bound);

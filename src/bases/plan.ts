@@ -3,7 +3,7 @@
  * a closure once. Formula references are checked for cycles here, so a cycle is a typed error
  * naming the formulas, before any row is evaluated.
  */
-import type { IndxError } from "../core/errors.ts";
+import { IndxError } from "../core/errors.ts";
 import type { Entry } from "./entry.ts";
 import { compileExpression } from "./expr/compile.ts";
 import { ExpressionError } from "./expr/errors.ts";
@@ -22,6 +22,8 @@ export interface CompiledBase {
   summaries: ReadonlyMap<string, Compiled>;
   /** Filters of each view, by index. */
   viewFilters: readonly (((s: Scope) => boolean) | null)[];
+  /** Why a view cannot run (its filters do not compile), by index; null for a view that can. */
+  viewErrors: readonly (IndxError | null)[];
   /** What the index can answer of the filters: the base's and each view's (prefilter.ts). */
   plans: { filter: FilterPlan | null; views: readonly (FilterPlan | null)[] };
 }
@@ -56,14 +58,33 @@ export function compileBase(definition: BaseDefinition, text: string, source: st
   };
   const filterOf = (node: FilterNode | null) => (node ? compileFilter(node, statement) : null);
   const planOf = (node: FilterNode | null) => (node ? planFilter(node, (s) => syntax.get(s)!) : null);
+  // A view's filters that do not compile are that view's error (viewErrors): the other views run.
+  const viewErrors: (IndxError | null)[] = [];
+  const viewFilters = definition.views.map((v, i) => {
+    try {
+      const filter = filterOf(v.filters);
+      viewErrors.push(null);
+      return filter;
+    } catch (err) {
+      if (!(err instanceof IndxError)) throw err;
+      viewErrors.push(viewError(v.name || `#${i + 1}`, err));
+      return null;
+    }
+  });
   return {
     definition,
     filter: filterOf(definition.filters),
     formulas,
     summaries,
-    viewFilters: definition.views.map((v) => filterOf(v.filters)),
-    plans: { filter: planOf(definition.filters), views: definition.views.map((v) => planOf(v.filters)) },
+    viewFilters,
+    viewErrors,
+    plans: { filter: planOf(definition.filters), views: definition.views.map((v, i) => (viewErrors[i] ? null : planOf(v.filters))) },
   };
+}
+
+/** A view's own error, naming the view: the same code and place, the view's name in front and in details. */
+function viewError(name: string, err: IndxError): IndxError {
+  return new IndxError(err.code, `View '${name}': ${err.message}`, { ...err.details, view: name });
 }
 
 function compileFilter(node: FilterNode, expression: (statement: FilterStatement) => Compiled): (s: Scope) => boolean {

@@ -5,7 +5,7 @@
  * candidates are the files of `may`; the filter itself still runs on each of them and has the
  * last word, so a bound that is too wide costs time, never a wrong row.
  */
-import type { CandidateCondition, Comparison, RowTest } from "../index/queries/candidates.ts";
+import type { CandidateCondition, Comparison, RowTest } from "../index/storage/queries/candidates.ts";
 import { parseDate } from "./dates.ts";
 import { compileSyntax } from "./expr/compile.ts";
 import type { BinaryOp, Node } from "./expr/parser.ts";

@@ -3,6 +3,7 @@
  * "Bases execution"): filter (base AND view), stable multi-key sort, limit, group, summaries.
  * Cells are made only for the rows of the page asked for.
  */
+import { EvalBudget } from "./budget.ts";
 import { type Cell, toCell } from "./cells.ts";
 import { startOfDay } from "./dates.ts";
 import type { Entry, World } from "./entry.ts";
@@ -72,6 +73,7 @@ function columnName(base: CompiledBase, id: string): string {
 function makeEnv(base: CompiledBase, opts: RunOptions): Env {
   const env: Env = {
     world: opts.world,
+    budget: new EvalBudget(),
     thisEntry: opts.thisEntry,
     now: opts.now,
     today: startOfDay(opts.now),

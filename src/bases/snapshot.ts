@@ -4,9 +4,9 @@
  * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
-import type { BaseFileRow, LinkRow } from "../index/queries/bases.ts";
-import type { IndexStore } from "../index/store.ts";
-import { LinkResolver } from "../links/resolve.ts";
+import type { BaseFileRow, LinkRow } from "../index/storage/queries/bases.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
 import { ignoredBy, readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { Entry, World } from "./entry.ts";

@@ -4,8 +4,9 @@
  * the index as base_query, and the index narrows the notes first where it can (prefilter.ts).
  */
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { Vault } from "../vault/vault.ts";
+import { EvalBudget } from "./budget.ts";
 import { startOfDay } from "./dates.ts";
 import { compileExpression } from "./expr/compile.ts";
 import { ExpressionError } from "./expr/errors.ts";
@@ -22,7 +23,7 @@ export function noteWhere(index: IndexStore, vault: Vault, source: string): Note
   const compiled = compileWhere(source);
   const snapshot = snapshotOf(index, vault);
   const now = Date.now();
-  const env: Env = { world: snapshot, thisEntry: NO_FILE, now, today: startOfDay(now), formula: () => null };
+  const env: Env = { world: snapshot, thisEntry: NO_FILE, now, today: startOfDay(now), budget: new EvalBudget(), formula: () => null };
   const ids = snapshot.narrowedIds([planExpression(compiled.syntax)], env);
   return (note) => {
     if (ids && !ids.has(note.id)) return false;

@@ -7,10 +7,10 @@ import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
+import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
+import { vaultReindex } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { parseInput } from "../ops/validate.ts";
-import { vaultConfigSet } from "../vault/config-set-op.ts";
-import { vaultReindex } from "../vault/ops.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
 import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
@@ -34,10 +34,10 @@ export const vaultIndexCommand = command({
     yes: { type: "boolean", description: "Embed with a paid model without asking, whatever the estimate." },
   },
   async run(flags, rawArgs) {
-    const ctx = openContext(flags);
+    const app = openContext(flags);
     const bar = progressBar("indexing");
     const embedBar = progressBar("embedding");
-    ctx.progress = bar.update;
+    const ctx = app.forCall({ progress: bar.update });
     let indexBarCleared = false;
     ctx.embeddings.progress = (done, total) => {
       if (!indexBarCleared) {
@@ -69,7 +69,7 @@ export const vaultIndexCommand = command({
     } finally {
       bar.done();
       embedBar.done();
-      ctx.close();
+      app.close();
     }
   },
 });

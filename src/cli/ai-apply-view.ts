@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { ArgsDef } from "citty";
-import { FieldSpec } from "../ai/ops/metadata-fields.ts";
+import { FieldSpec } from "../ai/ops/metadata/fields.ts";
 import { IndxError } from "../core/errors.ts";
 import { colourDiffLine, type Style } from "./output.ts";
 

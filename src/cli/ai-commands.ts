@@ -1,12 +1,12 @@
 import type { ArgsDef, CommandDef } from "citty";
-import { aiAsk } from "../ai/ops/ask.ts";
-import { aiExtract } from "../ai/ops/extract.ts";
-import { aiMetadata } from "../ai/ops/metadata.ts";
-import { aiRelate } from "../ai/ops/relate.ts";
-import { aiStatus } from "../ai/ops/status.ts";
-import { aiSummarize } from "../ai/ops/summarize.ts";
-import { aiTag } from "../ai/ops/tag.ts";
-import { aiToc } from "../ai/ops/toc.ts";
+import { aiAsk } from "../ai/ops/ask/ask-ops.ts";
+import { aiExtract } from "../ai/ops/extract/extract-ops.ts";
+import { aiMetadata } from "../ai/ops/metadata/metadata-ops.ts";
+import { aiRelate } from "../ai/ops/relate/relate-ops.ts";
+import { aiStatus } from "../ai/ops/status-ops.ts";
+import { aiSummarize } from "../ai/ops/summarize/summarize-ops.ts";
+import { aiTag } from "../ai/ops/tag/tag-ops.ts";
+import { aiToc } from "../ai/ops/toc/toc-ops.ts";
 import type { AiScope } from "../ai/scope.ts";
 import { IndxError } from "../core/errors.ts";
 import type { OutputOf } from "../ops/define.ts";
@@ -157,7 +157,7 @@ export const aiCommand: CommandDef = {
         [
           o.enabled ? s.bold("AI on") : s.bold("AI off"),
           `chat        ${o.chat ? `${o.chat.provider}/${o.chat.model}` : "none"}`,
-          `embeddings  ${o.embeddings ? `${o.embeddings.provider}/${o.embeddings.model}` : "none"}`,
+          `embeddings  ${o.embeddings ? `${o.embeddings.provider}/${o.embeddings.model}${o.embeddings.dimension ? ` (${o.embeddings.dimension} dimensions)` : ""}` : "none"}`,
           `operations  ${o.operations.join(", ") || "none"}`,
           `spend today $${o.spend_today_usd.toFixed(4)}${o.limits.daily_cost_usd !== null ? ` of $${o.limits.daily_cost_usd}` : ""}`,
           ...(o.message ? [s.dim(o.message)] : []),
@@ -166,20 +166,19 @@ export const aiCommand: CommandDef = {
     ask: opCommand(aiAsk, {
       positionals: ["question"],
       rest: true,
-      json: ["scope", "retrieve", "history"],
+      json: ["scope", "history"],
       flags: {
         args: {
           ...SCOPE_ARGS,
           "top-k": { type: "string", description: "Notes retrieved (default 8).", valueHint: "n" },
           mode: { type: "string", description: "Retrieval mode [lexical|semantic|hybrid]." },
         },
-        toInput: (flags, rawArgs) => {
-          const retrieve = {
-            ...(flags["top-k"] !== undefined ? { top_k: Number(flags["top-k"]) } : {}),
-            ...(typeof flags.mode === "string" ? { mode: flags.mode as "lexical" | "semantic" | "hybrid" } : {}),
-          };
-          return { scope: scopeFromFlags(flags, rawArgs), ...(Object.keys(retrieve).length ? { retrieve } : {}) };
-        },
+        // top_k and mode are fields of ai_ask's input itself; the validator checks both.
+        toInput: (flags, rawArgs) => ({
+          scope: scopeFromFlags(flags, rawArgs),
+          ...(flags["top-k"] !== undefined ? { top_k: Number(flags["top-k"]) } : {}),
+          ...(typeof flags.mode === "string" ? { mode: flags.mode as "lexical" | "semantic" | "hybrid" } : {}),
+        }),
       },
       human: askHuman,
       examples: [
@@ -204,18 +203,30 @@ export const aiCommand: CommandDef = {
           ...SCOPE_ARGS,
           moc: { type: "boolean", description: "A map of content over a scope (default with a --scope-* flag)." },
           descriptions: { type: "boolean", description: "note mode: one grounded line per section (calls the model)." },
-          write: { type: "string", description: "Also save the result as this note (needs --yes to replace one).", valueHint: "path" },
+          write: { type: "string", description: "Also save the result as this note (needs --yes or --if-match to replace one).", valueHint: "path" },
           yes: { type: "boolean", alias: "y", description: "Replace an existing note with --write." },
+          "if-match": { type: "string", description: "With --write: replace only this version of the note (its etag).", valueHint: "etag" },
+          "if-not-exists": {
+            type: "boolean",
+            description: "With --write: only create the note; fail with already_exists if it exists (the default without --yes).",
+          },
         },
         toInput: (flags, rawArgs) => {
           const scope = scopeFromFlags({ ...flags, note: flags.moc === true ? flags.note : undefined }, rawArgs);
           const moc = flags.moc === true || (scope !== undefined && typeof flags.note !== "string");
           const target = typeof flags.write === "string" ? flags.write : undefined;
+          const ifMatch = typeof flags["if-match"] === "string" ? flags["if-match"] : undefined;
+          if ((ifMatch !== undefined || flags["if-not-exists"] === true) && !target)
+            throw new IndxError("validation_failed", "--if-match and --if-not-exists go with --write.", {
+              option: ifMatch !== undefined ? "--if-match" : "--if-not-exists",
+            });
+          // Without --yes or --if-match, --write only creates: replacing a note is asked for, never assumed.
+          const guard = ifMatch !== undefined ? { if_match: ifMatch } : flags.yes === true && flags["if-not-exists"] !== true ? {} : { if_not_exists: true };
           return {
             mode: moc ? ("moc" as const) : ("note" as const),
             ...(moc ? { scope } : typeof flags.note === "string" ? { path: flags.note } : {}),
             ...(flags.descriptions === true ? { include_descriptions: true } : {}),
-            ...(target ? { write: { path: target, ...(flags.yes === true ? {} : { if_not_exists: true }) } } : {}),
+            ...(target ? { write: { path: target, ...guard } } : {}),
           };
         },
       },

@@ -6,7 +6,8 @@ const FIELD_LIST = /^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/;
 /**
  * Puts the global flags (--vault, --data-dir, --json, --format) after the command words, so
  * `indx --vault ~/Notes search x` works: citty parses each command level on its own and would take
- * the flag's value for a command name. `indx help note get` is `indx note get --help`.
+ * the flag's value for a command name. `indx help note get` is `indx note get --help`. A flag
+ * followed by the word true or false takes it as its value (`--cache false`).
  */
 export function normalizeArgv(argv: readonly string[]): string[] {
   const args = argv[0] === "help" ? [...argv.slice(1), "--help"] : [...argv];
@@ -14,7 +15,10 @@ export function normalizeArgv(argv: readonly string[]): string[] {
   const rest: string[] = [];
   const globals: string[] = [];
   for (let i = 0; i < end; i++) {
-    const a = args[i]!;
+    let a = args[i]!;
+    // `--cache false` as `--cache=false`: the parser would otherwise take a boolean flag's value for
+    // an argument. For a flag that takes text the two spellings mean the same.
+    if (a.startsWith("--") && !a.includes("=") && (args[i + 1] === "true" || args[i + 1] === "false") && i + 1 < end) a = `${a}=${args[++i]}`;
     const name = a.split("=")[0]!;
     if (VALUE_FLAGS.has(a) && i + 1 < end) globals.push(a, args[++i]!);
     else if (VALUE_FLAGS.has(name) || name === "--json") globals.push(a);

@@ -1,14 +1,14 @@
 import type { ArgsDef, CommandDef } from "citty";
+import { App } from "../app/context.ts";
 import { loadConfig } from "../config/load.ts";
-import { OpContext } from "../ops/context.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { enumValues } from "../ops/schema-words.ts";
 import { tagList } from "../tags/ops.ts";
 import { Vault } from "../vault/vault.ts";
 import { COMMAND_OPS } from "./command.ts";
 import { GLOBAL_ARGS } from "./global-args.ts";
-import { root } from "./main.ts";
 import { FORMATS } from "./output.ts";
+import { root } from "./root.ts";
 import { resolveValue, subCommandsOf } from "./tree.ts";
 
 /** How the shell typed a word: `Apollo\ La` and `"Apollo La` are both `Apollo La`. */
@@ -77,11 +77,11 @@ async function positionalValues(cmd: CommandDef, args: ArgsDef, index: number, c
 }
 
 /** Reads the index as a one-shot CLI command would, without refreshing it; nothing at all when there is none. */
-function withContext<T>(globals: Record<string, string>, fn: (ctx: OpContext) => T | Promise<T>, fallback: T): Promise<T> {
+function withContext<T>(globals: Record<string, string>, fn: (ctx: App) => T | Promise<T>, fallback: T): Promise<T> {
   return (async () => {
-    let ctx: OpContext | null = null;
+    let ctx: App | null = null;
     try {
-      ctx = new OpContext(Vault.open(loadConfig({ flags: { vault: globals.vault, data_dir: globals["data-dir"] } })));
+      ctx = new App(Vault.open(loadConfig({ flags: { vault: globals.vault, data_dir: globals["data-dir"] } })));
       return await fn(ctx);
     } catch {
       return fallback;

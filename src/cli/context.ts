@@ -1,7 +1,7 @@
 import { basename } from "node:path";
+import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
-import { OpContext } from "../ops/context.ts";
 import { Vault } from "../vault/vault.ts";
 import { printErr } from "./io.ts";
 import { didYouMean } from "./suggest.ts";
@@ -31,6 +31,6 @@ export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknow
 }
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */
-export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): OpContext {
-  return new OpContext(Vault.open(configFromFlags(flags, extra)));
+export function openContext(flags: GlobalFlags, extra: Record<string, unknown> = {}): App {
+  return new App(Vault.open(configFromFlags(flags, extra)), { surface: "cli" });
 }

@@ -1,15 +1,18 @@
 import { accessSync, constants, existsSync, readdirSync, statSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
+import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
-import { toIndxError } from "../core/errors.ts";
-import { vecLoads } from "../index/sqlite-vec.ts";
-import { OpContext } from "../ops/context.ts";
+import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/errors.ts";
+import { checkIntegrity } from "../index/storage/integrity.ts";
+import { vecLoads } from "../index/storage/sqlite-vec.ts";
+import { vaultStatus } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
-import { vaultStatus } from "../vault/ops.ts";
+import { probeChat } from "../providers/probe.ts";
+import type { AiSettings } from "../providers/settings.ts";
 import { scanVault } from "../vault/scan.ts";
-import { Vault } from "../vault/vault.ts";
+import { dataDirError, Vault } from "../vault/vault.ts";
 import { didYouMean } from "./suggest.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
@@ -34,7 +37,7 @@ function looseMode(path: string, allowed: number): boolean {
  * Everything `indx doctor` looks at, in order, each with what to do about it. The checks never
  * change anything; a check that cannot run because an earlier one failed is left out.
  */
-export async function runChecks(flags: Record<string, unknown>): Promise<Check[]> {
+export async function runChecks(flags: Record<string, unknown>, opts: { full?: boolean } = {}): Promise<Check[]> {
   const checks: Check[] = [];
   let config: Config;
   try {
@@ -54,11 +57,12 @@ export async function runChecks(flags: Record<string, unknown>): Promise<Check[]
   }
   checks.push(ok("vault", `${vault.root} is readable`));
   checks.push(dataDirCheck(vault));
-  const ctx = new OpContext(vault);
+  const ctx = new App(vault);
   try {
-    checks.push(indexCheck(ctx));
+    checks.push(await indexCheck(ctx, opts.full === true));
     checks.push(sqliteVecCheck());
     checks.push(await providerCheck(ctx));
+    checks.push(await chatCheck(ctx));
   } finally {
     ctx.close();
   }
@@ -87,6 +91,8 @@ function configChecks(config: Config): Check[] {
 function dataDirCheck(vault: Vault): Check {
   const dir = vault.dataDir;
   if (!existsSync(dir)) return warn("data_dir", `${dir} does not exist yet`, "indx vault index");
+  const unusable = dataDirError(dir);
+  if (unusable) return fail("data_dir", `${dir} is a file, not a folder: the index and tokens cannot be kept there`, String(unusable.details?.fix));
   try {
     accessSync(dir, constants.W_OK);
   } catch {
@@ -98,14 +104,25 @@ function dataDirCheck(vault: Vault): Check {
   return ok("data_dir", `${dir} is writable and private`);
 }
 
-/** The index exists, is of this version and configuration, and holds exactly the files on disk. */
-function indexCheck(ctx: OpContext): Check {
+/** How long `indx doctor` lets SQLite check the index file (about a gigabyte here); `--full` waits for the whole check. */
+const INTEGRITY_BUDGET_MS = 5_000;
+
+/**
+ * The index exists, is of this version and configuration, is whole (SQLite's own check, bounded
+ * in time: src/index/storage/integrity.ts), and holds exactly the files on disk.
+ */
+async function indexCheck(ctx: App, full: boolean): Promise<Check> {
   let stored: Map<string, { size: number; mtimeMs: number }>;
   try {
     stored = new Map(ctx.index.files.stored().map((f) => [f.path, f]));
   } catch (err) {
     const e = toIndxError(err);
     return fail("index", e.message, String(e.details?.fix ?? "indx vault index"));
+  }
+  const integrity = await checkIntegrity(ctx.index.path, full ? Number.POSITIVE_INFINITY : INTEGRITY_BUDGET_MS);
+  if (integrity.state === "damaged") {
+    const e = indexCorruptError(`SQLite's integrity check found damage (${integrity.problem.replace(/\s*\n\s*/g, "; ").slice(0, 300)})`);
+    return fail("index", e.message, CORRUPT_INDEX_FIX);
   }
   const { files } = scanVault(ctx.vault.root, ctx.vault.exclusions);
   let changed = 0;
@@ -117,7 +134,9 @@ function indexCheck(ctx: OpContext): Check {
   const behind = changed + stored.size;
   if (files.length === 0) return warn("index", "the vault folder has no files to index: is it the right folder?", "indx config set vault <folder>");
   if (behind > 0) return warn("index", `${behind} of ${files.length} files changed since the last index run`, "indx vault index");
-  return ok("index", `${files.length} files, all current`);
+  if (integrity.state === "unfinished")
+    return warn("index", `${files.length} files, all current; the integrity check did not finish in ${INTEGRITY_BUDGET_MS / 1000} s`, "indx doctor --full");
+  return ok("index", `${files.length} files, all current, and the file is whole`);
 }
 
 function sqliteVecCheck(): Check {
@@ -126,7 +145,7 @@ function sqliteVecCheck(): Check {
   return warn("sqlite_vec", `${why}: semantic search scans the stored vectors exactly (same results, slower above 4,000 chunks)`);
 }
 
-async function providerCheck(ctx: OpContext): Promise<Check> {
+async function providerCheck(ctx: App): Promise<Check> {
   const { result } = await invokeOp(vaultStatus, ctx, { probe: true });
   const e = result.embeddings;
   if (!e.configured) return ok("provider", "no embeddings provider configured: lexical search only");
@@ -139,6 +158,32 @@ async function providerCheck(ctx: OpContext): Promise<Check> {
   if (e.state === "incompatible") return fail("provider", `the stored vectors are of another model than ${e.model}`, "indx vault index --reembed");
   if (e.state === "misconfigured") return fail("provider", `${e.provider} is not fully configured`, "indx config get embeddings");
   return ok("provider", `${e.provider} ${e.model} answers${e.probe ? ` (${e.probe.latency_ms} ms)` : ""}; embeddings ${e.state}`);
+}
+
+/** The chat model of the AI operations: configured or not, and whether it answers a one-word request. */
+async function chatCheck(ctx: App): Promise<Check> {
+  let settings: AiSettings;
+  try {
+    settings = ctx.ai.settings();
+  } catch (err) {
+    return fail("chat", toIndxError(err).message, "indx config get ai");
+  }
+  if (!settings.enabled) return ok("chat", "AI is turned off (ai.enabled = false)");
+  if (!settings.chat) return ok("chat", "no chat model configured: the AI operations are off (set INDX_AI_PROVIDER and INDX_AI_MODEL)");
+  const { provider, model } = settings.chat;
+  const probe = await probeChat(ctx.ai.chat());
+  if (probe.ok) return ok("chat", `${provider} ${model} answers (${probe.latency_ms} ms)`);
+  const kind = probe.error?.kind;
+  const fix =
+    kind === "model_missing" && provider === "ollama"
+      ? `ollama pull ${model}`
+      : kind === "auth"
+        ? "check the API key (INDX_OPENAI_API_KEY or INDX_AI_GATEWAY_KEY)"
+        : kind === "model_missing"
+          ? "check the model name (INDX_AI_MODEL)"
+          : "start the provider, or check ai.* and embeddings.*_url with indx config get";
+  const why = (probe.error?.message ?? "does not answer").replace(/^[\w-]+ chat: /, "");
+  return fail("chat", `${provider} ${model}: ${why}`, fix);
 }
 
 async function portCheck(config: Config): Promise<Check> {

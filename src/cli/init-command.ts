@@ -4,8 +4,8 @@ import { newToken } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
+import { vaultReindex } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
-import { vaultReindex } from "../vault/ops.ts";
 import { command } from "./command.ts";
 import { configFromFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
@@ -36,9 +36,8 @@ export const initCommand = command({
     if (!rawArgs.includes("--no-index") && flags["no-index"] !== true) {
       const ctx = openContext({ ...flags, vault });
       const bar = progressBar("indexing");
-      ctx.progress = bar.update;
       try {
-        index = (await invokeOp(vaultReindex, ctx, { embeddings: true })).result;
+        index = (await invokeOp(vaultReindex, ctx.forCall({ progress: bar.update }), { embeddings: true })).result;
       } finally {
         bar.done();
         ctx.close();

@@ -1,5 +1,5 @@
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { command } from "./command.ts";
 import { type GlobalFlags, openContext } from "./context.ts";
@@ -50,7 +50,7 @@ export const mcpCommand = command({
 async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
   const { catalogueSize } = await import("../mcp/catalogue.ts");
   // The vault's configuration decides whether the AI tools are in it; no vault, no AI tools.
-  let ctx: OpContext | undefined;
+  let ctx: App | undefined;
   try {
     ctx = openContext(flags);
   } catch {

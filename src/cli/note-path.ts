@@ -1,7 +1,7 @@
 import { existsSync } from "node:fs";
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import { LinkResolver } from "../links/resolve.ts";
-import type { OpContext } from "../ops/context.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
 import { closest } from "./suggest.ts";
 
 /**
@@ -10,7 +10,7 @@ import { closest } from "./suggest.ts";
  * would be, from the vault root. REST and MCP take exact paths; only the CLI guesses, and only
  * for reads. Returns the path to use.
  */
-export function resolveTypedPath(ctx: OpContext, typed: string): string {
+export function resolveTypedPath(ctx: App, typed: string): string {
   try {
     ctx.vault.safePath(typed);
   } catch {
@@ -22,7 +22,7 @@ export function resolveTypedPath(ctx: OpContext, typed: string): string {
 }
 
 /** A not_found error about a path, with the closest indexed paths as suggestions. */
-export function withPathSuggestions(err: unknown, ctx: OpContext, typed: string): unknown {
+export function withPathSuggestions(err: unknown, ctx: App, typed: string): unknown {
   if (!(err instanceof IndxError) || err.code !== "not_found") return err;
   const paths = indexedPaths(ctx);
   if (!paths) return err;
@@ -37,7 +37,7 @@ export function withPathSuggestions(err: unknown, ctx: OpContext, typed: string)
   return new IndxError(err.code, `${err.message} Did you mean ${byName.slice(0, 3).join(" or ")}?`, { ...err.details, suggestions: byName.slice(0, 3) });
 }
 
-function indexedPaths(ctx: OpContext): string[] | null {
+function indexedPaths(ctx: App): string[] | null {
   try {
     return ctx.index.files.paths();
   } catch {
@@ -53,7 +53,7 @@ const LINE_SUFFIX = /^(.+):(\d+)(?:-(\d+))?$/;
  * name really ends that way is read whole. Obsidian refuses ':' in file names, so the suffix is
  * rarely ambiguous.
  */
-export function splitLineSuffix(ctx: OpContext, typed: string): { path: string; from?: number; lines?: number } {
+export function splitLineSuffix(ctx: App, typed: string): { path: string; from?: number; lines?: number } {
   const m = LINE_SUFFIX.exec(typed);
   if (!m || fileExists(ctx, typed)) return { path: typed };
   const from = Number(m[2]);
@@ -63,7 +63,7 @@ export function splitLineSuffix(ctx: OpContext, typed: string): { path: string; 
   return { path: m[1]!, from, lines: to - from + 1 };
 }
 
-function fileExists(ctx: OpContext, typed: string): boolean {
+function fileExists(ctx: App, typed: string): boolean {
   try {
     return existsSync(ctx.vault.abs(ctx.vault.safePath(typed)));
   } catch {

@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
+import type { App } from "../app/context.ts";
 import { IndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { enumValues, oneOf } from "../ops/schema-words.ts";
@@ -10,9 +10,10 @@ import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { HELP_TEXT } from "./help.ts";
-import { print } from "./io.ts";
+import { print, printErr } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
+import { allPagesFormat, cutNotice, nextCursorOf, withoutHeader } from "./pages.ts";
 import { refreshIndex } from "./refresh.ts";
 
 /** How one operation appears on the command line; `In` and `Out` are its input and output types. */
@@ -37,7 +38,7 @@ export interface CliSpec<In = unknown, Out = unknown> {
   /** Worked examples shown at the end of --help. */
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
-  confirmReplace?: { path: keyof In & string; exists: (ctx: OpContext, path: string) => boolean };
+  confirmReplace?: { path: keyof In & string; exists: (ctx: App, path: string) => boolean };
   /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
   flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
   /** `--raw`: the input it implies (given the input asked for so far), and the exact text it prints instead of any format. */
@@ -92,6 +93,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       const range = schema.type === "integer" && schema.maximum !== undefined ? ` From ${schema.minimum ?? 0} to ${schema.maximum}.` : "";
       const def = schema.default !== undefined && !Array.isArray(schema.default) ? ` Default: ${schema.default}.` : "";
       args[kebab(name)] = {
+        ...(name === "limit" ? { alias: "n" } : {}),
         type: "string",
         description: `${desc}${takesList(schema) ? " (repeatable or comma-separated)" : ""}${values.length ? ` One of ${oneOf(values)}.` : ""}${range}${def}`,
         valueHint: values.length && values.join("|").length <= 30 ? values.join("|") : hintFor(schema),
@@ -101,6 +103,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   Object.assign(args, spec.flags?.args);
   if (spec.raw) args.raw = { type: "boolean", description: "Print the file's text exactly as it is on disk, nothing else." };
   if (spec.saveTo) args.output = { type: "string", description: "Write the file's bytes to this file.", valueHint: "file" };
+  const paged = "cursor" in props && "next_cursor" in op.output.properties;
+  if (paged) args.all = { type: "boolean", description: "Every page, each printed as it comes (rows as NDJSON unless --format csv|md|files, or a terminal)." };
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
   if (op.safe || op.ai)
     args.refresh = {
@@ -170,6 +174,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
       }
       for (const [name, value] of Object.entries(spec.flags?.toInput(flags, rawArgs) ?? {})) if (input[name] === undefined) input[name] = value;
+      // --all pages through everything: the largest page the operation takes, unless one was asked for.
+      if (paged && flags.all === true && input.limit === undefined && typeof props.limit?.maximum === "number") input.limit = props.limit.maximum;
       const outputFile = typeof flags.output === "string" && flags.output !== "" ? flags.output : null;
       if (spec.saveTo && outputFile) Object.assign(input, spec.saveTo.input);
       const ctx = openContext(flags);
@@ -189,8 +195,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
         // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
         const streaming = op.ai !== undefined && input.stream === true;
-        if (streaming) ctx.aiStream = (event) => print(JSON.stringify(event));
-        const { input: parsedInput, result: output } = await invokeOp(op, ctx, input, { coerce: true }).catch((err: unknown) => {
+        const call = streaming ? ctx.forCall({ aiStream: (event) => print(JSON.stringify(event)) }) : ctx;
+        const { input: parsedInput, result: output } = await invokeOp(op, call, input, { coerce: true }).catch((err: unknown) => {
           throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
         });
         if (streaming) {
@@ -200,15 +206,32 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (spec.raw && flags.raw) return void process.stdout.write(spec.raw.text(output));
         const shown = spec.saveTo && outputFile ? spec.saveTo.strip(output) : output;
         if (spec.saveTo && outputFile) writeFileSync(outputFile, spec.saveTo.bytes(output));
-        const format = chooseFormat(flags, process.stdout.isTTY === true);
+        const chosen = chooseFormat(flags, process.stdout.isTTY === true);
+        const all = paged && flags.all === true;
+        const format = all ? allPagesFormat(chosen, flags.format !== undefined || flags.json !== undefined) : chosen;
         const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
         const human = spec.human;
         const table = spec.table;
         const fields = requestedFields();
-        const data = fields ? selectFields(shown, fields, outputFields(op)) : shown;
-        print(
-          render(data, format, () => (human ? human(output, style, op.summary(output, parsedInput)) : keyValueLines(shown)), table && (() => table(output))),
-        );
+        const show = (page: Static<O>, first: boolean) => {
+          const data = fields ? selectFields(page, fields, outputFields(op)) : page;
+          const text = render(
+            data,
+            format,
+            () => (human ? human(page, style, op.summary(page, parsedInput)) : keyValueLines(page)),
+            table && (() => table(page)),
+          );
+          print(first ? text : withoutHeader(text, format));
+        };
+        show(shown as Static<O>, true);
+        // --all: the next pages, each printed as it comes, with the input of the first.
+        for (let cursor = all ? nextCursorOf(output) : null; cursor !== null; ) {
+          const next = (await invokeOp(op, ctx, { ...input, cursor }, { coerce: true })).result;
+          show(next, false);
+          cursor = nextCursorOf(next);
+        }
+        const notice = all ? null : cutNotice(output, format);
+        if (notice) printErr(notice);
         const code = spec.exitCode?.(output) ?? 0;
         if (code) process.exitCode = code;
       } finally {
@@ -226,7 +249,7 @@ function takesList(schema: TSchema): boolean {
 }
 
 /** `note get Note.md:12-40`: the path loses its suffix, which becomes from/lines. */
-function takeLineSuffix(ctx: OpContext, input: Record<string, unknown>): void {
+function takeLineSuffix(ctx: App, input: Record<string, unknown>): void {
   const { path, from, lines } = splitLineSuffix(ctx, String(input.path));
   if (from === undefined) return;
   if (input.from !== undefined || input.lines !== undefined)

@@ -1,23 +1,23 @@
 import { existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandDef } from "citty";
-import { attachmentWrite } from "../attachments/write-op.ts";
+import type { App } from "../app/context.ts";
+import { attachmentWrite } from "../attachments/write-ops.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
-import { noteMove } from "../notes/move-op.ts";
+import { vaultConfigGet, vaultStatus } from "../maintenance/ops.ts";
+import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
-import { noteReadMany } from "../notes/read-many.ts";
-import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { noteReadMany } from "../notes/read-many-ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
-import { tagRename } from "../tags/rename-op.ts";
-import { vaultConfigGet, vaultStatus } from "../vault/ops.ts";
+import { tagRename } from "../tags/rename-ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { baseRows, baseTable } from "./base-table.ts";
 import { opCommand } from "./op-command.ts";
@@ -56,7 +56,7 @@ export const relatedCommand = opCommand(related, {
   examples: ['indx related "Projects/Apollo Launch.md"', 'indx related "Projects/Apollo Launch.md#2" --limit 5'],
 });
 
-const fileExists = (ctx: OpContext, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
+const fileExists = (ctx: App, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
   meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },

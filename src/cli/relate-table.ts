@@ -1,4 +1,4 @@
-import type { aiRelate } from "../ai/ops/relate.ts";
+import type { aiRelate } from "../ai/ops/relate/relate-ops.ts";
 import type { OutputOf } from "../ops/define.ts";
 import type { Style } from "./output.ts";
 

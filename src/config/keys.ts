@@ -82,7 +82,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_AUTH_FAILURE_LIMIT",
     type: "int",
     default: 10,
-    description: "Wrong bearer tokens one client address may send within server.auth_failure_window_seconds before it gets 429s. 0: no limit.",
+    description:
+      "Times one client may send the same wrong bearer token within server.auth_failure_window_seconds before that token gets 429s (5× as many different wrong tokens per client). A valid token is never throttled. 0: no limit.",
   },
   {
     key: "server.auth_failure_window_seconds",
@@ -289,7 +290,21 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   },
   { key: "ai.cache.enabled", env: "INDX_AI_CACHE", type: "bool", default: true, description: "Cache AI results (on | off)." },
   { key: "ai.cache.ttl_hours", type: "number", default: 24, description: "How long a cached AI result is served." },
-  { key: "ai.timeout_ms", env: "INDX_AI_TIMEOUT_MS", type: "int", default: 30000, description: "Timeout of one chat model call." },
+  {
+    key: "ai.timeout_ms",
+    env: "INDX_AI_TIMEOUT_MS",
+    type: "int",
+    default: 30000,
+    description: "Timeout of one chat model call: the whole call when it is not streamed; the longest silence between two pieces of a stream.",
+  },
+  {
+    key: "ai.ollama_num_ctx_max",
+    env: "INDX_OLLAMA_NUM_CTX_MAX",
+    type: "int",
+    default: 16384,
+    description:
+      "The largest context window (num_ctx) indx asks Ollama for; each call asks for what its prompt and reply need, and a prompt that would not fit is refused or split.",
+  },
   {
     key: "ai.test_record",
     env: "AI_TEST_RECORD",

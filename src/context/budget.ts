@@ -1,5 +1,5 @@
 import type { Passage } from "../ai/passages.ts";
-import { estimateTokens } from "../ai/tokens.ts";
+import { estimateTokens } from "../providers/tokens.ts";
 import type { ContextNote, ContextOutput, ContextPassage } from "./schema.ts";
 
 /** A note ready to go in, with its passages in the order they should be added. */
@@ -13,7 +13,7 @@ const MIN_CLIPPED_CHARS = 80;
 
 /**
  * Fills the answer best note first, so its compact JSON never estimates above `maxTokens`
- * (src/ai/tokens.ts): every note gets its first passage (cut to fit if it must), then the hits'
+ * (src/providers/tokens.ts): every note gets its first passage (cut to fit if it must), then the hits'
  * further passages go in while they fit whole. Each step is measured on the answer as it stands,
  * with `tokens` holding `maxTokens`, whose digits are at least as many as the final count's.
  */

@@ -2,7 +2,7 @@
  * The neighbourhood of activate_context's starting notes (docs/contracts.md, Context): typed
  * links, wikilinks and backlinks walked hop by hop, each note scored by its best path to a start.
  */
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { TypedLinks } from "../links/typed.ts";
 import { fileKind } from "../vault/scan.ts";
 

@@ -1,13 +1,13 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { TypedLinks } from "../links/typed.ts";
-import { statVaultFile } from "../notes/read.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { Limit, VaultPath, type Warning } from "../ops/schemas.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { parseChunkId } from "../search/related.ts";
+import { statVaultFile } from "../vault/read.ts";
 import { fileKind } from "../vault/scan.ts";
 import { fitContext, type NoteDraft } from "./budget.ts";
 import { type Candidate, walkNeighbourhood } from "./neighbourhood.ts";

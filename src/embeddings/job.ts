@@ -1,11 +1,11 @@
-import { costUsd } from "../ai/pricing.ts";
-import type { EmbeddingsSettings } from "../ai/settings.ts";
-import { estimateTokens } from "../ai/tokens.ts";
-import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import { costUsd } from "../providers/pricing.ts";
+import type { EmbeddingsSettings } from "../providers/settings.ts";
+import { estimateTokens } from "../providers/tokens.ts";
+import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
 /** Longest text sent for one chunk (chunks are ~2,000 chars; headings come first). */
@@ -42,7 +42,7 @@ export interface EmbedOptions {
   prune?: boolean;
   /** First retry delay; doubles each attempt (tests shorten it). */
   backoffMs?: number;
-  /** Chunks only notes denied to every model have (src/ai/wall.ts): never embedded, their vectors dropped. */
+  /** Chunks only notes denied to every model have (src/providers/wall.ts): never embedded, their vectors dropped. */
   denied?: ReadonlySet<string>;
 }
 
@@ -52,7 +52,7 @@ export interface EmbedEstimate {
   model: string;
   /** Chunks to embed. */
   chunks: number;
-  /** Their estimated input tokens (high: src/ai/tokens.ts). */
+  /** Their estimated input tokens (high: src/providers/tokens.ts). */
   tokens: number;
   usd: number;
 }

@@ -1,4 +1,4 @@
-import type { VectorHit } from "../index/vectors.ts";
+import type { VectorHit } from "../index/storage/vectors.ts";
 import { DOT_WASM_BASE64 } from "./dot-wasm.ts";
 
 const FLOAT = 4;

@@ -1,16 +1,16 @@
-import { AiGlobs } from "../ai/globs.ts";
-import type { MeterSource } from "../ai/meter.ts";
-import { type ProbeResult, probeEmbeddings } from "../ai/probe.ts";
-import { createEmbeddingProvider } from "../ai/providers.ts";
-import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../ai/settings.ts";
-import type { SpendLedger } from "../ai/spend.ts";
-import { type EmbeddingProvider, ProviderError } from "../ai/types.ts";
-import { DenyWall } from "../ai/wall.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { OpContext } from "../ops/context.ts";
+import { AiGlobs } from "../providers/globs.ts";
+import type { MeterSource } from "../providers/meter.ts";
+import { type ProbeResult, probeEmbeddings } from "../providers/probe.ts";
+import { createEmbeddingProvider } from "../providers/providers.ts";
+import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../providers/settings.ts";
+import type { SpendLedger } from "../providers/spend.ts";
+import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
+import { DenyWall } from "../providers/wall.ts";
 import { decisionCurrent, type FusionDecision, measureFusion, parseDecision } from "../search/fusion-weight.ts";
 import type { Vault } from "../vault/vault.ts";
 import { type EmbedEstimate, type EmbedReport, embedPending, estimateRun, notApproved } from "./job.ts";
@@ -54,13 +54,13 @@ export class EmbeddingService {
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly changeListeners = new Set<() => void>();
 
-  /** The deny wall of the index as it is (src/ai/wall.ts), rebuilt after each change. */
+  /** The deny wall of the index as it is (src/providers/wall.ts), rebuilt after each change. */
   private wallValue: DenyWall | null = null;
 
   constructor(
     private readonly vault: Vault,
     private readonly index: () => IndexStore,
-    /** The vault's spend ledger: paid embeddings count against the same daily cap as chat (src/ai/meter.ts). */
+    /** The vault's spend ledger: paid embeddings count against the same daily cap as chat (src/providers/meter.ts). */
     private readonly ledger: () => SpendLedger,
   ) {}
 

@@ -1,10 +1,10 @@
-import { describeIdentity, type EmbeddingIdentity, type EmbeddingsSettings } from "../ai/settings.ts";
 import { IndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
-import { REEMBED_FIX, type VectorHit, VectorStorage } from "../index/vectors.ts";
+import { REEMBED_FIX, type VectorHit, VectorStorage } from "../index/storage/vectors.ts";
+import { describeIdentity, type EmbeddingIdentity, type EmbeddingsSettings } from "../providers/settings.ts";
 import { VectorMatrix } from "./matrix.ts";
 
-export { REEMBED_FIX } from "../index/vectors.ts";
+export { REEMBED_FIX } from "../index/storage/vectors.ts";
 
 /** Above this, a process does not keep the vectors in memory and stays on sqlite-vec's KNN. */
 const MATRIX_MAX_BYTES = 1024 * 1024 * 1024;
@@ -13,7 +13,7 @@ const MATRIX_MAX_BYTES = 1024 * 1024 * 1024;
 const EXACT_MAX = 4000;
 
 /**
- * The embeddings of a vault (stored in vectors.db by src/index/vectors.ts), keyed by chunk content
+ * The embeddings of a vault (stored in vectors.db by src/index/storage/vectors.ts), keyed by chunk content
  * hash, so unchanged chunks and renamed notes are never embedded again. It records the embedding
  * identity {provider, model, dim}; vectors of another identity are never mixed in.
  *

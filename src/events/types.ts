@@ -29,6 +29,8 @@ export const VaultEventSchema = Type.Object({
         cache_hit: Type.Boolean(),
         ok: Type.Boolean(),
         error_code: Type.Optional(Type.String()),
+        surface: Type.Optional(Type.Union([Type.Literal("cli"), Type.Literal("rest"), Type.Literal("mcp")], { description: "Where the call came from." })),
+        token_id: Type.Optional(Type.String({ description: "REST and MCP over HTTP: the id of the token that made the call (never the token)." })),
         scope_paths: Type.Array(Type.String(), { description: "The notes the call read (the first 50)." }),
         applied_paths: Type.Optional(Type.Array(Type.String(), { description: "The notes it wrote (the first 50)." })),
       },

@@ -1,5 +1,5 @@
+import type { App } from "../app/context.ts";
 import { parseKinds } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
 
 const HEARTBEAT_MS = 15_000;
 
@@ -7,7 +7,7 @@ const HEARTBEAT_MS = 15_000;
  * GET /v1/events: the vault's events as Server-Sent Events, optionally filtered by
  * `kinds=note.updated,note.moved` (a kind prefix such as `note` selects all note events).
  */
-export function eventStream(ctx: OpContext, request: Request): Response {
+export function eventStream(ctx: App, request: Request): Response {
   const filter = parseKinds(new URL(request.url).searchParams.getAll("kinds"));
   const encoder = new TextEncoder();
   let cleanup = () => {};

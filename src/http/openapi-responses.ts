@@ -20,13 +20,14 @@ export function errorCodesOf(r: Route): ErrorCode[] {
   if (r.wildParam || ["path", "from", "id", "tag"].some((p) => p in props)) add("path_invalid", "not_found");
   if ("allow_large" in props) add("payload_too_large", "parse_failed");
   if (r.op.name === "canvas_read") add("parse_failed");
+  if (r.op.name === "base_query" || "where" in props) add("parse_failed", "query_too_costly");
   if (!r.op.safe) {
     add("not_found", "patch_target_not_found", "encoding_unsupported", "disk_full");
     if ("idempotency_key" in props) add("idempotency_key_reused");
     if ("if_not_exists" in props || "to" in props) add("already_exists");
     if ("if_match" in props || "plan_etag" in props) add("etag_mismatch");
   }
-  if (!NO_INDEX.has(r.op.name)) add("index_missing");
+  if (!NO_INDEX.has(r.op.name)) add("index_missing", "index_corrupt");
   if ("mode" in props || "rerank" in props) add("ai_unavailable", "ai_provider_error");
   if (r.op.ai && r.op.ai.needs !== "any") {
     add("ai_unavailable", "ai_provider_error", "ai_quota_exceeded", "ai_input_too_large", "idempotency_key_reused", "cancelled");

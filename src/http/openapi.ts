@@ -1,7 +1,7 @@
 import type { TObject, TSchema } from "@sinclair/typebox";
+import type { App } from "../app/context.ts";
 import { ERROR_CODES } from "../core/errors.ts";
 import { VERSION } from "../core/version.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { formFor, type OperationForm } from "../ops/read-only-form.ts";
 import { errorCodesOf, errorResponses, exampleOf } from "./openapi-responses.ts";
@@ -182,7 +182,7 @@ function operation(r: Route, form: OperationForm): Record<string, unknown> {
  * scopes (a token sent with the request), operations that write only for some inputs are shown as
  * that caller may use them (docs/decisions.md, "AI apply").
  */
-export function buildOpenApi(ctx?: OpContext, scopes: ReadonlySet<Scope> = ALL_SCOPES): Record<string, unknown> {
+export function buildOpenApi(ctx?: App, scopes: ReadonlySet<Scope> = ALL_SCOPES): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of ROUTES) {
     // AI routes appear once a model is configured (docs/contracts.md, AI runtime).

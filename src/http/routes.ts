@@ -1,29 +1,29 @@
-import { aiAsk } from "../ai/ops/ask.ts";
-import { aiExtract } from "../ai/ops/extract.ts";
-import { aiMetadata } from "../ai/ops/metadata.ts";
+import { aiAsk } from "../ai/ops/ask/ask-ops.ts";
+import { aiExtract } from "../ai/ops/extract/extract-ops.ts";
+import { aiMetadata } from "../ai/ops/metadata/metadata-ops.ts";
 
-import { aiRelate } from "../ai/ops/relate.ts";
-import { aiStatus } from "../ai/ops/status.ts";
-import { aiSummarize } from "../ai/ops/summarize.ts";
-import { aiTag } from "../ai/ops/tag.ts";
-import { aiToc } from "../ai/ops/toc.ts";
-import { attachmentWrite } from "../attachments/write-op.ts";
+import { aiRelate } from "../ai/ops/relate/relate-ops.ts";
+import { aiStatus } from "../ai/ops/status-ops.ts";
+import { aiSummarize } from "../ai/ops/summarize/summarize-ops.ts";
+import { aiTag } from "../ai/ops/tag/tag-ops.ts";
+import { aiToc } from "../ai/ops/toc/toc-ops.ts";
+import { attachmentWrite } from "../attachments/write-ops.ts";
 import { baseQuery } from "../bases/ops.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
-import { noteMove } from "../notes/move-op.ts";
+import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
+import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
-import { noteReadMany } from "../notes/read-many.ts";
-import { attachmentGet, chunkGet } from "../notes/retrieval.ts";
+import { noteReadMany } from "../notes/read-many-ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
-import { tagRename } from "../tags/rename-op.ts";
-import { vaultConfigSet } from "../vault/config-set-op.ts";
-import { vaultConfigGet, vaultReindex, vaultStatus } from "../vault/ops.ts";
+import { tagRename } from "../tags/rename-ops.ts";
 
 export type Method = "GET" | "POST" | "HEAD" | "PUT" | "PATCH" | "DELETE";
 

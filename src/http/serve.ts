@@ -1,14 +1,15 @@
 import { availableParallelism } from "node:os";
 import { basename } from "node:path";
+import type { App } from "../app/context.ts";
+import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
-import { IndxError, toIndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
-import { VaultWatcher } from "../index/watcher.ts";
+import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
-import type { OpContext } from "../ops/context.ts";
-import { ReaderPool } from "../ops/reader-pool.ts";
+import { storageError } from "../vault/vault.ts";
 import { isLoopback } from "./guard.ts";
 import { createApp, errorResponse } from "./server.ts";
 
@@ -37,7 +38,16 @@ export interface RunningServer {
  * `indx serve`: brings the index up to date (building it on first start), makes sure an admin
  * token exists, starts the watcher and listens. Auth is on unless explicitly turned off on loopback.
  */
-export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<RunningServer> {
+export async function startServer(ctx: App, opts: ServeOptions): Promise<RunningServer> {
+  try {
+    return await start(ctx, opts);
+  } catch (err) {
+    // A full or read-only data folder stops the start with its own error, not "internal".
+    throw storageError(err, ctx.vault.dataDir) ?? err;
+  }
+}
+
+async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const notice = opts.notice ?? ((l: string) => process.stderr.write(`${l}\n`));
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;
@@ -60,16 +70,20 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     ctx.index;
     await ctx.updateIndex({ full: true });
   } catch (err) {
-    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    notice(err.code === "index_missing" ? "Building the index (first start)…" : "Rebuilding the index (it was incompatible)…");
-    const r = await ctx.updateIndex({ build: true }, { onProgress: opts.onIndexProgress });
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    notice(
+      err.code === "index_missing"
+        ? "Building the index (first start)…"
+        : `Rebuilding the index (it was ${err.code === "index_corrupt" ? "damaged; the damaged file is set aside" : "incompatible"})…`,
+    );
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" }, { onProgress: opts.onIndexProgress });
     notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
   }
 
   const readers = startReaders(ctx);
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
-  const mcp = new McpHttpHandler(ctx, opts.mcp);
+  const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: cfg.list("server.allowed_hosts"),
@@ -78,7 +92,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
     adminKey: () => key,
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    mcp: (request, scopes) => mcp.handle(request, scopes),
+    mcp: (request, scopes, tokenId) => mcp.handle(request, scopes, tokenId),
     readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),
@@ -135,7 +149,7 @@ export async function startServer(ctx: OpContext, opts: ServeOptions): Promise<R
  * The reader workers (server.read_workers, one per core by default), told of every index update
  * and vector change this thread makes so their caches follow (docs/decisions.md).
  */
-function startReaders(ctx: OpContext): { pool: ReaderPool; stop(): void } | null {
+function startReaders(ctx: App): { pool: ReaderPool; stop(): void } | null {
   const size = ctx.vault.config.get<number | null>("server.read_workers") ?? availableParallelism();
   if (size === 0) return null;
   const pool = new ReaderPool(ctx.vault, size);

@@ -1,12 +1,12 @@
 import type { Server } from "bun";
 import { Elysia } from "elysia";
+import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
-import type { ReaderPool } from "../ops/reader-pool.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
@@ -22,7 +22,7 @@ export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
-  mcp?: (request: Request, scopes: Set<Scope>) => Promise<Response>;
+  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string) => Promise<Response>;
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
@@ -64,6 +64,8 @@ interface Exchange {
   route: string;
   /** The client's address, for the failed-authentication throttle. */
   address: string;
+  /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
+  tokenId?: string;
 }
 
 const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
@@ -80,29 +82,40 @@ function on(route: string, c: HandlerContext): Exchange {
   return { route, address: c.server?.requestIP(c.request)?.address ?? "unknown" };
 }
 
+/** A client may send this many times server.auth_failure_limit wrong tokens in all (each a different guess) before all its wrong tokens get 429. */
+const ADDRESS_FAILURE_FACTOR = 5;
+
 /**
  * The REST surface: guards (Host, Origin, throttles, bearer token), then one dispatcher that
  * turns a request into an operation's input and its result into the envelope. No operation logic here.
  */
-export function createApp(ctx: OpContext, o: AppOptions) {
+export function createApp(ctx: App, o: AppOptions) {
   const metrics = new Metrics();
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
+  // Wrong tokens are throttled per presented token and client, and more loosely per client alone
+  // (docs/decisions.md, "A valid token is never throttled"); a right token is never refused.
   const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
+  const addressFailures = new AuthFailureThrottle(limits.authFailureLimit * ADDRESS_FAILURE_FACTOR, limits.authFailureWindowMs);
   const openapi: { read?: string; write?: string } = {};
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
-    const blocked = authFailures.blockedFor(exchange.address);
-    if (blocked) throw rateLimited("Too many failed authentications from this address.", blocked);
     let principal: Principal;
     try {
       principal = authenticate(request, o);
     } catch (err) {
-      if (err instanceof IndxError && err.details?.reason === "invalid_token") authFailures.recordFailure(exchange.address);
+      if (err instanceof IndxError && err.details?.reason === "invalid_token") {
+        const presented = `${exchange.address}\0${Bun.hash(request.headers.get("authorization") ?? "").toString(36)}`;
+        const blocked = Math.max(authFailures.blockedFor(presented), addressFailures.blockedFor(exchange.address));
+        if (blocked) throw rateLimited("Too many wrong tokens from this client; a valid token is still accepted.", blocked);
+        authFailures.recordFailure(presented);
+        addressFailures.recordFailure(exchange.address);
+      }
       throw err;
     }
     const wait = rate.take(o.auth ? principal.id : exchange.address);
     if (wait) throw rateLimited("Too many requests for this token.", wait);
+    exchange.tokenId = principal.id;
     return principal.scopes;
   };
 
@@ -146,17 +159,13 @@ export function createApp(ctx: OpContext, o: AppOptions) {
           : await inputFromBody(request);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
-    const scoped = ctx.withScopes(scopes);
+    // A client that hangs up stops the model call it was waiting for.
+    const signal = route.op.ai ? request.signal : undefined;
+    const caller = { surface: "rest" as const, ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
-    if (route.op.ai) {
-      // A client that hangs up stops the model call it was waiting for.
-      scoped.signal = request.signal;
-      if (wantsAiStream(request, input))
-        return aiEventStream((sink) => {
-          scoped.aiStream = sink;
-          return invokeOp(route.op, scoped, input, opts).then((r) => r.result);
-        });
-    }
+    if (route.op.ai && wantsAiStream(request, input))
+      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller }), input, opts).then((r) => r.result));
+    const scoped = ctx.forCall({ scopes, signal, caller });
     const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
@@ -198,9 +207,9 @@ export function createApp(ctx: OpContext, o: AppOptions) {
     .all(
       "/mcp",
       (c) =>
-        guarded(c.request, on("/mcp", c), true, (scopes) => {
+        guarded(c.request, on("/mcp", c), true, (scopes, exchange) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(c.request, scopes);
+          return o.mcp(c.request, scopes, exchange.tokenId);
         }),
       { parse: "none" },
     )
@@ -267,7 +276,7 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: OpContext, readers: ReaderPool | null): Record<string, number> {
+function gauges(ctx: App, readers: ReaderPool | null): Record<string, number> {
   const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
     const counts = ctx.index.stats.counts();

@@ -5,7 +5,7 @@
  * other parts are a heading path, matched in document order, each heading through `stripHeading`
  * and deeper than the one before.
  */
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { blockKey } from "../markdown/blocks.ts";
 import { headingKey } from "../markdown/headings.ts";
 

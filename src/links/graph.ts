@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { BacklinkRow, ForwardLinkRow } from "../index/queries/links.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { BacklinkRow, ForwardLinkRow } from "../index/storage/queries/links.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { Nullable } from "../ops/schemas.ts";
 import { AnchorChecker, parseAnchor } from "./anchors.ts";
 import type { TypedLinks } from "./typed.ts";

@@ -5,8 +5,8 @@
  */
 import { IndxError } from "../core/errors.ts";
 import { linksInString } from "../markdown/links.ts";
+import type { LinkResolver } from "../vault/link-resolver.ts";
 import { encodeMarkdownPath, fitsWikilink } from "./link-token.ts";
-import type { LinkResolver } from "./resolve.ts";
 
 export type LinkFormat = "shortest" | "relative" | "absolute";
 

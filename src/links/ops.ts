@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
-import { statVaultFile } from "../notes/read.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, INPUT_LIMITS, Limit, NextCursor, page, VaultPath } from "../ops/schemas.ts";
+import { statVaultFile } from "../vault/read.ts";
 import { AnchorChecker } from "./anchors.ts";
 import { Backlink, BrokenAnchor, brokenAnchors, ForwardLink, toBacklink, toForwardLink, unresolvedLinks } from "./graph.ts";
 import { relFilter, TypedLinks } from "./typed.ts";

@@ -7,17 +7,17 @@
 
 import { type JsonStringSpan, jsonStringSpans } from "../canvas/json-spans.ts";
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { headingKey, stripHeadingForLink } from "../markdown/headings.ts";
 import { linksInString } from "../markdown/links.ts";
 import { parseNote } from "../markdown/parse.ts";
 import type { LinkRef } from "../markdown/types.ts";
+import { keysForFile, LinkResolver } from "../vault/link-resolver.ts";
 import { readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";
 import { applySplices, type FileEdit, fileEdit, type Splice } from "../writes/edit.ts";
 import { type LinkFormat, linktextCandidates } from "./link-text.ts";
 import { encodeMarkdownPath, fitsWikilink, type TokenParts, tokenParts, withPath, withSubpath } from "./link-token.ts";
-import { keysForFile, LinkResolver } from "./resolve.ts";
 import { readSource, type SourceFile } from "./sources.ts";
 
 export interface LinkPlan {

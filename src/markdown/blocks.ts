@@ -5,6 +5,7 @@
  * (scanner.ts).
  */
 import { isJsSpace, trimEndIndex } from "./chars.ts";
+import type { BlockId } from "./types.ts";
 
 function isIdChar(c: number): boolean {
   return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 45;
@@ -27,4 +28,27 @@ export function blockIdAtLineEnd(text: string, contentStart: number, end: number
 /** Block-id identity (ids are case-insensitive). */
 export function blockKey(id: string): string {
   return id.toLowerCase();
+}
+
+/** A block id seen at the end of a line, kept until the next line shows whether its block ends there. */
+export class PendingBlockIds {
+  readonly blocks: BlockId[] = [];
+  private id: string | null = null;
+  private line = 0;
+
+  hold(id: string, line: number): void {
+    this.id = id;
+    this.line = line;
+  }
+
+  /** The block goes on: the id was not at its end. */
+  drop(): void {
+    this.id = null;
+  }
+
+  /** The block ended: the id held names it. */
+  commit(): void {
+    if (this.id !== null) this.blocks.push({ id: this.id, line: this.line });
+    this.id = null;
+  }
 }

@@ -44,6 +44,19 @@ export function setextLevelAt(text: string, p: number, end: number): number {
   return c === 61 ? 1 : 2;
 }
 
+/** Is there an ATX heading at `p` (the first character of a line's content)? */
+export const isAtxHeading = (text: string, p: number, end: number): boolean => text.charCodeAt(p) === 35 && atxHeadingAt(text, p, end) !== null;
+
+/** Setext heading text: the paragraph's lines, each trimmed, joined with `\n`. */
+export function setextText(text: string, from: number, to: number): string {
+  const out: string[] = [];
+  for (const l of text.slice(from, to).split("\n")) {
+    const t = l.trim();
+    if (t !== "") out.push(t);
+  }
+  return out.join("\n");
+}
+
 /** Thematic break at `p`: three or more `-`, `*` or `_` with only spaces/tabs between. */
 export function isThematicBreakAt(text: string, p: number, end: number): boolean {
   const c = text.charCodeAt(p);

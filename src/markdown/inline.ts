@@ -4,7 +4,7 @@
  * may run over several lines (the scanner then skips up to `hiddenUntil`).
  */
 import { markdownTarget, parseMarkdownLinkAt, parseWikilinkContent } from "./links.ts";
-import { canStartTag, tagEndAt } from "./tags.ts";
+import { tagEndAt, tagMayStartAt } from "./tags.ts";
 import type { LinkRef } from "./types.ts";
 
 export interface TagHit {
@@ -168,7 +168,8 @@ export class InlineScanner {
                 continue;
               }
             }
-            break;
+            if (close < 0 || close + 2 > end) break;
+            // Rejected (`[[ ]]`, a nested `[[`): the brackets may still open a Markdown link, `[[ ]](x)`.
           }
           if (tailAt >= 0) break; // no links inside link text
           const m = parseMarkdownLinkAt(text, i, end);
@@ -198,7 +199,7 @@ export class InlineScanner {
         }
         case 35: {
           // # tag
-          if (!this.tagsOff && (i === start || canStartTag(text.charCodeAt(i - 1)))) {
+          if (!this.tagsOff && tagMayStartAt(text, i, start)) {
             const e = tagEndAt(text, i, end);
             if (e > 0) {
               this.tags.push({ tag: text.slice(i + 1, e), line });

@@ -1,9 +1,9 @@
 /**
  * Body tags (docs/obsidian.md, Tags). The tag body is exactly Obsidian's character class
  * `#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)` (u flag), rejected when all
- * digits. A tag starts at a line/chunk start or after whitespace; see `canStartTag`.
+ * digits. A tag starts at a line/chunk start, after whitespace or an inline marker; see `tagMayStartAt`.
  */
-import { isAsciiDigit, isJsSpace } from "./chars.ts";
+import { isAsciiDigit, isAsciiPunct, isJsSpace } from "./chars.ts";
 
 /** Obsidian's tag regex, for reference and tests. */
 export const TAG_RE = /#([^\u2000-\u206F\u2E00-\u2E7F'!"#$%&()*+,.:;<=>?@^`{|}~[\]\\\s]+)/u;
@@ -26,14 +26,23 @@ export function isTagChar(c: number): boolean {
 }
 
 /**
- * May a `#` preceded by `prev` start a tag? Whitespace, or the start of an inline chunk after an
- * emphasis/highlight/strike marker, a link-text bracket or a table pipe (`**#tag**`, `[#tag](x)`,
- * `==#tag==`, `| #tag |`). `(#tag)` and `word#tag` are not tags.
+ * May the `#` at `hash` start a tag, the inline chunk starting at `start`? At the chunk start,
+ * after whitespace, or right after an inline marker (docs/obsidian.md, Tags): an emphasis or strike
+ * run (`**#tag**`, `_#tag_`, `~~#tag~~`), a highlight `==`, a link-text bracket or a table pipe
+ * (`[#tag](x)`, `| #tag |`). A marker run only opens when it is not glued to a word before it, as
+ * CommonMark's left-flanking rule has it: `word#tag`, `2*#3`, `a_#b`, `x=#y` and `(#tag)` are not tags.
  */
-export function canStartTag(prev: number): boolean {
-  return (
-    isJsSpace(prev) || prev === 42 /* * */ || prev === 95 /* _ */ || prev === 91 /* [ */ || prev === 126 /* ~ */ || prev === 61 /* = */ || prev === 124 /* | */
-  );
+export function tagMayStartAt(text: string, hash: number, start: number): boolean {
+  if (hash === start) return true;
+  const prev = text.charCodeAt(hash - 1);
+  if (isJsSpace(prev) || prev === 91 /* [ */ || prev === 124 /* | */) return true;
+  if (prev !== 42 /* * */ && prev !== 95 /* _ */ && prev !== 126 /* ~ */ && prev !== 61 /* = */) return false;
+  let k = hash - 1;
+  while (k > start && text.charCodeAt(k - 1) === prev) k--;
+  if (prev === 61 && hash - k < 2) return false; // a highlight is `==`
+  if (k === start) return true;
+  const before = text.charCodeAt(k - 1);
+  return isJsSpace(before) || isAsciiPunct(before);
 }
 
 /** End index (exclusive) of the tag body after the `#` at `hash`, or -1 when there is no tag. */

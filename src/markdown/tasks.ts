@@ -37,3 +37,13 @@ export function listItemAt(text: string, p: number, end: number): ListItemMatch 
   }
   return { contentStart, status: null, textStart: contentStart, textEnd: contentStart };
 }
+
+/**
+ * CommonMark: a list item that would start a list inside a paragraph must have content, and an
+ * ordered one must start at 1; otherwise the line (`4. text`, `-`) continues the paragraph.
+ */
+export function mayInterruptParagraph(text: string, p: number, item: ListItemMatch, end: number): boolean {
+  if (trimEndIndex(text, item.contentStart, end) === item.contentStart) return false;
+  const c = text.charCodeAt(p);
+  return c === 45 || c === 42 || c === 43 || (c === 49 /* 1 */ && !isAsciiDigit(text.charCodeAt(p + 1)));
+}

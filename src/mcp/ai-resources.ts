@@ -1,6 +1,6 @@
 import type { ReadResourceResult, ResourceTemplate } from "@modelcontextprotocol/sdk/types.js";
-import { aiSummarize } from "../ai/ops/summarize.ts";
-import { aiToc } from "../ai/ops/toc.ts";
+import { aiSummarize } from "../ai/ops/summarize/summarize-ops.ts";
+import { aiToc } from "../ai/ops/toc/toc-ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
 import { type AiUri, parseAiUri } from "./ai-uris.ts";

@@ -1,9 +1,9 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
-import type { OpContext } from "../ops/context.ts";
+import type { App } from "../app/context.ts";
+import { OPERATIONS } from "../app/registry.ts";
 import type { AnyOperation, Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { formFor } from "../ops/read-only-form.ts";
-import { OPERATIONS } from "../ops/registry.ts";
 import { compactInputSchema, type JsonObject } from "./compact-schema.ts";
 import { GLOSSARY } from "./glossary.ts";
 
@@ -49,7 +49,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>, openWorld = false
  * The tools a caller with these scopes may see: the others are not advertised at all, nor are AI
  * tools whose model role this vault has not configured (docs/contracts.md, AI runtime).
  */
-export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: OpContext): Tool[] {
+export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: App): Tool[] {
   return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map((op) =>
     toolFor(op, scopes, ctx !== undefined && sendsElsewhere(op, ctx)),
   );
@@ -60,7 +60,7 @@ export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: OpContext): Tool[
  * not on this machine — an AI operation whose role is served elsewhere, and vault_search, which
  * sends candidates to the chat model when asked to rerank.
  */
-function sendsElsewhere(op: AnyOperation, ctx: OpContext): boolean {
+function sendsElsewhere(op: AnyOperation, ctx: App): boolean {
   if (op.ai) return ctx.ai.sendsElsewhere(op.ai.needs);
   return op.name === "vault_search" && ctx.ai.sendsElsewhere("chat");
 }
@@ -76,7 +76,7 @@ export interface CatalogueSize {
 }
 
 /** The catalogue a session with these scopes sees, measured in tokens (chars/4). */
-export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: OpContext): CatalogueSize {
+export function catalogueSize(scopes: ReadonlySet<Scope>, ctx?: App): CatalogueSize {
   const tools = visibleTools(scopes, ctx);
   const chars = (t: Tool, withOutput: boolean) =>
     JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema, ...(withOutput ? { outputSchema: t.outputSchema } : {}) }).length;

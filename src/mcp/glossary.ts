@@ -1,6 +1,6 @@
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { OPERATIONS } from "../app/registry.ts";
 import type { AnyOperation } from "../ops/define.ts";
-import { OPERATIONS } from "../ops/registry.ts";
 import { compactField, isObject, type JsonObject } from "./compact-schema.ts";
 
 /**

@@ -1,6 +1,7 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import { logEvent } from "../core/log.ts";
-import type { OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";
@@ -8,7 +9,7 @@ import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
 
 export interface McpHttpOptions {
-  /** Most sessions at once; beyond it an initialize evicts the least recently used idle session, or is answered 503 when all are busy (default 64). */
+  /** Most sessions at once; beyond it an initialize evicts an idle session of the token holding most (never of a token holding fewer than the requester), or is answered 503 (default 64). */
   maxSessions?: number;
   /** A session without any request (and without an open GET stream) for this long is closed (default 30 min). */
   idleTimeoutMs?: number;
@@ -18,6 +19,8 @@ export interface McpHttpOptions {
   keepAliveMs?: number;
   /** The SSE `retry` sent with each stream's first event: how long a client waits before resuming (default 1 s). */
   retryMs?: number;
+  /** The server's reader pool: read tools run there, off the thread that answers (src/app/reader-pool.ts). */
+  readers?: ReaderPool | null;
 }
 
 const MAX_INIT_BODY = 1024 * 1024;
@@ -77,10 +80,11 @@ export class McpHttpHandler {
   private opening = 0;
 
   constructor(
-    ctx: OpContext,
+    ctx: App,
     private readonly opts: McpHttpOptions = {},
   ) {
     this.hub = new McpHub(ctx);
+    this.hub.readers = opts.readers ?? null;
     this.maxSessions = opts.maxSessions ?? 64;
     this.idleTimeoutMs = opts.idleTimeoutMs ?? 30 * 60_000;
     const every = opts.sweepIntervalMs ?? Math.min(60_000, Math.max(1000, this.idleTimeoutMs / 10));
@@ -92,9 +96,10 @@ export class McpHttpHandler {
     return this.sessions.size;
   }
 
-  async handle(request: Request, scopes: ReadonlySet<Scope>): Promise<Response> {
+  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> {
     if (this.closed) return rpcError(503, -32000, "The server is shutting down.");
-    const authInfo = { token: "", clientId: "indx", scopes: [...scopes] };
+    // The token's id rides along for the ai.invocation event (src/mcp/session.ts); the token itself never does.
+    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId ? { extra: { token_id: tokenId } } : {}) };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const s = this.sessions.get(id);
@@ -110,7 +115,7 @@ export class McpHttpHandler {
     if (!body.ok) return body.response;
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
-    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle()) {
+    if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle(ownerOf(request))) {
       logEvent("mcp.session_refused", { sessions: this.sessions.size });
       return rpcError(503, -32000, "Too many MCP sessions; close one (DELETE /mcp) or retry later.", { "retry-after": "30" });
     }
@@ -122,7 +127,12 @@ export class McpHttpHandler {
     }
   }
 
-  private async open(request: Request, parsedBody: unknown, scopes: ReadonlySet<Scope>, authInfo: { token: string; clientId: string; scopes: string[] }) {
+  private async open(
+    request: Request,
+    parsedBody: unknown,
+    scopes: ReadonlySet<Scope>,
+    authInfo: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> },
+  ) {
     const session = await createSession(this.hub, { scopes: new Set(scopes) });
     let entry: HttpSession | null = null;
     const transport: TrackedTransport = new TrackedTransport({
@@ -149,10 +159,25 @@ export class McpHttpHandler {
     return res;
   }
 
-  /** Ends the least recently used idle session to make room; false when every session is busy. */
-  private evictIdle(): boolean {
+  /**
+   * Ends an idle session to make room for one `requester` opens; false when none may go. No token
+   * pushes out another's sessions (docs/decisions.md, "MCP sessions: one token cannot crowd out
+   * another"): the victim is the least recently used idle session of whoever holds the most
+   * sessions among the requester and the tokens that hold more than it does — the requester's own
+   * when it is the one holding most.
+   */
+  private evictIdle(requester: string): boolean {
+    const held = new Map<string, number>();
+    for (const s of this.sessions.values()) held.set(s.owner, (held.get(s.owner) ?? 0) + 1);
+    const own = held.get(requester) ?? 0;
     let victim: HttpSession | null = null;
-    for (const s of this.sessions.values()) if (s.idle && (!victim || s.lastSeen < victim.lastSeen)) victim = s;
+    for (const s of this.sessions.values()) {
+      if (!s.idle) continue;
+      const count = held.get(s.owner)!;
+      if (s.owner !== requester && count <= own) continue;
+      const best = victim ? held.get(victim.owner)! : -1;
+      if (count > best || (count === best && s.lastSeen < victim!.lastSeen)) victim = s;
+    }
     if (!victim) return false;
     logEvent("mcp.session_evicted", { idle_ms: Date.now() - victim.lastSeen });
     void this.end(victim);

@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import type { VaultEvent } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
 import { LiveAiResources } from "./live-ai.ts";
 import { ReplayCache } from "./replay.ts";
 
@@ -11,7 +12,7 @@ export interface HubSession {
 }
 
 /**
- * What the MCP sessions of one process share: the vault's OpContext, the replay cache, derived
+ * What the MCP sessions of one process share: the vault's App, the replay cache, derived
  * resource views, the moment the index is ready, and the fan-out of index updates to each
  * session's subscriptions. Whoever changed a file (indx, an editor seen by the watcher), the
  * index update reaches every session here.
@@ -24,6 +25,8 @@ export class McpHub {
   generation = 0;
   /** Subscribed ai:// resources, shared by the sessions so that one burst of changes derives each once. */
   readonly liveAi: LiveAiResources;
+  /** Where read tools run when the server has a reader pool (`serve`); null runs them on this thread. */
+  readers: ReaderPool | null = null;
   /** Resolves when the index has been brought up to date (stdio starts before that). */
   ready: Promise<void> = Promise.resolve();
   private readonly sessions = new Set<HubSession>();
@@ -36,8 +39,8 @@ export class McpHub {
    * Caches follow index updates; subscriptions follow events — a write through indx (here or in
    * another indx process, via events.log) or a change the watcher found on disk.
    */
-  constructor(readonly ctx: OpContext) {
-    this.liveAi = new LiveAiResources(ctx.withScopes(new Set(["vault:read"])));
+  constructor(readonly ctx: App) {
+    this.liveAi = new LiveAiResources(ctx.forCall({ scopes: new Set(["vault:read"]) }));
     this.unlisten = [ctx.onIndexUpdate(() => this.invalidate()), ctx.events.subscribe((e) => this.vaultEvent(e))];
   }
 

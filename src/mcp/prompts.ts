@@ -1,8 +1,8 @@
 import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
-import { OPERATION_BY_NAME } from "../ops/registry.ts";
 import { type PeriodicNote, periodicNote } from "../periodic/note.ts";
 import type { Vault } from "../vault/vault.ts";
 

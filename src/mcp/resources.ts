@@ -3,7 +3,7 @@ import { baseQuery } from "../bases/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
-import { attachmentGet } from "../notes/retrieval.ts";
+import { attachmentGet } from "../notes/retrieval-ops.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";

@@ -18,7 +18,7 @@ import {
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { noteList } from "../notes/ops.ts";
-import type { OpContext } from "../ops/context.ts";
+import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
@@ -58,7 +58,7 @@ export interface McpSession {
 export async function createSession(hub: McpHub, opts: SessionOptions): Promise<McpSession> {
   const instructions = instructionsFor({
     scopes: opts.scopes,
-    noteCount: await noteCount(hub.ctx.withScopes(opts.scopes)),
+    noteCount: await noteCount(hub.ctx.forCall({ scopes: opts.scopes })),
     glossary: glossaryOf(visibleTools(opts.scopes, hub.ctx)),
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
@@ -67,7 +67,11 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const log = new SessionLog(server);
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
-  const contextOf = (extra: Extra) => hub.ctx.withScopes(scopesOf(extra));
+  const callerOf = (extra: Extra): Caller => {
+    const tokenId = extra.authInfo?.extra?.token_id;
+    return { surface: "mcp", ...(typeof tokenId === "string" ? { token_id: tokenId } : {}) };
+  };
+  const contextOf = (extra: Extra) => hub.ctx.forCall({ scopes: scopesOf(extra), caller: callerOf(extra) });
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
   };
@@ -94,7 +98,9 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
             });
     return guarded(() =>
       callTool(hub, req.params.name, req.params.arguments, {
-        ctx: contextOf(extra),
+        app: hub.ctx,
+        scopes: scopesOf(extra),
+        caller: callerOf(extra),
         progress,
         // Aborted by notifications/cancelled for this request.
         signal: extra.signal,

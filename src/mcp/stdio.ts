@@ -1,8 +1,8 @@
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { IndxError } from "../core/errors.ts";
+import type { App } from "../app/context.ts";
+import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
-import { VaultWatcher } from "../index/watcher.ts";
-import type { OpContext } from "../ops/context.ts";
+import { VaultWatcher } from "../index/build/watcher.ts";
 import type { Scope } from "../ops/define.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
@@ -16,15 +16,15 @@ export interface StdioOptions {
 }
 
 /** Updates the index (incremental), or builds it when missing or incompatible: what `serve` does. */
-async function bringIndexUpToDate(ctx: OpContext): Promise<void> {
+async function bringIndexUpToDate(ctx: App): Promise<void> {
   const started = performance.now();
   try {
     ctx.index;
     const r = await ctx.updateIndex({ full: true });
     logEvent("mcp.index_ready", { added: r.added, updated: r.updated, deleted: r.deleted, ms: Math.round(performance.now() - started) });
   } catch (err) {
-    if (!(err instanceof IndxError) || (err.code !== "index_missing" && err.code !== "index_incompatible")) throw err;
-    const r = await ctx.updateIndex({ build: true });
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" });
     logEvent("mcp.index_built", { reason: err.code, files: r.added, ms: Math.round(performance.now() - started) });
   }
 }
@@ -36,7 +36,7 @@ async function bringIndexUpToDate(ctx: OpContext): Promise<void> {
  * as the index is ready.
  * Returns when the client closes stdin or the process is signalled.
  */
-export async function serveStdio(ctx: OpContext, opts: StdioOptions): Promise<void> {
+export async function serveStdio(ctx: App, opts: StdioOptions): Promise<void> {
   const hub = new McpHub(ctx);
   let markReady!: () => void;
   hub.ready = new Promise<void>((resolve) => (markReady = resolve));

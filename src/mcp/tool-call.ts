@@ -1,11 +1,12 @@
 import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.js";
 import type { TObject } from "@sinclair/typebox";
 import type { AiStreamSink } from "../ai/stream.ts";
+import type { App } from "../app/context.ts";
+import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
-import type { OpContext } from "../ops/context.ts";
-import type { Operation } from "../ops/define.ts";
+import type { Caller } from "../ops/context.ts";
+import type { Operation, Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
-import { OPERATION_BY_NAME } from "../ops/registry.ts";
 import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
 import type { McpHub } from "./hub.ts";
@@ -14,7 +15,10 @@ import { ReplayCache } from "./replay.ts";
 
 /** What a tools/call needs from its transport: who calls, and where progress goes. */
 export interface CallEnv {
-  ctx: OpContext;
+  app: App;
+  scopes: ReadonlySet<Scope>;
+  /** The surface and the token's id, for the ai.invocation event. */
+  caller?: Caller;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total?: number, message?: string) => Promise<void>;
   /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
@@ -96,7 +100,7 @@ export async function callTool(hub: McpHub, name: string, args: unknown, env: Ca
 }
 
 async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operation<I, O>, args: unknown, env: CallEnv): Promise<Outcome> {
-  if (!hasScope(env.ctx.scopes, op.scope))
+  if (!hasScope(env.scopes, op.scope))
     return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
   // AI results have their own cache, which also records each call and streams; the replay cache stays out of their way.
   const key = op.safe && !op.ai ? ReplayCache.key(op.name, args) : null;
@@ -105,11 +109,16 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   await hub.ready;
   const generation = hub.generation;
   const progress = env.progress ? throttledProgress(env.progress) : null;
-  if (progress) env.ctx.progress = progress.fn;
-  if (env.progress && op.ai) env.ctx.aiStream = aiProgress(env.progress);
-  env.ctx.signal = env.signal;
+  const ctx = env.app.forCall({
+    scopes: env.scopes,
+    caller: env.caller,
+    signal: env.signal,
+    progress: progress?.fn,
+    aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,
+  });
   try {
-    const { input, result: output } = await invokeOp(op, env.ctx, args ?? {});
+    // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
+    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, args ?? {}) : await invokeOp(op, ctx, args ?? {});
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],

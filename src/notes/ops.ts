@@ -2,10 +2,9 @@ import { type Static, Type } from "@sinclair/typebox";
 import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
 import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
-import { baseTitle } from "../index/file-rows.ts";
+import { baseTitle } from "../index/build/file-rows.ts";
 import { AnchorChecker } from "../links/anchors.ts";
 import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
-import { LinkResolver } from "../links/resolve.ts";
 import { TypedLinks } from "../links/typed.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { defineOp } from "../ops/define.ts";
@@ -24,9 +23,10 @@ import {
   TagList,
   VaultPath,
 } from "../ops/schemas.ts";
-import { filterNoteIds } from "./filter.ts";
+import { filterNoteIds } from "../search/filter.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
+import { readNote, statVaultFile } from "../vault/read.ts";
 import { sliceLines } from "./line-range.ts";
-import { readNote, statVaultFile } from "./read.ts";
 
 const INCLUDES = ["frontmatter", "body", "content", "outline", "links", "backlinks", "tags", "tasks"] as const;
 const DEFAULT_INCLUDE = ["frontmatter", "body", "outline", "tags"];

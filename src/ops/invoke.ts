@@ -35,13 +35,15 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
   try {
+    // The vault folder gone under a long-running server: every operation says so (vault_missing).
+    ctx.vault.assertPresent();
     if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
     const { idempotency_key: _, ...request } = input;
     const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
     return { input, result, replayed };
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
-    throw toIndxError(err);
+    throw ctx.vault.storageError(err) ?? toIndxError(err);
   }
 }
 

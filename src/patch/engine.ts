@@ -15,11 +15,11 @@ import {
   renameHeading,
   replaceBlock,
   replaceSection,
-} from "./body-ops.ts";
+} from "./body-edits.ts";
 import { deleteFrontmatter, setFrontmatter } from "./frontmatter-edit.ts";
 import { type PatchOp, PatchOpSchema } from "./schema.ts";
 
-export type { RenamedHeading } from "./body-ops.ts";
+export type { RenamedHeading } from "./body-edits.ts";
 
 export interface PatchResult {
   text: string;

@@ -1,10 +1,10 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { formatMoment } from "../dates/moment-format.ts";
-import { readNote } from "../notes/read.ts";
 import { defineOp } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { Nullable, Warning } from "../ops/schemas.ts";
+import { readNote } from "../vault/read.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { Change } from "../writes/pipeline.ts";
 import { periodicNote, periodicNoteText } from "./note.ts";

@@ -1,7 +1,7 @@
 import { IndxError } from "../core/errors.ts";
 import type { VectorStore } from "../embeddings/store.ts";
-import type { LinkContext } from "../index/queries/links.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { LinkContext } from "../index/storage/queries/links.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { fuse } from "./hybrid.ts";
 import { lexicalNotes } from "./lexical.ts";
 import { compileQuery } from "./query.ts";

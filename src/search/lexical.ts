@@ -1,6 +1,6 @@
-import type { ScoredNote } from "../index/queries/fts.ts";
-import type { FileScope } from "../index/queries/lists.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { ScoredNote } from "../index/storage/queries/fts.ts";
+import type { FileScope } from "../index/storage/queries/lists.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { type CompiledQuery, compileQuery } from "./query.ts";
 
 export interface LexicalPage {
@@ -90,7 +90,7 @@ export function lexicalNotes(
 function rankNotes(index: IndexStore, compiled: CompiledQuery, scope: FileScope, want: number): ScoredNote[] {
   const { match, positive } = compiled;
   if (match === null || positive === null) return [];
-  const exact = index.fts.ranked(match, scope, want);
+  const exact = index.fts.ranked(match, scope, want, { named: compiled.named, dates: compiled.dates });
   if (exact !== null) return exact;
   if (index.fts.countUpTo(match, EXACT_CAP) <= EXACT_CAP) return index.fts.scored(match, scope, want);
   const cap = Math.max(SCORE_CAP, want);

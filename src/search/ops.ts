@@ -1,16 +1,18 @@
 import { Type } from "@sinclair/typebox";
-import { createChatProvider } from "../ai/providers.ts";
-import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../ai/settings.ts";
-import { type ChatProvider, ProviderError } from "../ai/types.ts";
+import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
+import { noteWhere } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { Availability } from "../embeddings/service.ts";
 import type { VectorStore } from "../embeddings/store.ts";
-import type { IndexStore } from "../index/store.ts";
-import { filterNoteIds } from "../notes/filter.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
+import { createChatProvider } from "../providers/providers.ts";
+import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../providers/settings.ts";
+import { type ChatProvider, ProviderError } from "../providers/types.ts";
+import { filterNoteIds } from "./filter.ts";
 import { configuredWeight } from "./fusion-weight.ts";
 import { type FusedNote, fuse, maxFused, toHits } from "./hybrid.ts";
 import { lexicalNotes, lexicalSearch, normalizeScore } from "./lexical.ts";
@@ -166,6 +168,15 @@ function notesWith(index: IndexStore, item: FilterItem): Set<number> {
   return files;
 }
 
+/** The notes that pass `where` (a Bases expression, as note_list's: src/bases/where.ts) among those already allowed. */
+function whereIds(ctx: OpContext, allowed: Set<number> | null, where: string | undefined): Set<number> | null {
+  if (where === undefined) return allowed;
+  const passes = noteWhere(ctx.index, ctx.vault, where);
+  const out = new Set<number>();
+  for (const note of ctx.index.files.notes()) if ((!allowed || allowed.has(note.id)) && passes(note)) out.add(note.id);
+  return out;
+}
+
 /** How many chunks each list contributes to fusion. */
 const depthFor = (want: number) => Math.min(1000, Math.max(100, want * 5));
 
@@ -173,23 +184,24 @@ export const vaultSearch = defineOp({
   name: "vault_search",
   title: "Search the vault",
   description:
-    'Search notes. Returns compact hits, never whole notes: follow up with chunk_get or note_read on the hits you need. Modes: lexical, semantic (needs embeddings), hybrid (both). Query: words (more matches rank higher), "exact phrase", +required, -excluded, prefix*, OR.',
+    'Search notes: compact hits, never whole notes: then chunk_get/note_read. Modes: lexical, semantic (needs embeddings), hybrid. Query: words (more matches rank higher), "a phrase", +required, -excluded, prefix*, OR; dates (2024-05, A..B) match date properties too. where: a Bases expression.',
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
       q: Type.String({ maxLength: 2000, description: "What to look for." }),
-      mode: Type.Optional(
-        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid where embeddings help this vault, else lexical." }),
-      ),
+      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid where embeddings help, else lexical." })),
       tag: Type.Optional(TagFilter("Only notes with all these tags.")),
       path_glob: Type.Optional(
         Type.String({ maxLength: 500, description: "Only notes whose path matches this glob (*, **, ?, [ab], {a,b}), e.g. 'Projects/**'." }),
       ),
       frontmatter: Type.Optional(FrontmatterFilter),
+      // Explained in the operation's description: the catalogue an agent reads each turn stays small.
+      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars })),
+      min_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
       limit: Type.Optional(Limit(10, 100)),
       cursor: Type.Optional(Cursor),
-      rerank: Type.Optional(Type.Boolean({ description: "Rerank the top hybrid hits with the chat model (default: config search.rerank)." })),
+      rerank: Type.Optional(Type.Boolean({ description: "Rerank top hybrid hits by the chat model (default: search.rerank)." })),
     },
     { additionalProperties: false },
   ),
@@ -200,20 +212,24 @@ export const vaultSearch = defineOp({
     const index = ctx.index;
     const limit = input.limit ?? ctx.vault.config.int("search.default_limit");
     const offset = decodeCursor(input.cursor);
-    const allowed = filterNoteIds(index, input);
+    const allowed = whereIds(ctx, filterNoteIds(index, input), input.where);
     const compiled = compileQuery(input.q);
     const searchable = !(compiled.match === null && compiled.cjk.length === 0);
     const p: Plan = searchable || input.q.trim() ? await plan(ctx, requested, input.q, warnings) : { mode: "lexical" };
     if (!searchable && p.mode === "lexical")
       warnings.push({ code: "query_empty", message: "The query has no searchable words (only punctuation, operators or exclusions)." });
-    const out = (results: SearchResult[], hasMore: boolean, mode: ModeName) => ({
-      results,
-      mode_requested: requested,
-      mode_used: mode,
-      limit,
-      next_cursor: hasMore ? encodeCursor(offset + limit) : null,
-      warnings,
-    });
+    const out = (page: SearchResult[], hasMore: boolean, mode: ModeName) => {
+      // Every mode lists hits by falling score: past the first one under min_score, none is above it.
+      const results = input.min_score === undefined ? page : page.filter((r) => r.score >= input.min_score!);
+      return {
+        results,
+        mode_requested: requested,
+        mode_used: mode,
+        limit,
+        next_cursor: hasMore && results.length === page.length ? encodeCursor(offset + limit) : null,
+        warnings,
+      };
+    };
 
     if (p.mode === "lexical") {
       const page = lexicalSearch(index, input.q, { offset, limit, allowed });

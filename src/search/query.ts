@@ -27,6 +27,19 @@ export interface CompiledQuery {
   excludedCjk: string[];
   /** True when there is nothing positive to search for (only exclusions, punctuation or operators). */
   empty: boolean;
+  /**
+   * The positive items' text as typed, stopwords kept, without operators: what a note's title or
+   * alias is compared with, whole, for the exact-name signal (docs/search.md, "Lexical ranking").
+   */
+  named: string;
+  /** Date items (docs/search.md, "Dates"): their FTS5 literal and the days they span, YYYY-MM-DD. */
+  dates: DateItem[];
+}
+
+export interface DateItem {
+  literal: string;
+  from: string;
+  to: string;
 }
 
 type Mode = "optional" | "required" | "excluded";
@@ -56,7 +69,8 @@ const WORD = /[\p{L}\p{N}\p{M}]+/gu;
 const LONE_LETTER = /^\p{L}\p{M}*$/u;
 
 export function compileQuery(input: string): CompiledQuery {
-  const items = parseItems(input);
+  const typed = typedItems(input);
+  const items = parseItems(typed);
   const groups: Record<Mode, Item[]> = { required: [], optional: [], excluded: [] };
   for (const item of items) groups[item.mode].push(item);
   const requiredItems = uniqueByKey(groups.required);
@@ -68,7 +82,8 @@ export function compileQuery(input: string): CompiledQuery {
   const excluded = uniqueByKey(groups.excluded).map(toLiteral);
 
   const positive = positiveExpression(required, optional);
-  if (positive === null) return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true };
+  if (positive === null)
+    return { match: null, positive: null, required: [], optional: [], excluded: [], terms: [], cjk: [], excludedCjk: [], empty: true, named: "", dates: [] };
   // FTS5's NOT is binary: one positive side, one side listing everything excluded.
   const match = excluded.length ? `(${positive}) NOT (${excluded.join(" OR ")})` : positive;
 
@@ -83,16 +98,27 @@ export function compileQuery(input: string): CompiledQuery {
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
+    dates: unique([...groups.required, ...groups.optional].filter((i) => i.quoted && dateSpan(i.text)).map(toLiteral)).map((literal) => ({
+      literal,
+      ...dateSpan(literal.slice(1, -1))!,
+    })),
+    named: typed.some((i) => i.prefix)
+      ? ""
+      : typed
+          .filter((i) => i.mode !== "excluded")
+          .map((i) => i.text)
+          .join(" "),
   };
 }
 
-/** The query's items after keywords, the item bound, word splitting and stopword removal. */
-function parseItems(input: string): Item[] {
-  return dropStopwords(
-    applyKeywords(lex(sanitize(input)))
-      .slice(0, MAX_ITEMS)
-      .flatMap(splitWord),
-  );
+/** The query's items as typed, after keywords and the item bound. */
+function typedItems(input: string): Item[] {
+  return applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+}
+
+/** The items searched for: word splitting and stopword removal. */
+function parseItems(typed: Item[]): Item[] {
+  return dropStopwords(typed.flatMap(splitWord));
 }
 
 /**
@@ -105,6 +131,8 @@ function parseItems(input: string): Item[] {
  */
 function splitWord(item: Item): Item[] {
   if (item.quoted) return [item];
+  // A date is one phrase: its numbers apart would match every note with a 05 or a 2024 in it.
+  if (!item.prefix && dateSpan(item.text)) return [{ ...item, quoted: true }];
   const words = item.text.match(WORD) ?? [];
   if (item.prefix || item.mode !== "optional") return [words.length > 1 ? { ...item, quoted: true } : { ...item, text: words[0] ?? item.text }];
   const variants = spellingVariants(item.text).map((text) => ({ ...item, text, quoted: true }));
@@ -247,6 +275,34 @@ function unique(values: string[]): string[] {
   return [...new Set(values)];
 }
 
+const DAY = /^(\d{4})-(\d{2})(?:-(\d{2}))?$/;
+
+/** The first and last day of `YYYY-MM-DD` or `YYYY-MM`, or null when it is not a real date. */
+function daySpan(text: string): { from: string; to: string } | null {
+  const m = DAY.exec(text);
+  if (!m) return null;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), m[3] === undefined ? null : Number(m[3])];
+  if (month < 1 || month > 12) return null;
+  const last = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day !== null && (day < 1 || day > last)) return null;
+  const ym = `${m[1]}-${m[2]}`;
+  return day === null ? { from: `${ym}-01`, to: `${ym}-${String(last).padStart(2, "0")}` } : { from: text, to: text };
+}
+
+/**
+ * The days a query item spans when it is a date: `2024-05-01`, a month `2024-05`, or a range of
+ * either, `2024-05-01..2024-06-15` (from the first day of its start to the last of its end).
+ * A year alone is not a date here: `2024` is as often a number.
+ */
+function dateSpan(text: string): { from: string; to: string } | null {
+  const [a, b, ...rest] = text.split("..");
+  if (rest.length || a === undefined) return null;
+  const start = daySpan(a);
+  if (b === undefined) return start;
+  const end = daySpan(b);
+  return start && end && start.from <= end.to ? { from: start.from, to: end.to } : null;
+}
+
 /** One +required or -excluded item, as the notes that have it are found. */
 export interface FilterItem {
   /** Its FTS5 literal. */
@@ -268,7 +324,7 @@ export interface QueryParts {
  * AND/OR) applies to the vector list too, so `-tomato` never brings tomato notes back by meaning.
  */
 export function queryParts(input: string): QueryParts {
-  const items = applyKeywords(lex(sanitize(input))).slice(0, MAX_ITEMS);
+  const items = typedItems(input);
   const filter = (mode: Mode) => items.filter((i) => i.mode === mode).map((i) => ({ literal: toLiteral(i), cjk: unique(i.text.match(CJK_RUN) ?? []) }));
   return {
     text: items

@@ -1,5 +1,5 @@
-import type { ChatProvider } from "../ai/types.ts";
-import { ProviderError } from "../ai/types.ts";
+import type { ChatProvider } from "../providers/types.ts";
+import { ProviderError } from "../providers/types.ts";
 
 /** Characters of each candidate the chat model sees. */
 const PASSAGE_CHARS = 700;
@@ -23,7 +23,7 @@ export const RERANK_SCHEMA = {
       type: "array",
       items: {
         type: "object",
-        properties: { id: { type: "string" }, relevance: { type: "number", minimum: 0, maximum: 10 } },
+        properties: { id: { type: "string" }, relevance: { type: "number", description: "0 to 10." } },
         required: ["id", "relevance"],
         additionalProperties: false,
       },

@@ -1,7 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
-import type { NoteSection, NoteSections } from "../index/queries/chunks.ts";
-import { searchDocument } from "../index/search-document.ts";
-import type { IndexStore } from "../index/store.ts";
+import { searchDocument } from "../index/lexical/search-document.ts";
+import { chunkIdOf } from "../index/storage/chunk-keys.ts";
+import type { NoteSection, NoteSections } from "../index/storage/queries/chunks.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { bestSection } from "./sections.ts";
 
@@ -14,7 +15,10 @@ export const SearchResult = Type.Object({
   heading_path: Type.Array(Type.String()),
   chunk_id: Type.String({ description: "The best chunk, '<path>#<index>'. Pass to chunk_get for just that section." }),
   line: Type.Integer({ description: "First line of the best chunk." }),
-  snippet: Type.String({ description: "A short excerpt with **matches**; never a whole chunk (may be empty for tiny chunks)." }),
+  snippet: Type.String({
+    description:
+      "A short excerpt (at most 14 words) with **matches**; when the match is only in the title, aliases or tags, the opening of the section, unmarked. Empty only for a note with no text.",
+  }),
   score: Type.Number({ description: "0..1, higher is better." }),
   reason: Type.String(),
   matched_in: Type.Array(Type.String()),
@@ -52,11 +56,10 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
     const s = shown.get(h.fileId);
     if (!s) return [];
     const { note, section, matched } = s;
-    const { headingPath, text, ord } = section;
-    let snippet = s.snippet;
-    // A semantic hit may share no word with the query: show the start of its best chunk.
-    if (!snippet && h.reason !== undefined) snippet = leadSnippet(text);
-    if (!hasMoreWords(text, SNIPPET_TOKENS)) snippet = "";
+    const { headingPath, ord } = section;
+    // A hit whose match is only in its title, aliases or tags (or, semantic, shares no word with
+    // the query) shows the opening of its section, unmarked: something to judge it by.
+    const snippet = s.snippet || openingSnippet(note.sections, section.ord);
     return [
       {
         id: note.path,
@@ -104,9 +107,10 @@ export function sectionsToShow(index: IndexStore, hits: { fileId: number; chunkI
     const doc = bodies.get(h.fileId);
     const lexical = mark && doc ? bestSection(own, doc.body, mark.spans, doc.bodyShift, SNIPPET_TOKENS) : null;
     const columns = (mark?.columns ?? []).filter((c) => c !== "body");
-    const chunkId = h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId;
-    if (chunkId === undefined) continue;
-    const section = own.find((s) => s.chunkId === chunkId);
+    // A note with no text (only properties) is shown as its start: its first, empty, section.
+    const chunkId =
+      h.chunkId ?? lexical?.chunkId ?? own.find((s) => cjk.some((t) => s.text.includes(t)))?.chunkId ?? own[0]?.chunkId ?? chunkIdOf(note.fileId, 0);
+    const section = own.find((s) => s.chunkId === chunkId) ?? (own.length ? undefined : { chunkId, ord: 0, headingPath: [], text: "", startLine: 1 });
     if (!section) continue;
     if (lexical?.matched && lexical.chunkId === chunkId) {
       out.set(h.fileId, { note, chunkId, section, snippet: oneLine(lexical.snippet), matched: [...columns, "body"] });
@@ -135,19 +139,26 @@ function cjkSnippet(text: string, terms: string[]): string {
   return "";
 }
 
-function leadSnippet(text: string): string {
-  const words = text
-    .replace(/^#+\s.*$/gm, " ")
-    .split(/\s+/)
-    .filter(Boolean);
-  return words.length > SNIPPET_TOKENS ? `${words.slice(0, SNIPPET_TOKENS).join(" ")}…` : "";
+/**
+ * The first SNIPPET_TOKENS words of a note from its section `ord` on, heading lines left out
+ * (the result names its heading), running into the next sections when that one has fewer words
+ * (a section that is only its heading); `…` where the text goes on.
+ */
+function openingSnippet(sections: NoteSection[], ord: number): string {
+  const words: string[] = [];
+  for (const section of sections.slice(
+    Math.max(
+      0,
+      sections.findIndex((x) => x.ord === ord),
+    ),
+  )) {
+    for (const word of section.text.replace(/^#{1,6}[ \t].*$/gm, " ").split(/\s+/))
+      if (word) {
+        if (words.length === SNIPPET_TOKENS) return `${words.join(" ")}…`;
+        words.push(word);
+      }
+  }
+  return words.join(" ");
 }
 
 const oneLine = (s: string) => s.replace(/\s+/g, " ").trim();
-
-/** True when the text has more than `n` words (runs of non-space), counted no further. */
-function hasMoreWords(text: string, n: number): boolean {
-  const word = /\S+/g;
-  for (let i = 0; i <= n; i++) if (!word.exec(text)) return false;
-  return true;
-}

@@ -1,6 +1,6 @@
-import type { Span } from "../index/match-windows.ts";
-import type { NoteSection } from "../index/queries/chunks.ts";
-import { CHUNK_JOIN } from "../index/search-document.ts";
+import type { Span } from "../index/lexical/match-windows.ts";
+import { CHUNK_JOIN } from "../index/lexical/search-document.ts";
+import type { NoteSection } from "../index/storage/queries/chunks.ts";
 
 /** The section of a note that matched best, with an excerpt around its matches. */
 export interface BestSection {

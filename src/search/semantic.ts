@@ -1,5 +1,5 @@
 import type { VectorStore } from "../embeddings/store.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { RankedHit } from "./results.ts";
 
 /** Filters small enough to score every allowed chunk exactly instead of widening a KNN. */

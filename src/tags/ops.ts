@@ -1,8 +1,8 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { filterNoteIds, normalizeTag } from "../notes/filter.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, Limit, NextCursor, page } from "../ops/schemas.ts";
+import { filterNoteIds, normalizeTag } from "../search/filter.ts";
 
 export const tagList = defineOp({
   name: "tag_list",

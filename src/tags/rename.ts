@@ -5,7 +5,7 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Scalar } from "yaml";
 import { IndxError } from "../core/errors.ts";
-import type { IndexStore } from "../index/store.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import { readSource } from "../links/sources.ts";
 import { splitFrontmatter } from "../markdown/frontmatter.ts";
 import { parseNote } from "../markdown/parse.ts";

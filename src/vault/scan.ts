@@ -1,5 +1,6 @@
 import { type Dirent, readdirSync, realpathSync } from "node:fs";
-import { sep } from "node:path";
+import { basename, sep } from "node:path";
+import { IndxError } from "../core/errors.ts";
 import { globToRegExp } from "./glob.ts";
 import { type FileStats, StatPool } from "./stat-files.ts";
 import { NOT_A_FILE, UNREADABLE } from "./stat-protocol.ts";
@@ -69,6 +70,8 @@ export function scanVault(rootReal: string, exclusions: Exclusions, opts: ScanOp
     try {
       entries = readdirSync(absDir, { withFileTypes: true });
     } catch {
+      // A root that cannot be listed holds no news: an index pass must not prune every note (docs/decisions.md, "A vault folder that goes away").
+      if (relDir === "") throw vaultMissingError(rootReal);
       skipped.push({ path: relDir || ".", reason: "unreadable" });
       return;
     }
@@ -116,4 +119,12 @@ function insideVault(rootReal: string, abs: string): boolean {
   } catch {
     return true;
   }
+}
+
+/** The vault folder is not there (or not a folder): typed, by its name only (docs/contracts.md, vault_missing). */
+export function vaultMissingError(root: string): IndxError {
+  const name = basename(root);
+  return new IndxError("vault_missing", `The vault folder (${name}) is gone: deleted, renamed or unmounted. indx answers again once it is back.`, {
+    vault: name,
+  });
 }

@@ -1,11 +1,11 @@
-import { existsSync, mkdirSync, realpathSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdirSync, realpathSync, rmSync, statfsSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { Config, type ConfigSnapshot } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { currentPlatform, dataHome, expandHome } from "../core/platform-dirs.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
-import { Exclusions } from "./scan.ts";
+import { Exclusions, vaultMissingError } from "./scan.ts";
 
 /** A Vault as plain data: where it was found and its configuration, for another thread. */
 export interface VaultSnapshot {
@@ -64,8 +64,27 @@ export class Vault {
     return join(this.root, rel);
   }
 
+  /**
+   * Throws vault_missing when the vault folder is gone (deleted, renamed, unmounted) while a
+   * long-running process serves it: reads would answer from an index of nothing, and a write would
+   * make the folder again (docs/decisions.md, "A vault folder that goes away").
+   */
+  assertPresent(): void {
+    if (!statSync(this.root, { throwIfNoEntry: false })?.isDirectory()) throw vaultMissingError(this.root);
+  }
+
+  /** A failure of the data folder (full disk, read-only) as its typed error, or null (storageError). */
+  storageError(err: unknown): IndxError | null {
+    return storageError(err, this.dataDir);
+  }
+
+  /** The data folder, made when missing; a data folder that cannot be one is data_dir_unusable with the fix. */
   ensureDataDir(): string {
-    mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    try {
+      mkdirSync(this.dataDir, { recursive: true, mode: 0o700 });
+    } catch (err) {
+      throw dataDirError(this.dataDir, err) ?? err;
+    }
     return this.dataDir;
   }
 
@@ -87,3 +106,84 @@ export function vaultId(root: string): string {
 function defaultDataDir(root: string, env: Record<string, string | undefined>): string {
   return join(dataHome(currentPlatform(env)), "vaults", vaultId(root));
 }
+
+/** The fix for a data folder indx cannot use, in the words of every place that sets it. */
+const DATA_DIR_FIX = "point data_dir (INDX_DATA_DIR, --data-dir, or `indx config set data_dir <folder>`) at a folder indx may write";
+
+/**
+ * A typed error for a data folder that is not usable (docs/contracts.md, data_dir_unusable): a
+ * file stands where the folder should be, or the folder cannot be written. It names the folder by
+ * its last part only: the message also reaches REST and MCP clients, which never see an absolute
+ * path. Null when `err` is about something else (or absent: then only the "is a file" case).
+ */
+export function dataDirError(dir: string, err?: unknown): IndxError | null {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  const st = statSync(dir, { throwIfNoEntry: false });
+  const name = basename(dir);
+  if ((st && !st.isDirectory()) || code === "ENOTDIR")
+    return new IndxError("data_dir_unusable", `The data folder (data_dir, …/${name}) is a file, not a folder: move the file away, or ${DATA_DIR_FIX}.`, {
+      reason: "not_a_folder",
+      folder: name,
+      fix: DATA_DIR_FIX,
+    });
+  if (code === "EACCES" || code === "EPERM" || code === "EROFS")
+    return new IndxError("data_dir_unusable", `The data folder (data_dir, …/${name}) cannot be written: give it write permission, or ${DATA_DIR_FIX}.`, {
+      reason: code === "EROFS" ? "read_only_file_system" : "not_writable",
+      folder: name,
+      fix: DATA_DIR_FIX,
+    });
+  return null;
+}
+
+/**
+ * The error a failure in the data folder means, or null when it means nothing of the kind
+ * (docs/decisions.md, "A full or read-only data folder"): a full disk is disk_full, a folder that
+ * cannot be written is data_dir_unusable, each naming the folder by its last part. SQLite says
+ * "disk I/O error" when it cannot grow its shared-memory file on a full disk, so that too is
+ * disk_full when the disk has no space left.
+ */
+export function storageError(err: unknown, dataDir: string): IndxError | null {
+  if (err instanceof IndxError || !(err instanceof Error)) return null;
+  const name = basename(dataDir);
+  const full = () =>
+    new IndxError("disk_full", `The disk that holds the data folder (…/${name}) is full: free some space and retry.`, { folder: name, reason: "disk_full" });
+  if (err.name === "SQLiteError") {
+    const code = String((err as { code?: unknown }).code ?? "");
+    if (code === "SQLITE_FULL") return full();
+    if (code.startsWith("SQLITE_IOERR") && noSpaceLeft(dataDir)) return full();
+    if (code.startsWith("SQLITE_READONLY") || code.startsWith("SQLITE_CANTOPEN")) return writable(dataDir) ? null : dataDirError(dataDir, { code: "EACCES" });
+    return null;
+  }
+  const e = err as NodeJS.ErrnoException;
+  if (e.code === "ENOSPC" || e.code === "EDQUOT") return full();
+  if (["EACCES", "EPERM", "EROFS", "ENOTDIR"].includes(e.code ?? "") && typeof e.path === "string" && isInside(dataDir, e.path))
+    return dataDirError(dataDir, e);
+  return null;
+}
+
+function noSpaceLeft(dir: string): boolean {
+  try {
+    return statfsSync(dir).bavail === 0;
+  } catch {
+    return false;
+  }
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch {
+    return false;
+  }
+  // Root passes access() on a read-only mount: the mount says.
+  try {
+    const probe = join(dir, `.indx-write-probe-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isInside = (dir: string, path: string) => path === dir || path.startsWith(`${dir}/`) || path.startsWith(`${dir}\\`);

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { IndxError } from "../core/errors.ts";
-import { StateDb } from "../index/state-db.ts";
+import { StateDb } from "../index/storage/state-db.ts";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
 const MAX_KEY_LENGTH = 200;

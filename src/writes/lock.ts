@@ -84,7 +84,10 @@ export class VaultWriteLock {
     if (this.ownerIsGone()) {
       try {
         unlinkSync(this.file);
-      } catch {}
+      } catch (err) {
+        // A folder that cannot be written keeps a dead owner's lock forever: say so, do not wait it out.
+        if (["EROFS", "EACCES", "EPERM"].includes((err as NodeJS.ErrnoException).code ?? "")) throw err;
+      }
     }
     return false;
   }

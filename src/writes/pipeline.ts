@@ -1,7 +1,7 @@
 import { existsSync, lstatSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname } from "node:path";
 import { looksBinary } from "../core/binary.ts";
-import { IndxError } from "../core/errors.ts";
+import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
@@ -368,7 +368,7 @@ export class VaultWriter {
       await this.ctx.updateIndex({ paths: [...new Set(paths)] }, { origin: "write" });
       return [];
     } catch (err) {
-      if (err instanceof IndxError && (err.code === "index_missing" || err.code === "index_incompatible"))
+      if (err instanceof IndxError && INDEX_NEEDS_BUILD.has(err.code))
         return [{ code: "index_not_updated", message: `The file was written but the index was not updated: ${err.message}` }];
       debugLog("reindex after a write failed", { error: err });
       return [{ code: "index_not_updated", message: "The file was written but the index was not updated; `indx vault index` brings it up to date." }];

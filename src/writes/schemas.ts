@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { baseTitle } from "../index/file-rows.ts";
+import { baseTitle } from "../index/build/file-rows.ts";
 import { parseNote } from "../markdown/parse.ts";
 import { Nullable, OutlineItem, TagList, Warning } from "../ops/schemas.ts";
 import type { FileEdit } from "./edit.ts";

@@ -3,8 +3,8 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { OPERATIONS as ALL_OPERATIONS } from "../../src/app/registry.ts";
 import { VERSION } from "../../src/core/version.ts";
-import { OPERATIONS as ALL_OPERATIONS } from "../../src/ops/registry.ts";
 
 /** The tools of a vault without a model: AI tools are listed only with one (test/e2e/ai.test.ts covers them). */
 const OPERATIONS = ALL_OPERATIONS.filter((op) => !op.ai);

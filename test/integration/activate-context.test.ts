@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { estimateTokens } from "../../src/ai/tokens.ts";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { activateContext } from "../../src/context/ops.ts";
 import type { ContextOutput } from "../../src/context/schema.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { linkForward } from "../../src/links/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
+import { estimateTokens } from "../../src/providers/tokens.ts";
 import { assertRestOutput, CheckedClient, invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -17,7 +17,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
  * categories and genres through frontmatter properties: the typed links a context should follow.
  */
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { IndxError } from "../../src/core/errors.ts";
 import { startServer } from "../../src/http/serve.ts";
+import { vaultStatus } from "../../src/maintenance/ops.ts";
 import { FRONTMATTER_MAX_DEPTH } from "../../src/markdown/frontmatter.ts";
 import { noteList } from "../../src/notes/ops.ts";
 import { notePatch, noteWrite } from "../../src/notes/write-ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
-import { vaultStatus } from "../../src/vault/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import type { App } from "../../src/app/context.ts";
 import { cellText } from "../../src/bases/cells.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
 import { parseBase } from "../../src/bases/parse.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import type { OutputOf } from "../../src/ops/define.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -17,7 +17,7 @@ const KEPANO = join(import.meta.dir, "..", "..", "fixtures", "kepano");
 const BASES = "Templates/Bases";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();
@@ -46,6 +46,53 @@ test("all 30 .base files of the vault parse", () => {
   const files = readdirSync(join(KEPANO, BASES)).filter((f) => f.endsWith(".base"));
   expect(files).toHaveLength(30);
   for (const f of files) expect(parseBase(readFileSync(join(KEPANO, BASES, f), "utf8"), f).views.length).toBeGreaterThan(0);
+});
+
+test("every view of all 30 .base files runs: no view fails, none is an error cell", async () => {
+  const files = readdirSync(join(KEPANO, BASES)).filter((f) => f.endsWith(".base"));
+  let views = 0;
+  const failed: string[] = [];
+  for (const f of files) {
+    for (const view of parseBase(readFileSync(join(KEPANO, BASES, f), "utf8"), f).views) {
+      views++;
+      try {
+        const r = await run(f, view.name);
+        const errors = r.rows.flatMap((row) => Object.values(row.cells).filter((c) => c.type === "error"));
+        if (errors.length) failed.push(`${f} › ${view.name}: ${JSON.stringify(errors[0])}`);
+      } catch (err) {
+        failed.push(`${f} › ${view.name}: ${(err as Error).message}`);
+      }
+    }
+  }
+  expect(failed).toEqual([]);
+  expect(views).toBeGreaterThan(30);
+});
+
+test("Shows › Last seen: the legacy not(empty(note.last)) keeps the shows seen, newest first", async () => {
+  const r = await run("Shows.base", "Last seen");
+  expect(r.rows.length).toBeGreaterThan(0);
+  for (const row of r.rows) expect(row.cells.last?.type).not.toBe("null");
+  const all = await run("Shows.base", "All");
+  expect(r.matched).toBe(all.rows.filter((row) => row.cells.last?.type !== "null").length);
+});
+
+test("a view whose filter does not compile is that view's error, naming it; the other views of the base run", async () => {
+  const base = [
+    "filters: 'file.ext == \"base\"'",
+    "views:",
+    "  - {type: table, name: First}",
+    "  - {type: table, name: Broken, filters: 'nosuch(file.name)'}",
+    "  - {type: table, name: Last}",
+  ].join("\n");
+  for (const view of ["First", "Last", undefined]) expect((await invoke(baseQuery, ctx, { base, ...(view ? { view } : {}) })).total).toBe(30);
+  const err = await invoke(baseQuery, ctx, { base, view: "Broken" }).then(
+    () => null,
+    (e: unknown) => e as { code: string; message: string; details: Record<string, unknown> },
+  );
+  expect(err?.code).toBe("parse_failed");
+  expect(err?.message).toContain("View 'Broken'");
+  expect(err?.message).toContain("Unknown function 'nosuch'");
+  expect(err?.details).toMatchObject({ view: "Broken", key_path: "views[1].filters" });
 });
 
 describe("kepano views", () => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import type { App } from "../../src/app/context.ts";
 import type { Entry } from "../../src/bases/entry.ts";
 import { parseBase } from "../../src/bases/parse.ts";
 import { compileBase } from "../../src/bases/plan.ts";
 import { type QueryWorld, runView } from "../../src/bases/query.ts";
 import { type IndexSnapshot, type Prefilter, snapshotOf } from "../../src/bases/snapshot.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
@@ -198,7 +198,7 @@ function expression(r: ReturnType<typeof random>, depth: number): string {
 }
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let snapshot: IndexSnapshot;
 const NOW = Date.parse("2025-06-03T12:00:00");
 

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import type { App } from "../../src/app/context.ts";
 import { baseQuery } from "../../src/bases/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../../src/ops/invoke.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -25,7 +25,7 @@ views:
 `;
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox({

@@ -2,11 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { assertRestOutput, CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -15,7 +15,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let token: string;
 let hub: McpHub;

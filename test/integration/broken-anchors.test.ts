@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { linkBrokenAnchors, linkForward, linkUnresolved } from "../../src/links/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { assertRestOutput, invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -16,7 +16,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const FIXTURE = join(import.meta.dir, "..", "..", "fixtures", "anchors");
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeAll(async () => {
   sb = sandbox();

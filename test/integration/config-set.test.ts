@@ -5,11 +5,11 @@ import { TokenStore } from "../../src/auth/tokens.ts";
 import { CONFIG_KEYS } from "../../src/config/keys.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
+import { vaultConfigSet } from "../../src/maintenance/config-set-ops.ts";
+import { vaultConfigGet } from "../../src/maintenance/ops.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import type { Scope } from "../../src/ops/define.ts";
-import { vaultConfigSet } from "../../src/vault/config-set-op.ts";
-import { vaultConfigGet } from "../../src/vault/ops.ts";
 import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke, rejection } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

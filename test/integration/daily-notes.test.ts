@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { wallTimeAt } from "../../src/dates/calendar.ts";
 import { formatMoment } from "../../src/dates/moment-format.ts";
-import { runIndex } from "../../src/index/indexer.ts";
+import { runIndex } from "../../src/index/build/indexer.ts";
 import { noteWrite } from "../../src/notes/write-ops.ts";
 import { dailyNote } from "../../src/periodic/ops.ts";
 import { invoke } from "../support/ops.ts";

@@ -2,12 +2,13 @@ import { Database } from "bun:sqlite";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import type { IndxError } from "../../src/core/errors.ts";
 import { VectorStore } from "../../src/embeddings/store.ts";
-import { OpContext } from "../../src/ops/context.ts";
+import { vaultReindex, vaultStatus } from "../../src/maintenance/ops.ts";
+import type { OpContext } from "../../src/ops/context.ts";
 import { related, vaultSearch } from "../../src/search/ops.ts";
-import { vaultReindex, vaultStatus } from "../../src/vault/ops.ts";
 import { Vault } from "../../src/vault/vault.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { invoke } from "../support/ops.ts";
@@ -26,7 +27,7 @@ const NOTES: Record<string, string> = {
 const CHUNKS = 7;
 
 let fake: FakeAiServer;
-const open: { sb: Sandbox; ctxs: OpContext[] }[] = [];
+const open: { sb: Sandbox; ctxs: App[] }[] = [];
 
 beforeAll(() => {
   fake = startFakeAiServer();
@@ -43,12 +44,12 @@ afterEach(() => {
 /** A sandbox vault and a factory of contexts whose config points at the fake (or anywhere). */
 function setup(extraEnv: Record<string, string> = {}, files = NOTES) {
   const sb = sandbox(files);
-  const entry = { sb, ctxs: [] as OpContext[] };
+  const entry = { sb, ctxs: [] as App[] };
   open.push(entry);
   const ctx = (env: Record<string, string> = {}) => {
     // These tests are about availability and fallbacks: the vectors count evenly unless a test measures them.
     const even = { INDX_SEARCH_VECTOR_WEIGHT: "1" };
-    const c = new OpContext(Vault.open(loadConfig({ env: { ...sb.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), ...even, ...extraEnv, ...env } })));
+    const c = new App(Vault.open(loadConfig({ env: { ...sb.env, ...fakeEnv(fake, "ollama", "fake-embed-128"), ...even, ...extraEnv, ...env } })));
     c.embeddings.backoffMs = 1;
     entry.ctxs.push(c);
     return c;
@@ -127,7 +128,7 @@ describe("embedding the vault", () => {
       db.close();
       return n.n;
     };
-    const plain = new OpContext(Vault.open(loadConfig({ env: sb.env })));
+    const plain = new App(Vault.open(loadConfig({ env: sb.env })));
     await reindex(plain);
     plain.close();
     expect(hashIndexes()).toBe(0);
@@ -384,7 +385,7 @@ describe("semantic and hybrid search", () => {
 
   test("explicit semantic without any provider is an actionable ai_unavailable", async () => {
     const { sb } = setup();
-    const c = new OpContext(Vault.open(loadConfig({ env: sb.env })));
+    const c = new App(Vault.open(loadConfig({ env: sb.env })));
     open[open.length - 1]!.ctxs.push(c);
     await reindex(c);
     const err = await rejects(search(c, { q: "tomato", mode: "semantic" }));
@@ -440,9 +441,8 @@ describe("reranking with the chat model", () => {
     const { ctx } = setup({ INDX_AI_MODEL: "fake-chat" });
     await reindex(ctx());
     fake.knobs.chatDelayMs = 10_000;
-    const c = ctx();
     const cancel = new AbortController();
-    c.signal = cancel.signal;
+    const c = ctx().forCall({ signal: cancel.signal });
     setTimeout(() => cancel.abort(), 200);
     const started = performance.now();
     const err = await rejects(search(c, { q: "tomato plants sunlight watering", mode: "hybrid", rerank: true }));
@@ -497,7 +497,7 @@ describe("status and background embedding", () => {
     const { sb, ctx } = setup();
     const c = ctx();
     await reindex(c);
-    const child = c.withScopes(new Set(["vault:read"]));
+    const child = c.forCall({ scopes: new Set(["vault:read"]) });
     const service = c.embeddings;
     expect(child.embeddings).toBe(service);
     expect(child.embeddings.availability(child)).toMatchObject({ state: "ready", pending: 0 });

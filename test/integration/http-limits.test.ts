@@ -78,17 +78,41 @@ describe("rate limiting per token", () => {
 });
 
 describe("throttling failed authentication", () => {
-  test("after too many wrong tokens an address gets 429 even with a right one, until the window passes", async () => {
+  test("a wrong token sent again and again gets 429 after the limit; the right tokens from the same address still get 200", async () => {
     await Bun.sleep(2_100); // a fresh window and a refilled bucket
     for (const r of await statuses(3, "/v1/vault/status", bearer("indx_guess"))) expect(r.status).toBe(401);
-    const refused = await fetch(`${server.url}/v1/vault/status`, { headers: bearer(reader) });
+    const refused = await fetch(`${server.url}/v1/vault/status`, { headers: bearer("indx_guess") });
     expect(refused.status).toBe(429);
     expect(Number(refused.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
     expect(((await refused.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    // Another client's stale token from the same address is told it is wrong, not throttled.
+    expect((await fetch(`${server.url}/v1/vault/status`, { headers: bearer("indx_stale") })).status).toBe(401);
+    expect((await fetch(`${server.url}/v1/vault/status`, { headers: bearer(reader) })).status).toBe(200);
     expect((await fetch(`${server.url}/health`)).status).toBe(200);
     // A missing token guesses nothing: it is a plain 401 and never counted.
     await Bun.sleep(2_100);
     for (const r of await statuses(5, "/v1/vault/status")) expect(r.status).toBe(401);
     expect((await fetch(`${server.url}/v1/vault/status`, { headers: bearer(reader) })).status).toBe(200);
+  }, 10_000);
+
+  test("20 different wrong tokens from one address, then the admin token: 200 on /v1 and on /mcp; the guesses end in 429", async () => {
+    await Bun.sleep(2_100);
+    const guesses: number[] = [];
+    for (let i = 0; i < 20; i++) guesses.push((await fetch(`${server.url}/v1/vault/status`, { headers: bearer(`indx_guess${i}`) })).status);
+    // Each guess is a new token: the address's own budget (5× the limit) ends them.
+    expect(guesses.slice(0, 15).every((c) => c === 401)).toBe(true);
+    expect(guesses.slice(15)).toEqual([429, 429, 429, 429, 429]);
+    expect((await fetch(`${server.url}/v1/vault/status`, { headers: bearer(admin) })).status).toBe(200);
+    const mcp = await fetch(`${server.url}/mcp`, {
+      method: "POST",
+      headers: { ...bearer(admin), "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "t", version: "0" } },
+      }),
+    });
+    expect(mcp.status).toBe(200);
   }, 10_000);
 });

@@ -4,8 +4,8 @@ import { renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { IndxError } from "../../src/core/errors.ts";
 import { linkBacklinks, linkForward, linkOrphans, linkUnresolved } from "../../src/links/ops.ts";
+import { vaultStatus } from "../../src/maintenance/ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
-import { vaultStatus } from "../../src/vault/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

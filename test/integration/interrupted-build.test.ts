@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { vaultStatus } from "../../src/vault/ops.ts";
+import { vaultStatus } from "../../src/maintenance/ops.ts";
 import { indexWriteLocked } from "../support/index-rows.ts";
 import { invoke } from "../support/ops.ts";
 import { sandbox } from "../support/vault.ts";

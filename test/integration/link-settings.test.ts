@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { runIndex } from "../../src/index/indexer.ts";
+import { runIndex } from "../../src/index/build/indexer.ts";
 import { type Surfaces, startSurfaces } from "../support/surfaces.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 

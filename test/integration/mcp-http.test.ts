@@ -3,13 +3,13 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from "node:fs
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LATEST_PROTOCOL_VERSION, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { etagOf } from "../../src/core/hash.ts";
 import { VERSION } from "../../src/core/version.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHttpHandler } from "../../src/mcp/http.ts";
-import { OPERATIONS } from "../../src/ops/registry.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -159,6 +159,25 @@ describe("sessions", () => {
       expect((await listTools(newcomer)).status).toBe(200);
     } finally {
       for (const id of ids) await deleteSession(id);
+    }
+  });
+
+  test("a read-only token that opens sessions up to the cap and beyond never evicts the admin's idle session; the admin still gets in", async () => {
+    const mine = await rawSession(admin);
+    const theirs: string[] = [];
+    try {
+      await Bun.sleep(5); // the admin's session is the least recently used of all
+      for (let i = 0; i < MAX_SESSIONS + 3; i++) theirs.push(await rawSession(reader));
+      expect(server.mcp.sessionCount).toBe(MAX_SESSIONS);
+      expect((await listTools(mine)).status).toBe(200);
+      // The admin's next session pushes out one of the reader's, which holds the most.
+      const second = await rawSession(admin);
+      expect((await listTools(second)).status).toBe(200);
+      expect((await listTools(mine)).status).toBe(200);
+      await deleteSession(second, admin);
+    } finally {
+      await deleteSession(mine, admin);
+      for (const id of theirs) await deleteSession(id, reader);
     }
   });
 

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import type { App } from "../../src/app/context.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { canonicalJson } from "../../src/mcp/replay.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import { parseVaultUri, vaultUri } from "../../src/mcp/uris.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -14,7 +14,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 const anyContent = (c: unknown) => c as { uri: string; mimeType?: string; text?: string; blob?: string };
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let hub: McpHub;
 const sessions: McpSession[] = [];
 

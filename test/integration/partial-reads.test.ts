@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { etagOf } from "../../src/core/hash.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
 import { noteRead } from "../../src/notes/ops.ts";
-import { noteReadMany, READ_MANY } from "../../src/notes/read-many.ts";
-import type { OpContext } from "../../src/ops/context.ts";
+import { noteReadMany, READ_MANY } from "../../src/notes/read-many-ops.ts";
 import { assertCliOutput, assertRestOutput, CheckedClient, commandOps, invoke, rejection } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -28,7 +28,7 @@ const FILES: Record<string, string> = {
 };
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let token: string;
 let hub: McpHub;

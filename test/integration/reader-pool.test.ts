@@ -1,18 +1,20 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../src/app/context.ts";
+import { ReaderPool } from "../../src/app/reader-pool.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { IndxError } from "../../src/core/errors.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { noteRead } from "../../src/notes/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
-import { ReaderPool } from "../../src/ops/reader-pool.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
+import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** Reads answered by the reader workers of `serve` (docs/decisions.md, "Reads on a pool of threads"). */
 describe("reads on reader workers", () => {
   let sb: Sandbox;
   let fake: FakeAiServer;
-  let ctx: OpContext;
+  let ctx: App;
   let server: RunningServer;
   let readers: ReaderPool;
   let token: string;
@@ -61,6 +63,23 @@ describe("reads on reader workers", () => {
     expect(found.body.data.results[0].path).toBe("Fresh/Walrus.md");
   });
 
+  test("MCP over HTTP runs its read tools on the workers too (a costly base query holds a reader, not the thread that answers)", async () => {
+    const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+    const client = new CheckedClient({ name: "pool", version: "0" });
+    await client.connect(transport);
+    try {
+      const before = readers.answered;
+      const r = await client.callTool({ name: "base_query", arguments: { base: 'filters: file.ext == "md"' } });
+      expect(r.isError).not.toBe(true);
+      expect(readers.answered).toBe(before + 1);
+      // A write stays on this thread.
+      await client.callTool({ name: "note_write", arguments: { path: "Fresh/Pool.md", content: "# Pool\n" } });
+      expect(readers.answered).toBe(before + 1);
+    } finally {
+      await client.close();
+    }
+  });
+
   test("a worker's embedding coverage and vectors follow the main thread's embedding runs", async () => {
     await embedded();
     const settled = await call("GET", "/v1/vault/status?probe=false");
@@ -95,7 +114,7 @@ describe("reads on reader workers", () => {
 
 describe("a reader worker that dies", () => {
   let sb: Sandbox;
-  let ctx: OpContext;
+  let ctx: App;
   let pool: ReaderPool;
 
   beforeAll(async () => {

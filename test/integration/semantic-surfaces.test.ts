@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { type FakeAiServer, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { assertRestOutput, CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -11,7 +11,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
 let sb: Sandbox;
 let fake: FakeAiServer;
 let server: RunningServer;
-let ctx: OpContext;
+let ctx: App;
 let token: string;
 
 async function post(path: string, body: unknown) {

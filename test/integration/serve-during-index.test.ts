@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
-import type { IndexReport } from "../../src/index/indexer.ts";
-import type { OpContext } from "../../src/ops/context.ts";
+import type { IndexReport } from "../../src/index/build/indexer.ts";
 import { indexWriteLocked } from "../support/index-rows.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -18,7 +18,7 @@ const NOTES = 3000;
 const FILLER = "Words about the project, its plans and the people in it, to give the indexer some work.\n".repeat(30);
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let admin: string;
 const reports: IndexReport[] = [];

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
+import type { App } from "../../src/app/context.ts";
 import { linkBacklinks, linkForward } from "../../src/links/ops.ts";
 import { noteRead } from "../../src/notes/ops.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -12,7 +12,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
  * Typed links). A small vault, then kepano's, whose books point at their authors and genres.
  */
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 const FILES = {
   "Projects.md": "# Projects\n",
@@ -91,7 +91,7 @@ describe("typed links", () => {
 
 describe("typed links in kepano's vault", () => {
   let kepano: Sandbox;
-  let kctx: OpContext;
+  let kctx: App;
 
   beforeAll(async () => {
     kepano = sandbox();

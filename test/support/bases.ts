@@ -1,9 +1,10 @@
+import { EvalBudget } from "../../src/bases/budget.ts";
 import { startOfDay } from "../../src/bases/dates.ts";
 import type { Entry, World } from "../../src/bases/entry.ts";
 import { compileExpression } from "../../src/bases/expr/compile.ts";
 import type { Env, Row } from "../../src/bases/expr/scope.ts";
 import { LinkValue, type Value } from "../../src/bases/values.ts";
-import { LinkResolver } from "../../src/links/resolve.ts";
+import { LinkResolver } from "../../src/vault/link-resolver.ts";
 import { fileKind } from "../../src/vault/scan.ts";
 
 /** A file of an in-memory vault for expression tests: what the index would hold for it. */
@@ -61,6 +62,7 @@ export class MemoryVault implements World {
       thisEntry: this.entry(opts.thisPath ?? path)!,
       now: Date.parse(opts.now ?? "2025-06-15T12:00:00"),
       today: startOfDay(Date.parse(opts.now ?? "2025-06-15T12:00:00")),
+      budget: new EvalBudget(),
       formula(row: Row, name: string) {
         const f = compiledFormulas.get(name);
         return f ? f({ env, row, locals: null }) : null;

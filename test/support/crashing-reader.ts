@@ -6,8 +6,8 @@
  */
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import "../../src/ops/reader-worker.ts";
-import type { ToReader } from "../../src/ops/reader-protocol.ts";
+import "../../src/app/reader-worker.ts";
+import type { ToReader } from "../../src/app/reader-protocol.ts";
 
 declare const self: Worker;
 

@@ -8,9 +8,12 @@
  * down, refuse big batches or act like an Ollama older than /api/embed.
  */
 
-import type { ProviderName } from "../../src/ai/types.ts";
+import type { ProviderName } from "../../src/providers/types.ts";
 import { type ChatReply, type ChatScript, chatResponse, type FakeChat, parseChat } from "./fake-chat.ts";
 import { fakeTokens } from "./fake-words.ts";
+import { ollamaChatRules } from "./ollama-rules.ts";
+import { reasoningRefusal } from "./openai-reasoning-rules.ts";
+import { refuseStrictSchema } from "./openai-strict.ts";
 
 export interface FakeRequest {
   /** e.g. "/api/embed", "/v1/embeddings". */
@@ -41,6 +44,11 @@ export interface FakeKnobs {
   legacyOllama: boolean;
   /** Chat replies that are not JSON (rerank must fall back). */
   garbageChat: boolean;
+  /**
+   * Hold Ollama chat requests to Ollama's context and grammar rules (test/support/ollama-rules.ts).
+   * false: a lenient server, for benchmarks of an indx from before it sent num_ctx.
+   */
+  ollamaRules: boolean;
   /** An API key the OpenAI routes require (Bearer). null: none. */
   apiKey: string | null;
   /**
@@ -85,6 +93,10 @@ export const FAKE_MODELS: Record<string, number> = {
   "fake-chat": 0,
   // A gateway model id: the gateway names models vendor/model.
   "anthropic/claude-haiku-4-5": 0,
+  // OpenAI reasoning models: they refuse max_tokens and temperature (test/support/openai-reasoning-rules.ts).
+  "gpt-5-mini": 0,
+  "o4-mini": 0,
+  "openai/gpt-5.1": 0,
 };
 
 const tokenVectors = new Map<string, Int8Array>();
@@ -146,6 +158,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     maxBatch: 0,
     legacyOllama: false,
     garbageChat: false,
+    ollamaRules: true,
     apiKey: null,
     synonyms: null,
   };
@@ -243,6 +256,12 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
       if (path === "/api/chat" || path === "/v1/chat/completions") {
         const chat = parseChat(isOpenAI ? "openai" : "ollama", body, req.headers.get("authorization"));
         state.chats.push(chat);
+        const refused = isOpenAI ? refuseStrictSchema(body, model) : null;
+        if (refused) return refused;
+        const ollamaRefusal = isOpenAI || !k.ollamaRules ? null : ollamaChatRules(chat, body);
+        if (ollamaRefusal) return ollamaRefusal;
+        const reasoning = isOpenAI ? reasoningRefusal(model, body) : null;
+        if (reasoning) return reasoning;
         if (k.chatDelayMs) await Bun.sleep(k.chatDelayMs);
         const reply = nextReply(chat);
         if (!reply.status && reply.rawBody === undefined && (!model || !(model in FAKE_MODELS)))

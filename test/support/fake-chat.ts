@@ -4,7 +4,7 @@
  * final usage chunk), with replies a test scripts or a default shaped by the requested schema.
  *
  * The default reply follows the model-facing contract of the AI runtime: a schema property
- * `citations` (items with `passage` and `quote`) is filled from the `<passage id=…>` blocks of the
+ * `citations` (items with `passage` and `quote`) is filled from the `[P<n>] path § heading` passages of the
  * last user message, citing the passage with the most words in common with the rest of that
  * message and quoting one of its sentences verbatim; `supported` (boolean) says whether any passage
  * shares a word with it; a rerank prompt ("Query: …" and "[n] …" passages) is graded by overlap;
@@ -22,6 +22,8 @@ export interface ChatReply {
   usage?: { input: number; output: number } | null;
   /** Answer with this HTTP status and the protocol's error body. */
   status?: number;
+  /** With status (a 429): the Retry-After header sent. */
+  retryAfter?: string;
   /** Answer with this body instead of a protocol reply (e.g. an HTML error page); status 200 unless set. */
   rawBody?: string;
   /** Wait this long before answering, ms. */
@@ -100,7 +102,7 @@ export async function chatResponse(chat: FakeChat, reply: ChatReply, signal: Abo
       chat.protocol === "openai"
         ? { error: { message: "the fake server was scripted to fail", type: "server_error", code: null } }
         : { error: "the fake server was scripted to fail" },
-      { status: reply.status },
+      { status: reply.status, ...(reply.retryAfter ? { headers: { "retry-after": reply.retryAfter } } : {}) },
     );
   const value = reply.content ?? defaultContent(chat.schema, lastUserMessage(chat));
   const content = typeof value === "string" ? value : JSON.stringify(value);
@@ -244,12 +246,55 @@ function isCitationList(s: Json): boolean {
   return s.type === "array" && "passage" in props && "quote" in props;
 }
 
-const PASSAGE = /<passage\s+id="([^"]+)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
+/** One passage of a prompt as src/ai/passages.ts renders it. */
+export interface PromptPassage {
+  id: string;
+  path: string;
+  heading: string | null;
+  text: string;
+}
+
+/**
+ * The passages of a prompt: each starts with a header line `[P3] path § heading`, runs to the next
+ * header or to the `[end of passages]` line; text outside any passage (instructions, a group's
+ * tags, a key point of a reduce step) is left out.
+ */
+export function parsePassages(prompt: string): PromptPassage[] {
+  const out: PromptPassage[] = [];
+  let current: { id: string; path: string; heading: string | null; lines: string[] } | null = null;
+  const close = () => {
+    if (current) out.push({ id: current.id, path: current.path, heading: current.heading, text: current.lines.join("\n") });
+    current = null;
+  };
+  for (const line of prompt.split("\n")) {
+    const header = /^\[(P\d+)\] (.*)$/.exec(line);
+    if (header) {
+      close();
+      const [path, heading] = header[2]!.split(" § ");
+      current = { id: header[1]!, path: path!, heading: heading ?? null, lines: [] };
+    } else if (line === "[end of passages]") close();
+    else current?.lines.push(line.replace(/^\\(\[P\d+\]|\[end of passages\])/, "$1"));
+  }
+  close();
+  return out;
+}
+
+/** The prompt's text that is not inside a passage: the question or the task. */
+function outsidePassages(prompt: string): string {
+  let inside = false;
+  const out: string[] = [];
+  for (const line of prompt.split("\n")) {
+    if (/^\[P\d+\] /.test(line)) inside = true;
+    else if (line === "[end of passages]") inside = false;
+    else if (!inside) out.push(line);
+  }
+  return out.join("\n");
+}
 
 /** Cites the passage with the most words in common with the rest of the prompt (the question or task). */
 function ground(prompt: string): Grounding {
-  const passages = [...prompt.matchAll(PASSAGE)].map((m) => ({ id: m[1]!, text: m[2]! }));
-  const question = prompt.replace(PASSAGE, " ");
+  const passages = parsePassages(prompt);
+  const question = outsidePassages(prompt);
   if (passages.length === 0) return { cite: null, supported: false };
   const scored = passages.map((p) => ({ p, shared: shared(question, p.text) }));
   const best = scored.reduce((a, b) => (b.shared > a.shared ? b : a));
@@ -290,9 +335,6 @@ function isRelateList(s: Json | undefined): boolean {
   return s?.type === "array" && "candidate" in props && "relation" in props;
 }
 
-const PASSAGE_WITH_PATH = /<passage\s+id="([^"]+)"\s+path="([^"]*)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
-const unattr = (s: string) => s.replaceAll("&lt;", "<").replaceAll("&quot;", '"').replaceAll("&amp;", "&");
-
 /**
  * A relate reply: each candidate sharing content words with the source is related, labelled
  * `cites` when the prompt says the source links it (and cites is offered), else with the first label
@@ -300,7 +342,7 @@ const unattr = (s: string) => s.replaceAll("&lt;", "<").replaceAll("&quot;", '"'
  * quotes the best sentence of each note.
  */
 function relateEdges(prompt: string): { edges: Json[] } {
-  const passages = [...prompt.matchAll(PASSAGE_WITH_PATH)].map((m) => ({ id: m[1]!, path: unattr(m[2]!), text: m[3]! }));
+  const passages = parsePassages(prompt);
   const source = /^Source S: (.+)$/m.exec(prompt)?.[1] ?? "";
   const labels = (/^Relations: (.+)$/m.exec(prompt)?.[1] ?? "same_topic").split(", ");
   const of = (path: string) => passages.filter((p) => p.path === path);
@@ -313,12 +355,14 @@ function relateEdges(prompt: string): { edges: Json[] } {
     const common = shared(mineText, theirText);
     if (common === 0 || mine.length === 0 || theirs.length === 0) continue;
     const smaller = Math.min(new Set(fakeTokens(mineText)).size, new Set(fakeTokens(theirText)).size);
+    const citations = [quoteOf(mine, theirText), quoteOf(theirs, mineText)];
     edges.push({
       candidate: m[1],
       relation: m[3] && labels.includes("cites") ? "cites" : labels[0],
       confidence: Math.round((common / Math.max(1, smaller)) * 100) / 100,
-      rationale: `Both notes share ${common} content word${common === 1 ? "" : "s"}.`,
-      citations: [quoteOf(mine, theirText), quoteOf(theirs, mineText)],
+      // An honest model's rationale: what the source says, in its words (a rationale is grounded like any prose).
+      rationale: citations[0]!.quote,
+      citations,
     });
   }
   return { edges };

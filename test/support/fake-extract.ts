@@ -5,14 +5,12 @@
  * under a quote the note does not hold (so no citation survives). Without either line the data is
  * an empty list, citing the note's first passage.
  */
-import type { ChatReply, FakeChat } from "./fake-chat.ts";
-
-const PASSAGE = /<passage\s+id="([^"]+)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
+import { type ChatReply, type FakeChat, parsePassages } from "./fake-chat.ts";
 
 export function extractReplies(chat: FakeChat): ChatReply | undefined {
   if (!chat.system.includes("You extract structured data")) return undefined;
   const prompt = chat.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
-  const passages = [...prompt.matchAll(PASSAGE)].map((m) => ({ id: m[1]!, text: m[2]! }));
+  const passages = parsePassages(prompt);
   for (const p of passages)
     for (const line of p.text.split("\n")) {
       const wanted = /^Extract (wanted|uncited): (.*)$/.exec(line.trim());

@@ -5,15 +5,13 @@
  * with those confidences (0.9 when left out), each citing that line; `Fields wanted: status=active;
  * due=2026-09-01` proposes those field values (JSON values are parsed: `n=3`, `l=["a","b"]`).
  */
-import type { ChatReply, FakeChat } from "./fake-chat.ts";
-
-const PASSAGE = /<passage\s+id="([^"]+)"[^>]*>\n?([\s\S]*?)\n?<\/passage>/g;
+import { type ChatReply, type FakeChat, parsePassages } from "./fake-chat.ts";
 
 /** The first passage line starting with `prefix`, with its passage id. */
 function wanted(chat: FakeChat, prefix: string): { passage: string; line: string; value: string } | null {
   const prompt = chat.messages.filter((m) => m.role === "user").at(-1)?.content ?? "";
-  for (const m of prompt.matchAll(PASSAGE))
-    for (const line of m[2]!.split("\n")) if (line.startsWith(prefix)) return { passage: m[1]!, line: line.trim(), value: line.slice(prefix.length).trim() };
+  for (const p of parsePassages(prompt))
+    for (const line of p.text.split("\n")) if (line.startsWith(prefix)) return { passage: p.id, line: line.trim(), value: line.slice(prefix.length).trim() };
   return null;
 }
 
@@ -27,7 +25,7 @@ export function tagReplies(chat: FakeChat): ChatReply | undefined {
     .map((item) => {
       const at = item.lastIndexOf("@");
       const [tag, confidence] = at > 0 ? [item.slice(0, at), Number(item.slice(at + 1))] : [item, 0.9];
-      return { tag, confidence, rationale: `the note asks for ${tag}`, citations: [{ passage: w!.passage, quote: w!.line }] };
+      return { tag, confidence, rationale: w!.line, citations: [{ passage: w!.passage, quote: w!.line }] };
     });
   return { content: { tags } };
 }
@@ -54,7 +52,7 @@ export function metadataReplies(chat: FakeChat): ChatReply | undefined {
     Object.keys(props).map((key) => [
       key,
       given.has(key)
-        ? { value: given.get(key), confidence: 0.9, rationale: `the note gives ${key}`, citations: [{ passage: w!.passage, quote: w!.line }] }
+        ? { value: given.get(key), confidence: 0.9, rationale: w!.line, citations: [{ passage: w!.passage, quote: w!.line }] }
         : { value: null, confidence: 0, rationale: "not in the note", citations: [] },
     ]),
   );

@@ -2,15 +2,15 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Static, TObject } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import type { CommandDef, Resolvable } from "citty";
+import { OPERATION_BY_NAME } from "../../src/app/registry.ts";
 import { COMMAND_OPS } from "../../src/cli/command.ts";
-import { root } from "../../src/cli/main.ts";
+import { root } from "../../src/cli/root.ts";
 import { IndxError } from "../../src/core/errors.ts";
 import { decodePath } from "../../src/http/request.ts";
 import { matchRoute } from "../../src/http/routes.ts";
 import type { OpContext } from "../../src/ops/context.ts";
 import type { AnyOperation, Operation } from "../../src/ops/define.ts";
 import { invokeOp as invokeUnchecked } from "../../src/ops/invoke.ts";
-import { OPERATION_BY_NAME } from "../../src/ops/registry.ts";
 
 /**
  * Every operation result a test sees goes through here: it must match the operation's output

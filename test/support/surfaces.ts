@@ -1,11 +1,11 @@
 import { expect } from "bun:test";
 import { join } from "node:path";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
+import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHub } from "../../src/mcp/hub.ts";
 import { createSession, type McpSession } from "../../src/mcp/session.ts";
-import type { OpContext } from "../../src/ops/context.ts";
 import type { Scope } from "../../src/ops/define.ts";
 import { assertCliOutput, assertRestOutput, CheckedClient, commandOps } from "./ops.ts";
 import type { Sandbox } from "./vault.ts";
@@ -14,7 +14,7 @@ const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 
 /** One vault on all three surfaces: the REST server on an ephemeral port, an MCP session over the SDK's client, and the CLI in a child process. */
 export interface Surfaces {
-  ctx: OpContext;
+  ctx: App;
   /** A JSON request with the admin token; the answer is checked against the route's output schema and for leaked absolute paths. */
   rest(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: any; headers: Headers }>;
   /** `indx …` in a child process; JSON output is checked against the command's operation. */

@@ -1,8 +1,8 @@
 import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { OpContext } from "../../src/ops/context.ts";
 import { Vault } from "../../src/vault/vault.ts";
 
 // Tests check outputs, not the server's stderr log lines.
@@ -18,7 +18,7 @@ export interface Sandbox {
   /** Environment for a child process or loadConfig: isolates config and data from the user's. */
   env: Record<string, string>;
   write(rel: string, content: string | Uint8Array): void;
-  context(flags?: Record<string, unknown>): OpContext;
+  context(flags?: Record<string, unknown>): App;
   cleanup(): void;
 }
 
@@ -48,7 +48,7 @@ export function sandbox(files: Record<string, string | Uint8Array> = {}, opts: {
       writeFileSync(abs, content);
     },
     context(flags = {}) {
-      return new OpContext(Vault.open(loadConfig({ flags, env })));
+      return new App(Vault.open(loadConfig({ flags, env })));
     },
     cleanup() {
       rmSync(dir, { recursive: true, force: true });

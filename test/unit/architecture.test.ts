@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { importsOf, resolveSpec } from "../../scripts/dev/imports.ts";
 
 /**
  * The storage seam (docs/decisions.md): SQLite is an implementation detail of src/index. Outside
@@ -145,5 +146,289 @@ describe("the storage seam", () => {
       for (const v of seamViolations(readFileSync(join(SRC, file), "utf8"))) offenders.push(`src/${rel}: ${v}`);
     }
     expect(offenders).toEqual([]);
+  });
+});
+
+/**
+ * The layers of src/ (docs/architecture.md): each unit (a folder; src/main.ts is one of its own)
+ * has a rank, bottom to top, and its face (the files other units may import). Imports point
+ * down; a unit is entered only through its face; units of the same rank are features side by
+ * side, and only their operation files (ops.ts, <topic>-ops.ts) may import across them.
+ */
+export const RANKS: readonly (readonly string[])[] = [
+  ["core"],
+  ["ops"],
+  ["dates", "config", "markdown", "events", "auth"],
+  ["vault"],
+  ["index/lexical"],
+  ["index/storage"],
+  // Above the index's storage: the deny wall reads the index, the cost cap the spend ledger (docs/decisions.md).
+  ["providers"],
+  ["bases", "patch"],
+  ["index/build"],
+  ["search"],
+  ["embeddings"],
+  ["ai"],
+  ["writes"],
+  ["canvas", "templates"],
+  ["links", "periodic"],
+  ["context", "notes", "tags"],
+  ["attachments"],
+  ["ai/ops"],
+  ["maintenance"],
+  ["app"],
+  ["mcp"],
+  ["http"],
+  ["cli"],
+  ["main.ts"],
+];
+
+/** What other units may import of a unit; "*": every file (a small folder of shared parts). */
+export const FACES: Record<string, readonly string[] | "*"> = {
+  core: "*",
+  ops: "*",
+  dates: "*",
+  config: "*",
+  events: "*",
+  auth: "*",
+  templates: "*",
+  maintenance: "*",
+  markdown: [
+    "blocks.ts",
+    "chars.ts",
+    "chunks.ts",
+    "fences.ts",
+    "frontmatter.ts",
+    "headings.ts",
+    "links.ts",
+    "parse.ts",
+    "scanner.ts",
+    "tags.ts",
+    "tasks.ts",
+    "types.ts",
+  ],
+  vault: ["glob.ts", "link-resolver.ts", "obsidian-app.ts", "paths.ts", "read.ts", "scan.ts", "vault.ts"],
+  providers: ["globs.ts", "meter.ts", "pricing.ts", "probe.ts", "providers.ts", "settings.ts", "spend.ts", "tokens.ts", "types.ts", "wall.ts"],
+  "index/lexical": ["bm25.ts", "fts5-postings.ts", "marks.ts", "match-windows.ts", "search-document.ts", "unicode61.ts"],
+  "index/storage": [
+    "ai-db.ts",
+    "chunk-keys.ts",
+    "connection.ts",
+    "corruption.ts",
+    "integrity.ts",
+    "note-text.ts",
+    "queries/bases.ts",
+    "queries/candidates.ts",
+    "queries/chunks.ts",
+    "queries/files.ts",
+    "queries/fts.ts",
+    "queries/links.ts",
+    "queries/lists.ts",
+    "rows.ts",
+    "schema.ts",
+    "sqlite-vec.ts",
+    "state-db.ts",
+    "store.ts",
+    "vectors.ts",
+  ],
+  "index/build": ["file-rows.ts", "indexer.ts", "jobs.ts", "watcher.ts", "worker-runner.ts"],
+  bases: ["cells.ts", "expr/parser.ts", "ops.ts", "properties.ts", "where.ts"],
+  patch: ["engine.ts", "schema.ts"],
+  search: ["filter.ts", "fusion-weight.ts", "ops.ts", "related.ts", "semantic.ts", "stopwords.ts"],
+  embeddings: ["job.ts", "service.ts", "store.ts"],
+  ai: [
+    "citations.ts",
+    "invocation.ts",
+    "linear-regex.ts",
+    "passages.ts",
+    "prompts.ts",
+    "scope-fingerprint.ts",
+    "scope.ts",
+    "service.ts",
+    "segments.ts",
+    "session.ts",
+    "stream.ts",
+  ],
+  "ai/ops": [
+    "ask/ask-ops.ts",
+    "extract/extract-ops.ts",
+    "metadata/fields.ts",
+    "metadata/metadata-ops.ts",
+    "relate/relate-ops.ts",
+    "status-ops.ts",
+    "summarize/summarize-ops.ts",
+    "tag/tag-ops.ts",
+    "toc/toc-ops.ts",
+  ],
+  writes: ["diff.ts", "edit.ts", "encoding.ts", "idempotency.ts", "pipeline.ts", "schemas.ts"],
+  canvas: ["json-spans.ts", "ops.ts"],
+  links: ["anchors.ts", "graph.ts", "link-text.ts", "ops.ts", "rewrite.ts", "sources.ts", "typed.ts"],
+  periodic: ["note.ts", "ops.ts"],
+  context: ["ops.ts", "schema.ts"],
+  notes: ["mime.ts", "move-ops.ts", "ops.ts", "read-many-ops.ts", "retrieval-ops.ts", "write-ops.ts"],
+  tags: ["ops.ts", "rename-ops.ts", "valid.ts"],
+  attachments: ["write-ops.ts"],
+  app: ["context.ts", "reader-pool.ts", "registry.ts"],
+  mcp: ["catalogue.ts", "http.ts", "stdio.ts"],
+  http: ["serve.ts"],
+  cli: ["main.ts", "root.ts"],
+  "main.ts": "*",
+};
+
+/**
+ * Type-only imports that point up, each with its reason. Types vanish at run time, so these cost
+ * no loading and make no cycle; each is still a place where a lower layer knows a higher one.
+ */
+const CONTEXT = "the OpContext interface names the services the composition root (src/app) builds; operations see their types, never their constructors";
+const EMBEDDINGS =
+  "search reads the vectors the embeddings service keeps, and the service measures search (fusion-weight.ts) after a run, so the service sits above search and search knows it by type only";
+export const TYPE_ONLY_UP: Record<string, string> = {
+  "ops/context.ts -> ai/service.ts": CONTEXT,
+  "ops/context.ts -> ai/stream.ts": CONTEXT,
+  "ops/context.ts -> embeddings/service.ts": CONTEXT,
+  "ops/context.ts -> events/hub.ts": CONTEXT,
+  "ops/context.ts -> index/build/indexer.ts": CONTEXT,
+  "ops/context.ts -> index/build/jobs.ts": CONTEXT,
+  "ops/context.ts -> index/storage/store.ts": CONTEXT,
+  "ops/context.ts -> vault/vault.ts": CONTEXT,
+  "ops/context.ts -> writes/idempotency.ts": CONTEXT,
+  "ops/context.ts -> writes/pipeline.ts": CONTEXT,
+  "search/semantic.ts -> embeddings/store.ts": EMBEDDINGS,
+  "search/fusion-weight.ts -> embeddings/store.ts": EMBEDDINGS,
+  "search/ops.ts -> embeddings/service.ts": EMBEDDINGS,
+  "search/ops.ts -> embeddings/store.ts": EMBEDDINGS,
+};
+
+/** Operation files: the only files that call defineOp, and the only ones that import across features of a rank. */
+export const OP_FILE = /(?:^|\/|-)ops\.ts$/;
+
+const UNITS = RANKS.flat();
+const RANK = new Map(RANKS.flatMap((units, rank) => units.map((u) => [u, rank] as const)));
+
+/** The unit of a path relative to src/: the longest unit that is a folder holding it, else src/main.ts. */
+export function unitOf(rel: string): string {
+  let best = "main.ts";
+  for (const u of UNITS) if (rel.startsWith(`${u}/`) && (best === "main.ts" || u.length > best.length)) best = u;
+  return best;
+}
+
+export interface Finding {
+  from: string;
+  to: string;
+  typeOnly: boolean;
+}
+
+/** Every import between two files of src/, paths relative to src/. */
+export function sourceImports(files: Iterable<[string, string]>): Finding[] {
+  const out: Finding[] = [];
+  for (const [rel, text] of files)
+    for (const imp of importsOf(text)) {
+      const to = resolveSpec(`src/${rel}`, imp.spec);
+      if (to?.startsWith("src/")) out.push({ from: rel, to: to.slice(4), typeOnly: imp.typeOnly });
+    }
+  return out;
+}
+
+/** What breaks the layering, as lines "from -> to: why". Type-only upward imports listed in `allowed` pass. */
+export function layerViolations(imports: Finding[], allowed: Record<string, string> = TYPE_ONLY_UP): string[] {
+  const out: string[] = [];
+  for (const i of imports) {
+    const [a, b] = [unitOf(i.from), unitOf(i.to)];
+    if (a === b) continue;
+    const [ra, rb] = [RANK.get(a) ?? -1, RANK.get(b) ?? -1];
+    const edge = `${i.from} -> ${i.to}`;
+    const up = rb > ra || (rb === ra && !OP_FILE.test(i.from));
+    if (up && !(i.typeOnly && edge in allowed))
+      out.push(`${edge}: ${i.typeOnly ? "type-only " : ""}import ${rb > ra ? "up" : "across features"} (${a} → ${b})`);
+    const face = FACES[b];
+    if (face !== undefined && face !== "*" && !face.includes(i.to.slice(b.length + 1))) out.push(`${edge}: not in the face of ${b}`);
+    if (i.to === "app/registry.ts" && ra < (RANK.get("app") ?? 0)) out.push(`${edge}: only the top imports the registry`);
+  }
+  return out;
+}
+
+function readSources(): [string, string][] {
+  return [...new Bun.Glob("**/*.ts").scanSync(SRC)]
+    .map((f) => f.split("\\").join("/"))
+    .filter((f) => !f.endsWith(".d.ts"))
+    .map((f) => [f, readFileSync(join(SRC, f), "utf8")]);
+}
+
+describe("the layer checker", () => {
+  test("finds an import that points up, at run time or type-only, and one that skips a face", () => {
+    const found = layerViolations(
+      [
+        { from: "core/errors.ts", to: "ai/service.ts", typeOnly: false },
+        { from: "vault/vault.ts", to: "providers/settings.ts", typeOnly: true },
+        { from: "search/ops.ts", to: "index/storage/store.ts", typeOnly: false },
+        { from: "search/ops.ts", to: "index/storage/queries/stats.ts", typeOnly: false },
+      ],
+      {},
+    );
+    expect(found).toEqual([
+      "core/errors.ts -> ai/service.ts: import up (core → ai)",
+      "vault/vault.ts -> providers/settings.ts: type-only import up (vault → providers)",
+      "search/ops.ts -> index/storage/queries/stats.ts: not in the face of index/storage",
+    ]);
+  });
+
+  test("features of one rank meet only in operation files", () => {
+    const across = (from: string) => layerViolations([{ from, to: "notes/mime.ts", typeOnly: false }], {});
+    expect(across("tags/rename.ts")).toEqual(["tags/rename.ts -> notes/mime.ts: import across features (tags → notes)"]);
+    expect(across("tags/rename-ops.ts")).toEqual([]);
+    expect(across("tags/ops.ts")).toEqual([]);
+  });
+
+  test("a listed type-only import passes; the same import at run time does not", () => {
+    const edge = { from: "vault/vault.ts", to: "providers/settings.ts", typeOnly: true };
+    expect(layerViolations([edge], { "vault/vault.ts -> providers/settings.ts": "a reason" })).toEqual([]);
+    expect(layerViolations([{ ...edge, typeOnly: false }], { "vault/vault.ts -> providers/settings.ts": "a reason" })).toHaveLength(1);
+  });
+});
+
+describe("the layers of src/", () => {
+  const sources = readSources();
+  const imports = sourceImports(sources);
+
+  test("every folder has a rank and a face", () => {
+    const folders = new Set(sources.map(([f]) => unitOf(f)));
+    const unranked = sources.map(([f]) => f).filter((f) => f.includes("/") && unitOf(f) === "main.ts");
+    expect(unranked).toEqual([]);
+    for (const u of folders) expect(FACES[u]).toBeDefined();
+    for (const [u, face] of Object.entries(FACES))
+      if (face !== "*") for (const f of face) expect(sources.some(([s]) => s === `${u}/${f}`) ? `${u}/${f}` : `missing: ${u}/${f}`).toBe(`${u}/${f}`);
+  });
+
+  test("imports point down, enter a folder through its face, and leave the registry to the top", () => {
+    expect(layerViolations(imports)).toEqual([]);
+  });
+
+  test("every listed upward type-only import still exists (the list only shrinks)", () => {
+    const edges = new Set(imports.filter((i) => i.typeOnly).map((i) => `${i.from} -> ${i.to}`));
+    expect(Object.keys(TYPE_ONLY_UP).filter((e) => !edges.has(e))).toEqual([]);
+  });
+
+  test("operation files are named ops.ts or <topic>-ops.ts, and only they define operations", () => {
+    const defines = sources.filter(([, text]) => /\bdefineOp\(/.test(text)).map(([f]) => f);
+    const named = sources.map(([f]) => f).filter((f) => OP_FILE.test(f));
+    expect(defines.filter((f) => !OP_FILE.test(f) && f !== "ops/define.ts")).toEqual([]);
+    expect(named.filter((f) => !defines.includes(f))).toEqual([]);
+  });
+
+  test("no two files import each other at run time, directly or around a loop", () => {
+    const next = new Map<string, string[]>();
+    for (const i of imports) if (!i.typeOnly) next.set(i.from, [...(next.get(i.from) ?? []), i.to]);
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const walk = (f: string, path: string[]) => {
+      state.set(f, "open");
+      for (const t of next.get(f) ?? []) {
+        if (state.get(t) === "open") cycles.push([...path.slice(path.indexOf(t)), t].join(" → "));
+        else if (!state.has(t)) walk(t, [...path, t]);
+      }
+      state.set(f, "done");
+    };
+    for (const f of next.keys()) if (!state.has(f)) walk(f, [f]);
+    expect(cycles).toEqual([]);
   });
 });

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
+import { OPERATIONS } from "../../src/app/registry.ts";
 import { ROUTES } from "../../src/http/routes.ts";
 import { visibleTools } from "../../src/mcp/catalogue.ts";
 import type { AnyOperation } from "../../src/ops/define.ts";
-import { OPERATIONS } from "../../src/ops/registry.ts";
 import { commandOps } from "../support/ops.ts";
 import { sandbox } from "../support/vault.ts";
 

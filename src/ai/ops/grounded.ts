@@ -65,6 +65,17 @@ export function streamCitations(ctx: OpContext, citations: readonly Citation[]):
   for (const citation of citations) ctx.aiStream({ type: "ai.citation", citation });
 }
 
+/**
+ * A result's text, once it is whole and grounded, to a caller that streams (ai_toc): one
+ * `ai.partial` with the text, then its citations. Nothing unverified is in it, so nothing sent
+ * is ever withdrawn.
+ */
+export function streamText(ctx: OpContext, text: string, citations: readonly Citation[]): void {
+  if (!ctx.aiStream) return;
+  if (text) ctx.aiStream({ type: "ai.partial", delta: text });
+  streamCitations(ctx, citations);
+}
+
 /** Warnings that repeat (a citation warning per key point, tag, field or edge) said once. */
 export function uniqueWarnings(warnings: readonly Warning[]): Warning[] {
   const seen = new Set<string>();

@@ -1,9 +1,9 @@
 import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
-import { type ApplyInput, checkIfMatch } from "../apply/controls.ts";
 import { type Passage, passagesForPaths } from "../passages.ts";
 import type { AiScope } from "../scope.ts";
+import { type ApplyInput, checkIfMatch } from "./apply/controls.ts";
 import { fitToBudget, notesInScope } from "./grounded.ts";
 
 /** One note as the model reads it for a per-note suggestion: the passages that fit, all of one version. */

@@ -64,6 +64,8 @@ function compileNode(node: Node, formulas: Set<string>): Compiled {
       if (node.op === "&&") return (s) => (isTruthy(left(s)) ? right(s) : left(s));
       if (node.op === "||") return (s) => (isTruthy(left(s)) ? left(s) : right(s));
       const op = node.op;
+      // A concatenation is paid for and capped like a call's result (src/bases/budget.ts).
+      if (op === "+") return (s) => s.env.budget.made(applyBinary(op, left(s), right(s)));
       return (s) => applyBinary(op, left(s), right(s));
     }
     case "member":
@@ -116,11 +118,11 @@ function compileCall(node: Extract<Node, { kind: "call" }>, formulas: Set<string
     const def = own(GLOBALS, callee.name);
     if (!def) throw new ExpressionError(`Unknown function '${callee.name}'`, callee.at);
     checkArity(callee.name, def.arity, args.length, callee.at);
-    if ("lazy" in def) return (s) => def.call(null, args, s);
+    if ("lazy" in def) return (s) => s.env.budget.made(def.call(null, args, s));
     return (s) => {
       const values = args.map((a) => a(s));
       const failed = values.find((v) => v instanceof ErrorValue);
-      return failed ?? def.call(null, values, s);
+      return failed ?? s.env.budget.made(def.call(null, values, s));
     };
   }
   if (callee.kind !== "member") throw new ExpressionError("Only functions and methods can be called", node.at);

@@ -1,3 +1,4 @@
+import { unsupportedRegex } from "../regex.ts";
 import { ExpressionError } from "./errors.ts";
 
 export type TokenKind = "number" | "string" | "ident" | "op" | "regex" | "eof";
@@ -120,5 +121,7 @@ function readRegex(src: string, start: number): [string, string, number] {
   } catch {
     throw new ExpressionError("Invalid regular expression", start);
   }
+  const unsupported = unsupportedRegex(source, flags);
+  if (unsupported) throw new ExpressionError(`Unsupported regular expression: ${unsupported}`, start);
   return [source, flags, j];
 }

@@ -1,3 +1,4 @@
+import type { EvalBudget } from "../budget.ts";
 import type { Entry, World } from "../entry.ts";
 import type { Value } from "../values.ts";
 
@@ -13,6 +14,8 @@ export interface Env {
   now: number;
   /** Local midnight of `now`. */
   today: number;
+  /** What the query's expressions may still cost (src/bases/budget.ts). */
+  budget: EvalBudget;
   /** A formula's value for a row, computed once and cached on the row. */
   formula(row: Row, name: string): Value;
 }

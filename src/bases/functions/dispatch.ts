@@ -1,4 +1,5 @@
 /** Which field or method a name means on a value: the tables of each type, then the ones every value has. */
+import { EvalBudget } from "../budget.ts";
 import type { Entry } from "../entry.ts";
 import type { Compiled, Scope } from "../expr/scope.ts";
 import { DateValue, DurationValue, ErrorValue, error, FileValue, isList, LinkValue, ObjectValue, ThisValue, type Value } from "../values.ts";
@@ -65,14 +66,17 @@ export const NO_METHOD = Symbol("no method");
 function callDef<T>(def: AnyMethodDef<T>, self: T, name: string, args: readonly Compiled[], scope: Scope): Value {
   const [min, max] = def.arity;
   if (args.length < min || args.length > max) return error(`${name}() takes ${min === max ? min : `${min} to ${max}`} arguments`);
-  if ("lazy" in def) return def.call(self, args, scope);
+  // The receiver is paid for before the call, the result after it (src/bases/budget.ts).
+  const budget = scope.env.budget;
+  budget.spend(EvalBudget.sizeOf(self as Value));
+  if ("lazy" in def) return budget.made(def.call(self, args, scope));
   const values: Value[] = [];
   for (const a of args) {
     const v = a(scope);
     if (v instanceof ErrorValue) return v;
     values.push(v);
   }
-  return def.call(self, values, scope);
+  return budget.made(def.call(self, values, scope));
 }
 
 /**

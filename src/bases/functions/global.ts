@@ -3,6 +3,7 @@ import { toText } from "../expr/operators.ts";
 import { ascending } from "../order.ts";
 import { DateValue, DurationValue, ErrorValue, error, FileValue, isList, isTruthy, LinkValue, MarkupValue, type Value } from "../values.ts";
 import { linkTo, targetPath } from "./file.ts";
+import { LEGACY_GLOBALS } from "./legacy.ts";
 import { type GlobalDef, lazyMethod, method } from "./types.ts";
 
 const HTML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -30,6 +31,7 @@ const pathText = (v: Value): string | null =>
   typeof v === "string" ? v : v instanceof FileValue ? v.entry.path : v instanceof LinkValue ? (v.target ?? v.linkpath) : null;
 
 export const GLOBALS: Readonly<Record<string, GlobalDef>> = {
+  ...LEGACY_GLOBALS,
   escapeHTML: method([1, 1], (_, [html]) => toText(html!).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!)),
   date: method([1, 1], (_, [v]) => {
     if (v instanceof DateValue || v === null) return v!;

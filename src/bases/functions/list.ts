@@ -83,7 +83,11 @@ export const LIST_METHODS: MethodTable<List> = {
     return l.slice(start ?? 0, end ?? undefined);
   }),
   sort: method([0, 0], (l) => [...l].sort((a, b) => (sortsLast(a) ? (sortsLast(b) ? 0 : 1) : sortsLast(b) ? -1 : ascending(a, b)))),
-  unique: method([0, 0], (l) => l.filter((v, i) => l.findIndex((w) => valuesEqual(v, w)) === i)),
+  unique: method([0, 0], (l, _args, scope) => {
+    // Each item is compared with those before it.
+    scope.env.budget.spend((l.length * l.length) / 2);
+    return l.filter((v, i) => l.findIndex((w) => valuesEqual(v, w)) === i);
+  }),
   sum: method([0, 0], (l) => sum(l)),
   mean: method([0, 0], (l) => {
     const ns = numbers(l);

@@ -1,4 +1,5 @@
 import { toText } from "../expr/operators.ts";
+import { regexTest } from "../regex.ts";
 import type { ObjectValue } from "../values.ts";
 import { type MethodTable, method } from "./types.ts";
 
@@ -9,6 +10,6 @@ export const OBJECT_METHODS: MethodTable<ObjectValue> = {
 };
 
 export const REGEXP_METHODS: MethodTable<RegExp> = {
-  // A fresh copy: a /g regex keeps lastIndex between calls, which would make rows depend on order.
-  matches: method([1, 1], (re, [text]) => new RegExp(re.source, re.flags).test(toText(text!))),
+  // On RE2 (src/bases/regex.ts): linear in the text, and no lastIndex kept between rows.
+  matches: method([1, 1], (re, [text]) => regexTest(re, toText(text!))),
 };

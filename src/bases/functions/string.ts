@@ -1,4 +1,5 @@
 import { toText } from "../expr/operators.ts";
+import { regexReplace, regexSplit } from "../regex.ts";
 import { error, type Value } from "../values.ts";
 import { type FieldTable, type MethodTable, method } from "./types.ts";
 
@@ -9,7 +10,7 @@ const titleCase = (s: string) => s.toLowerCase().replace(/(^|[\s\-_([{"'])(\p{L}
 
 function replaceText(self: string, pattern: Value, replacement: Value): Value {
   const repl = toText(replacement);
-  if (pattern instanceof RegExp) return self.replace(pattern, repl);
+  if (pattern instanceof RegExp) return regexReplace(self, pattern, repl);
   if (typeof pattern !== "string") return error("replace() takes a string or a regular expression");
   return self.replaceAll(pattern, () => repl);
 }
@@ -17,6 +18,7 @@ function replaceText(self: string, pattern: Value, replacement: Value): Value {
 function splitText(self: string, separator: Value, limit: Value): Value {
   if (!(separator instanceof RegExp) && typeof separator !== "string") return error("split() takes a string or a regular expression");
   if (limit !== null && limit !== undefined && typeof limit !== "number") return error("split() takes a number as its limit");
+  if (separator instanceof RegExp) return regexSplit(self, separator, typeof limit === "number" ? limit : null);
   return typeof limit === "number" ? self.split(separator, limit) : self.split(separator);
 }
 

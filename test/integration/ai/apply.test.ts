@@ -1,18 +1,18 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { applyPlans } from "../../../src/ai/apply/apply.ts";
-import type { NotePlanner } from "../../../src/ai/apply/plan.ts";
-import { proposedPatches } from "../../../src/ai/apply/proposed.ts";
+import { applyPlans } from "../../../src/ai/ops/apply/apply.ts";
+import type { NotePlanner } from "../../../src/ai/ops/apply/plan.ts";
+import { proposedPatches } from "../../../src/ai/ops/apply/proposed.ts";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
 import { applyUnifiedDiff } from "../../support/unified-diff.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** The multi-note apply the AI operations share, on a real vault through the real write pipeline. */
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 afterEach(() => {
   ctx?.close();

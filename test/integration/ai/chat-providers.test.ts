@@ -1,9 +1,10 @@
 import { afterAll, beforeEach, describe, expect, test } from "bun:test";
-import { createChatProvider } from "../../../src/ai/providers.ts";
-import { chatSettings } from "../../../src/ai/settings.ts";
-import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
-import { DenyWall } from "../../../src/ai/wall.ts";
+import { providerSchema } from "../../../src/ai/provider-schema.ts";
 import { loadConfig } from "../../../src/config/load.ts";
+import { createChatProvider } from "../../../src/providers/providers.ts";
+import { chatSettings } from "../../../src/providers/settings.ts";
+import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { FAKE_GATEWAY_KEY, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const fake = startFakeAiServer();
@@ -38,19 +39,24 @@ const ANSWER_SCHEMA = {
     supported: { type: "boolean" },
     citations: {
       type: "array",
-      items: { type: "object", properties: { passage: { type: "string" }, quote: { type: "string" } }, required: ["passage", "quote"] },
+      items: {
+        type: "object",
+        properties: { passage: { type: "string" }, quote: { type: "string" } },
+        required: ["passage", "quote"],
+        additionalProperties: false,
+      },
     },
   },
   required: ["answer", "supported", "citations"],
+  additionalProperties: false,
 };
 
 const PASSAGES = [
-  '<passage id="P1" path="Garden/Tomatoes.md" heading="Care" lines="3-5">',
+  "[P1] Garden/Tomatoes.md § Care",
   "Tomatoes need six hours of sun. Water them deeply twice a week.",
-  "</passage>",
-  '<passage id="P2" path="Kitchen/Bread.md" heading="Starter" lines="1-2">',
+  "[P2] Kitchen/Bread.md § Starter",
   "Feed the sourdough starter with flour and water every day.",
-  "</passage>",
+  "[end of passages]",
 ].join("\n");
 
 describe.each(["ollama", "openai", "vercel-ai-gateway"] as const)("chat provider %s against the fake", (name) => {
@@ -172,9 +178,41 @@ describe.each(["ollama", "openai", "vercel-ai-gateway"] as const)("chat provider
     fake.scriptChat({ hang: true }, { content: "slow", chunks: 3, chunkDelayMs: 5_000 });
     const started = performance.now();
     expect(await failure(provider(name, { INDX_AI_TIMEOUT_MS: "300" }).generate(ask("q")))).toMatchObject({ kind: "timeout", code: "ai_unavailable" });
-    // The timeout covers the whole reply, not only its first byte.
+    // A stream that falls silent longer than the timeout is cut, however long ago it started.
     expect(await failure(provider(name, { INDX_AI_TIMEOUT_MS: "300" }).generate(ask("q", { onDelta: () => {} })))).toMatchObject({ kind: "timeout" });
     expect(performance.now() - started).toBeLessThan(4_000);
+  });
+
+  test("a stream is timed by its silences, not its length: one that keeps coming past the timeout is not cut", async () => {
+    fake.scriptChat({ content: "a long answer that keeps coming", chunks: 6, chunkDelayMs: 250 });
+    const deltas: string[] = [];
+    const res = await provider(name, { INDX_AI_TIMEOUT_MS: "1000" }).generate(ask("q", { onDelta: (d) => deltas.push(d) }));
+    expect(res.text).toBe("a long answer that keeps coming");
+    expect(deltas.length).toBeGreaterThan(1);
+  });
+
+  test("a reply larger than indx reads is reply_too_large (ai_provider_error), and the rest is never read", async () => {
+    const huge = "x".repeat(5 * 1024 * 1024);
+    for (const stream of [false, true]) {
+      fake.scriptChat({ content: huge, chunks: 100 });
+      const err = await failure(provider(name).generate(ask("q", stream ? { onDelta: () => {} } : {})));
+      expect(err).toMatchObject({ kind: "reply_too_large", code: "ai_provider_error" });
+    }
+  });
+
+  test("a reply nested deeper than any reply schema is reply_too_large, streamed or not", async () => {
+    const deep = `{"answer":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+    for (const stream of [false, true]) {
+      fake.scriptChat({ content: deep, chunks: 50 });
+      const err = await failure(provider(name).generate(ask("q", { jsonSchema: ANSWER_SCHEMA, ...(stream ? { onDelta: () => {} } : {}) })));
+      expect(err).toMatchObject({ kind: "reply_too_large", code: "ai_provider_error" });
+    }
+  });
+
+  test("a 429 is rate_limited with the provider's Retry-After", async () => {
+    fake.scriptChat({ status: 429, retryAfter: "17" });
+    const err = await failure(provider(name).generate(ask("q")));
+    expect(err).toMatchObject({ kind: "rate_limited", code: "rate_limited", retryAfterS: 17 });
   });
 
   test("the caller's signal cancels a call, before and during a stream", async () => {
@@ -230,6 +268,30 @@ describe("provider specifics", () => {
       expect(res.text).toBe("I would rather not.");
       expect(res.structured).toBeUndefined();
     }
+  });
+
+  test("a schema that breaks OpenAI's strict-mode rules is refused as api.openai.com refuses it: 400, invalid_request_error on response_format", async () => {
+    const loose = { type: "object", properties: { answer: { type: "string", maxLength: 20_000 }, note: { type: "string" } }, required: ["answer"] };
+    for (const name of ["openai", "vercel-ai-gateway"] as const) {
+      const err = await failure(provider(name).generate(ask("q", { jsonSchema: loose })));
+      expect(err.status).toBe(400);
+      expect(err.code).toBe("ai_provider_error");
+    }
+    const res = await fetch(`${fake.openaiUrl}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: "Bearer sk-test-fake" },
+      body: JSON.stringify({
+        model: "fake-chat",
+        messages: [{ role: "user", content: "q" }],
+        response_format: { type: "json_schema", json_schema: { name: "response", strict: true, schema: loose } },
+      }),
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { message: string; type: string; param: string; code: null } };
+    expect(body.error).toMatchObject({ type: "invalid_request_error", param: "response_format", code: null });
+    expect(body.error.message).toContain("Invalid schema for response_format 'response'");
+    // The same schema as the runtime sends it (src/ai/provider-schema.ts) is accepted.
+    expect((await provider("openai").generate(ask("q", { jsonSchema: providerSchema(loose).schema }))).structured).toBeDefined();
   });
 
   test("a scripted function answers what the queue does not", async () => {

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { chatWorstCase } from "../../../src/ai/meter.ts";
-import { aiAsk } from "../../../src/ai/ops/ask.ts";
-import { aiStatus } from "../../../src/ai/ops/status.ts";
-import { aiTag } from "../../../src/ai/ops/tag.ts";
-import { chatSettings } from "../../../src/ai/settings.ts";
+import { aiAsk } from "../../../src/ai/ops/ask/ask-ops.ts";
+import { aiStatus } from "../../../src/ai/ops/status-ops.ts";
+import { aiTag } from "../../../src/ai/ops/tag/tag-ops.ts";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
+import { chatWorstCase } from "../../../src/providers/meter.ts";
+import { chatSettings } from "../../../src/providers/settings.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import type { FakeChat } from "../../support/fake-chat.ts";
 import { tagReplies } from "../../support/fake-replies.ts";
@@ -21,7 +21,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 const fake: FakeAiServer = startFakeAiServer();
 const MAIN = `${import.meta.dir}/../../../src/main.ts`;
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 /** USD per million tokens for the fake model: high, so a few requests reach a small cap. */
 const PRICED = { INDX_AI_PRICES: "fake-chat=10/10", INDX_AI_MAX_OUTPUT_TOKENS: "400" };

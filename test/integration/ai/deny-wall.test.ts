@@ -1,17 +1,17 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { aiAsk } from "../../../src/ai/ops/ask.ts";
-import { aiExtract } from "../../../src/ai/ops/extract.ts";
-import { aiMetadata } from "../../../src/ai/ops/metadata.ts";
-import { aiRelate } from "../../../src/ai/ops/relate.ts";
-import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
-import { aiTag } from "../../../src/ai/ops/tag.ts";
-import { aiToc } from "../../../src/ai/ops/toc.ts";
-import { VaultWatcher } from "../../../src/index/watcher.ts";
+import { aiAsk } from "../../../src/ai/ops/ask/ask-ops.ts";
+import { aiExtract } from "../../../src/ai/ops/extract/extract-ops.ts";
+import { aiMetadata } from "../../../src/ai/ops/metadata/metadata-ops.ts";
+import { aiRelate } from "../../../src/ai/ops/relate/relate-ops.ts";
+import { aiSummarize } from "../../../src/ai/ops/summarize/summarize-ops.ts";
+import { aiTag } from "../../../src/ai/ops/tag/tag-ops.ts";
+import { aiToc } from "../../../src/ai/ops/toc/toc-ops.ts";
+import type { App } from "../../../src/app/context.ts";
+import { VaultWatcher } from "../../../src/index/build/watcher.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { readAiResource } from "../../../src/mcp/ai-resources.ts";
 import { visibleTools } from "../../../src/mcp/catalogue.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
 import { vaultSearch } from "../../../src/search/ops.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
@@ -23,7 +23,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
  */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 /** Each canary is a word no other note has; the suite looks for it in every request. */
 const CANARIES = ["zqcanarybody", "zqcanaryheading", "zqcanarytag", "zqcanaryprop", "zqcanarylinked", "zqcanaryshort"];
@@ -227,7 +227,7 @@ describe("openWorldHint", () => {
     const l = local.context();
     const r = remote.context();
     try {
-      const hint = (c: OpContext, name: string) => visibleTools(new Set(["vault:admin"]), c).find((t) => t.name === name)?.annotations?.openWorldHint;
+      const hint = (c: App, name: string) => visibleTools(new Set(["vault:admin"]), c).find((t) => t.name === name)?.annotations?.openWorldHint;
       expect(hint(l, "ai_ask")).toBe(false);
       expect(hint(l, "vault_search")).toBe(false);
       expect(hint(r, "ai_ask")).toBe(true);

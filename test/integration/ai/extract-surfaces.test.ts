@@ -2,11 +2,11 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../../src/app/context.ts";
 import { TokenStore } from "../../../src/auth/tokens.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ACTION_ITEMS, ANA, BO, extractReplies, MEETINGS } from "../../support/fake-extract.ts";
 import { assertRestOutput, CheckedClient, invoke, warningCodes } from "../../support/ops.ts";
@@ -15,7 +15,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_extract over REST and MCP (Streamable HTTP) against the fake chat server. */
 let fake: FakeAiServer;
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 let server: RunningServer;
 let admin: string;
 let reader: string;

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { aiExtract } from "../../../src/ai/ops/extract.ts";
+import { aiExtract } from "../../../src/ai/ops/extract/extract-ops.ts";
+import { providerSchema } from "../../../src/ai/provider-schema.ts";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { noteRead } from "../../../src/notes/ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ACTION_ITEMS, ANA, BO, extractLine, extractReplies, MEETINGS } from "../../support/fake-extract.ts";
 import { invoke, rejection, warningCodes } from "../../support/ops.ts";
@@ -15,7 +16,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_extract in process against the fake chat server: the caller's schema, re-validation, grounding and the frontmatter apply. */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string>) {
   sb = sandbox(files);
@@ -64,7 +65,8 @@ describe("ai_extract", () => {
     expect(out.proposed_patches).toBeUndefined();
     expect(out.applied).toBeUndefined();
     expect(fake.chats).toHaveLength(4);
-    expect(fake.chats[0]!.schema).toMatchObject({ properties: { data: ACTION_ITEMS, confidence: { type: "number" } } });
+    // The caller's schema as every provider takes it (src/ai/provider-schema.ts); its bounds are checked here.
+    expect(fake.chats[0]!.schema).toMatchObject({ properties: { data: providerSchema(ACTION_ITEMS).schema, confidence: { type: "number" } } });
   });
 
   test("an invalid caller schema is ai_schema_invalid with the errors, before any model request", async () => {
@@ -193,7 +195,7 @@ describe("ai_extract into frontmatter", () => {
 
   test("a read-only caller may preview, and gets forbidden on apply with nothing written", async () => {
     await setup(MEETINGS);
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     const dry = await invoke(aiExtract, reader, { ...into, apply: true, dry_run: true });
     expect(dry.planned!.map((p) => p.path)).toEqual([KICKOFF, REVIEW]);
     expect(await rejection(invoke(aiExtract, reader, { ...into, apply: true }))).toMatchObject({ code: "forbidden", details: { needed: "vault:write" } });

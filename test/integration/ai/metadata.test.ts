@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { aiMetadata } from "../../../src/ai/ops/metadata.ts";
+import { aiMetadata } from "../../../src/ai/ops/metadata/metadata-ops.ts";
+import type { App } from "../../../src/app/context.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { metadataReplies } from "../../support/fake-replies.ts";
 import { invoke } from "../../support/ops.ts";
@@ -14,7 +14,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_metadata in process against the fake chat server: typed fields, server-side validation, apply modes. */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 beforeEach(async () => {
   fake.onChat(metadataReplies);
@@ -114,6 +114,8 @@ describe("ai_metadata", () => {
     const bad = [
       [{ key: "s", type: "enum" }],
       [{ key: "c", type: "string", pattern: "([" }],
+      // A backreference: the linear-time engine the patterns run in cannot match it (src/ai/linear-regex.ts).
+      [{ key: "c", type: "string", pattern: "^(\\w)\\1$" }],
       [
         { key: "a", type: "string" },
         { key: "a", type: "number" },

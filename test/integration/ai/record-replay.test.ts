@@ -2,11 +2,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { createChatProvider } from "../../../src/ai/providers.ts";
-import { chatSettings } from "../../../src/ai/settings.ts";
-import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/ai/types.ts";
-import { DenyWall } from "../../../src/ai/wall.ts";
 import { loadConfig } from "../../../src/config/load.ts";
+import { createChatProvider } from "../../../src/providers/providers.ts";
+import { chatSettings } from "../../../src/providers/settings.ts";
+import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const dirs: string[] = [];
@@ -24,7 +24,12 @@ function provider(fake: FakeAiServer, name: ProviderName, env: Record<string, st
   return createChatProvider(chatSettings(config)!, () => DenyWall.open(), null, dataDir);
 }
 
-const SCHEMA = { type: "object", properties: { answer: { type: "string" }, score: { type: "number" } }, required: ["answer"] };
+const SCHEMA = {
+  type: "object",
+  properties: { answer: { type: "string" }, score: { type: "number" } },
+  required: ["answer", "score"],
+  additionalProperties: false,
+};
 const structured: ChatRequest = { system: "s", messages: [{ role: "user", content: "what is in the notes?" }], jsonSchema: SCHEMA };
 const plain: ChatRequest = { system: "s", messages: [{ role: "user", content: "stream this" }] };
 const failing: ChatRequest = { system: "s", messages: [{ role: "user", content: "this one fails" }] };
@@ -60,7 +65,10 @@ describe.each(["ollama", "openai"] as const)("AI_TEST_RECORD then AI_TEST_REPLAY
     expect(replayedErr).toMatchObject({ kind: liveErr.kind, status: 500, code: "ai_provider_error" });
 
     // The fingerprint ignores the order of a schema's keys, not its content.
-    const reordered = { ...structured, jsonSchema: { required: ["answer"], properties: SCHEMA.properties, type: "object" } };
+    const reordered = {
+      ...structured,
+      jsonSchema: { additionalProperties: false, required: ["answer", "score"], properties: SCHEMA.properties, type: "object" },
+    };
     expect((await replayer.generate(reordered)).structured).toEqual(live1.structured);
     const miss = await caught(replayer.generate({ ...structured, messages: [{ role: "user", content: "something never recorded" }] }));
     expect(miss).toMatchObject({ kind: "replay_miss", code: "ai_unavailable" });

@@ -1,9 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { assertRestOutput, CheckedClient, invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
@@ -11,7 +11,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_relate over REST and MCP over HTTP: with chat and embeddings, with embeddings only, and with neither. */
 interface Served {
   sb: Sandbox;
-  ctx: OpContext;
+  ctx: App;
   server: RunningServer;
   token: string;
 }

@@ -1,12 +1,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
-import { aiRelate } from "../../../src/ai/ops/relate.ts";
-import { estimateTokens } from "../../../src/ai/tokens.ts";
+import { aiRelate } from "../../../src/ai/ops/relate/relate-ops.ts";
+import type { App } from "../../../src/app/context.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
 import type { OpContext } from "../../../src/ops/context.ts";
 import type { OutputOf } from "../../../src/ops/define.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { estimateTokens } from "../../../src/providers/tokens.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
-import type { FakeChat } from "../../support/fake-chat.ts";
+import { type FakeChat, parsePassages } from "../../support/fake-chat.ts";
 import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -26,7 +27,7 @@ type Out = OutputOf<typeof aiRelate>;
 type Edge = Out["edges"][number];
 
 let fake: FakeAiServer;
-const open: { sb: Sandbox; ctx: OpContext }[] = [];
+const open: { sb: Sandbox; ctx: App }[] = [];
 
 beforeAll(() => {
   fake = startFakeAiServer();
@@ -44,7 +45,7 @@ const EMBEDDINGS = () => fakeEnv(fake, "ollama", "fake-embed-128");
 const CHAT = () => fakeChatEnv(fake);
 
 /** A fresh vault of NOTES (plus `files`), indexed (and embedded) with `env`; Private/ is deny-globbed. */
-async function vault(env: Record<string, string>, files: Record<string, string> = {}): Promise<{ sb: Sandbox; ctx: OpContext }> {
+async function vault(env: Record<string, string>, files: Record<string, string> = {}): Promise<{ sb: Sandbox; ctx: App }> {
   const sb = sandbox({ ...NOTES, ...files });
   Object.assign(sb.env, env, { INDX_AI_DENY_GLOBS: "Private/**", INDX_SEARCH_VECTOR_WEIGHT: "1" });
   const ctx = sb.context();
@@ -77,9 +78,9 @@ function candidateIds(chat: FakeChat): Map<string, string> {
 /** The passage ids of a prompt, by path, with a quotable line of each. */
 function passagesByPath(chat: FakeChat): Map<string, { id: string; line: string }> {
   const out = new Map<string, { id: string; line: string }>();
-  for (const m of chat.text.matchAll(/<passage id="(P\d+)" path="([^"]+)"[^>]*>\n([\s\S]*?)\n<\/passage>/g)) {
-    const line = m[3]!.split("\n").find((l) => l.trim().length >= 30);
-    if (line && !out.has(m[2]!)) out.set(m[2]!, { id: m[1]!, line: line.trim() });
+  for (const p of parsePassages(chat.text)) {
+    const line = p.text.split("\n").find((l) => l.trim().length >= 30);
+    if (line && !out.has(p.path)) out.set(p.path, { id: p.id, line: line.trim() });
   }
   return out;
 }
@@ -330,7 +331,7 @@ describe("propose_links", () => {
     // Never applied.
     expect(await Bun.file(`${sb.vault}/Garden/Tomatoes.md`).text()).toBe(before);
 
-    await invoke(notePatch, ctx.withScopes(new Set(["vault:read", "vault:write"])), { path: patch.path, if_match: patch.if_match, ops: patch.ops });
+    await invoke(notePatch, ctx.forCall({ scopes: new Set(["vault:read", "vault:write"]) }), { path: patch.path, if_match: patch.if_match, ops: patch.ops });
     const linked = ctx.index.links.forward("Garden/Tomatoes.md").map((l) => l.target);
     for (const target of patch.related_to) expect(linked).toContain(target);
     // Related again, the source links everything: no draft is left to propose.
@@ -353,7 +354,7 @@ describe("propose_links", () => {
     const op = patch.ops[0]!;
     expect(op).toMatchObject({ op: "append_to_section", heading: "Related" });
     expect((op as { markdown: string }).markdown).toContain("- [Salsa copy](../Garden/Salsa%20copy.md)");
-    await invoke(notePatch, ctx.withScopes(new Set(["vault:read", "vault:write"])), { path: patch.path, if_match: patch.if_match, ops: patch.ops });
+    await invoke(notePatch, ctx.forCall({ scopes: new Set(["vault:read", "vault:write"]) }), { path: patch.path, if_match: patch.if_match, ops: patch.ops });
     const text = await Bun.file(`${sb.vault}/Kitchen/Salsa.md`).text();
     expect(text.indexOf("../Garden/Salsa%20copy.md")).toBeLessThan(text.indexOf("## Serving"));
     expect(ctx.index.links.forward("Kitchen/Salsa.md").map((l) => l.target)).toContain("Garden/Salsa copy.md");

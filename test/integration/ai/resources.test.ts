@@ -1,14 +1,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
-import { aiSummarize } from "../../../src/ai/ops/summarize.ts";
-import { aiToc } from "../../../src/ai/ops/toc.ts";
+import { aiSummarize } from "../../../src/ai/ops/summarize/summarize-ops.ts";
+import { aiToc } from "../../../src/ai/ops/toc/toc-ops.ts";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { MAX_AI_SUBSCRIPTIONS } from "../../../src/mcp/ai-subscriptions.ts";
 import { aiUri } from "../../../src/mcp/ai-uris.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { assertOutput, CheckedClient, invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
@@ -21,7 +21,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 interface Served {
   sb: Sandbox;
-  ctx: OpContext;
+  ctx: App;
   server: RunningServer;
   token: string;
 }

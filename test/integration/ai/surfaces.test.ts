@@ -1,17 +1,18 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { App } from "../../../src/app/context.ts";
 import { loadConfig } from "../../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../../src/http/serve.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
+import { parsePassages } from "../../support/fake-chat.ts";
 import { assertRestOutput, CheckedClient, invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 /** The AI operations over REST (plain and streamed) and MCP over HTTP, against the fake chat server. */
 interface Served {
   sb: Sandbox;
-  ctx: OpContext;
+  ctx: App;
   server: RunningServer;
   token: string;
 }
@@ -167,7 +168,18 @@ describe("MCP over HTTP", () => {
   test("progress notifications carry the partial answer while the call runs", async () => {
     const client = await connect(ai);
     try {
-      fake.scriptChat({ chunks: 24, chunkDelayMs: 10 });
+      // Three claims, each a line of a passage quoting itself: each streams once it is verified.
+      fake.onChat((chat) => {
+        const lines = parsePassages(chat.text).flatMap((p) =>
+          p.text
+            .split("\n")
+            .map((l) => l.trim())
+            .filter((l) => l.length >= 30 && !l.startsWith("#"))
+            .map((l) => ({ passage: p.id, line: l })),
+        );
+        const segments = lines.slice(0, 3).map((l) => ({ text: l.line, citations: [{ passage: l.passage, quote: l.line }] }));
+        return { content: { supported: true, segments, followups: [] }, chunks: 24, chunkDelayMs: 10 };
+      });
       const seen: { at: number; message: string }[] = [];
       const result = await client.callTool({ name: "ai_ask", arguments: { question: "How do we roll back the release?", cache: false } }, undefined, {
         onprogress: (p) => seen.push({ at: performance.now(), message: String(p.message) }),

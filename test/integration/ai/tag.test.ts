@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { aiTag } from "../../../src/ai/ops/tag.ts";
+import { aiTag } from "../../../src/ai/ops/tag/tag-ops.ts";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { vaultReindex } from "../../../src/vault/ops.ts";
+import { vaultReindex } from "../../../src/maintenance/ops.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { tagReplies } from "../../support/fake-replies.ts";
 import { invoke, rejection, warningCodes } from "../../support/ops.ts";
@@ -15,7 +15,7 @@ import { type Sandbox, sandbox } from "../../support/vault.ts";
 /** ai_tag in process against the fake chat server: vocabulary, normalisation, and the safe apply. */
 const fake: FakeAiServer = startFakeAiServer();
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string>) {
   sb = sandbox(files);
@@ -248,7 +248,7 @@ describe("ai_tag apply", () => {
 
   test("a read-only caller may suggest, and gets forbidden on apply with nothing written", async () => {
     await setup(VAULT);
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     const suggested = await invoke(aiTag, reader, { scope: { kind: "paths", paths: ["Inbox/plain.md"] }, apply: true, dry_run: true });
     expect(suggested.planned).toHaveLength(1);
     expect(await rejection(invoke(aiTag, reader, { scope: { kind: "paths", paths: ["Inbox/plain.md"] }, apply: true }))).toMatchObject({

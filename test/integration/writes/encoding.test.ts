@@ -3,9 +3,9 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { canvasPatch } from "../../../src/canvas/ops.ts";
 import { ERROR_CODES, IndxError } from "../../../src/core/errors.ts";
-import { noteMove } from "../../../src/notes/move-op.ts";
+import { noteMove } from "../../../src/notes/move-ops.ts";
 import { notePatch, noteWrite } from "../../../src/notes/write-ops.ts";
-import { tagRename } from "../../../src/tags/rename-op.ts";
+import { tagRename } from "../../../src/tags/rename-ops.ts";
 import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 

@@ -1,13 +1,13 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
+import type { App } from "../../../src/app/context.ts";
 import { canvasPatch, canvasRead, canvasWrite } from "../../../src/canvas/ops.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { LINK_DST_SQL } from "../../../src/index/schema.ts";
-import { noteMove } from "../../../src/notes/move-op.ts";
+import { LINK_DST_SQL } from "../../../src/index/storage/schema.ts";
+import { noteMove } from "../../../src/notes/move-ops.ts";
 import { notePatch } from "../../../src/notes/write-ops.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
-import { tagRename } from "../../../src/tags/rename-op.ts";
+import { tagRename } from "../../../src/tags/rename-ops.ts";
 import { TEMP_PREFIX } from "../../../src/writes/atomic.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { invoke, rejection } from "../../support/ops.ts";
@@ -15,7 +15,7 @@ import { invoke, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string>) {
   sb = sandbox(files);
@@ -95,7 +95,7 @@ describe("note_move", () => {
 
   test("a dry run needs only vault:read; the move itself needs vault:write", async () => {
     await setup(files);
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     expect(((await invoke(noteMove, reader, { from: "A.md", to: "Z.md", dry_run: true })) as any).dry_run).toBe(true);
     expect((await rejection(invoke(noteMove, reader, { from: "A.md", to: "Z.md" }))).code).toBe("forbidden");
   });

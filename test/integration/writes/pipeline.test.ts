@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import type { App } from "../../../src/app/context.ts";
 import { etagOf } from "../../../src/core/hash.ts";
 import type { VaultEvent } from "../../../src/events/types.ts";
 import { noteDelete, noteWrite } from "../../../src/notes/write-ops.ts";
@@ -12,7 +13,7 @@ import { invoke, invokeOp, rejection } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 
 async function setup(files: Record<string, string | Uint8Array> = {}) {
   sb = sandbox({ "Home.md": "# Home\n\nSee [[Other]].\n", "Other.md": "# Other\n", ...files });
@@ -112,7 +113,7 @@ describe("note_write", () => {
 
   test("a read-only token cannot write", async () => {
     await setup();
-    const reader = ctx.withScopes(new Set(["vault:read"]));
+    const reader = ctx.forCall({ scopes: new Set(["vault:read"]) });
     expect((await rejection(write({ path: "X.md", body: "x" }, reader))).code).toBe("forbidden");
     expect(existsSync(join(sb.vault, "X.md"))).toBe(false);
   });

@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { aiRoles, aiSettings, chatSettings, embeddingsSettings } from "../../../src/ai/settings.ts";
 import { type ConfigSource, loadConfig } from "../../../src/config/load.ts";
+import { aiRoles, aiSettings, chatSettings, embeddingsSettings } from "../../../src/providers/settings.ts";
 
 const dirs: string[] = [];
 afterEach(() => {

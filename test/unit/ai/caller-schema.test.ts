@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { CallerSchema } from "../../../src/ai/extract/caller-schema.ts";
-import { SCHEMA_LIMITS } from "../../../src/ai/extract/schema-subset.ts";
+import { CallerSchema } from "../../../src/ai/ops/extract/caller-schema.ts";
+import { SCHEMA_LIMITS } from "../../../src/ai/ops/extract/schema-subset.ts";
 import type { IndxError } from "../../../src/core/errors.ts";
 
 /** ai_extract's caller schema: the 2020-12 subset it takes, checked before any model call, and the checks of extracted data. */
@@ -127,5 +127,43 @@ describe("CallerSchema.check", () => {
     const wide = { type: "object", properties: Object.fromEntries(Array.from({ length: SCHEMA_LIMITS.subschemas + 1 }, (_, i) => [`k${i}`, true])) };
     expect(errorsOf(wide)[0]!.message).toContain(`more than ${SCHEMA_LIMITS.subschemas} subschemas`);
     expect(errorsOf({ enum: Array.from({ length: SCHEMA_LIMITS.enumValues + 1 }, (_, i) => i) })[0]!.path).toBe("/enum");
+  });
+});
+
+describe("caller patterns run in a linear-time engine", () => {
+  test("a catastrophic-backtracking pattern over 20 model values is checked at once, with the right verdicts", () => {
+    const schema = CallerSchema.check({ type: "array", items: { type: "string", pattern: "^(a+)+$" } });
+    // 2^40 backtracking steps each in a backtracking engine: this would not finish.
+    const values = [...Array.from({ length: 19 }, () => `${"a".repeat(40)}b`), "a".repeat(40)];
+    const errors = values.map((v) => schema.itemErrors(v));
+    expect(errors.slice(0, 19).every((e) => e.length === 1 && /pattern/.test(e[0]!.message))).toBe(true);
+    expect(errors[19]).toEqual([]);
+    expect(schema.errors(values)).not.toEqual([]);
+    schema.dispose();
+  });
+
+  test("ECMAScript syntax is understood: escapes, classes, Unicode properties, named groups", () => {
+    const schema = CallerSchema.check({
+      type: "object",
+      properties: {
+        date: { type: "string", pattern: "^\\d{4}-\\d{2}-\\d{2}$" },
+        word: { type: "string", pattern: "^\\p{L}+$" },
+        cafe: { type: "string", pattern: "caf\\u00e9" },
+        year: { type: "string", pattern: "(?<year>\\d{4})" },
+      },
+    });
+    expect(schema.errors({ date: "2026-11-27", word: "Ünïcode", cafe: "un café", year: "in 2026" })).toEqual([]);
+    expect(schema.errors({ date: "27/11/2026" }).map((e) => e.path)).toEqual(["/date"]);
+    expect(schema.errors({ word: "two words" }).map((e) => e.path)).toEqual(["/word"]);
+    schema.dispose();
+  });
+
+  test("what the linear-time engine cannot do (backreferences, lookaround) is refused before any model call", () => {
+    for (const pattern of ["^(\\w)\\1$", "^(?=a)a", "(?<!x)y", "(?!b)a"]) {
+      const err = refusal({ type: "string", pattern });
+      expect(err.code).toBe("ai_schema_invalid");
+      expect((err.details as { errors: { path: string; message: string }[] }).errors[0]).toMatchObject({ path: "/pattern" });
+      expect((err.details as { errors: { message: string }[] }).errors[0]!.message).toContain("linear-time");
+    }
   });
 });

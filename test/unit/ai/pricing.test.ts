@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { costUsd, modelPrice, parsePrices } from "../../../src/ai/pricing.ts";
+import { costUsd, modelPrice, parsePrices } from "../../../src/providers/pricing.ts";
 
 const none = new Map<string, { input: number; output: number }>();
 

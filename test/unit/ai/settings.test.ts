@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
-import { chatSettings, embeddingsSettings } from "../../../src/ai/settings.ts";
-import { checkVectors, classifyError } from "../../../src/ai/types.ts";
 import { loadConfig } from "../../../src/config/load.ts";
+import { chatSettings, embeddingsSettings } from "../../../src/providers/settings.ts";
+import { checkVectors, classifyError } from "../../../src/providers/types.ts";
 
 const cfg = (env: Record<string, string>) => loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...env } });
 

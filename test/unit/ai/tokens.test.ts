@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { estimateTokens } from "../../../src/ai/tokens.ts";
+import { estimateTokens } from "../../../src/providers/tokens.ts";
 
 interface Sample {
   name: string;

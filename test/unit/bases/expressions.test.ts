@@ -208,6 +208,43 @@ describe("global functions", () => {
   });
 });
 
+describe("legacy global functions (before Obsidian 1.9.2 made them methods)", () => {
+  test("empty(), notEmpty(), not(): the filter of kepano's Shows.base, not(empty(note.last))", () => {
+    expect(ev("empty(missing)")).toBe(true);
+    expect(ev('empty("")')).toBe(true);
+    expect(ev("empty([])")).toBe(true);
+    expect(ev("empty({})")).toBe(true);
+    expect(ev("empty(genres)")).toBe(false);
+    expect(ev("empty(price)")).toBe(false);
+    expect(ev("notEmpty(genres)")).toBe(true);
+    expect(ev("not(empty(note.title))")).toBe(true);
+    expect(ev("not(empty(note.missing))")).toBe(false);
+  });
+
+  test("contains(), containsAll(), containsAny(), containsNone() on text and lists; absent targets", () => {
+    expect(ev('contains(title, "un")')).toBe(true);
+    expect(ev('contains(genres, "scifi")')).toBe(true);
+    expect(ev('containsAll(genres, "scifi", "classic")')).toBe(true);
+    expect(ev('containsAny(genres, "poetry", "classic")')).toBe(true);
+    expect(ev('containsNone(genres, "poetry", "drama")')).toBe(true);
+    expect(ev('containsNone(genres, "scifi")')).toBe(false);
+    expect(ev('contains(missing, "x")')).toBe(false);
+    expect(ev('containsNone(missing, "x")')).toBe(true);
+    expect(isError(ev('contains(price, "1")'))).toBe(true);
+  });
+
+  test("inFolder(file.file, folder), linksTo(file.file, note), dateBefore() and its kind", () => {
+    expect(ev('inFolder(file.file, "Books")')).toBe(true);
+    expect(ev('inFolder(file.file, "People")')).toBe(false);
+    expect(ev('linksTo(file.file, "Frank Herbert")')).toBe(true);
+    expect(ev('linksTo(file.file, "Nobody")')).toBe(false);
+    expect(ev('dateBefore(date("2025-01-01"), date("2025-02-01"))')).toBe(true);
+    expect(ev('dateAfter(date("2025-01-01"), date("2025-02-01"))')).toBe(false);
+    expect(ev('dateOnOrAfter(date("2025-01-01"), date("2025-01-01"))')).toBe(true);
+    expect(ev("dateEquals(file.mtime, missing)")).toBe(null);
+  });
+});
+
 describe("methods of any value", () => {
   test("isTruthy(), isType(), toString(), isEmpty() on values and null", () => {
     expect(ev("price.isTruthy()")).toBe(true);

@@ -26,6 +26,13 @@ describe("argv", () => {
     expect(normalizeArgv(["help", "note", "get"])).toEqual(["note", "get", "--help"]);
   });
 
+  test("a flag followed by true or false takes it as its value; other words and -- are left alone", () => {
+    expect(normalizeArgv(["ai", "summarize", "--cache", "false", "--stream", "true"])).toEqual(["ai", "summarize", "--cache=false", "--stream=true"]);
+    expect(normalizeArgv(["ai", "ask", "q", "--cache", "falsey"])).toEqual(["ai", "ask", "q", "--cache", "falsey"]);
+    expect(normalizeArgv(["ai", "ask", "--cache=false", "true"])).toEqual(["ai", "ask", "--cache=false", "true"]);
+    expect(normalizeArgv(["search", "--", "--stream", "false"])).toEqual(["search", "--", "--stream", "false"]);
+  });
+
   test("--json takes a field list, and a single word only when it is a known field", () => {
     expect(takeJsonFields(["search", "x", "--json", "path,score"], new Set())).toEqual({ argv: ["search", "x", "--json"], fields: ["path", "score"] });
     expect(takeJsonFields(["search", "x", "--json=path"], new Set())).toEqual({ argv: ["search", "x", "--json"], fields: ["path"] });

@@ -1,13 +1,13 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { FtsQueries } from "../../../src/index/queries/fts.ts";
-import type { FileScope } from "../../../src/index/queries/lists.ts";
-import { NOTES_FTS_SQL } from "../../../src/index/schema.ts";
+import { FtsQueries } from "../../../src/index/storage/queries/fts.ts";
+import type { FileScope } from "../../../src/index/storage/queries/lists.ts";
+import { NOTES_FTS_SQL } from "../../../src/index/storage/schema.ts";
 import { compileQuery } from "../../../src/search/query.ts";
 
 /**
- * FtsQueries.ranked reads notes_fts's posting lists itself (src/index/fts5-postings.ts) and
- * computes bm25 in JavaScript (src/index/bm25.ts). These tests hold it to FTS5's own
+ * FtsQueries.ranked reads notes_fts's posting lists itself (src/index/lexical/fts5-postings.ts) and
+ * computes bm25 in JavaScript (src/index/lexical/bm25.ts). These tests hold it to FTS5's own
  * `ORDER BY bm25(...)` (FtsQueries.scored): the same notes, in the same order, with the same
  * scores to the last bit, on indexes with many segments, tombstones, rewritten rows, doclists
  * and position lists that run over several pages, and after FTS5 merged everything.
@@ -44,7 +44,7 @@ const VOCAB = [
   "night",
   "day",
   "x",
-  // Letters of three UTF-8 bytes are followed too (src/index/unicode61.ts).
+  // Letters of three UTF-8 bytes are followed too (src/index/lexical/unicode61.ts).
   "東京",
   "検索",
   "서울",
@@ -110,7 +110,7 @@ function expectSameRanking(fts: FtsQueries, qs: string[], scope: FileScope, limi
   for (const q of qs) {
     const { match } = compileQuery(q);
     if (match === null) continue;
-    const mine = fts.ranked(match, scope, limit);
+    const mine = fts.rankedAsFts5(match, scope, limit);
     expect(mine, q).not.toBeNull();
     expect({ q, ranked: mine }).toEqual({ q, ranked: fts.scored(match, scope, limit) });
     compared++;
@@ -143,9 +143,9 @@ describe("bm25 from the posting lists", () => {
   test("reads the new version of the index after every write", () => {
     const { db, fts } = index(9, { rows: 80 });
     const match = compileQuery("alpha").match!;
-    const before = fts.ranked(match, { allowed: null }, 5);
+    const before = fts.rankedAsFts5(match, { allowed: null }, 5);
     db.run("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (9999, 'alpha alpha', '', '', '', 'alpha')");
-    const after = fts.ranked(match, { allowed: null }, 5);
+    const after = fts.rankedAsFts5(match, { allowed: null }, 5);
     expect(after).not.toEqual(before);
     expect(after![0]!.fileId).toBe(9999);
     expect(after).toEqual(fts.scored(match, { allowed: null }, 5));
@@ -187,14 +187,14 @@ describe("bm25 from the posting lists", () => {
       db.run("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (1, ?, '', '', '', 'text')", [word]);
     };
     build("alpha");
-    expect(fts.ranked(compileQuery("alpha").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
+    expect(fts.rankedAsFts5(compileQuery("alpha").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
     build("gamma");
-    expect(fts.ranked(compileQuery("gamma").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
-    expect(fts.ranked(compileQuery("alpha").match!, { allowed: null }, 5)).toEqual([]);
+    expect(fts.rankedAsFts5(compileQuery("gamma").match!, { allowed: null }, 5)!.map((r) => r.fileId)).toEqual([1]);
+    expect(fts.rankedAsFts5(compileQuery("alpha").match!, { allowed: null }, 5)).toEqual([]);
   });
 
   test("leaves prefixes to FTS5", () => {
     const { fts } = index(11, { rows: 40 });
-    expect(fts.ranked(compileQuery("alph*").match!, { allowed: null }, 5)).toBeNull();
+    expect(fts.rankedAsFts5(compileQuery("alph*").match!, { allowed: null }, 5)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { compressNoteRecord, decodeNoteText, type NoteText, noteRecord, storedNoteRecord } from "../../../src/index/note-text.ts";
+import { compressNoteRecord, decodeNoteText, type NoteText, noteRecord, storedNoteRecord } from "../../../src/index/storage/note-text.ts";
 
 test("a note's record gives back its outline and chunks exactly, start lines included", () => {
   const notes: NoteText[] = [

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { searchHeadings } from "../../../src/index/search-document.ts";
+import { searchHeadings } from "../../../src/index/lexical/search-document.ts";
 
 test("a heading that repeats the title leaves the headings column, whatever its case and spacing", () => {
   expect(searchHeadings("Launch Plan", ["  launch PLAN ", "Launch plans", "Risks", "LAUNCH PLAN"])).toBe("Launch plans Risks");

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { attachmentFolder, availableNames, nameProblem } from "../../../src/attachments/folder.ts";
 import { type LinkStyle, newLinkText } from "../../../src/links/link-text.ts";
-import { LinkResolver } from "../../../src/links/resolve.ts";
+import { LinkResolver } from "../../../src/vault/link-resolver.ts";
 
 const PATHS = ["Projects/Alpha.md", "Projects/assets/chart one.png", "Archive/2026/Beta note.md", "Other/Beta note.md", "img.png", "Notes/img.png"];
 const resolver = new LinkResolver(PATHS);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { keysForFile, LinkResolver, linkKey } from "../../../src/links/resolve.ts";
+import { keysForFile, LinkResolver, linkKey } from "../../../src/vault/link-resolver.ts";
 
 // The test-vector vault of docs/obsidian.md (Link resolution).
 const VAULT = ["Note.md", "A/Note.md", "A/x.md", "A/Sub/Deep.md", "B/Note.md", "C/Deep.md", "img.png", "A/img.png"];

@@ -47,6 +47,15 @@ describe("body tags (docs/obsidian.md)", () => {
     ["#tag\u2014dash", ["tag"]],
     ["#tag\u00a0x", ["tag"]],
     ["$$x #math$$ #after", ["after"]],
+    // A marker glued to the word before it opens nothing (found by test/unit/markdown/scanner-vs-mdast.test.ts).
+    ["x=#eq", []],
+    ["=#single", []],
+    ["2*#3x", []],
+    ["a_#b", []],
+    ["word~~#t~~", []],
+    ["a ==#hl==", ["hl"]],
+    ["(**#tag**)", ["tag"]],
+    ["~~#s~~", ["s"]],
   ];
   for (const [input, want] of cases) {
     test(JSON.stringify(input), () => expect(bodyTags(input)).toEqual(want));
@@ -82,6 +91,16 @@ describe("body tags (docs/obsidian.md)", () => {
     expect(bodyTags("para #a\n<custom-box>\n#b")).toEqual(["a", "b"]);
     expect(bodyTags("<span>x</span> #a")).toEqual(["a"]);
     expect(bodyTags("<notatag #a")).toEqual(["a"]);
+  });
+
+  test("an HTML block inside a quote or callout yields no tags either; it ends with its quote, its blank line or its marker", () => {
+    expect(bodyTags("> <table>\n> <tr><td> #ff0000 </td></tr>\n> </table>\n\nafter #real")).toEqual(["real"]);
+    expect(bodyTags("> [!note] Colours\n> <div>\n> #00ff00\n> </div>\n>\n> #back")).toEqual(["back"]);
+    expect(bodyTags("> > <pre>\n> > #a\n> >\n> > #b\n> > </pre>\n> > #c")).toEqual(["c"]);
+    // The quote ends the block: a line without `>` is no lazy continuation of HTML.
+    expect(bodyTags("> <div>\n> #a\n#b")).toEqual(["b"]);
+    // A kind-7 tag does not interrupt the quote's paragraph, as at the top level.
+    expect(bodyTags("> para #a\n> <custom-box>\n> #b")).toEqual(["a", "b"]);
   });
 
   test("links inside an HTML block are still read (only tags are dropped)", () => {

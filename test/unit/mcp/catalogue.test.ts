@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
+import { OPERATIONS } from "../../../src/app/registry.ts";
 import { catalogueSize, toolOf } from "../../../src/mcp/catalogue.ts";
 import { compactInputSchema } from "../../../src/mcp/compact-schema.ts";
 import { GLOSSARY, glossaryOf } from "../../../src/mcp/glossary.ts";
 import { instructionsFor } from "../../../src/mcp/identity.ts";
 import type { Scope } from "../../../src/ops/define.ts";
-import { OPERATIONS } from "../../../src/ops/registry.ts";
 import { sandbox } from "../../support/vault.ts";
 
 const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import type { TSchema } from "@sinclair/typebox";
+import { OPERATIONS } from "../../../src/app/registry.ts";
 import { IndxError } from "../../../src/core/errors.ts";
-import { OPERATIONS } from "../../../src/ops/registry.ts";
 import { parseInput } from "../../../src/ops/validate.ts";
 import { vaultSearch } from "../../../src/search/ops.ts";
 

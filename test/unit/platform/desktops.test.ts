@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { cacheHome, configHome, dataHome, expandHome, type PlatformEnv } from "../../../src/core/platform-dirs.ts";
 import { renameOver } from "../../../src/core/rename-over.ts";
-import { vecLibraryFor } from "../../../src/index/sqlite-vec.ts";
-import { watchedPath } from "../../../src/index/watcher.ts";
+import { watchedPath } from "../../../src/index/build/watcher.ts";
+import { vecLibraryFor } from "../../../src/index/storage/sqlite-vec.ts";
 import { normalizeVaultPath, windowsNameProblem } from "../../../src/vault/paths.ts";
 
 /**

@@ -1,15 +1,15 @@
 import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
-import { markMatches, parseExpression } from "../../../src/index/marks.ts";
-import { FtsQueries } from "../../../src/index/queries/fts.ts";
-import { FTS_COLUMNS, FTS_TOKENIZE } from "../../../src/index/schema.ts";
-import { type SearchDocument, searchDocument } from "../../../src/index/search-document.ts";
-import { Unicode61 } from "../../../src/index/unicode61.ts";
+import { markMatches, parseExpression } from "../../../src/index/lexical/marks.ts";
+import { FTS_COLUMNS, type SearchDocument, searchDocument } from "../../../src/index/lexical/search-document.ts";
+import { Unicode61 } from "../../../src/index/lexical/unicode61.ts";
+import { FtsQueries } from "../../../src/index/storage/queries/fts.ts";
+import { FTS_TOKENIZE } from "../../../src/index/storage/schema.ts";
 import { compileQuery } from "../../../src/search/query.ts";
 
 /**
  * FtsQueries.highlights marks only the windows of a body that can hold a match
- * (src/index/match-windows.ts). These tests hold it to what FTS5's highlight() marks in the whole
+ * (src/index/lexical/match-windows.ts). These tests hold it to what FTS5's highlight() marks in the whole
  * body: the same notes, the same columns, the same spans.
  */
 const fts = new FtsQueries(new Database(":memory:"));
@@ -53,7 +53,7 @@ function spansOf(marked: string) {
   return spans;
 }
 
-/** unicode61 as src/index/unicode61.ts learns it, asking an FTS5 table of its own. */
+/** unicode61 as src/index/lexical/unicode61.ts learns it, asking an FTS5 table of its own. */
 function learner(): Unicode61 {
   const db = new Database(":memory:");
   db.run(`CREATE VIRTUAL TABLE t USING fts5(x, tokenize = '${FTS_TOKENIZE}')`);

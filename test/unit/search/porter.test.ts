@@ -2,8 +2,8 @@ import { Database } from "bun:sqlite";
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { porterStem } from "../../../src/index/porter.ts";
-import { FTS_TOKENIZE } from "../../../src/index/schema.ts";
+import { porterStem } from "../../../src/index/lexical/porter.ts";
+import { FTS_TOKENIZE } from "../../../src/index/storage/schema.ts";
 
 /** The stem FTS5 indexes for each word, read back from the index (one row per word). */
 function fts5Stems(words: string[]): string[] {

@@ -299,6 +299,8 @@ describe("compileQuery output", () => {
         cjk: [],
         excludedCjk: [],
         empty: true,
+        named: "",
+        dates: [],
       });
     }
   });

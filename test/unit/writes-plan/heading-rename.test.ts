@@ -1,7 +1,7 @@
 /** planHeadingRename: links whose subpath starts with the renamed heading get the new heading. */
 import { afterEach, describe, expect, test } from "bun:test";
 import { etagOf } from "../../../src/core/hash.ts";
-import { runIndex } from "../../../src/index/indexer.ts";
+import { runIndex } from "../../../src/index/build/indexer.ts";
 import { planHeadingRename } from "../../../src/links/rewrite.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 

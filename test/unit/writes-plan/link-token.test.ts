@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { fileToLinktext, relativePath } from "../../../src/links/link-text.ts";
 import { tokenParts, withPath, withSubpath } from "../../../src/links/link-token.ts";
-import { LinkResolver } from "../../../src/links/resolve.ts";
+import { LinkResolver } from "../../../src/vault/link-resolver.ts";
 
 const path = (raw: string) => {
   const p = tokenParts(raw)!;

@@ -6,10 +6,10 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { runIndex } from "../../../src/index/indexer.ts";
-import { LINK_DST_SQL } from "../../../src/index/schema.ts";
+import type { App } from "../../../src/app/context.ts";
+import { runIndex } from "../../../src/index/build/indexer.ts";
+import { LINK_DST_SQL } from "../../../src/index/storage/schema.ts";
 import { planMove } from "../../../src/links/rewrite.ts";
-import type { OpContext } from "../../../src/ops/context.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 import { applyEdits, hashTree, moveFile, read, withoutLinks } from "./helpers.ts";
@@ -17,7 +17,7 @@ import { applyEdits, hashTree, moveFile, read, withoutLinks } from "./helpers.ts
 const KEPANO = join(import.meta.dir, "..", "..", "..", "fixtures", "kepano");
 
 let sb: Sandbox;
-let ctx: OpContext;
+let ctx: App;
 beforeAll(() => {
   sb = sandbox();
   cpSync(KEPANO, sb.vault, { recursive: true });

@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import type { IndxError } from "../../../src/core/errors.ts";
 import { etagOf } from "../../../src/core/hash.ts";
-import { runIndex } from "../../../src/index/indexer.ts";
+import { runIndex } from "../../../src/index/build/indexer.ts";
 import { planTagRename } from "../../../src/tags/rename.ts";
 import { indexRows } from "../../support/index-rows.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";

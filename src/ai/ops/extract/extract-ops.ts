@@ -1,0 +1,172 @@
+import { type Static, Type } from "@sinclair/typebox";
+import { IndxError } from "../../../core/errors.ts";
+import type { OpContext } from "../../../ops/context.ts";
+import { defineOp } from "../../../ops/define.ts";
+import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
+import { estimateTokens } from "../../../providers/tokens.ts";
+import { type Dropped, uniqueCitations } from "../../citations.ts";
+import { runAi } from "../../invocation.ts";
+import { AiScope } from "../../scope.ts";
+import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
+import { SettledOutputs, settle } from "../apply/settle.ts";
+import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
+import { groundingFailed, pinned, streamCitations } from "../grounded.ts";
+import { forEachNote, noteSources, notesToSuggestFor } from "../per-note.ts";
+import { extractPlanner } from "./apply.ts";
+import { CallerSchema } from "./caller-schema.ts";
+import { EXTRACT_PROMPT_VERSION, EXTRACT_SYSTEM, extractInstructions } from "./prompt.ts";
+import { type ExtractRecord, extractRecord } from "./record.ts";
+
+/** Notes one call may extract from: each is one model request carrying the whole schema. */
+const MAX_NOTES = 500;
+
+/** A top-level frontmatter key on one line, without surrounding spaces (YAML would not keep them). */
+const FrontmatterKey = Type.String({
+  minLength: 1,
+  maxLength: INPUT_LIMITS.nameChars,
+  pattern: "^[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f])?$",
+  description: "The frontmatter key (destination frontmatter).",
+});
+
+const Input = Type.Object(
+  {
+    scope: AiScope,
+    // Its size, depth and keywords are checked by CallerSchema (ai_schema_invalid with every problem).
+    schema: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
+      maxProperties: 32,
+      description:
+        "JSON Schema 2020-12 subset: type, properties, required, items, enum, const, min/maxLength, pattern, minimum, maximum, min/maxItems, additionalProperties, format (date, date-time, email, uri), anyOf, oneOf, $defs with local $ref.",
+    }),
+    schema_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A label for the schema, in the cache key." })),
+    destination: Type.Optional(
+      Type.Union([Type.Literal("json"), Type.Literal("frontmatter")], {
+        default: "json",
+        description: "json: return the data; frontmatter: also propose it (or write it, with apply) as destination_key's value.",
+      }),
+    ),
+    destination_key: Type.Optional(FrontmatterKey),
+    apply_mode: Type.Optional(
+      Type.Union([Type.Literal("set_missing"), Type.Literal("overwrite"), Type.Literal("merge")], {
+        default: "set_missing",
+        description: "set_missing: only a missing or empty key; overwrite; merge: add new items to a list.",
+      }),
+    ),
+    ...ApplyControls,
+    language: Language,
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop a note's data without a verified citation." })),
+    ...CallControls,
+  },
+  { additionalProperties: false },
+);
+type Input = Static<typeof Input>;
+
+const ExtractResult = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "The version the data was extracted from: pass it as if_match[path] to apply exactly what you reviewed." }),
+  data: Type.Unknown({ description: "Valid against the schema." }),
+  confidence: Type.Number({ minimum: 0, maximum: 1 }),
+  citations: Citations,
+});
+
+const Output = Type.Object({
+  results: Type.Array(ExtractResult, { description: "One per note whose data passed the schema and its citations; path order." }),
+  applied: Type.Optional(
+    Type.Array(Type.Object({ path: Type.String(), etag: Type.String({ description: "The note's new etag." }), key: Type.String() }), {
+      description: "apply: the notes written.",
+    }),
+  ),
+  ...SettledOutputs,
+  scope_resolved: ScopeResolved,
+  usage: AiUsageSchema,
+  warnings: Type.Array(WarningSchema),
+});
+type Output = Static<typeof Output>;
+
+export const aiExtract = defineOp({
+  name: "ai_extract",
+  title: "Extract structured data",
+  description:
+    "Structured data from each note of a scope into your JSON Schema (action items, decisions, contacts…), each note's record validated and backed by verified citations. destination frontmatter proposes it as a key's value, or writes it with apply (needs vault:write).",
+  scope: "vault:read",
+  safe: false,
+  destructive: true,
+  ai: { needs: "chat" },
+  writes: { when: writesNotes, fields: APPLY_FIELDS },
+  input: Input,
+  output: Output,
+  async run(ctx, input): Promise<Output> {
+    const schema = CallerSchema.check(input.schema);
+    try {
+      return await extract(ctx, input, schema);
+    } finally {
+      schema.dispose();
+    }
+  },
+  summary: (o) => {
+    const done = o.applied ? `; written to ${o.applied.length}` : o.planned ? `; would change ${o.planned.length}` : "";
+    return `Extracted data from ${o.results.length} of ${o.scope_resolved.paths.length} note${o.scope_resolved.paths.length === 1 ? "" : "s"}${done}`;
+  },
+});
+
+async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Promise<Output> {
+  const key = destinationKey(input);
+  ctx.ai.chat();
+  const warnings: Warning[] = [];
+  const paths = await notesToSuggestFor(ctx, "ai_extract", input, MAX_NOTES, warnings);
+  const instructions = extractInstructions(schema, input.language);
+  const sources = noteSources(ctx, paths, estimateTokens(EXTRACT_SYSTEM) + estimateTokens(instructions));
+  const allPassages = sources.flatMap((s) => s.passages);
+  const cite = input.cite !== false;
+  return runAi({
+    op: "extract",
+    ctx,
+    // Where the data goes does not change what is extracted: a json preview and the apply share one generation.
+    input: { ...input, destination: undefined, destination_key: undefined },
+    scope: pinned(allPassages),
+    promptVersion: EXTRACT_PROMPT_VERSION,
+    usesModel: sources.length > 0,
+    async produce(session) {
+      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, session!, source, { schema, instructions, cite }), warnings);
+      const results = perNote.flatMap((n) => (n.record ? [n.record] : []));
+      const ungrounded: Dropped[] = perNote.flatMap((n) => (n.ungrounded ? n.dropped : []));
+      if (cite && results.length === 0 && perNote.some((n) => n.ungrounded)) throw groundingFailed(ungrounded);
+      streamCitations(ctx, uniqueCitations(results.flatMap((r) => r.citations)));
+      return {
+        results,
+        scope_resolved: { paths, total_tokens: allPassages.reduce((n, p) => n + p.tokens, 0) },
+        usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+        warnings: [...warnings, ...perNote.flatMap((n) => n.warnings)],
+      };
+    },
+    ...(key === null
+      ? {}
+      : {
+          async finish(result: Output, written: string[]) {
+            const mode = input.apply_mode ?? "set_missing";
+            const planners = result.results.map((r: ExtractRecord) => extractPlanner(r, key, mode));
+            const settled = await settle(ctx, "ai_extract", input, planners, written);
+            return {
+              ...result,
+              ...(settled.applied ? { applied: settled.applied.map((a) => ({ path: a.path, etag: a.etag, ...a.detail })) } : {}),
+              ...(settled.proposed_patches ? { proposed_patches: settled.proposed_patches } : {}),
+              ...(settled.planned ? { planned: settled.planned } : {}),
+              warnings: [...result.warnings, ...settled.warnings],
+            };
+          },
+        }),
+  });
+}
+
+/** The frontmatter key the data goes to, or null for destination json; a contradictory input is a 400 before any model call. */
+function destinationKey(input: Input): string | null {
+  const frontmatter = input.destination === "frontmatter";
+  if (frontmatter && input.destination_key === undefined)
+    throw new IndxError("validation_failed", "destination frontmatter needs destination_key: the frontmatter key to write the data to.", {
+      field: "destination_key",
+    });
+  if (!frontmatter && input.destination_key !== undefined)
+    throw new IndxError("validation_failed", 'destination_key is used with destination "frontmatter" only.', { field: "destination" });
+  if (!frontmatter && input.apply === true)
+    throw new IndxError("validation_failed", 'apply writes to frontmatter: set destination "frontmatter" and destination_key.', { field: "destination" });
+  return frontmatter ? input.destination_key! : null;
+}

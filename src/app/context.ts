@@ -1,0 +1,241 @@
+import { AiService } from "../ai/service.ts";
+import type { AiStreamSink } from "../ai/stream.ts";
+import type { ProgressFn } from "../core/progress.ts";
+import { EmbeddingService } from "../embeddings/service.ts";
+import { EventHub } from "../events/hub.ts";
+import { EventLog } from "../events/log.ts";
+import type { IndexReport } from "../index/build/indexer.ts";
+import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/build/jobs.ts";
+import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
+import { IndexConnection } from "../index/storage/connection.ts";
+import type { IndexStore } from "../index/storage/store.ts";
+import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
+import type { Scope } from "../ops/define.ts";
+import type { Vault } from "../vault/vault.ts";
+import { IdempotencyStore } from "../writes/idempotency.ts";
+import { VaultWriter } from "../writes/pipeline.ts";
+
+const EVERY_SCOPE: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]);
+
+/**
+ * The composition root of one vault (docs/architecture.md): it builds the index connection and
+ * runners, the writer, the events, the embeddings and AI services, each once, when first used.
+ * The CLI makes one per command; `serve` and `indx mcp` keep one for their lifetime; only the
+ * surfaces, the reader worker and tests construct it. An App is itself the context of a call with
+ * every scope and nothing else (the CLI's case); `forCall` makes the context of any other call.
+ * The index opens lazily so commands that do not need it (note_exists on a fresh vault, config)
+ * never fail with index_missing.
+ */
+export class App implements OpContext {
+  /** The read connection; with the inline runner, index passes write through it too. */
+  private readonly connection: IndexConnection;
+  private indexRunner: IndexRunner | null = null;
+  /** Listeners told after every index update (watcher, MCP subscriptions, metrics). */
+  private readonly indexListeners = new Set<IndexListener>();
+  private eventHub: EventHub | null = null;
+  private vaultWriter: VaultWriter | null = null;
+  private idempotencyStore: IdempotencyStore | null = null;
+  private embeddingService: EmbeddingService | null = null;
+  private stopInvalidatingCoverage: (() => void) | null = null;
+  private aiService: AiService | null = null;
+  private stopInvalidatingAiCache: (() => void) | null = null;
+
+  readonly scopes: ReadonlySet<Scope> = EVERY_SCOPE;
+  readonly signal: AbortSignal | undefined = undefined;
+  readonly progress: ProgressFn | undefined = undefined;
+  readonly aiStream: AiStreamSink | undefined = undefined;
+
+  constructor(
+    readonly vault: Vault,
+    /** Who calls when a call names nobody: the CLI's own commands say "cli". */
+    readonly caller: Caller | undefined = undefined,
+  ) {
+    this.connection = new IndexConnection(vault);
+  }
+
+  /** The context of one call: this vault and its services, with the caller's scopes, signal, progress and stream. */
+  forCall(opts: CallOptions): OpContext {
+    return new CallContext(this, opts);
+  }
+
+  /**
+   * The open index; throws index_missing / index_incompatible with the command that fixes it. A
+   * file deleted or rebuilt under a long-running process is opened again, if there is one.
+   */
+  get index(): IndexStore {
+    return this.connection.open();
+  }
+
+  /**
+   * From now on index passes run in a worker thread (`serve`, `indx mcp`): this thread keeps
+   * answering reads from the last committed index meanwhile. Every index write of the process
+   * must then go through updateIndex(), or it would wait on the worker's write lock.
+   */
+  useIndexWorker(): void {
+    this.indexRunner?.close();
+    this.indexRunner = new WorkerIndexRunner(this.vault);
+  }
+
+  /**
+   * Brings the index in line with the disk (IndexJob: some paths, an incremental pass, a build),
+   * then tells the listeners, on this thread. `origin` says who caused it; by default a build is
+   * "full" and anything else "watch". Progress and cancellation are the caller's to pass: a
+   * write's reindex, say, must not stop because its caller went away after the file landed.
+   */
+  async updateIndex(job: IndexJob, opts: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal } = {}): Promise<IndexReport> {
+    this.indexRunner ??= new InlineIndexRunner(this.vault, this.connection);
+    const report = await this.indexRunner.run(job, { onProgress: opts.onProgress, signal: opts.signal });
+    this.notify(report, "paths" in job ? job.paths : null, opts.origin ?? ("build" in job ? "full" : "watch"));
+    return report;
+  }
+
+  /** Events of this vault: every write, and every change seen on disk (docs/contracts.md, Events). */
+  get events(): EventHub {
+    return (this.eventHub ??= new EventHub(new EventLog(this.vault.ensureDataDir())));
+  }
+
+  /** The write pipeline; one per vault per process, so its locks see every writer here. */
+  get writer(): VaultWriter {
+    return (this.vaultWriter ??= new VaultWriter(this));
+  }
+
+  /** Embeddings of this vault: provider, vector store, embedding runs. Opens nothing until used. */
+  get embeddings(): EmbeddingService {
+    if (!this.embeddingService) {
+      const service = new EmbeddingService(
+        this.vault,
+        () => this.index,
+        () => this.ai.spend,
+      );
+      this.stopInvalidatingCoverage = this.onIndexUpdate(() => service.indexChanged());
+      this.embeddingService = service;
+    }
+    return this.embeddingService;
+  }
+
+  /** The AI runtime of this vault: settings, chat model, cache, spend. Opens nothing until used. */
+  get ai(): AiService {
+    if (!this.aiService) {
+      const service = new AiService(this.vault, () => this.index);
+      const stopIndex = this.onIndexUpdate((report) => service.notesChanged(report.changed));
+      const stopVectors = this.embeddings.onVectorsChanged(() => service.vectorsChanged());
+      this.stopInvalidatingAiCache = () => {
+        stopIndex();
+        stopVectors();
+      };
+      this.aiService = service;
+    }
+    return this.aiService;
+  }
+
+  get idempotency(): IdempotencyStore {
+    return (this.idempotencyStore ??= new IdempotencyStore(this.vault.ensureDataDir()));
+  }
+
+  onIndexUpdate(fn: IndexListener): () => void {
+    this.indexListeners.add(fn);
+    return () => this.indexListeners.delete(fn);
+  }
+
+  /**
+   * An index update that another thread's context made and announced (a reader worker hears of
+   * the main thread's): the listeners drop their caches, but no event is emitted, since the
+   * thread that made the update emits them.
+   */
+  indexUpdatedElsewhere(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    this.tellListeners(report, paths, origin);
+  }
+
+  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    for (const fn of this.indexListeners) fn(report, paths, origin);
+  }
+
+  private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
+    // Listeners first (caches are dropped), then events: whoever reacts to an event reads fresh data.
+    this.tellListeners(report, paths, origin);
+    if (report.changed.length > 0) this.emitIndexEvents(report, origin);
+  }
+
+  /** Changes indx did not make itself (an editor, sync, git) become events too. */
+  private emitIndexEvents(report: IndexReport, origin: UpdateOrigin): void {
+    // A build from scratch is not a change on disk: it gets the summary event only.
+    if (origin !== "write" && report.rebuilt === null) {
+      const added = new Set(report.addedPaths);
+      const deleted = new Set(report.deletedPaths);
+      for (const path of report.changed) {
+        const kind = added.has(path) ? "note.created" : deleted.has(path) ? "note.deleted" : "note.updated";
+        this.events.emit({ kind, source: "external", path });
+      }
+    }
+    this.events.emit({
+      kind: "index.updated",
+      source: origin === "write" ? "indx" : "external",
+      count: report.changed.length,
+      duration_ms: report.durationMs,
+    });
+  }
+
+  close(): void {
+    this.indexRunner?.close();
+    this.connection.release();
+    this.idempotencyStore?.close();
+    this.idempotencyStore = null;
+    this.stopInvalidatingCoverage?.();
+    this.stopInvalidatingCoverage = null;
+    this.embeddingService?.close();
+    this.embeddingService = null;
+    this.stopInvalidatingAiCache?.();
+    this.stopInvalidatingAiCache = null;
+    this.aiService?.close();
+    this.aiService = null;
+  }
+}
+
+/** One call's context: the App's services, the call's own fields, all fixed at construction. */
+class CallContext implements OpContext {
+  readonly scopes: ReadonlySet<Scope>;
+  readonly signal: AbortSignal | undefined;
+  readonly progress: ProgressFn | undefined;
+  readonly aiStream: AiStreamSink | undefined;
+  readonly caller: Caller | undefined;
+
+  constructor(
+    private readonly app: App,
+    opts: CallOptions,
+  ) {
+    this.scopes = opts.scopes ?? EVERY_SCOPE;
+    this.signal = opts.signal;
+    this.progress = opts.progress;
+    this.aiStream = opts.aiStream;
+    this.caller = opts.caller ?? app.caller;
+    Object.freeze(this);
+  }
+
+  get vault(): Vault {
+    return this.app.vault;
+  }
+  get index(): IndexStore {
+    return this.app.index;
+  }
+  get writer(): VaultWriter {
+    return this.app.writer;
+  }
+  get events(): EventHub {
+    return this.app.events;
+  }
+  get embeddings(): EmbeddingService {
+    return this.app.embeddings;
+  }
+  get ai(): AiService {
+    return this.app.ai;
+  }
+  get idempotency(): IdempotencyStore {
+    return this.app.idempotency;
+  }
+  updateIndex(job: IndexJob, opts?: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal }): Promise<IndexReport> {
+    return this.app.updateIndex(job, opts);
+  }
+  onIndexUpdate(fn: IndexListener): () => void {
+    return this.app.onIndexUpdate(fn);
+  }
+}

@@ -1,0 +1,73 @@
+import { aiAsk } from "../ai/ops/ask/ask-ops.ts";
+import { aiExtract } from "../ai/ops/extract/extract-ops.ts";
+import { aiMetadata } from "../ai/ops/metadata/metadata-ops.ts";
+
+import { aiRelate } from "../ai/ops/relate/relate-ops.ts";
+import { aiStatus } from "../ai/ops/status-ops.ts";
+import { aiSummarize } from "../ai/ops/summarize/summarize-ops.ts";
+import { aiTag } from "../ai/ops/tag/tag-ops.ts";
+import { aiToc } from "../ai/ops/toc/toc-ops.ts";
+import { attachmentWrite } from "../attachments/write-ops.ts";
+import { baseQuery } from "../bases/ops.ts";
+import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
+import { activateContext } from "../context/ops.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
+import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
+import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { noteMove } from "../notes/move-ops.ts";
+import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
+import { noteReadMany } from "../notes/read-many-ops.ts";
+import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
+import type { AnyOperation } from "../ops/define.ts";
+import { dailyNote } from "../periodic/ops.ts";
+import { related, vaultSearch } from "../search/ops.ts";
+import { tagList, tagNotes } from "../tags/ops.ts";
+import { tagRename } from "../tags/rename-ops.ts";
+
+/** Every operation, in the order of the mapping table (docs/contracts.md, Operations). Surfaces list these; they add none. */
+export const OPERATIONS: readonly AnyOperation[] = [
+  vaultStatus,
+  noteRead,
+  noteReadMany,
+  noteWrite,
+  notePatch,
+  noteDelete,
+  noteMove,
+  noteList,
+  noteOutline,
+  noteExists,
+  dailyNote,
+  vaultSearch,
+  linkBacklinks,
+  linkForward,
+  linkUnresolved,
+  linkBrokenAnchors,
+  linkOrphans,
+  tagList,
+  tagNotes,
+  tagRename,
+  canvasRead,
+  canvasWrite,
+  canvasPatch,
+  baseQuery,
+  vaultReindex,
+  vaultConfigGet,
+  vaultConfigSet,
+  related,
+  activateContext,
+  chunkGet,
+  attachmentGet,
+  attachmentWrite,
+  aiStatus,
+  aiSummarize,
+  aiAsk,
+  aiToc,
+  aiExtract,
+  aiTag,
+  aiMetadata,
+
+  aiRelate,
+];
+
+export const OPERATION_BY_NAME = new Map(OPERATIONS.map((op) => [op.name, op]));

@@ -1,0 +1,126 @@
+import { Type } from "@sinclair/typebox";
+import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
+import { newLinkText } from "../links/link-text.ts";
+import { ATTACHMENT_EXTENSIONS, extensionOf, mimeType } from "../notes/mime.ts";
+import type { OpContext } from "../ops/context.ts";
+import { defineOp } from "../ops/define.ts";
+import { INPUT_LIMITS, Warning } from "../ops/schemas.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
+import { readObsidianApp } from "../vault/obsidian-app.ts";
+import { fileKind, scanVault } from "../vault/scan.ts";
+import type { Change } from "../writes/pipeline.ts";
+import { IdempotencyKey } from "../writes/schemas.ts";
+import { attachmentFolder, availableNames, nameProblem } from "./folder.ts";
+
+/** Standard base64 (RFC 4648 §4), padded; whitespace is allowed between groups, as MIME wraps it. */
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/** How many numbered names (`x 1.png` … ) are tried before giving up: far beyond any real folder. */
+const MAX_SUFFIX = 10_000;
+
+function decodeBase64(data: string): Uint8Array {
+  const compact = data.replace(/\s+/g, "");
+  if (!BASE64.test(compact)) throw new IndxError("validation_failed", "data_base64 is not valid base64.", { field: "data_base64" });
+  return Buffer.from(compact, "base64");
+}
+
+function assertName(name: string): void {
+  const problem = nameProblem(name);
+  if (problem) throw new IndxError("validation_failed", `The attachment's name ${problem}.`, { field: "name", reason: "name" });
+  if (!ATTACHMENT_EXTENSIONS.includes(extensionOf(name)))
+    throw new IndxError("validation_failed", `${name} is not an attachment type indx writes (notes go through note_write, canvases through canvas_write).`, {
+      field: "name",
+      reason: "extension",
+      allowed: ATTACHMENT_EXTENSIONS,
+    });
+}
+
+function assertSize(ctx: OpContext, size: number): void {
+  const limit = ctx.vault.config.int("writes.max_attachment_bytes");
+  if (size > limit)
+    throw new IndxError("payload_too_large", `The attachment is ${size} bytes, over the ${limit}-byte limit (writes.max_attachment_bytes).`, { size, limit });
+}
+
+/** Every vault path, for the link's shortest form: from the index, or from the disk when there is none yet. */
+function vaultPaths(ctx: OpContext): string[] {
+  try {
+    return ctx.index.files.paths();
+  } catch (err) {
+    if (err instanceof IndxError && INDEX_NEEDS_BUILD.has(err.code)) return scanVault(ctx.vault.root, ctx.vault.exclusions).files.map((f) => f.path);
+    throw err;
+  }
+}
+
+export const attachmentWrite = defineOp({
+  name: "attachment_write",
+  title: "Upload an attachment",
+  description:
+    "Save a file (image, PDF, …) where Obsidian's settings put attachments of `note`; a taken name gets ' 1' (on_conflict=fail refuses). Returns the embed to paste.",
+  scope: "vault:write",
+  safe: false,
+  input: Type.Object(
+    {
+      name: Type.String({ minLength: 1, maxLength: 255, description: "e.g. 'diagram.png'." }),
+      data_base64: Type.String({ maxLength: INPUT_LIMITS.attachmentBase64Chars }),
+      note: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: INPUT_LIMITS.pathChars,
+          description: "The note it is for.",
+        }),
+      ),
+      on_conflict: Type.Optional(Type.Union([Type.Literal("rename"), Type.Literal("fail")], { default: "rename" })),
+      idempotency_key: Type.Optional(IdempotencyKey),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    path: Type.String(),
+    etag: Type.String(),
+    size: Type.Integer(),
+    mime: Type.String(),
+    created: Type.Boolean(),
+    renamed: Type.Boolean({ description: "True when the name was taken and a numbered one was used." }),
+    embed: Type.String({ description: "The embed to paste into the note, in the vault's link format, e.g. ![[diagram.png]]." }),
+    warnings: Type.Array(Warning),
+  }),
+  async run(ctx, input) {
+    assertName(input.name);
+    const note = input.note === undefined ? null : ctx.vault.safePath(input.note, "note");
+    if (note && fileKind(note) !== "note") throw new IndxError("path_invalid", `${note} is not a Markdown note`, { field: "note", reason: "wrong_kind" });
+    const bytes = decodeBase64(input.data_base64);
+    assertSize(ctx, bytes.length);
+    const app = readObsidianApp(ctx.vault.root);
+    const folder = attachmentFolder(app.attachmentFolderPath, note);
+    const first = ctx.vault.safePath(folder ? `${folder}/${input.name}` : input.name, "name");
+    const paths = vaultPaths(ctx);
+
+    const done = await ctx.writer.transact("attachment_write", [first], (io) => {
+      let path = first;
+      let tries = 0;
+      for (const name of availableNames(input.name)) {
+        path = ctx.vault.safePath(folder ? `${folder}/${name}` : name, "name");
+        if (!io.read(path).exists) break;
+        if (input.on_conflict === "fail") throw new IndxError("already_exists", `${path} already exists`, { path });
+        if (++tries > MAX_SUFFIX) throw new IndxError("already_exists", `No free name for ${input.name} in ${folder || "the vault root"}`, { path: first });
+      }
+      const resolver = new LinkResolver(paths.filter((p) => p !== path).concat(path));
+      // Without a note the embed is written as if from the vault root.
+      const embed = newLinkText(path, note ?? "", app, resolver, { embed: true });
+      const changes: Change[] = [{ type: "write_bytes", path, bytes, expect: { absent: true } }];
+      return { changes, value: { path, embed } };
+    });
+    const { path, embed } = done.value;
+    return {
+      path,
+      etag: done.etags[path]!,
+      size: bytes.length,
+      mime: mimeType(path),
+      created: true,
+      renamed: path !== first,
+      embed,
+      warnings: done.warnings,
+    };
+  },
+  summary: (o) => `saved ${o.path} (${o.size} bytes${o.renamed ? ", renamed" : ""}); embed with ${o.embed}`,
+});

@@ -1,0 +1,45 @@
+/**
+ * The index worker: a Bun Worker that owns the index writes of `serve` and `indx mcp`, so request
+ * handling never waits on SQLite work (docs/decisions.md, "Index passes off the request thread").
+ * It has its own connection and runs the jobs the main thread sends, one at a time. Loaded by
+ * worker-runner.ts; an entrypoint of its own in the compiled binary (scripts/build.ts).
+ */
+import { IndxError, toIndxError } from "../../core/errors.ts";
+import { debugLog } from "../../core/log.ts";
+import { Vault } from "../../vault/vault.ts";
+import { IndexConnection } from "../storage/connection.ts";
+import { runIndexJob } from "./jobs.ts";
+import type { FromIndexWorker, ToIndexWorker } from "./worker-protocol.ts";
+
+declare const self: Worker;
+
+let state: { vault: Vault; connection: IndexConnection; cancel: Int32Array } | null = null;
+
+const answer = (message: FromIndexWorker) => self.postMessage(message);
+
+self.onmessage = (event: MessageEvent<ToIndexWorker>) => {
+  const message = event.data;
+  if (message.type === "init") {
+    const vault = Vault.fromSnapshot(message.vault);
+    state = { vault, connection: new IndexConnection(vault), cancel: message.cancel };
+    return;
+  }
+  if (message.type === "close") {
+    state?.connection.release();
+    answer({ type: "closed" });
+    return;
+  }
+  const { id, job } = message;
+  try {
+    if (!state) throw new IndxError("internal", "The index worker got a job before its vault.");
+    const { cancel } = state;
+    const report = runIndexJob(state.vault, state.connection, job, {
+      onProgress: (done, total) => answer({ type: "progress", id, done, total }),
+      stopRequested: () => Atomics.load(cancel, 0) === id,
+    });
+    answer({ type: "done", id, report });
+  } catch (err) {
+    if (!(err instanceof IndxError)) debugLog("index job failed", { error: err });
+    answer({ type: "failed", id, error: toIndxError(err).toJSON() });
+  }
+};

@@ -1,0 +1,273 @@
+import { edenGC } from "bun:jsc";
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { IndxError, isSqliteCorruption } from "../../core/errors.ts";
+import type { ProgressFn } from "../../core/progress.ts";
+import { embeddingsConfigured } from "../../providers/settings.ts";
+import { LinkResolver } from "../../vault/link-resolver.ts";
+import { fileKind, type ScannedFile, scanVault } from "../../vault/scan.ts";
+import type { Vault } from "../../vault/vault.ts";
+import { indexIdentity } from "../storage/connection.ts";
+import { setAsideDamaged } from "../storage/corruption.ts";
+import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
+import { damagedReason, IndexStore } from "../storage/store.ts";
+import type { FileRows, IndexWarning } from "./file-rows.ts";
+import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
+
+export interface IndexReport {
+  rebuilt: string | null;
+  scanned: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  linksReresolved: number;
+  /** Vault paths whose content was added, changed or deleted by this pass (subscriptions, events). */
+  changed: string[];
+  /** Of `changed`: the paths that are new, and the paths that are gone. */
+  addedPaths: string[];
+  deletedPaths: string[];
+  warnings: IndexWarning[];
+  durationMs: number;
+}
+
+const BATCH = 250;
+/** Below this many files to read, starting a rows worker costs about what it saves. */
+const ROWS_WORKER_MIN = 1000;
+
+export interface IndexPassOptions {
+  onProgress?: ProgressFn;
+  /**
+   * Whether a rows worker reads and parses the changed files while this thread writes them
+   * (rows-pipeline.ts). By default one does for ROWS_WORKER_MIN files or more, given two cores.
+   */
+  rowsWorker?: boolean;
+  /** Polled between batches: true stops the pass with `cancelled` (a rebuild then rolls back whole). */
+  stopRequested?: () => boolean;
+}
+
+/**
+ * Brings the index in line with the disk: stat → (size, mtime) differs → hash → reparse only
+ * when the bytes changed; files gone from disk are pruned; batched transactions so readers keep
+ * seeing the last good index. `only` limits the pass to some paths (watcher, writes).
+ */
+export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOptions & { only?: string[]; rebuilt?: string | null } = {}): IndexReport {
+  const started = performance.now();
+  const warnings: IndexWarning[] = [];
+  // What the index holds of each file: its size and mtime, enough to tell whether it changed.
+  let stamps: FileStamp[] = [];
+  const indexed = new Map<string, FileStamp>();
+  const readIndexed = () => {
+    stamps = store.files.stamps();
+  };
+  const mapIndexed = () => {
+    for (const stamp of stamps) indexed.set(stamp[0], stamp);
+  };
+
+  let present: ScannedFile[];
+  let gone: string[] = [];
+  let unchanged = false;
+  if (opts.only) {
+    readIndexed();
+    mapIndexed();
+    present = [];
+    for (const path of new Set(opts.only)) {
+      const f = statOne(vault, path);
+      if (f) present.push(f);
+      else if (indexed.has(path)) gone.push(path);
+    }
+  } else {
+    // The index is read while a stat worker (on a large vault) starts.
+    const scan = scanVault(vault.root, vault.exclusions, { whileStatting: readIndexed });
+    for (const s of scan.skipped)
+      warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
+    present = scan.files;
+    // An unchanged vault is walked in the order it was first indexed (the index's rowid order): then
+    // no map of every path is needed to tell that nothing changed (about 40 ms at 100,000 files).
+    unchanged = unchangedInOrder(stamps, present);
+    if (!unchanged) mapIndexed();
+  }
+
+  let still = 0;
+  const changed = unchanged
+    ? []
+    : present.filter((f) => {
+        const s = indexed.get(f.path);
+        if (s) still++;
+        return !s || s[1] !== f.size || s[2] !== f.mtimeMs;
+      });
+  // Usually every indexed file was scanned, as the count shows, and no set is needed to find none gone.
+  if (!opts.only && !unchanged) gone = still === indexed.size ? [] : goneFrom(indexed, present);
+  // The stored rows (id, etag) of the indexed files read again.
+  const stored = new Map<string, StoredFile>();
+  const reread = changed.filter((f) => indexed.has(f.path)).map((f) => f.path);
+  if (reread.length) for (const row of store.files.storedOf(reread)) stored.set(row.path, row);
+
+  // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
+  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? indexed.keys() : present.map((f) => f.path)) : []);
+  for (const p of gone) resolver.remove(p);
+  const addedPaths: string[] = [];
+  for (const f of changed)
+    if (!indexed.has(f.path)) {
+      resolver.add(f.path);
+      addedPaths.push(f.path);
+    }
+
+  // A first build loads rows without secondary indexes, and builds them once at the end.
+  const bulk = indexed.size === 0 && changed.length > BATCH;
+  const writer = store.writer();
+  let added = 0;
+  let updated = 0;
+  let touchedOnly = 0;
+  const changedPaths: string[] = [];
+  const total = changed.length + gone.length;
+  let done = 0;
+
+  const applyBatch = store.transaction((batch: ScannedFile[], rows: (FileRows | null)[]) => {
+    batch.forEach((f, i) => {
+      const prev = stored.get(f.path);
+      const result = rows[i];
+      if (!result) {
+        warnings.push({ code: "unreadable", path: f.path, message: "the file could not be read" });
+        return;
+      }
+      if (result.warning) warnings.push(result.warning);
+      if (prev && prev.etag !== null && prev.etag === result.etag) {
+        writer.touch(prev.id, f.size, f.mtimeMs);
+        touchedOnly++;
+        return;
+      }
+      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver);
+      changedPaths.push(f.path);
+      if (prev) updated++;
+      else added++;
+    });
+  });
+  const rows = rowSource(vault, stored, changed, opts.rowsWorker);
+  const loadBatch = (start: number): number => {
+    const batch = changed.slice(start, start + BATCH);
+    applyBatch(batch, rows.next(batch));
+    return batch.length;
+  };
+
+  try {
+    if (bulk) store.beginBulkLoad();
+    for (let i = 0; i < changed.length; i += BATCH) {
+      throwIfStopped(opts);
+      done += loadBatch(i);
+      // The batch's rows are young garbage now: collected at once, they never pile up. (Left to
+      // itself the collector let a large build grow by 150+ MB; in loadBatch's own frame the
+      // stack would still point at them.)
+      if (changed.length > BATCH) edenGC();
+      opts.onProgress?.(done, total);
+    }
+  } finally {
+    rows.close();
+  }
+
+  throwIfStopped(opts);
+  if (bulk) store.mergeFullText();
+  store.ensureIndexes({ hashes: embeddingsConfigured(vault.config) });
+  if (bulk) {
+    store.releaseFreePages();
+    store.endBulkLoad();
+  }
+  let linksReresolved = 0;
+  store.transaction(() => {
+    for (const p of gone) writer.remove(p);
+    // On a first build every link was resolved against the complete file list already.
+    if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+    store.setMeta("updated_at", new Date().toISOString());
+    if (!opts.only) store.markBuildComplete();
+  })();
+  opts.onProgress?.(total, total);
+
+  return {
+    rebuilt: opts.rebuilt ?? null,
+    scanned: opts.only ? opts.only.length : present.length,
+    added,
+    updated,
+    unchanged: present.length - changed.length + touchedOnly,
+    deleted: gone.length,
+    linksReresolved,
+    changed: [...changedPaths, ...gone],
+    addedPaths: changedPaths.filter((p) => !indexed.has(p)),
+    deletedPaths: gone,
+    warnings,
+    durationMs: Math.round(performance.now() - started),
+  };
+}
+
+/**
+ * Opens (or creates, or rebuilds when incompatible) the index and brings it up to date. A rebuild
+ * of a compatible index replaces its contents in one transaction, so readers keep answering from
+ * it until the new one is complete (docs/decisions.md, "Index passes off the request thread").
+ */
+export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: boolean } = {}): IndexReport {
+  vault.ensureDataDir();
+  const identity = indexIdentity(vault);
+  const { store, rebuilt, replace } = IndexStore.openForIndexing(vault.indexPath, identity, opts.rebuild);
+  const pass = (on: IndexStore, why: string | null) =>
+    updateIndex(vault, on, { onProgress: opts.onProgress, stopRequested: opts.stopRequested, rowsWorker: opts.rowsWorker, rebuilt: why });
+  try {
+    return replace ? store.replaceContents(() => pass(store, rebuilt)) : pass(store, rebuilt);
+  } catch (err) {
+    // A rebuild always succeeds (docs/decisions.md, "A damaged index"): damage the probe could not
+    // see (a page deep in a table, which dropping the table reads) sets the file aside, and the
+    // build starts on a new one. Any other pass keeps its error, which names the fix.
+    if (!opts.rebuild || !isSqliteCorruption(err)) throw err;
+    store.close();
+    const setAside = setAsideDamaged(vault.indexPath);
+    const again = IndexStore.openForIndexing(vault.indexPath, identity, true);
+    try {
+      return pass(again.store, damagedReason("the index file was damaged", setAside));
+    } finally {
+      again.store.close();
+    }
+  } finally {
+    store.close();
+  }
+}
+
+function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], worker?: boolean): RowSource {
+  const o = {
+    root: vault.root,
+    maxNoteBytes: vault.config.int("index.max_note_bytes"),
+    storedEtag: (path: string) => stored.get(path)?.etag ?? null,
+  };
+  const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
+  return useWorker ? new WorkerRows(o, files, BATCH) : new InlineRows(o);
+}
+
+/** True when the scan found exactly the indexed files, in the same order, none changed in size or mtime. */
+function unchangedInOrder(stamps: FileStamp[], present: ScannedFile[]): boolean {
+  if (stamps.length !== present.length) return false;
+  for (let i = 0; i < stamps.length; i++) {
+    const [path, size, mtimeMs] = stamps[i]!;
+    const f = present[i]!;
+    if (path !== f.path || size !== f.size || mtimeMs !== f.mtimeMs) return false;
+  }
+  return true;
+}
+
+/** The stored paths no longer on disk. */
+function goneFrom(indexed: Map<string, FileStamp>, present: ScannedFile[]): string[] {
+  const seen = new Set(present.map((f) => f.path));
+  return [...indexed.keys()].filter((p) => !seen.has(p));
+}
+
+function throwIfStopped(opts: IndexPassOptions): void {
+  if (opts.stopRequested?.())
+    throw new IndxError("cancelled", "The index pass was cancelled; what it had not committed was rolled back.", { reason: "cancelled" });
+}
+
+function statOne(vault: Vault, path: string): ScannedFile | null {
+  if (vault.exclusions.excludes(path)) return null;
+  try {
+    const st = statSync(vault.abs(path));
+    if (!st.isFile()) return null;
+    return { path, kind: fileKind(path), size: st.size, mtimeMs: Math.floor(st.mtimeMs) };
+  } catch {
+    return null;
+  }
+}
