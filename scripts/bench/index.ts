@@ -8,6 +8,7 @@ import { cpSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { runIndex, updateIndex } from "../../src/index/build/indexer.ts";
+
 import { indexIdentity } from "../../src/index/storage/connection.ts";
 import { IndexStore } from "../../src/index/storage/store.ts";
 import { Vault } from "../../src/vault/vault.ts";

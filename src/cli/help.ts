@@ -1,5 +1,6 @@
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
 import { GLOBAL_ARGS } from "./global-args.ts";
+import { stdoutIsTTY } from "./io.ts";
 import { resolveValue } from "./tree.ts";
 import { wrap } from "./wrap.ts";
 
@@ -7,6 +8,11 @@ import { wrap } from "./wrap.ts";
 export interface HelpText {
   long?: string;
   examples?: string[];
+  /**
+   * What the command list says of each subcommand, when loading the subcommands to read their own
+   * descriptions would cost more than the list is worth (the root: `indx --help`).
+   */
+  summaries?: Readonly<Record<string, string>>;
 }
 
 /** Keyed by the command object, so commands generated from operations and written by hand both get one. */
@@ -14,7 +20,7 @@ export const HELP_TEXT = new WeakMap<object, HelpText>();
 
 /** Help is wrapped to the terminal (COLUMNS, else the tty's width), at most 100 columns, 80 when piped. */
 export function helpWidth(): number {
-  const cols = Number(process.env.COLUMNS) || (process.stdout.isTTY ? process.stdout.columns : 0) || 80;
+  const cols = Number(process.env.COLUMNS) || (stdoutIsTTY() ? process.stdout.columns : 0) || 80;
   return Math.max(40, Math.min(100, cols));
 }
 
@@ -38,7 +44,9 @@ export async function renderHelp(cmd: CommandDef, path: string[], width = helpWi
 
   if (subs) {
     const entries = await Promise.all(
-      Object.entries(subs).map(async ([n, c]) => [n, firstSentence((await resolveValue((await resolveValue(c)).meta ?? {})).description ?? "")] as const),
+      Object.entries(subs).map(
+        async ([n, c]) => [n, text.summaries?.[n] ?? firstSentence((await resolveValue((await resolveValue(c)).meta ?? {})).description ?? "")] as const,
+      ),
     );
     out.push("Commands:", ...table(entries, width), "");
   }
@@ -79,7 +87,7 @@ export async function renderHelp(cmd: CommandDef, path: string[], width = helpWi
 }
 
 /** A command list shows what each command is, in its description's first sentence. */
-function firstSentence(text: string): string {
+export function firstSentence(text: string): string {
   return text.split(/(?<=\.)\s/)[0]!.replace(/\.$/, "");
 }
 

@@ -8,7 +8,7 @@ import { renderHelp } from "./help.ts";
 import { print, printErr } from "./io.ts";
 import { root } from "./root.ts";
 import { didYouMean } from "./suggest.ts";
-import { subCommandsOf } from "./tree.ts";
+import { resolveValue } from "./tree.ts";
 
 /** Walks argv down the command tree: the deepest command named, and the word that named none. */
 export async function findCommand(argv: readonly string[]): Promise<{ cmd: CommandDef; path: string[]; unknown?: string; siblings?: string[] }> {
@@ -16,12 +16,14 @@ export async function findCommand(argv: readonly string[]): Promise<{ cmd: Comma
   const path: string[] = [];
   for (const word of argv) {
     if (word.startsWith("-")) continue;
-    const subs = await subCommandsOf(cmd);
-    if (!subs) break;
+    if (!cmd.subCommands) break;
+    // Only the command named is loaded: each brings its operations in, and `indx search` should
+    // load search's alone (docs/decisions.md, "A CLI read that is current and fast").
+    const subs = await resolveValue(cmd.subCommands);
     const next = subs[word];
     if (!next) return { cmd, path, unknown: word, siblings: Object.keys(subs) };
     path.push(word);
-    cmd = next;
+    cmd = await resolveValue(next);
   }
   return { cmd, path };
 }

@@ -10,11 +10,11 @@ import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { HELP_TEXT } from "./help.ts";
-import { print, printErr } from "./io.ts";
+import { print, printErr, stdoutIsTTY, write } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
 import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
 import { allPagesFormat, cutNotice, nextCursorOf, withoutHeader } from "./pages.ts";
-import { refreshIndex } from "./refresh.ts";
+import { refreshAnswer, refreshIndex } from "./refresh.ts";
 
 /** How one operation appears on the command line; `In` and `Out` are its input and output types. */
 export interface CliSpec<In = unknown, Out = unknown> {
@@ -110,7 +110,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
     args.refresh = {
       type: "boolean",
       default: true,
-      description: "Update the index with what changed on disk before answering (--no-refresh answers from the index as last built).",
+      description:
+        "Before answering, index the files added, deleted or renamed on disk, and the answer's notes that changed (--no-refresh answers from the index as last built).",
     };
 
   const cmd = command({
@@ -180,7 +181,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       if (spec.saveTo && outputFile) Object.assign(input, spec.saveTo.input);
       const ctx = openContext(flags);
       try {
-        if ((op.safe || op.ai) && flags.refresh !== false && !rawArgs.includes("--no-refresh")) await refreshIndex(ctx);
+        const refresh = (op.safe || op.ai) && flags.refresh !== false && !rawArgs.includes("--no-refresh");
+        if (refresh) await refreshIndex(ctx);
         if (spec.lineSuffix && typeof input.path === "string") takeLineSuffix(ctx, input);
         if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
         const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
@@ -196,20 +198,26 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
         const streaming = op.ai !== undefined && input.stream === true;
         const call = streaming ? ctx.forCall({ aiStream: (event) => print(JSON.stringify(event)) }) : ctx;
-        const { input: parsedInput, result: output } = await invokeOp(op, call, input, { coerce: true }).catch((err: unknown) => {
-          throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
-        });
+        const run = () =>
+          invokeOp(op, call, input, { coerce: true }).catch((err: unknown) => {
+            throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
+          });
+        let invoked = await run();
+        // A note of the answer edited in place since it was indexed: indexed again, and asked again
+        // (an AI answer is not asked twice: it costs a model call).
+        if (refresh && !op.ai && (await refreshAnswer(ctx, invoked.result))) invoked = await run();
+        const { input: parsedInput, result: output } = invoked;
         if (streaming) {
           print(JSON.stringify({ type: "ai.complete", data: output }));
           return;
         }
-        if (spec.raw && flags.raw) return void process.stdout.write(spec.raw.text(output));
+        if (spec.raw && flags.raw) return write(spec.raw.text(output));
         const shown = spec.saveTo && outputFile ? spec.saveTo.strip(output) : output;
         if (spec.saveTo && outputFile) writeFileSync(outputFile, spec.saveTo.bytes(output));
-        const chosen = chooseFormat(flags, process.stdout.isTTY === true);
+        const chosen = chooseFormat(flags, stdoutIsTTY());
         const all = paged && flags.all === true;
         const format = all ? allPagesFormat(chosen, flags.format !== undefined || flags.json !== undefined) : chosen;
-        const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+        const style = styleFor(stdoutIsTTY() && !process.env.NO_COLOR);
         const human = spec.human;
         const table = spec.table;
         const fields = requestedFields();

@@ -13,48 +13,15 @@ import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
-import type { OutputOf } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
-import { related, vaultSearch } from "../search/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
 import { tagRename } from "../tags/rename-ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { baseRows, baseTable } from "./base-table.ts";
 import { opCommand } from "./op-command.ts";
-import { keyValueLines, type Style, writeDiff } from "./output.ts";
-
-/** Ranked results (search and related): path › heading and score, then the snippet with its matches highlighted. */
-function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
-  const lines: string[] = [];
-  for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
-  if (!o.results.length) lines.push("No results.");
-  for (const r of o.results) {
-    lines.push(`${s.bold(r.path)}${r.heading ? s.dim(` › ${r.heading}`) : ""}  ${s.dim(r.score.toFixed(3))}`);
-    if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, (_, match: string) => s.yellow(match))}`);
-  }
-  if (o.next_cursor) lines.push(s.dim(`more: --cursor ${o.next_cursor}`));
-  return lines.join("\n");
-}
+import { keyValueLines, writeDiff } from "./output.ts";
 
 const paths = (notes: readonly { path: string }[]) => notes.map((n) => n.path).join("\n");
-
-/** CLI names of the read operations (docs/contracts.md, Operations). */
-export const searchCommand = opCommand(vaultSearch, {
-  positionals: ["q"],
-  rest: true,
-  human: rankedResults,
-  examples: [
-    "indx search deploy runbook",
-    `indx search '"exact phrase" +required -excluded' --tag project --path-glob 'Projects/**'`,
-    'indx search "how do we roll back a launch" --mode semantic --limit 5',
-    "indx search rollback --json path,score",
-  ],
-});
-export const relatedCommand = opCommand(related, {
-  positionals: ["id"],
-  human: rankedResults,
-  examples: ['indx related "Projects/Apollo Launch.md"', 'indx related "Projects/Apollo Launch.md#2" --limit 5'],
-});
 
 const fileExists = (ctx: App, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 

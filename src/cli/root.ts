@@ -1,5 +1,6 @@
 import type { CommandDef } from "citty";
 import { VERSION } from "../core/version.ts";
+import { HELP_TEXT } from "./help.ts";
 
 /**
  * The command tree. Leaves load lazily so `indx --help` and `indx search` only parse what they use.
@@ -17,8 +18,8 @@ export const root: CommandDef = {
   },
   subCommands: {
     init: async () => (await import("./init-command.ts")).initCommand,
-    search: async () => (await ops()).searchCommand,
-    related: async () => (await ops()).relatedCommand,
+    search: async () => (await import("./search-commands.ts")).searchCommand,
+    related: async () => (await import("./search-commands.ts")).relatedCommand,
     context: async () => (await import("./context-command.ts")).contextCommand,
     note: async () => (await ops()).noteCommand,
     daily: async () => (await ops()).dailyCommand,
@@ -39,3 +40,33 @@ export const root: CommandDef = {
     completion: async () => (await import("./completion-command.ts")).completionCommand,
   },
 };
+
+/**
+ * The command list of `indx --help`, written out so that printing it loads no command (each would
+ * bring its operations in). test/unit/cli/root-help.test.ts keeps every line equal to the first
+ * sentence of the command's own description.
+ */
+const ROOT_SUMMARIES: Readonly<Record<string, string>> = {
+  init: "Set indx up for a vault: configuration, index, admin token, MCP set-ups",
+  search: "Search the vault",
+  related: "Notes related to a note or chunk",
+  context: "A topic with its neighbourhood",
+  note: "Notes: get, get-many, list, outline, exists, update, patch, delete, move",
+  daily: "Today's (or a given day's) daily note",
+  link: "The link graph: backlinks, forward links, unresolved links, links to missing headings and blocks, orphans",
+  tag: "Tags: list them, the notes that carry one, rename one everywhere",
+  chunk: "Chunks (heading-aware sections) of notes",
+  attachment: "Attachments (non-Markdown files): metadata or bytes (get), upload (put)",
+  canvas: "JSON Canvas files: get, create (or replace), patch",
+  base: "Obsidian bases: run a view of a .base file, a note's base block, or inline base YAML",
+  vault: "The vault and its index: status, index, config",
+  ai: "Grounded AI over the vault: ask, summarize, table of contents, relate, tags, metadata, extraction, status",
+  serve: "Serve the vault over REST and MCP (HTTP), keeping the index current",
+  mcp: "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex)",
+  events: "Show the vault's events (writes, changes seen on disk, index updates); --follow streams new ones",
+  token: "Manage bearer tokens for `indx serve`",
+  config: "Read and write the user configuration (TOML)",
+  doctor: "Check the set-up and say how to fix what is wrong",
+  completion: "Print a shell's completion script (bash, zsh, fish, powershell)",
+};
+HELP_TEXT.set(root, { summaries: ROOT_SUMMARIES });

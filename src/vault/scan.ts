@@ -1,4 +1,4 @@
-import { type Dirent, readdirSync, realpathSync } from "node:fs";
+import { type Dirent, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, sep } from "node:path";
 import { IndxError } from "../core/errors.ts";
 import { globToRegExp } from "./glob.ts";
@@ -44,8 +44,16 @@ export class Exclusions {
   }
 }
 
+/**
+ * A folder's path as on disk (vault-relative, "" for the root) and its mtime, taken just before
+ * it was read: adding, removing or renaming an entry moves it (src/index/build/folder-check.ts).
+ */
+export type FolderStamp = [path: string, mtimeMs: number];
+
 export interface ScanResult {
   files: ScannedFile[];
+  /** Every folder walked, in walk order. */
+  folders: FolderStamp[];
   /** Paths skipped for safety (symlinks leaving the vault, unreadable entries). Vault-relative. */
   skipped: { path: string; reason: string }[];
 }
@@ -58,38 +66,27 @@ export interface ScanOptions {
 /**
  * Walks the vault. Symlinked folders are not followed (loops, escapes); a symlinked file is kept
  * only when its target stays inside the vault. The folders are read first, then every file is
- * statted in one go.
+ * statted in one go; each folder's mtime is kept (`folders`) for the CLI's quick check.
  */
 export function scanVault(rootReal: string, exclusions: Exclusions, opts: ScanOptions = {}): ScanResult {
   const rels: string[] = [];
   const abss: string[] = [];
   const pool = new StatPool();
   const skipped: { path: string; reason: string }[] = [];
+  const folders: FolderStamp[] = [];
   const walk = (absDir: string, relDir: string) => {
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(absDir, { withFileTypes: true });
-    } catch {
+    const listed = readFolder(rootReal, absDir, relDir, exclusions);
+    if (!listed) {
       // A root that cannot be listed holds no news: an index pass must not prune every note (docs/decisions.md, "A vault folder that goes away").
       if (relDir === "") throw vaultMissingError(rootReal);
       skipped.push({ path: relDir || ".", reason: "unreadable" });
       return;
     }
-    for (const e of entries) {
-      const name = e.name;
-      const rel = relDir ? `${relDir}/${name}` : name;
-      if (name.startsWith(".")) continue;
-      // A name from readdir is never `.`, `..` or empty: no join() needed.
-      const abs = `${absDir}/${name}`;
-      if (e.isDirectory()) {
-        if (EXCLUDED_DIRS.has(name) || exclusions.excludes(rel, true)) continue;
-        walk(abs, rel);
-      } else if (e.isFile() || e.isSymbolicLink()) {
-        if (exclusions.globExcludes(rel)) continue;
-        if (e.isSymbolicLink() && !insideVault(rootReal, abs)) {
-          skipped.push({ path: rel, reason: "symlink_escape" });
-          continue;
-        }
+    folders.push([relDir, listed.mtimeMs]);
+    for (const [rel, abs, isDir] of listed.entries) {
+      if (abs === null) skipped.push({ path: rel, reason: "symlink_escape" });
+      else if (isDir) walk(abs, rel);
+      else {
         rels.push(rel);
         abss.push(abs);
         pool.found(abss);
@@ -109,7 +106,45 @@ export function scanVault(rootReal: string, exclusions: Exclusions, opts: ScanOp
     if (size === UNREADABLE) skipped.push({ path: rel, reason: "unreadable" });
     else if (size !== NOT_A_FILE) files.push({ path: rel.normalize("NFC"), kind: fileKind(rel), size, mtimeMs: stats.mtimeMs(i) });
   });
-  return { files, skipped };
+  return { files, folders, skipped };
+}
+
+/**
+ * One folder's content entries: [vault-relative path, absolute path, is a folder], in the order
+ * read, with the folder's mtime taken before reading it (an entry added meanwhile then moves it
+ * again, and is never missed). Hidden and excluded entries are left out; a symlinked file whose
+ * target leaves the vault comes with a null absolute path. Null when the folder cannot be read.
+ */
+export function readFolder(
+  rootReal: string,
+  absDir: string,
+  relDir: string,
+  exclusions: Exclusions,
+): { mtimeMs: number; entries: [rel: string, abs: string | null, isDir: boolean][] } | null {
+  let entries: Dirent[];
+  let mtimeMs: number;
+  try {
+    mtimeMs = Math.floor(statSync(absDir).mtimeMs);
+    entries = readdirSync(absDir, { withFileTypes: true });
+  } catch {
+    return null;
+  }
+  const out: [string, string | null, boolean][] = [];
+  for (const e of entries) {
+    const name = e.name;
+    if (name.startsWith(".")) continue;
+    const rel = relDir ? `${relDir}/${name}` : name;
+    // A name from readdir is never `.`, `..` or empty: no join() needed.
+    const abs = `${absDir}/${name}`;
+    if (e.isDirectory()) {
+      if (EXCLUDED_DIRS.has(name) || exclusions.excludes(rel, true)) continue;
+      out.push([rel, abs, true]);
+    } else if (e.isFile() || e.isSymbolicLink()) {
+      if (exclusions.globExcludes(rel)) continue;
+      out.push([rel, e.isSymbolicLink() && !insideVault(rootReal, abs) ? null : abs, false]);
+    }
+  }
+  return { mtimeMs, entries: out };
 }
 
 /** A symlink's target is inside the vault; an unreadable one counts as inside (its stat fails). */

@@ -231,7 +231,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "store.ts",
     "vectors.ts",
   ],
-  "index/build": ["file-rows.ts", "indexer.ts", "jobs.ts", "watcher.ts", "worker-runner.ts"],
+  "index/build": ["file-rows.ts", "folder-check.ts", "indexer.ts", "jobs.ts", "watcher.ts", "worker-runner.ts"],
   bases: ["cells.ts", "expr/parser.ts", "ops.ts", "properties.ts", "where.ts"],
   patch: ["engine.ts", "schema.ts"],
   search: ["filter.ts", "fusion-weight.ts", "ops.ts", "related.ts", "semantic.ts", "stopwords.ts"],

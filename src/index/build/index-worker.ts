@@ -4,11 +4,12 @@
  * It has its own connection and runs the jobs the main thread sends, one at a time. Loaded by
  * worker-runner.ts; an entrypoint of its own in the compiled binary (scripts/build.ts).
  */
+import { fullGC } from "bun:jsc";
 import { IndxError, toIndxError } from "../../core/errors.ts";
 import { debugLog } from "../../core/log.ts";
 import { Vault } from "../../vault/vault.ts";
 import { IndexConnection } from "../storage/connection.ts";
-import { runIndexJob } from "./jobs.ts";
+import { runIndexJob } from "./indexer.ts";
 import type { FromIndexWorker, ToIndexWorker } from "./worker-protocol.ts";
 
 declare const self: Worker;
@@ -42,4 +43,8 @@ self.onmessage = (event: MessageEvent<ToIndexWorker>) => {
     if (!(err instanceof IndxError)) debugLog("index job failed", { error: err });
     answer({ type: "failed", id, error: toIndxError(err).toJSON() });
   }
+  // A pass over the whole vault leaves its scan behind (100,000 files: tens of MB of paths and
+  // stats), and the worker then idles until the next change: collected now, the memory goes back
+  // instead of staying with an idle thread (docs/decisions.md, "What a reader thread holds").
+  fullGC();
 };

@@ -5,13 +5,16 @@ import { IndxError, isSqliteCorruption } from "../../core/errors.ts";
 import type { ProgressFn } from "../../core/progress.ts";
 import { embeddingsConfigured } from "../../providers/settings.ts";
 import { LinkResolver } from "../../vault/link-resolver.ts";
-import { fileKind, type ScannedFile, scanVault } from "../../vault/scan.ts";
+import { type FolderStamp, fileKind, type ScannedFile, scanVault } from "../../vault/scan.ts";
 import type { Vault } from "../../vault/vault.ts";
+import type { IndexConnection } from "../storage/connection.ts";
 import { indexIdentity } from "../storage/connection.ts";
 import { setAsideDamaged } from "../storage/corruption.ts";
 import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
 import { damagedReason, IndexStore } from "../storage/store.ts";
-import type { FileRows, IndexWarning } from "./file-rows.ts";
+import { type FileRows, type IndexWarning, readsWhole } from "./file-rows.ts";
+import { saveFolderStamps } from "./folder-check.ts";
+import type { IndexJob } from "./jobs.ts";
 import { InlineRows, type RowSource, WorkerRows } from "./rows-pipeline.ts";
 
 export interface IndexReport {
@@ -32,6 +35,16 @@ export interface IndexReport {
 }
 
 const BATCH = 250;
+/**
+ * A batch reads about this many bytes of files: fewer than BATCH files when they are larger than
+ * generated notes (about 2 KB). Each batch is parsed, encoded and held by both threads at once,
+ * so its size in bytes is what their memory follows: 250 notes of a real documentation vault
+ * (5 KB each, translations with CJK grams) made 8 MB slots and a rows worker heap of 100 MB, and a
+ * build of 6,289 such notes peaked at 240–257 MiB against 165–167 MiB with batches of 100.
+ */
+const BATCH_BYTES = 512 * 1024;
+/** The fewest files a batch takes, however large they are (one transaction, one FTS5 segment each). */
+const BATCH_MIN = 25;
 /** Below this many files to read, starting a rows worker costs about what it saves. */
 const ROWS_WORKER_MIN = 1000;
 
@@ -65,6 +78,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   };
 
   let present: ScannedFile[];
+  let folders: FolderStamp[] | null = null;
   let gone: string[] = [];
   let unchanged = false;
   if (opts.only) {
@@ -82,6 +96,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     for (const s of scan.skipped)
       warnings.push({ code: s.reason === "symlink_escape" ? "symlink_escape" : "unreadable", path: s.path, message: `skipped: ${s.reason}` });
     present = scan.files;
+    folders = scan.folders;
     // An unchanged vault is walked in the order it was first indexed (the index's rowid order): then
     // no map of every path is needed to tell that nothing changed (about 40 ms at 100,000 files).
     unchanged = unchangedInOrder(stamps, present);
@@ -143,22 +158,23 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
       else added++;
     });
   });
-  const rows = rowSource(vault, stored, changed, opts.rowsWorker);
+  const perBatch = batchSize(changed, vault.config.int("index.max_note_bytes"));
+  const rows = rowSource(vault, stored, changed, perBatch, opts.rowsWorker);
   const loadBatch = (start: number): number => {
-    const batch = changed.slice(start, start + BATCH);
+    const batch = changed.slice(start, start + perBatch);
     applyBatch(batch, rows.next(batch));
     return batch.length;
   };
 
   try {
     if (bulk) store.beginBulkLoad();
-    for (let i = 0; i < changed.length; i += BATCH) {
+    for (let i = 0; i < changed.length; i += perBatch) {
       throwIfStopped(opts);
       done += loadBatch(i);
       // The batch's rows are young garbage now: collected at once, they never pile up. (Left to
       // itself the collector let a large build grow by 150+ MB; in loadBatch's own frame the
       // stack would still point at them.)
-      if (changed.length > BATCH) edenGC();
+      if (changed.length > perBatch) edenGC();
       opts.onProgress?.(done, total);
     }
   } finally {
@@ -179,6 +195,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
     store.setMeta("updated_at", new Date().toISOString());
     if (!opts.only) store.markBuildComplete();
+    if (folders) saveFolderStamps(store, folders);
   })();
   opts.onProgress?.(total, total);
 
@@ -196,6 +213,16 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     warnings,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/** The synchronous work of one job, on the thread that calls it. */
+export function runIndexJob(vault: Vault, connection: IndexConnection, job: IndexJob, opts: IndexPassOptions): IndexReport {
+  if ("build" in job) {
+    // A build opens a connection of its own, and may replace the file the open one holds.
+    connection.release();
+    return runIndex(vault, { ...opts, rebuild: job.rebuild });
+  }
+  return updateIndex(vault, connection.open(), { ...opts, only: "paths" in job ? job.paths : undefined });
 }
 
 /**
@@ -229,14 +256,22 @@ export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: bool
   }
 }
 
-function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], worker?: boolean): RowSource {
+/** Files per batch: BATCH, or fewer so that a batch reads about BATCH_BYTES (never fewer than BATCH_MIN). */
+function batchSize(files: readonly ScannedFile[], maxNoteBytes: number): number {
+  let bytes = 0;
+  for (const f of files) if (readsWhole(f, maxNoteBytes)) bytes += f.size;
+  const perFile = files.length ? bytes / files.length : 0;
+  return perFile > 0 ? Math.max(BATCH_MIN, Math.min(BATCH, Math.floor(BATCH_BYTES / perFile))) : BATCH;
+}
+
+function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], batch: number, worker?: boolean): RowSource {
   const o = {
     root: vault.root,
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
     storedEtag: (path: string) => stored.get(path)?.etag ?? null,
   };
   const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
-  return useWorker ? new WorkerRows(o, files, BATCH) : new InlineRows(o);
+  return useWorker ? new WorkerRows(o, files, batch) : new InlineRows(o);
 }
 
 /** True when the scan found exactly the indexed files, in the same order, none changed in size or mtime. */

@@ -2,7 +2,7 @@ import { IndxError } from "../../core/errors.ts";
 import type { ProgressFn } from "../../core/progress.ts";
 import type { Vault } from "../../vault/vault.ts";
 import type { IndexConnection } from "../storage/connection.ts";
-import { type IndexPassOptions, type IndexReport, runIndex, updateIndex } from "./indexer.ts";
+import type { IndexReport } from "./indexer.ts";
 
 /**
  * One index update: some vault paths (a write, the watcher), an incremental pass over the whole
@@ -23,16 +23,6 @@ export interface IndexRunner {
   close(): void;
 }
 
-/** The synchronous work of one job, on the thread that calls it. */
-export function runIndexJob(vault: Vault, connection: IndexConnection, job: IndexJob, opts: IndexPassOptions): IndexReport {
-  if ("build" in job) {
-    // A build opens a connection of its own, and may replace the file the open one holds.
-    connection.release();
-    return runIndex(vault, { ...opts, rebuild: job.rebuild });
-  }
-  return updateIndex(vault, connection.open(), { ...opts, only: "paths" in job ? job.paths : undefined });
-}
-
 export function cancelledError(): IndxError {
   return new IndxError("cancelled", "The request was cancelled before the index pass ran.", { reason: "cancelled" });
 }
@@ -50,6 +40,9 @@ export class InlineIndexRunner implements IndexRunner {
   async run(job: IndexJob, opts: IndexJobOptions): Promise<IndexReport> {
     const { signal } = opts;
     if (signal?.aborted) throw cancelledError();
+    // The indexer (parser, YAML, rows) loads on the first job: a CLI read whose check finds
+    // nothing changed never needs it (docs/decisions.md, "A CLI read that is current and fast").
+    const { runIndexJob } = await import("./indexer.ts");
     return runIndexJob(this.vault, this.connection, job, { onProgress: opts.onProgress, stopRequested: () => signal?.aborted === true });
   }
 

@@ -249,7 +249,7 @@ export class IndexStore {
 
   /** Back to durable writes and the whole cache after beginBulkLoad(). */
   endBulkLoad(): void {
-    this.db.run(`PRAGMA cache_size = -${CACHE_KIB}`);
+    this.db.run(`PRAGMA cache_size = -${pageCacheKiB}`);
     this.db.run("PRAGMA threads = 0");
     if (this.db.inTransaction) return;
     this.db.run("PRAGMA synchronous = NORMAL");
@@ -311,6 +311,16 @@ export class IndexStore {
 /** The page cache of a connection, and of a first build's load (KiB). */
 const CACHE_KIB = 32_000;
 const BULK_CACHE_KIB = 2_000;
+/** The page cache of the connections this thread opens from now on (each thread has its own). */
+let pageCacheKiB = CACHE_KIB;
+
+/**
+ * Gives the connections this thread opens from now on a page cache of `kib` KiB instead of
+ * CACHE_KIB: a reader worker of `serve` takes a smaller one (src/app/reader-worker.ts).
+ */
+export function setPageCacheKiB(kib: number): void {
+  pageCacheKiB = kib;
+}
 /** Helper threads SQLite may sort with while CREATE INDEX runs on a first build. */
 const BULK_SORT_THREADS = 2;
 /** FTS5's defaults (fts5_config.c). */
@@ -342,6 +352,6 @@ function connect(path: string): Database {
   db.run("PRAGMA synchronous = NORMAL");
   db.run("PRAGMA foreign_keys = ON");
   db.run("PRAGMA temp_store = MEMORY");
-  db.run(`PRAGMA cache_size = -${CACHE_KIB}`);
+  db.run(`PRAGMA cache_size = -${pageCacheKiB}`);
   return db;
 }

@@ -42,6 +42,29 @@ export class FileQueries {
     return this.db.query<FileStamp, []>("SELECT path, size, mtime_ms FROM files ORDER BY id").values() as FileStamp[];
   }
 
+  /**
+   * The stamps of the files directly in a folder ("" for the vault's root), or anywhere under it
+   * with `deep`. A range of the path index, not a scan of every file (src/index/build/folder-check.ts).
+   */
+  stampsIn(folder: string, deep = false): FileStamp[] {
+    const rows = (
+      folder === ""
+        ? this.db.query<FileStamp, []>("SELECT path, size, mtime_ms FROM files").values()
+        : // '0' follows '/' in code-point order: [folder/, folder0) is everything under folder/.
+          this.db.query<FileStamp, [string, string]>("SELECT path, size, mtime_ms FROM files WHERE path >= ?1 AND path < ?2").values(`${folder}/`, `${folder}0`)
+    ) as FileStamp[];
+    if (deep) return rows;
+    const depth = folder === "" ? 0 : folder.length + 1;
+    return rows.filter(([path]) => path.indexOf("/", depth) === -1);
+  }
+
+  /** The stamps of those of these paths that are indexed. */
+  stampsOf(paths: readonly string[]): FileStamp[] {
+    return this.db
+      .query<FileStamp, [string]>("SELECT f.path, f.size, f.mtime_ms FROM json_each(?1) j JOIN files f ON f.path = j.value")
+      .values(JSON.stringify(paths)) as FileStamp[];
+  }
+
   /** Every indexed vault path (notes, canvases, bases, attachments): what links can resolve to. */
   paths(): string[] {
     return this.db
