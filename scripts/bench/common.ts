@@ -3,8 +3,9 @@ import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dir, "..", "..");
-/** ../shared beside the checkout; BENCH_SHARED names it for a checkout elsewhere (a git worktree). */
-export const SHARED = process.env.BENCH_SHARED ?? resolve(ROOT, "..", "shared");
+/** ../shared beside the checkout; BENCH_SHARED (or INDX_BENCH_SHARED) names it for a checkout elsewhere (a git worktree). */
+const NAMED_SHARED = process.env.BENCH_SHARED ?? process.env.INDX_BENCH_SHARED;
+export const SHARED = NAMED_SHARED ? resolve(NAMED_SHARED) : resolve(ROOT, "..", "shared");
 export const OUT = join(ROOT, ".bench-out");
 export const BIN = join(ROOT, "dist", "indx");
 

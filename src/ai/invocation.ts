@@ -43,7 +43,7 @@ export interface AiCall<T extends AiOutcome> {
 
 /**
  * Runs one AI operation (docs/contracts.md, AI runtime): the cache first (a hit costs nothing and
- * says so), the daily cost cap before every model request, and one `ai.invocation` event per
+ * says so), the daily cost cap held around every model request (src/providers/meter.ts), and one `ai.invocation` event per
  * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
  * The operation has already resolved its scope and checked that the model role exists.
  */
@@ -120,8 +120,7 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
         {
           signal: ctx.signal,
           stream: ctx.aiStream,
-          checkQuota: () => ai.spend.check(settings.dailyCostUsd),
-          spent: (usd) => ai.spend.add(usd),
+          callerText: callerStrings(call.input),
         },
       )
     : null;
@@ -132,7 +131,8 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
       result.usage = { ...session.usage };
       result.warnings = [...result.warnings, ...session.warnings];
     }
-    if (cacheable) {
+    // A result cut short by the cost cap is not what the call asks for: it is never cached.
+    if (cacheable && !result.warnings.some((w) => w.code === "ai_quota_reached")) {
       // A cache that cannot be written must not cost the caller an answer already paid for.
       try {
         ai.cache.put(
@@ -152,6 +152,22 @@ export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
     throw e;
   }
   return finish(result, false);
+}
+
+/** Caller strings held at most: an input is bounded, this bounds the wall's masking work too. */
+const MAX_CALLER_STRINGS = 200;
+
+/** Every string of the caller's input (question, instructions, focus, schema descriptions), for the deny wall. */
+function callerStrings(input: unknown): string[] {
+  const out: string[] = [];
+  const walk = (v: unknown, depth: number) => {
+    if (out.length >= MAX_CALLER_STRINGS || depth > 8) return;
+    if (typeof v === "string") out.push(v);
+    else if (Array.isArray(v)) for (const x of v) walk(x, depth + 1);
+    else if (v && typeof v === "object") for (const x of Object.values(v)) walk(x, depth + 1);
+  };
+  walk(input, 0);
+  return out;
 }
 
 /**

@@ -3,9 +3,9 @@ import { IndxError } from "../core/errors.ts";
 import type { OpContext } from "../ops/context.ts";
 import { invoke } from "../ops/invoke.ts";
 import { INPUT_LIMITS, VaultPath } from "../ops/schemas.ts";
+import type { AiGlobs } from "../providers/globs.ts";
 import { filterNoteIds, normalizeTag } from "../search/filter.ts";
 import { vaultSearch } from "../search/ops.ts";
-import type { AiGlobs } from "./globs.ts";
 
 /** Notes one scope may name explicitly, and hops a note scope may follow. */
 const MAX_PATHS = 500;

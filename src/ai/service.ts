@@ -1,13 +1,16 @@
 import { IndxError } from "../core/errors.ts";
 import { AiDb } from "../index/storage/ai-db.ts";
+import type { IndexStore } from "../index/storage/store.ts";
 import type { AiRole } from "../ops/define.ts";
+import { AiGlobs } from "../providers/globs.ts";
+import type { MeterSource } from "../providers/meter.ts";
 import { createChatProvider } from "../providers/providers.ts";
-import { type AiSettings, aiSettings } from "../providers/settings.ts";
+import { type AiSettings, aiSettings, type Endpoint, onThisMachine } from "../providers/settings.ts";
+import { SpendLedger } from "../providers/spend.ts";
 import type { ChatProvider } from "../providers/types.ts";
+import { DenyWall } from "../providers/wall.ts";
 import type { Vault } from "../vault/vault.ts";
 import { AiCache } from "./cache.ts";
-import { AiGlobs } from "./globs.ts";
-import { SpendLedger } from "./spend.ts";
 
 const MAX_RETRIEVALS = 256;
 
@@ -24,8 +27,13 @@ export class AiService {
   private ledger: SpendLedger | null = null;
   /** Retrievals of this process, valid until the index or the vectors change (docs/decisions.md, "AI cache hits"). */
   private readonly retrievals = new Map<string, unknown>();
+  /** The deny wall of the index as it is, built on the first request after each change. */
+  private wallValue: DenyWall | null = null;
 
-  constructor(private readonly vault: Vault) {}
+  constructor(
+    private readonly vault: Vault,
+    private readonly index: () => IndexStore,
+  ) {}
 
   /** The settings (fixed for the life of the process). Throws validation_failed on a half configuration. */
   settings(): AiSettings {
@@ -46,6 +54,19 @@ export class AiService {
     return s.chat !== null || s.embeddings !== null;
   }
 
+  /**
+   * Whether an operation needing this role may send note text off this machine: a configured
+   * provider of the role that is not on a loopback address (MCP openWorldHint).
+   */
+  sendsElsewhere(role: AiRole): boolean {
+    if (!this.offers(role)) return false;
+    const s = this.settings();
+    const remote = (e: Endpoint | null) => e !== null && !onThisMachine(e);
+    if (role === "chat") return remote(s.chat);
+    if (role === "embeddings") return remote(s.embeddings);
+    return remote(s.chat) || remote(s.embeddings);
+  }
+
   /** The chat model, or ai_unavailable naming the role and the fix, before anything is sent anywhere. */
   chat(): ChatProvider {
     const s = this.settings();
@@ -56,12 +77,22 @@ export class AiService {
         required_role: "chat",
         fix: "set INDX_AI_PROVIDER and INDX_AI_MODEL",
       });
-    return (this.chatProvider ??= createChatProvider(s.chat, this.vault.dataDir));
+    return (this.chatProvider ??= createChatProvider(s.chat, () => this.wall(), this.meter(), this.vault.dataDir));
   }
 
   globs(): AiGlobs {
     const s = this.settings();
     return new AiGlobs(s.allowGlobs, s.denyGlobs);
+  }
+
+  /** The ledger and cap every model request of this vault is held against (src/providers/meter.ts). */
+  meter(): MeterSource {
+    return { ledger: () => this.spend, cap: this.settings().dailyCostUsd };
+  }
+
+  /** The deny wall every request of this vault's chat model passes (src/providers/wall.ts). */
+  wall(): DenyWall {
+    return (this.wallValue ??= DenyWall.of(this.index(), this.globs()));
   }
 
   private get store(): AiDb {
@@ -79,6 +110,7 @@ export class AiService {
   /** An edit invalidates only the cached results that read the edited notes, and every remembered retrieval. */
   notesChanged(paths: readonly string[]): void {
     if (paths.length === 0) return;
+    this.wallValue = null;
     this.retrievals.clear();
     this.cacheStore?.invalidatePaths(paths);
   }

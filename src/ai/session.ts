@@ -29,9 +29,10 @@ export const ZERO_USAGE: AiUsage = { input_tokens: 0, output_tokens: 0, cost_usd
 
 /**
  * The model, as one AI operation talks to it: every request gets the call's limits, seed and
- * cancellation; usage adds up across requests (map-reduce makes several); the daily cost cap is
- * checked before each request; replies are JSON checked against the schema asked for; and the
- * warnings the model's behaviour causes (truncated, stream_unsupported) are collected once.
+ * cancellation; usage adds up across requests (map-reduce makes several); replies are JSON
+ * checked against the schema asked for; and the warnings the model's behaviour causes
+ * (truncated, stream_unsupported) are collected once. The daily cost cap is the provider's: each
+ * request is held and settled at the boundary (src/providers/meter.ts).
  */
 export class ModelSession {
   readonly usage: AiUsage = { ...ZERO_USAGE };
@@ -45,10 +46,8 @@ export class ModelSession {
     private readonly hooks: {
       signal?: AbortSignal;
       stream?: AiStreamSink;
-      /** Throws ai_quota_exceeded when today's spend is at the cap. */
-      checkQuota: () => void;
-      /** Records what a request cost, as soon as it is known (a later failure does not undo spend). */
-      spent: (usd: number) => void;
+      /** The caller's own texts (the input's strings): the deny wall does not hold them against it. */
+      callerText?: readonly string[];
     },
   ) {}
 
@@ -73,7 +72,6 @@ export class ModelSession {
   }
 
   private async request<S extends TSchema>(req: JsonRequest<S>): Promise<{ value: unknown; truncated: boolean }> {
-    this.hooks.checkQuota();
     if (this.hooks.signal?.aborted) throw new IndxError("cancelled", "The call was cancelled.");
     const follow = this.hooks.stream ? req.follow : undefined;
     const sink = this.hooks.stream;
@@ -89,6 +87,7 @@ export class ModelSession {
         temperature: this.settings.temperature,
         seed: this.knobs.seed ?? 0,
         signal: this.hooks.signal,
+        ...(this.hooks.callerText?.length ? { callerText: this.hooks.callerText } : {}),
         ...(follow ? { onDelta: follow } : {}),
       });
     } catch (err) {
@@ -99,7 +98,6 @@ export class ModelSession {
     this.usage.input_tokens += result.usage.input_tokens;
     this.usage.output_tokens += result.usage.output_tokens;
     this.usage.cost_usd = round6(this.usage.cost_usd + result.usage.cost_usd);
-    this.hooks.spent(result.usage.cost_usd);
     sink?.({ type: "ai.usage", usage: { ...this.usage } });
     if (follow && !result.streamed) this.warnOnce("stream_unsupported", "The provider answered in one piece; nothing was streamed.");
     if (result.finish_reason === "length") this.warnOnce("truncated", `The reply hit the output limit of ${this.maxOutputTokens} tokens.`);

@@ -102,7 +102,11 @@ export class App implements OpContext {
   /** Embeddings of this vault: provider, vector store, embedding runs. Opens nothing until used. */
   get embeddings(): EmbeddingService {
     if (!this.embeddingService) {
-      const service = new EmbeddingService(this.vault);
+      const service = new EmbeddingService(
+        this.vault,
+        () => this.index,
+        () => this.ai.spend,
+      );
       this.stopInvalidatingCoverage = this.onIndexUpdate(() => service.indexChanged());
       this.embeddingService = service;
     }
@@ -112,7 +116,7 @@ export class App implements OpContext {
   /** The AI runtime of this vault: settings, chat model, cache, spend. Opens nothing until used. */
   get ai(): AiService {
     if (!this.aiService) {
-      const service = new AiService(this.vault);
+      const service = new AiService(this.vault, () => this.index);
       const stopIndex = this.onIndexUpdate((report) => service.notesChanged(report.changed));
       const stopVectors = this.embeddings.onVectorsChanged(() => service.vectorsChanged());
       this.stopInvalidatingAiCache = () => {

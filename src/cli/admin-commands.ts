@@ -6,6 +6,7 @@ import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
+import type { EmbedEstimate } from "../embeddings/job.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
@@ -30,6 +31,7 @@ export const vaultIndexCommand = command({
     reembed: { type: "boolean", description: "Drop every stored vector and embed the whole vault again (after changing the embedding model)." },
     "require-embeddings": { type: "boolean", description: "Exit non-zero when embeddings cannot be made (the lexical index is updated either way)." },
     "no-embeddings": { type: "boolean", description: "Only the lexical index; no embedding requests." },
+    yes: { type: "boolean", description: "Embed with a paid model without asking, whatever the estimate." },
   },
   async run(flags, rawArgs) {
     const app = openContext(flags);
@@ -44,6 +46,7 @@ export const vaultIndexCommand = command({
       }
       embedBar.update(done, total);
     };
+    ctx.embeddings.approve = (e) => confirmEmbedding(e, flags.yes === true);
     try {
       const { input, result: r } = await invokeOp(vaultReindex, ctx, {
         rebuild: flags.rebuild === true,
@@ -70,6 +73,17 @@ export const vaultIndexCommand = command({
     }
   },
 });
+
+/** Above this estimate, a run with a paid embeddings model asks first on a terminal (docs/decisions.md, "A cost cap that holds"). */
+const CONFIRM_ABOVE_USD = 0.1;
+
+/** Shows what a paid embedding run will cost; on a terminal, above the threshold and without --yes, asks. */
+function confirmEmbedding(e: EmbedEstimate, yes: boolean): boolean {
+  printErr(`Embedding ${e.chunks} chunks (about ${e.tokens} tokens) with ${e.provider}/${e.model}: about $${e.usd.toFixed(4)}.`);
+  if (yes || e.usd <= CONFIRM_ABOVE_USD || !process.stdin.isTTY || !process.stderr.isTTY) return true;
+  const answer = prompt("Continue? [y/N]")?.trim().toLowerCase();
+  return answer === "y" || answer === "yes";
+}
 
 export const serveCommand = command({
   description: "Serve the vault over REST and MCP (HTTP), keeping the index current.",

@@ -23,6 +23,8 @@ export const ERROR_CODES = {
   ai_grounding_failed: { http: 422, exit: 2 },
   ai_input_too_large: { http: 422, exit: 2 },
   ai_schema_invalid: { http: 422, exit: 2 },
+  ai_denied_content: { http: 422, exit: 2 },
+  ai_price_unknown: { http: 422, exit: 2 },
   rate_limited: { http: 429, exit: 6 },
   index_missing: { http: 503, exit: 6 },
   index_incompatible: { http: 503, exit: 6 },

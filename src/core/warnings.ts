@@ -29,6 +29,8 @@ export const WARNING_CODES = {
   // The AI runtime.
   chat_unavailable: "Chat-dependent fields were omitted: no chat model is available.",
   ai_cache_hit: "Served from the AI cache; usage reflects zero cost.",
+  ai_quota_reached: "The daily cost cap was reached part way: the results already paid for are returned, the rest were not asked for.",
+  ai_price_unknown: "A model has no known price: with ai.daily_cost_usd set it is refused until ai.prices names it.",
   citation_drift: "A cited note changed since the model read it; the citation was dropped.",
   citation_invalid: "A cited passage or quote does not resolve; the citation was dropped.",
   ungrounded_dropped: "A claim without a verified citation was dropped.",

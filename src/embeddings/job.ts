@@ -2,7 +2,9 @@ import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/storage/store.ts";
+import { costUsd } from "../providers/pricing.ts";
 import type { EmbeddingsSettings } from "../providers/settings.ts";
+import { estimateTokens } from "../providers/tokens.ts";
 import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
 import { REEMBED_FIX, type VectorStore } from "./store.ts";
 
@@ -40,7 +42,51 @@ export interface EmbedOptions {
   prune?: boolean;
   /** First retry delay; doubles each attempt (tests shorten it). */
   backoffMs?: number;
+  /** Chunks only notes denied to every model have (src/providers/wall.ts): never embedded, their vectors dropped. */
+  denied?: ReadonlySet<string>;
 }
+
+/** What a run with a paid model is expected to cost, before it starts. */
+export interface EmbedEstimate {
+  provider: string;
+  model: string;
+  /** Chunks to embed. */
+  chunks: number;
+  /** Their estimated input tokens (high: src/providers/tokens.ts). */
+  tokens: number;
+  usd: number;
+}
+
+/** The chunks a run would embed now and what they are expected to cost at the model's price. */
+export function estimateRun(index: IndexStore, vectors: VectorStore, s: EmbeddingsSettings, denied: ReadonlySet<string>): EmbedEstimate {
+  const have = vectors.hashes();
+  const pending = [...index.chunks.distinctHashes()].filter((h) => !have.has(h) && !denied.has(h));
+  let tokens = 0;
+  for (let i = 0; i < pending.length; i += ESTIMATE_SLICE)
+    for (const r of index.chunks.embeddingInputs(pending.slice(i, i + ESTIMATE_SLICE))) tokens += estimateTokens(embeddingText(r.headingPath, r.text));
+  return { provider: s.provider, model: s.model, chunks: pending.length, tokens, usd: costUsd(s.price, tokens, 0) };
+}
+
+/** The report of a run that was not approved: nothing embedded, nothing sent. */
+export function notApproved(s: Pick<EmbeddingsSettings, "provider" | "model">, e: EmbedEstimate): EmbedReport {
+  return {
+    provider: s.provider,
+    model: s.model,
+    dimension: null,
+    chunks: e.chunks,
+    reused: 0,
+    embedded: 0,
+    pending: e.chunks,
+    requests: 0,
+    retries: 0,
+    pruned: 0,
+    batch_size: 0,
+    duration_ms: 0,
+    error: { code: "cancelled", message: `Embedding ${e.chunks} chunks (about $${e.usd.toFixed(2)}) was not confirmed; nothing was sent.` },
+  };
+}
+
+const ESTIMATE_SLICE = 2_000;
 
 /** The text embedded for a chunk: its heading path, then its text. The hash covers both. */
 export function embeddingText(headingPath: string[], text: string): string {
@@ -70,9 +116,17 @@ export async function embedPending(
       reason: mismatch,
       fix: REEMBED_FIX,
     });
+  const denied = opts.denied ?? new Set<string>();
   const live = index.chunks.distinctHashes();
-  const have = vectors.hashes();
-  const pruned = opts.prune ? vectors.prune(live) : 0;
+  for (const h of denied) live.delete(h);
+  let have = vectors.hashes();
+  // A deny glob added since these vectors were made: theirs go now, whatever kind of pass this is.
+  let pruned = 0;
+  if ([...denied].some((h) => have.has(h))) {
+    pruned = vectors.prune(new Set([...have].filter((h) => !denied.has(h))));
+    have = vectors.hashes();
+  }
+  if (opts.prune) pruned += vectors.prune(live);
   const pending = [...live].filter((h) => !have.has(h));
   const report: EmbedReport = {
     provider: settings.provider,
@@ -140,6 +194,11 @@ export async function embedPending(
           vecs = await provider.embed(texts, opts.signal);
           break;
         } catch (err) {
+          // The cost cap, an unpriced model, the deny wall: nothing to retry. What is embedded stays.
+          if (err instanceof IndxError) {
+            fail(err);
+            return;
+          }
           const e = err instanceof ProviderError ? err : new ProviderError("bad_response", "unexpected failure");
           if (e.kind === "too_large" && rows.length > 1) {
             // Split this batch in halves and make the following ones smaller too.

@@ -3,13 +3,17 @@ import { logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import type { OpContext } from "../ops/context.ts";
+import { AiGlobs } from "../providers/globs.ts";
+import type { MeterSource } from "../providers/meter.ts";
 import { type ProbeResult, probeEmbeddings } from "../providers/probe.ts";
 import { createEmbeddingProvider } from "../providers/providers.ts";
 import { describeIdentity, type EmbeddingsSettings, embeddingsSettings } from "../providers/settings.ts";
+import type { SpendLedger } from "../providers/spend.ts";
 import { type EmbeddingProvider, ProviderError } from "../providers/types.ts";
+import { DenyWall } from "../providers/wall.ts";
 import { decisionCurrent, type FusionDecision, measureFusion, parseDecision } from "../search/fusion-weight.ts";
 import type { Vault } from "../vault/vault.ts";
-import { type EmbedReport, embedPending } from "./job.ts";
+import { type EmbedEstimate, type EmbedReport, embedPending, estimateRun, notApproved } from "./job.ts";
 import { normalize, REEMBED_FIX, VectorStore } from "./store.ts";
 
 /** How long a provider that just failed is left alone before a query tries it again. */
@@ -32,6 +36,11 @@ export type Availability =
 export class EmbeddingService {
   /** Progress of embedding runs (the CLI's second progress bar). */
   progress: ProgressFn | undefined;
+  /**
+   * Asked before a run with a paid embeddings model, with what it is expected to cost (the CLI
+   * shows it, and asks on a terminal above a threshold). False: the run does not start.
+   */
+  approve: ((estimate: EmbedEstimate) => boolean | Promise<boolean>) | undefined;
   /** First retry delay of an embedding request (doubles per attempt). */
   backoffMs = 500;
   private store: VectorStore | null = null;
@@ -45,7 +54,25 @@ export class EmbeddingService {
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly changeListeners = new Set<() => void>();
 
-  constructor(private readonly vault: Vault) {}
+  /** The deny wall of the index as it is (src/providers/wall.ts), rebuilt after each change. */
+  private wallValue: DenyWall | null = null;
+
+  constructor(
+    private readonly vault: Vault,
+    private readonly index: () => IndexStore,
+    /** The vault's spend ledger: paid embeddings count against the same daily cap as chat (src/providers/meter.ts). */
+    private readonly ledger: () => SpendLedger,
+  ) {}
+
+  /** The ledger and the cap every embedding request is held against. */
+  meter(): MeterSource {
+    return { ledger: this.ledger, cap: this.vault.config.num("ai.daily_cost_usd") };
+  }
+
+  /** What the AI deny globs keep from the embeddings provider: every request passes it. */
+  wall(): DenyWall {
+    return (this.wallValue ??= DenyWall.of(this.index(), AiGlobs.of(this.vault.config)));
+  }
 
   /** The configured embeddings role, or null. Throws validation_failed on a half configuration. */
   settings(): EmbeddingsSettings | null {
@@ -55,7 +82,7 @@ export class EmbeddingService {
   provider(s: EmbeddingsSettings): EmbeddingProvider {
     const key = JSON.stringify([s.provider, s.baseUrl, s.model, s.timeoutMs, s.apiKey ? Bun.hash(s.apiKey).toString() : ""]);
     if (key !== this.providerKey || !this.providerInst) {
-      this.providerInst = createEmbeddingProvider(s);
+      this.providerInst = createEmbeddingProvider(s, () => this.wall(), this.meter());
       this.providerKey = key;
     }
     return this.providerInst;
@@ -77,6 +104,7 @@ export class EmbeddingService {
   /** An index update makes the coverage stale (the context that owns this service calls it). */
   indexChanged(): void {
     this.coverage = null;
+    this.wallValue = null;
   }
 
   /** Another thread's embedding run added or removed vectors (the reader workers of `serve` hear of the main thread's). */
@@ -94,6 +122,7 @@ export class EmbeddingService {
   counts(index: IndexStore, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
     if (!this.coverage) {
       const live = index.chunks.distinctHashes();
+      for (const h of this.wall().deniedHashes) live.delete(h);
       const have = store ? store.hashes() : new Set<string>();
       let pending = 0;
       for (const h of live) if (!have.has(h)) pending++;
@@ -150,7 +179,7 @@ export class EmbeddingService {
       return hit;
     }
     try {
-      const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)));
+      const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)), "caller");
       const out = normalize(v!);
       const dim = this.store?.identity()?.dim;
       if (dim && out.length !== dim)
@@ -183,6 +212,10 @@ export class EmbeddingService {
       }
       const store = this.vectors(true)!;
       let changed = opts.reembed === true;
+      if (this.approve && s.price.input > 0) {
+        const estimate = estimateRun(index, store, s, this.wall().deniedHashes);
+        if (estimate.chunks > 0 && !(await this.approve(estimate))) return notApproved(s, estimate);
+      }
       try {
         const report = await embedPending(index, store, this.provider(s), s, {
           batchSize: s.batchSize,
@@ -191,6 +224,7 @@ export class EmbeddingService {
           onProgress: opts.onProgress ?? this.progress,
           prune: opts.prune,
           backoffMs: this.backoffMs,
+          denied: this.wall().deniedHashes,
         });
         changed ||= report.embedded > 0 || report.pruned > 0;
         this.coverage = null;
@@ -220,7 +254,7 @@ export class EmbeddingService {
       return out;
     };
     try {
-      const decision = await measureFusion(index, store, embed, embedded);
+      const decision = await measureFusion(index, store, embed, embedded, this.wall().deniedIds);
       store.recordFusion(JSON.stringify(decision));
       logEvent("search.fusion_measured", { weight: decision.weight, queries: decision.queries });
     } catch (err) {

@@ -20,9 +20,9 @@ export function toolOf(op: AnyOperation): Tool {
 }
 
 /** The tool as a caller with these scopes sees it: without vault:write, an operation that writes only for some inputs is its suggest-only form. */
-function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
+function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>, openWorld = false): Tool {
   const form = formFor(op, scopes);
-  const key = `${op.name}${form.input === op.input ? "" : ":read-only"}`;
+  const key = `${op.name}${form.input === op.input ? "" : ":read-only"}${openWorld ? ":open-world" : ""}`;
   let tool = toolCache.get(key);
   if (!tool) {
     tool = {
@@ -36,7 +36,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
         readOnlyHint: form.readOnly,
         idempotentHint: op.safe,
         destructiveHint: op.destructive === true && !form.readOnly,
-        openWorldHint: false,
+        openWorldHint: openWorld,
       },
       _meta: { "indx/scope": op.scope },
     };
@@ -50,7 +50,19 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>): Tool {
  * tools whose model role this vault has not configured (docs/contracts.md, AI runtime).
  */
 export function visibleTools(scopes: ReadonlySet<Scope>, ctx?: App): Tool[] {
-  return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map((op) => toolFor(op, scopes));
+  return OPERATIONS.filter((op) => hasScope(scopes, op.scope) && (!op.ai || ctx?.ai.offers(op.ai.needs) === true)).map((op) =>
+    toolFor(op, scopes, ctx !== undefined && sendsElsewhere(op, ctx)),
+  );
+}
+
+/**
+ * openWorldHint (docs/contracts.md, "Threat model"): a tool that may send note text to a model that is
+ * not on this machine — an AI operation whose role is served elsewhere, and vault_search, which
+ * sends candidates to the chat model when asked to rerank.
+ */
+function sendsElsewhere(op: AnyOperation, ctx: App): boolean {
+  if (op.ai) return ctx.ai.sendsElsewhere(op.ai.needs);
+  return op.name === "vault_search" && ctx.ai.sendsElsewhere("chat");
 }
 
 export interface CatalogueSize {

@@ -80,8 +80,17 @@ export type AnyOperation = Operation<TObject, TObject>;
  */
 export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ["validation_failed", "forbidden", "internal", "vault_missing", "disk_full", "data_dir_unusable"];
 
-/** Codes any call to a model can end with: the provider down, failing, limiting or too small, the cap reached, the call cancelled. */
-export const MODEL_CALL_ERRORS: readonly ErrorCode[] = ["ai_unavailable", "ai_provider_error", "ai_quota_exceeded", "ai_input_too_large", "rate_limited", "cancelled"];
+/** Codes any call to a model can end with: the provider down, failing, limiting or too small, the cap reached or the price unknown, the deny wall (docs/contracts.md), the call cancelled. */
+export const MODEL_CALL_ERRORS: readonly ErrorCode[] = [
+  "ai_unavailable",
+  "ai_provider_error",
+  "ai_quota_exceeded",
+  "ai_price_unknown",
+  "ai_denied_content",
+  "ai_input_too_large",
+  "rate_limited",
+  "cancelled",
+];
 
 /** Every code an operation can return: what it declares, what every operation can, and what a model call can. */
 export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai">): ErrorCode[] {

@@ -37,6 +37,7 @@ export function chatResult(s: ChatSettings, req: ChatRequest, r: RawReply): Chat
     usage: { input_tokens: input, output_tokens: output, cost_usd: costUsd(s.price, input, output) },
     finish_reason: r.finish,
     streamed: r.streamed,
+    usageReported: r.inputTokens !== undefined || r.outputTokens !== undefined,
   };
 }
 

@@ -19,6 +19,8 @@ export interface Endpoint<P extends ProviderName = ProviderName> {
 
 export interface EmbeddingsSettings extends Endpoint<EmbeddingsProviderName> {
   model: string;
+  /** Per million input tokens (src/providers/pricing.ts): what the cost cap holds an embedding request at. */
+  price: ModelPrice;
   batchSize: number;
   concurrency: number;
   timeoutMs: number;
@@ -56,6 +58,21 @@ export interface AiSettings {
   /** Null: no ceiling. */
   dailyCostUsd: number | null;
   timeoutMs: number;
+}
+
+/**
+ * Whether an endpoint is on this machine (a loopback host): what an agent is told with MCP's
+ * openWorldHint (docs/contracts.md, "Threat model"). A name other than localhost is not resolved: a
+ * LAN host, a container name or a tunnel all count as elsewhere.
+ */
+export function onThisMachine(e: Endpoint): boolean {
+  let host: string;
+  try {
+    host = new URL(e.baseUrl).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  return host === "localhost" || host.endsWith(".localhost") || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 const EMBEDDINGS_PROVIDERS: readonly EmbeddingsProviderName[] = ["ollama", "openai"];
@@ -109,6 +126,7 @@ export function embeddingsSettings(config: Config): EmbeddingsSettings | null {
   return {
     ...endpoint(config, provider, "embeddings"),
     model,
+    price: modelPrice(provider, model, parsePrices(config.list("ai.prices"))),
     batchSize: clamp(config.int("embeddings.batch_size"), 1, 2048),
     concurrency: clamp(config.int("embeddings.concurrency"), 1, 16),
     timeoutMs: clamp(config.int("embeddings.timeout_ms"), 100, 600_000),

@@ -10,8 +10,11 @@ export type EmbeddingsProviderName = Exclude<ProviderName, "vercel-ai-gateway">;
 export interface EmbeddingProvider {
   readonly provider: EmbeddingsProviderName;
   readonly model: string;
-  /** One vector per input, in order. Throws ProviderError. */
-  embed(texts: string[], signal?: AbortSignal): Promise<number[][]>;
+  /**
+   * One vector per input, in order. Throws ProviderError. `origin: "caller"`: the texts are what
+   * the caller typed (a search query), not note text (the deny wall: src/providers/wall.ts).
+   */
+  embed(texts: string[], signal?: AbortSignal, origin?: "caller"): Promise<number[][]>;
 }
 
 export interface ChatMessage {
@@ -32,6 +35,11 @@ export interface ChatRequest {
   /** Default 0. */
   seed?: number;
   signal?: AbortSignal;
+  /**
+   * What the caller typed (a question, instructions, a query) as it appears in the prompt: the
+   * caller's own words, which the deny wall's content check does not hold against it (src/providers/wall.ts).
+   */
+  callerText?: readonly string[];
   /** When given, the provider streams and calls this with each text delta as it arrives. */
   onDelta?: (text: string) => void;
 }
@@ -53,6 +61,8 @@ export interface ChatResult {
   finish_reason: FinishReason;
   /** False when onDelta was given but the reply came in one piece (the runtime warns stream_unsupported). */
   streamed: boolean;
+  /** False when the reply carried no token counts: its cost is then the request's worst case (src/providers/meter.ts). */
+  usageReported?: boolean;
 }
 
 export interface ChatProvider {

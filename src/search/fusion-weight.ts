@@ -62,8 +62,10 @@ export async function measureFusion(
   store: VectorStore,
   embed: (texts: string[]) => Promise<ArrayLike<number>[]>,
   chunks: number,
+  /** Notes the AI deny globs exclude: their link lines are never sent to the embeddings provider. */
+  deniedIds: ReadonlySet<number> = new Set(),
 ): Promise<FusionDecision> {
-  const queries = linkQueries(index.links.contexts(MAX_QUERIES * 4));
+  const queries = linkQueries(index.links.contexts(MAX_QUERIES * 4).filter((c) => !deniedIds.has(c.srcId)));
   const base = { queries: queries.length, chunks, fused: {} as Record<string, number> };
   if (queries.length < MIN_QUERIES)
     return { ...base, weight: 0, lexical: 0, reason: `only ${queries.length} link lines to measure with (${MIN_QUERIES} needed): lexical` };

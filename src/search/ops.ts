@@ -301,7 +301,7 @@ async function rerankHits(
       warnings.push({ code: "rerank_unavailable", message: "Reranking needs a chat model (INDX_AI_MODEL); results are in fused order." });
       return hits;
     }
-    chat = createChatProvider(s, ctx.vault.dataDir);
+    chat = createChatProvider(s, () => ctx.ai.wall(), ctx.ai.meter(), ctx.vault.dataDir, "rerank");
   } catch (err) {
     warnings.push({ code: "rerank_unavailable", message: `${(err as Error).message} Results are in fused order.` });
     return hits;
@@ -310,13 +310,18 @@ async function rerankHits(
   const shown = sectionsToShow(index, head, compiled.match, compiled.cjk);
   const chunkOf = (h: FusedNote) => shown.get(h.fileId)?.chunkId ?? -1;
   const byId = new Map(index.chunks.passages(head.map(chunkOf)).map((r) => [r.chunkId, r]));
+  // A note the AI deny globs exclude is never shown to the reranker (docs/contracts.md, "Deny globs are a
+  // wall"): it keeps its fused score, graded neither up nor down.
+  const wall = ctx.ai.wall();
+  const graded = head.flatMap((h, i) => (wall.deniedIds.has(h.fileId) ? [] : [i]));
+  if (graded.length === 0) return hits;
   const started = performance.now();
   try {
-    const relevance = await rerankScores(
+    const scores = await rerankScores(
       chat,
       q,
-      head.map((h) => {
-        const r = byId.get(chunkOf(h));
+      graded.map((i) => {
+        const r = byId.get(chunkOf(head[i]!));
         const hp = r?.headingPath ?? [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
@@ -324,6 +329,10 @@ async function rerankHits(
       ctx.signal,
     );
     const retrieval = head.map((h) => h.fused / head[0]!.fused);
+    const relevance = retrieval.slice();
+    graded.forEach((i, k) => {
+      relevance[i] = scores[k]!;
+    });
     const blended = blend(retrieval, relevance);
     const top = hits.slice(0, n).map((h, i) => ({ ...h, score: blended[i]!, reason: `${h.reason}, reranked` }));
     top.sort((a, b) => b.score - a.score || a.fileId - b.fileId);
@@ -332,9 +341,10 @@ async function rerankHits(
   } catch (err) {
     // A cancelled search has no one to answer: no fused-order fallback, no warning.
     if (ctx.signal?.aborted) throw new IndxError("cancelled", "The search was cancelled.", { reason: "cancelled" });
-    const kind = err instanceof ProviderError ? err.kind : "internal";
+    // The cost cap, an unpriced model or the deny wall refused the request: say which.
+    const kind = err instanceof ProviderError ? err.kind : err instanceof IndxError ? err.code : "internal";
     logEvent("search.rerank_failed", { code: kind, ms: Math.round(performance.now() - started) });
-    warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replace("_", " ")}); results are in fused order.` });
+    warnings.push({ code: "rerank_failed", message: `Reranking failed (${kind.replaceAll("_", " ")}); results are in fused order.` });
     return hits;
   }
 }

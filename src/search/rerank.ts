@@ -52,9 +52,11 @@ export async function rerankScores(
       return `[${i + 1}] ${head}\n${text}`;
     })
     .join("\n\n");
+  const q = query.replace(/\s+/g, " ").trim();
   const { structured } = await chat.generate({
     system: SYSTEM,
-    messages: [{ role: "user", content: `Query: ${query.replace(/\s+/g, " ").trim()}\n\nPassages:\n\n${passages}` }],
+    messages: [{ role: "user", content: `Query: ${q}\n\nPassages:\n\n${passages}` }],
+    callerText: [q],
     jsonSchema: RERANK_SCHEMA,
     maxOutputTokens: 40 + candidates.length * 20,
     // Grades must not depend on the configured creative temperature.

@@ -65,6 +65,11 @@ export interface FakeAiServer {
   requests: FakeRequest[];
   /** Every chat request, in order, with the text that reached the "provider". */
   chats: FakeChat[];
+  /**
+   * Every byte every request brought, in order: method, URL, headers and body as received
+   * (the deny wall's canary suite looks for note text in all of it).
+   */
+  received: string[];
   knobs: FakeKnobs;
   /** Queues replies for the next chat requests, one each (then the script, then the default). */
   scriptChat(...replies: ChatReply[]): void;
@@ -135,6 +140,14 @@ export function fakeEmbedding(text: string, dim: number): number[] {
   return Array.from(v, (x) => Math.round((x / n) * 1e6) / 1e6);
 }
 
+function parseBody(raw: string): unknown {
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return {};
+  }
+}
+
 export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer {
   const defaults: FakeKnobs = {
     failStatus: 0,
@@ -157,6 +170,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     url: "",
     openaiUrl: "",
     requests: [],
+    received: [],
     knobs: { ...defaults, ...knobs },
     chats: [],
     scriptChat: (...replies) => void queue.push(...replies),
@@ -167,6 +181,7 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     embeddedTexts: () => state.requests.filter((r) => r.ok).flatMap((r) => r.texts),
     reset() {
       state.requests.length = 0;
+      state.received.length = 0;
       state.chats.length = 0;
       queue.length = 0;
       script = null;
@@ -184,7 +199,9 @@ export function startFakeAiServer(knobs: Partial<FakeKnobs> = {}): FakeAiServer 
     hostname: "127.0.0.1",
     async fetch(req) {
       const path = new URL(req.url).pathname;
-      const body = (req.method === "POST" ? await req.json().catch(() => ({})) : {}) as Record<string, any>;
+      const raw = await req.text();
+      state.received.push(`${req.method} ${req.url}\n${[...req.headers].map(([k, v]) => `${k}: ${v}`).join("\n")}\n\n${raw}`);
+      const body = (req.method === "POST" ? parseBody(raw) : {}) as Record<string, any>;
       const model: string | null = typeof body.model === "string" ? body.model : null;
       const texts: string[] =
         path === "/api/embed" || path === "/v1/embeddings"

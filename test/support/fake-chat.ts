@@ -18,8 +18,8 @@ export interface ChatReply {
   content?: string | Record<string, unknown> | unknown[];
   /** Ollama's done_reason and OpenAI's finish_reason. */
   finishReason?: "stop" | "length" | "content_filter";
-  /** Token counts reported. Default: the words of the prompt and of the reply. */
-  usage?: { input: number; output: number };
+  /** Token counts reported. Default: the words of the prompt and of the reply. null: none (a server that reports no usage). */
+  usage?: { input: number; output: number } | null;
   /** Answer with this HTTP status and the protocol's error body. */
   status?: number;
   /** With status (a 429): the Retry-After header sent. */
@@ -106,7 +106,7 @@ export async function chatResponse(chat: FakeChat, reply: ChatReply, signal: Abo
     );
   const value = reply.content ?? defaultContent(chat.schema, lastUserMessage(chat));
   const content = typeof value === "string" ? value : JSON.stringify(value);
-  const usage = reply.usage ?? { input: wordCount(chat.text), output: wordCount(content) };
+  const usage = reply.usage === null ? null : (reply.usage ?? { input: wordCount(chat.text), output: wordCount(content) });
   const finish = reply.finishReason ?? "stop";
   if (!chat.stream)
     return chat.protocol === "openai" ? Response.json(openaiCompletion(chat, content, finish, usage)) : Response.json(ollamaDone(chat, content, finish, usage));
@@ -117,7 +117,9 @@ export async function chatResponse(chat: FakeChat, reply: ChatReply, signal: Abo
     const lines = [...pieces.map((p) => ollamaPart(chat, p)), ollamaDone(chat, "", finish, usage)].map((l) => `${JSON.stringify(l)}\n`);
     return new Response(paced(lines, reply.chunkDelayMs ?? 0, signal), { headers: { "content-type": "application/x-ndjson" } });
   }
-  const events = [...openaiChunks(chat, pieces, finish), ...(includeUsage ? [openaiUsageChunk(chat, usage)] : [])].map((e) => `data: ${JSON.stringify(e)}\n\n`);
+  const events = [...openaiChunks(chat, pieces, finish), ...(includeUsage && usage ? [openaiUsageChunk(chat, usage)] : [])].map(
+    (e) => `data: ${JSON.stringify(e)}\n\n`,
+  );
   events.push("data: [DONE]\n\n");
   return new Response(paced(events, reply.chunkDelayMs ?? 0, signal), { headers: { "content-type": "text/event-stream" } });
 }
@@ -156,7 +158,7 @@ function ollamaPart(chat: FakeChat, content: string): Json {
   return { model: chat.model, created_at: created(), message: { role: "assistant", content }, done: false };
 }
 
-function ollamaDone(chat: FakeChat, content: string, finish: string, usage: { input: number; output: number }): Json {
+function ollamaDone(chat: FakeChat, content: string, finish: string, usage: { input: number; output: number } | null): Json {
   return {
     model: chat.model,
     created_at: created(),
@@ -165,19 +167,18 @@ function ollamaDone(chat: FakeChat, content: string, finish: string, usage: { in
     done_reason: finish,
     total_duration: 1,
     load_duration: 0,
-    prompt_eval_count: usage.input,
-    eval_count: usage.output,
+    ...(usage ? { prompt_eval_count: usage.input, eval_count: usage.output } : {}),
   };
 }
 
 const openaiBase = (chat: FakeChat) => ({ id: "chatcmpl-fake", created: Math.floor(Date.now() / 1000), model: chat.model });
 
-function openaiCompletion(chat: FakeChat, content: string, finish: string, usage: { input: number; output: number }): Json {
+function openaiCompletion(chat: FakeChat, content: string, finish: string, usage: { input: number; output: number } | null): Json {
   return {
     ...openaiBase(chat),
     object: "chat.completion",
     choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: finish }],
-    usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    ...(usage ? { usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output } } : {}),
   };
 }
 

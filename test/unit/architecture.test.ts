@@ -160,9 +160,10 @@ export const RANKS: readonly (readonly string[])[] = [
   ["ops"],
   ["dates", "config", "markdown", "events", "auth"],
   ["vault"],
-  ["providers"],
   ["index/lexical"],
   ["index/storage"],
+  // Above the index's storage: the deny wall reads the index, the cost cap the spend ledger (docs/decisions.md).
+  ["providers"],
   ["bases", "patch"],
   ["index/build"],
   ["search"],
@@ -207,7 +208,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "types.ts",
   ],
   vault: ["glob.ts", "link-resolver.ts", "obsidian-app.ts", "paths.ts", "read.ts", "scan.ts", "vault.ts"],
-  providers: ["probe.ts", "providers.ts", "settings.ts", "tokens.ts", "types.ts"],
+  providers: ["globs.ts", "meter.ts", "pricing.ts", "probe.ts", "providers.ts", "settings.ts", "spend.ts", "tokens.ts", "types.ts", "wall.ts"],
   "index/lexical": ["bm25.ts", "fts5-postings.ts", "marks.ts", "match-windows.ts", "search-document.ts", "unicode61.ts"],
   "index/storage": [
     "ai-db.ts",
@@ -247,7 +248,6 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "service.ts",
     "segments.ts",
     "session.ts",
-    "spend.ts",
     "stream.ts",
   ],
   "ai/ops": [

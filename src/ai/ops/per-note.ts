@@ -54,21 +54,40 @@ export function noteSources(ctx: OpContext, paths: readonly string[], fixedToken
 /** Requests in flight at once for per-note suggestions: enough to hide latency, few enough for a local model. */
 const NOTE_CONCURRENCY = 4;
 
-/** fn over every item, a few at a time; results in the items' order, whatever order they finish in. */
-export async function forEachNote<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+/**
+ * fn over every item, a few at a time; results in the items' order, whatever order they finish
+ * in. When the daily cost cap is reached part way, no further item is started and the items
+ * already answered — already paid for — are returned, with an `ai_quota_reached` warning in
+ * `warnings`; with none answered, ai_quota_exceeded. Any other failure fails the call.
+ */
+export async function forEachNote<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, warnings: Warning[]): Promise<R[]> {
   const out = new Array<R>(items.length);
+  const done = new Array<boolean>(items.length).fill(false);
   let next = 0;
+  let quota: IndxError | null = null;
   const worker = async () => {
     while (next < items.length) {
       const i = next++;
       try {
         out[i] = await fn(items[i]!);
+        done[i] = true;
       } catch (err) {
-        next = items.length; // the call fails: start no more requests
+        next = items.length; // start no more requests
+        if (err instanceof IndxError && err.code === "ai_quota_exceeded") {
+          quota ??= err;
+          return;
+        }
         throw err;
       }
     }
   };
   await Promise.all(Array.from({ length: Math.min(NOTE_CONCURRENCY, items.length) }, worker));
-  return out;
+  if (!quota) return out;
+  const answered = out.filter((_, i) => done[i]);
+  if (answered.length === 0) throw quota;
+  warnings.push({
+    code: "ai_quota_reached",
+    message: `The daily cost cap (ai.daily_cost_usd) was reached after ${answered.length} of ${items.length} notes: those are returned, the other ${items.length - answered.length} were not asked for.`,
+  });
+  return answered;
 }

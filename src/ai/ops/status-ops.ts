@@ -1,11 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { EmbeddingService } from "../../embeddings/service.ts";
 import { type AiRole, defineOp } from "../../ops/define.ts";
-import { Nullable } from "../../ops/schemas.ts";
+import { Nullable, Warning } from "../../ops/schemas.ts";
+import { describePrice, type ModelPrice } from "../../providers/pricing.ts";
 import type { AiSettings } from "../../providers/settings.ts";
+import type { SpendLedger } from "../../providers/spend.ts";
 import type { AiCache } from "../cache.ts";
 import type { AiService } from "../service.ts";
-import type { SpendLedger } from "../spend.ts";
 import { AI_OPERATIONS } from "./catalogue.ts";
 
 /**
@@ -17,11 +18,24 @@ export interface AiStatusDeps {
   embeddings: Pick<EmbeddingService, "settings" | "vectors">;
 }
 
-const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String() }));
+const Price = Type.Object(
+  {
+    input_per_mtok: Nullable(Type.Number({ description: "USD per million input tokens; null: unknown." })),
+    output_per_mtok: Nullable(Type.Number({ description: "USD per million output tokens; null: unknown." })),
+    source: Type.Union([Type.Literal("free"), Type.Literal("config"), Type.Literal("builtin"), Type.Literal("unknown")], {
+      description: "free: Ollama; config: ai.prices; builtin: the built-in table (read_on says when it was read); unknown: refused under a cap.",
+    }),
+    read_on: Type.Optional(Type.String({ description: "The day the built-in price was read (YYYY-MM-DD)." })),
+  },
+  { description: "The model's price, which the daily cost cap holds requests at." },
+);
+
+const Role = Nullable(Type.Object({ provider: Type.String(), model: Type.String(), price: Price }));
 const EmbeddingsRole = Nullable(
   Type.Object({
     provider: Type.String(),
     model: Type.String(),
+    price: Price,
     dimension: Nullable(
       Type.Integer({ description: "Dimension of the vectors stored for this model; null before any are (vault_status probes the provider)." }),
     ),
@@ -40,7 +54,8 @@ const Output = Type.Object({
     daily_cost_usd: Nullable(Type.Number()),
   }),
   cache: Type.Object({ enabled: Type.Boolean(), entries: Type.Integer(), hits_24h: Type.Integer(), size_bytes: Type.Integer() }),
-  spend_today_usd: Type.Number({ description: "Spent since 00:00 UTC, across every process of this vault." }),
+  spend_today_usd: Type.Number({ description: "Spent since 00:00 UTC (with what requests in flight hold), across every process of this vault." }),
+  warnings: Type.Array(Warning),
   message: Type.Optional(Type.String({ description: "Why AI is off, and the fix." })),
 });
 
@@ -91,7 +106,9 @@ export const aiStatus = defineOp({
     } catch (err) {
       return { ...off(), message: (err as Error).message };
     }
-    const role = (r: { provider: string; model: string } | null) => (r ? { provider: r.provider, model: r.model } : null);
+    const role = (r: { provider: string; model: string; price: ModelPrice } | null) =>
+      r ? { provider: r.provider, model: r.model, price: describePrice(r.price) } : null;
+    const unpriced = [settings.chat, settings.embeddings].filter((r) => r !== null && r.price.source === "unknown");
     const enabled = settings.enabled && (settings.chat !== null || settings.embeddings !== null);
     const cache = settings.cache.enabled && enabled ? ctx.ai.cache.stats() : { entries: 0, hits_24h: 0, size_bytes: 0 };
     return {
@@ -107,6 +124,13 @@ export const aiStatus = defineOp({
       },
       cache: { enabled: settings.cache.enabled, ...cache },
       spend_today_usd: enabled ? ctx.ai.spend.today() : 0,
+      warnings: unpriced.map((r) => ({
+        code: "ai_price_unknown" as const,
+        message:
+          settings.dailyCostUsd === null
+            ? `${r!.provider}/${r!.model} has no known price: its calls are counted at $0. Name it in ai.prices.`
+            : `${r!.provider}/${r!.model} has no known price: with ai.daily_cost_usd set, its requests are refused (ai_price_unknown) until ai.prices names it.`,
+      })),
       ...(settings.enabled
         ? enabled
           ? {}
@@ -138,5 +162,6 @@ function off(): Static<typeof Output> {
     limits: { max_input_tokens: 0, max_output_tokens: 0, temperature: 0, daily_cost_usd: null },
     cache: { enabled: false, entries: 0, hits_24h: 0, size_bytes: 0 },
     spend_today_usd: 0,
+    warnings: [],
   };
 }

@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 /**
  * ai-cache.db in the data folder: cached AI results (with the notes each one read, so an edit
  * drops exactly the entries that read it) and the spend ledger per UTC day. What they mean (keys,
- * TTLs, caps) is decided in src/ai/cache.ts and src/ai/spend.ts; several processes share the file.
+ * TTLs, caps) is decided in src/ai/cache.ts and src/providers/spend.ts; several processes share the file.
  */
 export class AiDb {
   private readonly db: Database;
@@ -42,6 +42,8 @@ export class AiDb {
     this.db.run("CREATE TABLE IF NOT EXISTS entry_paths (key TEXT NOT NULL, path TEXT NOT NULL, PRIMARY KEY (path, key)) WITHOUT ROWID");
     this.db.run("CREATE TABLE IF NOT EXISTS hits (at INTEGER NOT NULL)");
     this.db.run("CREATE TABLE IF NOT EXISTS spend (day TEXT PRIMARY KEY, usd REAL NOT NULL, calls INTEGER NOT NULL)");
+    // A request's worst case, held from before it is sent until it is settled (src/providers/spend.ts).
+    this.db.run("CREATE TABLE IF NOT EXISTS spend_held (id INTEGER PRIMARY KEY, day TEXT NOT NULL, usd REAL NOT NULL, at INTEGER NOT NULL)");
   }
 
   get(key: string, now: number): CachedRow | null {
@@ -99,6 +101,39 @@ export class AiDb {
 
   spendOn(day: string): { usd: number; calls: number } {
     return this.db.query<{ usd: number; calls: number }, [string]>("SELECT usd, calls FROM spend WHERE day = ?").get(day) ?? { usd: 0, calls: 0 };
+  }
+
+  /** What requests still in flight hold on a day (their worst case). */
+  heldOn(day: string): number {
+    return this.db.query<{ usd: number }, [string]>("SELECT coalesce(sum(usd), 0) AS usd FROM spend_held WHERE day = ?").get(day)?.usd ?? 0;
+  }
+
+  /**
+   * Holds `usd` on a day when what is spent and held there is below `cap` (null: no cap), in one
+   * write transaction taken before reading (BEGIN IMMEDIATE): two processes never both see the
+   * room the first one takes. Returns the hold's id, or null with nothing held when the cap is reached.
+   */
+  hold(day: string, usd: number, cap: number | null, now: number): { id: number } | { refused: number } {
+    return this.db
+      .transaction(() => {
+        const spent = this.spendOn(day).usd + this.heldOn(day);
+        if (cap !== null && spent >= cap) return { refused: spent };
+        const id = this.db
+          .query<{ id: number }, [string, number, number]>("INSERT INTO spend_held (day, usd, at) VALUES (?, ?, ?) RETURNING id")
+          .get(day, usd, now)!.id;
+        return { id };
+      })
+      .immediate();
+  }
+
+  /** Replaces a hold with what the request cost (one request on the hold's day). */
+  settle(id: number, usd: number): void {
+    this.db
+      .transaction(() => {
+        const held = this.db.query<{ day: string }, [number]>("DELETE FROM spend_held WHERE id = ? RETURNING day").get(id);
+        if (held) this.addSpend(held.day, usd);
+      })
+      .immediate();
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import { createChatProvider } from "../../../src/providers/providers.ts";
 import { chatSettings } from "../../../src/providers/settings.ts";
 import { type ChatProvider, type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { FAKE_GATEWAY_KEY, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const fake = startFakeAiServer();
@@ -12,7 +13,7 @@ beforeEach(() => fake.reset());
 
 function provider(name: ProviderName, env: Record<string, string> = {}): ChatProvider {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!);
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), null);
 }
 
 async function failure(p: Promise<unknown>): Promise<ProviderError> {

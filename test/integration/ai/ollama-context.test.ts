@@ -3,6 +3,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import { IndxError } from "../../../src/core/errors.ts";
 import { createChatProvider } from "../../../src/providers/providers.ts";
 import { aiSettings, chatSettings } from "../../../src/providers/settings.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 import { ollamaContextOf } from "../../support/ollama-rules.ts";
 
@@ -17,7 +18,7 @@ beforeEach(() => fake.reset());
 
 const config = (env: Record<string, string> = {}) =>
   loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, "ollama"), ...env } });
-const ollama = (env: Record<string, string> = {}) => createChatProvider(chatSettings(config(env))!);
+const ollama = (env: Record<string, string> = {}) => createChatProvider(chatSettings(config(env))!, () => DenyWall.open(), null);
 
 const CITED = {
   type: "object",

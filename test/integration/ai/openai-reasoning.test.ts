@@ -4,6 +4,7 @@ import { isReasoningModel } from "../../../src/providers/openai-reasoning.ts";
 import { createChatProvider } from "../../../src/providers/providers.ts";
 import { chatSettings } from "../../../src/providers/settings.ts";
 import type { ProviderName } from "../../../src/providers/types.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 /** OpenAI's reasoning models refuse max_tokens and temperature 0; the fake refuses them too (test/support/openai-reasoning-rules.ts). */
@@ -13,7 +14,7 @@ beforeEach(() => fake.reset());
 
 function chat(provider: ProviderName, model: string) {
   const env = { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, provider), INDX_AI_MODEL: model };
-  return createChatProvider(chatSettings(loadConfig({ env }))!);
+  return createChatProvider(chatSettings(loadConfig({ env }))!, () => DenyWall.open(), null);
 }
 
 const SCHEMA = { type: "object", properties: { answer: { type: "string" } }, required: ["answer"], additionalProperties: false };

@@ -6,6 +6,7 @@ import { loadConfig } from "../../../src/config/load.ts";
 import { createChatProvider } from "../../../src/providers/providers.ts";
 import { chatSettings } from "../../../src/providers/settings.ts";
 import { type ChatRequest, ProviderError, type ProviderName } from "../../../src/providers/types.ts";
+import { DenyWall } from "../../../src/providers/wall.ts";
 import { type FakeAiServer, fakeChatEnv, startFakeAiServer } from "../../support/fake-ai-server.ts";
 
 const dirs: string[] = [];
@@ -20,7 +21,7 @@ afterEach(() => {
 
 function provider(fake: FakeAiServer, name: ProviderName, env: Record<string, string>, dataDir: string | null = null) {
   const config = loadConfig({ env: { HOME: "/nonexistent", INDX_CONFIG: "/nonexistent/config.toml", ...fakeChatEnv(fake, name), ...env } });
-  return createChatProvider(chatSettings(config)!, dataDir);
+  return createChatProvider(chatSettings(config)!, () => DenyWall.open(), null, dataDir);
 }
 
 const SCHEMA = {

@@ -181,7 +181,12 @@ describe("what the AI roles are", () => {
 
   test("ai_status gives the embeddings dimension", async () => {
     const status = await invoke(aiStatus, s.ctx, {});
-    expect(status.embeddings).toEqual({ provider: "ollama", model: "fake-embed-32", dimension: 32 });
+    expect(status.embeddings).toEqual({
+      provider: "ollama",
+      model: "fake-embed-32",
+      price: { input_per_mtok: 0, output_per_mtok: 0, source: "free" },
+      dimension: 32,
+    });
   });
 });
 

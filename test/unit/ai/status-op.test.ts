@@ -75,6 +75,7 @@ const embeddings: EmbeddingsSettings = {
   batchSize: 8,
   concurrency: 1,
   timeoutMs: 1000,
+  price: { input: 0, output: 0, source: "free" },
 };
 
 describe("ai_status on a fake AI runtime", () => {
@@ -82,7 +83,9 @@ describe("ai_status on a fake AI runtime", () => {
     const out = await aiStatus.run(fakeRuntime(settings({ chat })), {});
     expect(Value.Check(aiStatus.output, out)).toBe(true);
     expect(out.operations).toEqual(["ai_status", "ai_summarize", "ai_ask", "ai_toc", "ai_extract", "ai_tag", "ai_metadata", "ai_relate"]);
-    expect(out.chat).toEqual({ provider: "openai", model: "gpt-test" });
+    expect(out.chat).toEqual({ provider: "openai", model: "gpt-test", price: { input_per_mtok: null, output_per_mtok: null, source: "unknown" } });
+    // An unpriced model is named, with the fix.
+    expect(out.warnings.map((w) => w.code)).toEqual(["ai_price_unknown"]);
     expect(out.cache).toEqual({ enabled: true, entries: 3, hits_24h: 2, size_bytes: 4096 });
     expect(out.spend_today_usd).toBe(0.25);
     expect(out.message).toBeUndefined();
@@ -91,7 +94,12 @@ describe("ai_status on a fake AI runtime", () => {
   test("embeddings alone offer only what runs without chat", async () => {
     const out = await aiStatus.run(fakeRuntime(settings({ embeddings })), {});
     expect(out.operations).toEqual(["ai_status", "ai_relate"]);
-    expect(out.embeddings).toEqual({ provider: "ollama", model: "embed-test", dimension: null });
+    expect(out.embeddings).toEqual({
+      provider: "ollama",
+      model: "embed-test",
+      price: { input_per_mtok: 0, output_per_mtok: 0, source: "free" },
+      dimension: null,
+    });
   });
 
   test("off, unconfigured or half-configured: no operations, the reason as the message, the cache not opened", async () => {

@@ -142,7 +142,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
     promptVersion: EXTRACT_PROMPT_VERSION,
     usesModel: sources.length > 0,
     async produce(session) {
-      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, session!, source, { schema, instructions, cite }));
+      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, session!, source, { schema, instructions, cite }), warnings);
       const results = perNote.flatMap((n) => (n.record ? [n.record] : []));
       const ungrounded: Dropped[] = perNote.flatMap((n) => (n.ungrounded ? n.dropped : []));
       if (cite && results.length === 0 && perNote.some((n) => n.ungrounded)) throw groundingFailed(ungrounded);

@@ -125,7 +125,7 @@ export const aiMetadata = defineOp({
       promptVersion: METADATA_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => fillFields(ctx, session!, source, input, instructions));
+        const perNote = await forEachNote(sources, (source) => fillFields(ctx, session!, source, input, instructions), warnings);
         const results = perNote.map((n) => n.result);
         const citations = uniqueCitations(results.flatMap((r) => Object.values(r.fields).flatMap((f) => f.evidence)));
         streamCitations(ctx, citations);

@@ -147,7 +147,7 @@ export const aiTag = defineOp({
       promptVersion: TAG_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, session!, source, { vocabulary, instructions, input }));
+        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, session!, source, { vocabulary, instructions, input }), warnings);
         const suggestions = perNote.map((n) => n.suggestion);
         const citations = uniqueCitations(suggestions.flatMap((s) => s.tags.flatMap((t) => t.evidence)));
         streamCitations(ctx, citations);

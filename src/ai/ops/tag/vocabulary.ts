@@ -32,7 +32,7 @@ export class TagVocabulary {
     ctx: OpContext,
     readonly input: VocabularyInput,
   ) {
-    for (const row of ctx.index.tags.counts()) this.existing.set(row.tagLower, { tag: row.tag, count: row.count });
+    for (const row of ctx.index.tags.counts([...ctx.ai.wall().deniedIds])) this.existing.set(row.tagLower, { tag: row.tag, count: row.count });
     this.namespace = input.namespace === undefined ? null : checked(input.namespace, "vocabulary.namespace");
     this.forbidden = new Set((input.forbid ?? []).map((t) => checked(t, "vocabulary.forbid").toLowerCase()));
     this.candidates = input.candidates ? [...new Set(input.candidates.map((t) => this.canonical(checked(t, "vocabulary.candidates"))))] : null;

@@ -172,6 +172,25 @@ export class ChunkQueries {
       .map((r) => r[0] as string);
   }
 
+  /**
+   * Content hashes that only chunks of these notes have: text no other note shares (the deny
+   * wall's fingerprint, and the vectors a deny glob drops: src/providers/wall.ts).
+   */
+  hashesOnlyIn(fileIds: Iterable<number>): string[] {
+    // With the content-hash index (embeddings configured) each chunk of these notes is one lookup;
+    // without it, one pass over every chunk beats a scan per chunk.
+    const indexed = this.db.query("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = 'chunks_hash'").get() !== null;
+    const sql = indexed
+      ? `SELECT DISTINCT ${hashHexSql("c.hash")} AS hash FROM chunks c WHERE c.file_id IN (SELECT value FROM json_each(?1))
+           AND NOT EXISTS (SELECT 1 FROM chunks o WHERE o.hash = c.hash AND o.file_id NOT IN (SELECT value FROM json_each(?1)))`
+      : `SELECT ${HASH} AS hash FROM chunks WHERE file_id IN (SELECT value FROM json_each(?1)) GROUP BY hash
+         EXCEPT SELECT ${HASH} AS hash FROM chunks WHERE file_id NOT IN (SELECT value FROM json_each(?1)) GROUP BY hash`;
+    return this.db
+      .query<{ hash: string }, [string]>(sql)
+      .values(jsonList(fileIds))
+      .map((r) => r[0] as string);
+  }
+
   /** Distinct content hashes of every chunk: what should have a vector. */
   distinctHashes(): Set<string> {
     return new Set(

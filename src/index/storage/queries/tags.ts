@@ -21,15 +21,17 @@ const TAG_OR_NESTED = "tag_lower = ?1 OR substr(tag_lower, 1, length(?1) + 1) = 
 export class TagQueries {
   constructor(private readonly db: Database) {}
 
-  counts(): TagCount[] {
+  /** Tags with their note counts; `excluding` leaves those notes out (the AI deny globs: a tag only they use is not listed). */
+  counts(excluding: readonly number[] = []): TagCount[] {
     return this.db
-      .query<TagCount, []>(
+      .query<TagCount, [string]>(
         `SELECT t.tag_lower AS tagLower,
-                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower GROUP BY s.tag ORDER BY sum(s.uses) DESC, s.tag LIMIT 1) AS tag,
+                (SELECT s.tag FROM tags s WHERE s.tag_lower = t.tag_lower AND s.file_id NOT IN (SELECT value FROM json_each(?1))
+                  GROUP BY s.tag ORDER BY sum(s.uses) DESC, s.tag LIMIT 1) AS tag,
                 count(DISTINCT t.file_id) AS count
-           FROM tags t GROUP BY t.tag_lower`,
+           FROM tags t WHERE t.file_id NOT IN (SELECT value FROM json_each(?1)) GROUP BY t.tag_lower`,
       )
-      .all();
+      .all(JSON.stringify(excluding));
   }
 
   /** Ids of the notes carrying the tag or one nested in it. */
