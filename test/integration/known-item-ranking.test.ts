@@ -72,6 +72,18 @@ describe("known-item search", () => {
     ctx.close();
   });
 
+  test("a date names the daily note of that day, ahead of notes whose title starts with it", async () => {
+    sb = sandbox({
+      "Daily/2023-09-12.md": longNote("2023-09-12", "errands", 2000),
+      "Notes/2023-09-12 Meeting with Steph.md": "# 2023-09-12 Meeting with Steph\n\nAgenda for 2023-09-12: the 2023-09-12 release, 2023-09-12.\n",
+      "Notes/Release.md": "Shipped on 2023-09-12, see 2023-09-12 notes.\n",
+    });
+    const ctx = sb.context();
+    await ctx.updateIndex({ build: true });
+    expect((await paths(ctx, "2023-09-12"))[0]).toBe("Daily/2023-09-12.md");
+    ctx.close();
+  });
+
   test("a query that only shares a word with a title does not get the name's rank", async () => {
     sb = sandbox(knownItemVault());
     const ctx = sb.context();

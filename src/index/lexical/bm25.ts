@@ -21,12 +21,13 @@ export interface Ranked {
 
 /**
  * How a walk tells the notes the query names: a note whose title has as many tokens as the query
- * and one of its words, or whose aliases have one of its words, is a candidate; `verify` says
+ * and each phrase of the expression made of the query's own words, or whose aliases have each of
+ * them, is a candidate; `verify` says
  * which candidates' title or an alias make the same terms as the query (src/index/storage/queries/fts.ts).
  */
 export interface NameCheck {
-  /** Tokens the tokenizer makes of the query's text as typed (stopwords kept). */
-  tokens: number;
+  /** The terms the tokenizer makes of the query's text as typed (stopwords kept), in order. */
+  terms: string[];
   titleColumn: number;
   aliasColumn: number;
   verify(candidates: number[]): Set<number>;
@@ -43,22 +44,33 @@ export interface ExtraRows {
   column: number;
 }
 
-/** A phrase's rows in ascending order, with its count in each column of each (`columns` values per row). */
+/**
+ * A phrase's rows in ascending order, with its frequency in each as the ranking reduces a row's
+ * counts by column to one number (`Frequency`), and the columns it has there (bit c: column c).
+ * One number a row, not one a column: the lists of a very common word are long.
+ */
 interface PhraseRows {
   rowids: number[];
-  counts: number[];
+  freqs: number[];
+  columns: number[];
 }
+
+/**
+ * A phrase's frequency in a row from its counts by column. It must be a sum over the columns
+ * (extra rows add to it one column at a time).
+ */
+type Frequency = (rowid: number, counts: ArrayLike<number>) => number;
 
 /** What ranking needs of an expression: its phrases' rows, their IDFs and the test of a row's phrases. */
 interface Prepared {
+  phrases: Phrase[];
   lists: PhraseRows[];
   idf: number[];
   matches: (mask: number) => boolean;
-  columns: number;
 }
 
 /** null when the expression has a prefix phrase (FTS5 expands those over its terms) or more phrases than a mask holds. */
-function prepare(snapshot: Fts5Snapshot, expr: Expr, extra: readonly ExtraRows[] = []): Prepared | null {
+function prepare(snapshot: Fts5Snapshot, expr: Expr, frequency: Frequency, extra: readonly ExtraRows[] = []): Prepared | null {
   const phrases: Phrase[] = [];
   collectPhrases(expr, phrases);
   if (phrases.length > MAX_PHRASES || phrases.some((p) => p.prefix || !p.terms.length)) return null;
@@ -69,8 +81,8 @@ function prepare(snapshot: Fts5Snapshot, expr: Expr, extra: readonly ExtraRows[]
     const key = p.terms.join(" ");
     let rows = read.get(key);
     if (!rows) {
-      rows = p.terms.length === 1 ? termRows(snapshot, p.terms[0]!, columns) : phraseRows(snapshot, p.terms, columns);
-      for (const e of extra) if (e.phrase === key) rows = withRows(rows, e, columns);
+      rows = p.terms.length === 1 ? termRows(snapshot, p.terms[0]!, frequency) : phraseRows(snapshot, p.terms, columns, frequency);
+      for (const e of extra) if (e.phrase === key) rows = withRows(rows, e, columns, frequency);
       read.set(key, rows);
     }
     return rows;
@@ -80,14 +92,13 @@ function prepare(snapshot: Fts5Snapshot, expr: Expr, extra: readonly ExtraRows[]
     const v = Math.log((n - rowids.length + 0.5) / (rowids.length + 0.5));
     return v <= 0.0 ? 1e-6 : v;
   });
-  return { lists, idf, matches: maskTest(expr, phrases), columns };
+  return { phrases, lists, idf, matches: maskTest(expr, phrases) };
 }
 
 /**
  * Walks every phrase's rows together, in rowid order, as FTS5 walks its doclists; calls `row` for
  * each row the expression matches and `keep` accepts, with the phrases it has (bit i: phrase i)
- * and where it stands in each phrase's list (`at[i]`, for the phrases it has): its counts are
- * `lists[i].counts[at[i] * columns + column]`, read in place rather than copied for every row.
+ * and where it stands in each phrase's list (`at[i]`, for the phrases it has).
  */
 function walk(p: Prepared, keep: (rowid: number) => boolean, row: (rowid: number, mask: number, at: Int32Array) => void): void {
   const { lists, matches } = p;
@@ -120,9 +131,13 @@ function walk(p: Prepared, keep: (rowid: number) => boolean, row: (rowid: number
  * checked against (test/unit/index/bm25.test.ts).
  */
 export function rankByBm25(snapshot: Fts5Snapshot, expr: Expr, weights: readonly number[], keep: (rowid: number) => boolean, limit: number): Ranked[] | null {
-  const p = prepare(snapshot, expr);
+  const p = prepare(snapshot, expr, (_, counts) => {
+    let f = 0;
+    for (let c = 0; c < weights.length; c++) f += counts[c]! * weights[c]!;
+    return f;
+  });
   if (p === null) return null;
-  const { lists, idf, columns } = p;
+  const { lists, idf } = p;
   const avgdl = snapshot.totals.reduce((a, b) => a + b, 0) / snapshot.rows;
   const best: Ranked[] = [];
   walk(p, keep, (rowid, mask, at) => {
@@ -131,10 +146,7 @@ export function rankByBm25(snapshot: Fts5Snapshot, expr: Expr, weights: readonly
     // A phrase the row lacks adds 0.0 in FTS5: skipping it leaves the same double.
     for (let i = 0; i < lists.length; i++) {
       if (!(mask & (1 << i))) continue;
-      const counts = lists[i]!.counts;
-      const base = at[i]! * columns;
-      let f = 0;
-      for (let c = 0; c < columns; c++) f += counts[base + c]! * weights[c]!;
+      const f = lists[i]!.freqs[at[i]!]!;
       score += idf[i]! * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + (B * d) / avgdl)));
     }
     insertBounded(best, rowid, -1.0 * score, limit);
@@ -163,35 +175,49 @@ export function rankByBm25f(
   named: NameCheck | null,
   extra: readonly ExtraRows[] = [],
 ): Ranked[] | null {
-  const p = prepare(snapshot, expr, extra);
-  if (p === null) return null;
-  const { lists, idf, columns } = p;
   // A field's normalisation is 1 − b + b · length / mean: b / mean once per field, not per row.
   const perToken = snapshot.totals.map((t) => (t > 0 ? (B * snapshot.rows) / t : 0));
-  const best: Ranked[] = [];
-  const candidates = new Map<number, number>();
-  const title = named?.titleColumn ?? -1;
-  const aliases = named?.aliasColumn ?? -1;
-  walk(p, keep, (rowid, mask, at) => {
-    let score = 0.0;
-    let inTitle = false;
-    let inAliases = false;
-    for (let i = 0; i < lists.length; i++) {
-      if (!(mask & (1 << i))) continue;
-      const counts = lists[i]!.counts;
-      const base = at[i]! * columns;
+  const p = prepare(
+    snapshot,
+    expr,
+    (rowid, counts) => {
       let tf = 0;
-      for (let c = 0; c < columns; c++) {
-        const n = counts[base + c]!;
+      for (let c = 0; c < weights.length; c++) {
+        const n = counts[c]!;
         if (n) tf += (weights[c]! * n) / (perToken[c]! ? 1 - B + perToken[c]! * snapshot.columnLength(rowid, c) : 1);
       }
+      return tf;
+    },
+    extra,
+  );
+  if (p === null) return null;
+  const { lists, idf } = p;
+  const best: Ranked[] = [];
+  const candidates = new Map<number, number>();
+  // The phrases made of the query's own words (not its other spellings): a note the query names has each in its title or aliases.
+  const words = new Set(named?.terms);
+  let wanted = 0;
+  for (const [i, phrase] of p.phrases.entries()) if (phrase.terms.every((t) => words.has(t))) wanted |= 1 << i;
+  const titleBit = named ? 1 << named.titleColumn : 0;
+  const aliasBit = named ? 1 << named.aliasColumn : 0;
+  walk(p, keep, (rowid, mask, at) => {
+    let score = 0.0;
+    let inTitle = 0;
+    let inAliases = 0;
+    for (let i = 0; i < lists.length; i++) {
+      if (!(mask & (1 << i))) continue;
+      const list = lists[i]!;
+      const tf = list.freqs[at[i]!]!;
       score += idf[i]! * ((tf * (K1 + 1.0)) / (tf + K1));
-      if (named) {
-        if (counts[base + title]) inTitle = true;
-        if (counts[base + aliases]) inAliases = true;
-      }
+      const columns = list.columns[at[i]!]!;
+      if (columns & titleBit) inTitle |= 1 << i;
+      if (columns & aliasBit) inAliases |= 1 << i;
     }
-    if (named && candidates.size < MAX_NAME_CANDIDATES && (inAliases || (inTitle && snapshot.columnLength(rowid, title) === named.tokens)))
+    if (
+      wanted &&
+      candidates.size < MAX_NAME_CANDIDATES &&
+      ((inAliases & wanted) === wanted || ((inTitle & wanted) === wanted && snapshot.columnLength(rowid, named!.titleColumn) === named!.terms.length))
+    )
       candidates.set(rowid, score);
     insertBounded(best, rowid, -1.0 * score, limit);
   });
@@ -205,26 +231,34 @@ export function rankByBm25f(
   return best;
 }
 
-/** A single term's rows: its count in each column. */
-function termRows(snapshot: Fts5Snapshot, term: string, columns: number): PhraseRows {
-  const out: PhraseRows = { rowids: [], counts: [] };
+/** The columns with a count (bit c: column c). */
+function columnBits(counts: ArrayLike<number>): number {
+  let bits = 0;
+  for (let c = 0; c < counts.length; c++) if (counts[c]) bits |= 1 << c;
+  return bits;
+}
+
+/** A single term's rows. */
+function termRows(snapshot: Fts5Snapshot, term: string, frequency: Frequency): PhraseRows {
+  const out: PhraseRows = { rowids: [], freqs: [], columns: [] };
   let sorted = true;
   snapshot.visit(term, false, (rowid, counts) => {
     if (out.rowids.length && rowid < out.rowids[out.rowids.length - 1]!) sorted = false;
     out.rowids.push(rowid);
-    for (let c = 0; c < columns; c++) out.counts.push(counts[c]!);
+    out.freqs.push(frequency(rowid, counts));
+    out.columns.push(columnBits(counts));
   });
-  return sorted ? out : sortedRows(out, columns);
+  return sorted ? out : sortedRows(out);
 }
 
 /** A phrase's instances: positions where its terms follow each other in one column, counted by column. */
-function phraseRows(snapshot: Fts5Snapshot, terms: string[], columns: number): PhraseRows {
+function phraseRows(snapshot: Fts5Snapshot, terms: string[], columns: number, frequency: Frequency): PhraseRows {
   const rest = terms.slice(1).map((term) => {
     const at = new Map<number, Set<number>>();
     snapshot.visit(term, true, (rowid, _, positions) => at.set(rowid, new Set(positions)));
     return at;
   });
-  const out: PhraseRows = { rowids: [], counts: [] };
+  const out: PhraseRows = { rowids: [], freqs: [], columns: [] };
   const found = new Array<number>(columns);
   snapshot.visit(terms[0]!, true, (rowid, _, positions) => {
     const following = rest.map((at) => at.get(rowid));
@@ -238,32 +272,40 @@ function phraseRows(snapshot: Fts5Snapshot, terms: string[], columns: number): P
       }
     if (any) {
       out.rowids.push(rowid);
-      out.counts.push(...found);
+      out.freqs.push(frequency(rowid, found));
+      out.columns.push(columnBits(found));
     }
   });
-  return sortedRows(out, columns);
+  return sortedRows(out);
 }
 
 /** A phrase's rows with the extra ones counted once more in their column, in rowid order. */
-function withRows(rows: PhraseRows, extra: ExtraRows, columns: number): PhraseRows {
+function withRows(rows: PhraseRows, extra: ExtraRows, columns: number, frequency: Frequency): PhraseRows {
+  const one = new Array<number>(columns).fill(0);
+  one[extra.column] = 1;
   const at = new Map(rows.rowids.map((id, i) => [id, i]));
-  const out: PhraseRows = { rowids: [...rows.rowids], counts: [...rows.counts] };
+  const out: PhraseRows = { rowids: [...rows.rowids], freqs: [...rows.freqs], columns: [...rows.columns] };
   for (const id of extra.rowids) {
+    // The frequency is a sum over columns: one more instance in a column adds its share.
+    const add = frequency(id, one);
     const i = at.get(id);
-    if (i !== undefined) out.counts[i * columns + extra.column]!++;
-    else {
+    if (i !== undefined) {
+      out.freqs[i]! += add;
+      out.columns[i]! |= 1 << extra.column;
+    } else {
       at.set(id, out.rowids.length);
       out.rowids.push(id);
-      for (let c = 0; c < columns; c++) out.counts.push(c === extra.column ? 1 : 0);
+      out.freqs.push(add);
+      out.columns.push(1 << extra.column);
     }
   }
-  return sortedRows(out, columns);
+  return sortedRows(out);
 }
 
 /** Rows from several segments, put in rowid order. */
-function sortedRows(rows: PhraseRows, columns: number): PhraseRows {
+function sortedRows(rows: PhraseRows): PhraseRows {
   const order = rows.rowids.map((_, i) => i).sort((a, b) => rows.rowids[a]! - rows.rowids[b]!);
-  return { rowids: order.map((i) => rows.rowids[i]!), counts: order.flatMap((i) => rows.counts.slice(i * columns, (i + 1) * columns)) };
+  return { rowids: order.map((i) => rows.rowids[i]!), freqs: order.map((i) => rows.freqs[i]!), columns: order.map((i) => rows.columns[i]!) };
 }
 
 /** The expression as a test of which phrases a row has (bit i: phrase i, in `phrases` order). */

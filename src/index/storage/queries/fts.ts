@@ -120,7 +120,7 @@ export class FtsQueries {
       return termsOf(text, chars)?.join(" ") === wanted;
     };
     return {
-      tokens: key.length,
+      terms: key,
       titleColumn: FTS_COLUMNS.indexOf("title"),
       aliasColumn: FTS_COLUMNS.indexOf("aliases"),
       verify: (ids) => {
