@@ -29,15 +29,24 @@ function batchSizes(files: Record<string, string>, rowsWorker: boolean): number[
 const notes = (count: number, bytes: number) =>
   Object.fromEntries(Array.from({ length: count }, (_, i) => [`n/Note ${i}.md`, `# Note ${i}\n\n${"word ".repeat(bytes / 5)}\n`]));
 
-test.each([false, true])("notes of 30 KB go 25 to a batch (the fewest), small ones 250 (rows worker: %p)", (rowsWorker) => {
-  const large = batchSizes(notes(120, 30_000), rowsWorker);
-  expect(Math.max(...large)).toBe(25);
-  expect(large.reduce((a, b) => a + b, 0)).toBe(120);
-  sb?.cleanup();
-  const small = batchSizes(notes(600, 500), rowsWorker);
-  expect(Math.max(...small)).toBe(250);
-});
+test.each([false, true])(
+  "a batch ends at 512 KiB of files to read (30 KB notes: 18 a batch), or at 250 files (rows worker: %p)",
+  (rowsWorker) => {
+    const large = batchSizes(notes(120, 30_000), rowsWorker);
+    expect(Math.max(...large)).toBe(18);
+    expect(large.reduce((a, b) => a + b, 0)).toBe(120);
+    sb?.cleanup();
+    const small = batchSizes(notes(600, 500), rowsWorker);
+    expect(Math.max(...small)).toBe(250);
+  },
+  30_000,
+);
 
-test("notes of 5 KB go about a hundred to a batch", () => {
-  expect(Math.max(...batchSizes(notes(300, 5_000), false))).toBe(104);
-});
+test("notes of 5 KB go about a hundred to a batch; attachments, never read, do not count", () => {
+  const files = notes(300, 5_000);
+  for (let i = 0; i < 300; i++) files[`a/Image ${i}.png`] = "x".repeat(50_000);
+  const sizes = batchSizes(files, false);
+  expect(sizes).toContain(105);
+  // Counted, 50 KB attachments would go 10 to a batch.
+  expect(Math.max(...sizes)).toBe(250);
+}, 30_000);

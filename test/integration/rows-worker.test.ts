@@ -131,7 +131,8 @@ describe("the rows worker", () => {
     const files = scanVault(vault.root, vault.exclusions).files;
     const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, storedEtag: () => null };
     const inline = new InlineRows(options);
-    const threaded = new WorkerRows(options, files, 250);
+    const ends = Array.from({ length: Math.ceil(files.length / 250) }, (_, k) => Math.min(files.length, (k + 1) * 250));
+    const threaded = new WorkerRows(options, files, ends);
     try {
       for (let i = 0; i < files.length; i += 250) {
         const batch = files.slice(i, i + 250);

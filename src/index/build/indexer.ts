@@ -36,15 +36,12 @@ export interface IndexReport {
 
 const BATCH = 250;
 /**
- * A batch reads about this many bytes of files: fewer than BATCH files when they are larger than
- * generated notes (about 2 KB). Each batch is parsed, encoded and held by both threads at once,
- * so its size in bytes is what their memory follows: 250 notes of a real documentation vault
- * (5 KB each, translations with CJK grams) made 8 MB slots and a rows worker heap of 100 MB, and a
- * build of 6,289 such notes peaked at 240–257 MiB against 165–167 MiB with batches of 100.
+ * A batch also ends once its files hold this many bytes to read. Each batch is parsed, encoded
+ * and held by both threads at once, so its size in bytes is what their memory follows: 250 notes
+ * of a real documentation vault (5 KB each, translations with CJK grams) made 8 MB slots and a
+ * rows worker heap of 100 MB (docs/decisions.md, "A build's memory follows its batches").
  */
 const BATCH_BYTES = 512 * 1024;
-/** The fewest files a batch takes, however large they are (one transaction, one FTS5 segment each). */
-const BATCH_MIN = 25;
 /** Below this many files to read, starting a rows worker costs about what it saves. */
 const ROWS_WORKER_MIN = 1000;
 
@@ -158,23 +155,23 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
       else added++;
     });
   });
-  const perBatch = batchSize(changed, vault.config.int("index.max_note_bytes"));
-  const rows = rowSource(vault, stored, changed, perBatch, opts.rowsWorker);
-  const loadBatch = (start: number): number => {
-    const batch = changed.slice(start, start + perBatch);
+  const ends = batchEnds(changed, vault.config.int("index.max_note_bytes"));
+  const rows = rowSource(vault, stored, changed, ends, opts.rowsWorker);
+  const loadBatch = (start: number, end: number): number => {
+    const batch = changed.slice(start, end);
     applyBatch(batch, rows.next(batch));
     return batch.length;
   };
 
   try {
     if (bulk) store.beginBulkLoad();
-    for (let i = 0; i < changed.length; i += perBatch) {
+    for (const [k, end] of ends.entries()) {
       throwIfStopped(opts);
-      done += loadBatch(i);
+      done += loadBatch(k ? ends[k - 1]! : 0, end);
       // The batch's rows are young garbage now: collected at once, they never pile up. (Left to
       // itself the collector let a large build grow by 150+ MB; in loadBatch's own frame the
       // stack would still point at them.)
-      if (changed.length > perBatch) edenGC();
+      if (ends.length > 1) edenGC();
       opts.onProgress?.(done, total);
     }
   } finally {
@@ -256,22 +253,31 @@ export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: bool
   }
 }
 
-/** Files per batch: BATCH, or fewer so that a batch reads about BATCH_BYTES (never fewer than BATCH_MIN). */
-function batchSize(files: readonly ScannedFile[], maxNoteBytes: number): number {
+/** Where each batch ends: after BATCH files, or once its files hold BATCH_BYTES to read. */
+function batchEnds(files: readonly ScannedFile[], maxNoteBytes: number): number[] {
+  const ends: number[] = [];
+  let count = 0;
   let bytes = 0;
-  for (const f of files) if (readsWhole(f, maxNoteBytes)) bytes += f.size;
-  const perFile = files.length ? bytes / files.length : 0;
-  return perFile > 0 ? Math.max(BATCH_MIN, Math.min(BATCH, Math.floor(BATCH_BYTES / perFile))) : BATCH;
+  files.forEach((f, i) => {
+    count++;
+    if (readsWhole(f, maxNoteBytes)) bytes += f.size;
+    if (count === BATCH || bytes >= BATCH_BYTES || i === files.length - 1) {
+      ends.push(i + 1);
+      count = 0;
+      bytes = 0;
+    }
+  });
+  return ends;
 }
 
-function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], batch: number, worker?: boolean): RowSource {
+function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], ends: number[], worker?: boolean): RowSource {
   const o = {
     root: vault.root,
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
     storedEtag: (path: string) => stored.get(path)?.etag ?? null,
   };
   const useWorker = worker ?? (files.length >= ROWS_WORKER_MIN && availableParallelism() > 1);
-  return useWorker ? new WorkerRows(o, files, batch) : new InlineRows(o);
+  return useWorker ? new WorkerRows(o, files, ends) : new InlineRows(o);
 }
 
 /** True when the scan found exactly the indexed files, in the same order, none changed in size or mtime. */

@@ -54,7 +54,8 @@ export class WorkerRows implements RowSource {
   constructor(
     private readonly o: RowSourceOptions,
     files: ScannedFile[],
-    batch: number,
+    /** Where each batch the writer will ask for ends (an index into `files`, exclusive). */
+    ends: number[],
   ) {
     const { port1, port2 } = new MessageChannel();
     this.port = port1;
@@ -64,7 +65,7 @@ export class WorkerRows implements RowSource {
       maxNoteBytes: o.maxNoteBytes,
       files,
       storedEtags: files.map((f) => o.storedEtag(f.path)),
-      batch,
+      ends,
       signal: this.signal,
       slots: this.slots,
       port: port2,

@@ -7,8 +7,8 @@ export interface RowsRequest {
   files: ScannedFile[];
   /** The etag the index holds for each file, or null: equal bytes are not parsed again. */
   storedEtags: (string | null)[];
-  /** Files per message: the writer's transaction batch. */
-  batch: number;
+  /** Where each batch ends (an index into `files`, exclusive): the writer's transactions, one message each. */
+  ends: number[];
   /** Cells of SIGNAL_CELLS below. */
   signal: Int32Array;
   /** Batch k is written into slots[k % SLOTS] (rows-codec.ts). */
