@@ -186,7 +186,7 @@ describe("a file that is no longer an index", () => {
     expect(rebuild.exitCode).toBe(0);
     expect(JSON.parse(rebuild.stdout.toString()).rebuilt).toContain("set aside as index.db.corrupt-");
     expect(cli(["search", "zebra7"]).exitCode).toBe(0);
-  });
+  }, 60_000);
 });
 
 describe("a data folder that is a file", () => {
