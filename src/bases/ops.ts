@@ -9,8 +9,8 @@ import { baseBlocks } from "./blocks.ts";
 import type { Entry } from "./entry.ts";
 import { BASE_LIMITS, type BaseDefinition, parseBase } from "./parse.ts";
 import { compileBase, NO_FILE } from "./plan.ts";
-import { runView } from "./query.ts";
-import { snapshotOf } from "./snapshot.ts";
+import { evaluateView, pageOfView } from "./query.ts";
+import { basesResultKey, snapshotOf } from "./snapshot.ts";
 
 const CellSchema = Type.Object(
   { type: Type.String(), value: Type.Unknown() },
@@ -72,11 +72,21 @@ export const baseQuery = defineOp({
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
     const broken = compiled.viewErrors[viewIndex];
     if (broken) throw broken;
-    const snapshot = snapshotOf(ctx.index, ctx.vault);
-    const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
     const offset = decodeCursor(input.cursor);
     const pageSize = input.limit ?? 100;
-    const result = runView(compiled, viewIndex, { world: snapshot, thisEntry, now: Date.now(), offset, pageSize });
+    const now = Date.now();
+    // Every page of one query, and the same query repeated, read one evaluation per index version (docs/decisions.md).
+    const key = `base_query\n${viewIndex}\n${loaded.thisPath ?? ""}\n${loaded.text}\n${basesResultKey(ctx.vault, loaded.text, now)}`;
+    const evaluated = ctx.index.derived(
+      key,
+      () => {
+        const snapshot = snapshotOf(ctx.index, ctx.vault);
+        const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
+        return evaluateView(compiled, viewIndex, { world: snapshot, thisEntry, now });
+      },
+      (v) => v.ordered.length,
+    );
+    const result = pageOfView(evaluated, offset, pageSize);
     const view = views[viewIndex]!;
     return {
       path: loaded.path,

@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
-import { noteWhere } from "../bases/where.ts";
+import { noteWhere, noteWhereKey } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/build/file-rows.ts";
 import { AnchorChecker } from "../links/anchors.ts";
@@ -213,9 +213,18 @@ export const noteList = defineOp({
   ),
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
-    const allowed = filterNoteIds(ctx.index, input);
-    const where = input.where === undefined ? null : noteWhere(ctx.index, ctx.vault, input.where);
-    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
+    // Every page of one listing reads the same result, computed once per index version (docs/decisions.md).
+    const { path_glob, tag, frontmatter, where: source, sort = "path" } = input;
+    const key = `note_list\n${JSON.stringify([path_glob, tag, frontmatter, source, sort])}\n${source === undefined ? "" : noteWhereKey(ctx.vault, source)}`;
+    const rows = ctx.index.derived(
+      key,
+      () => {
+        const allowed = filterNoteIds(ctx.index, input);
+        const where = source === undefined ? null : noteWhere(ctx.index, ctx.vault, source);
+        return ctx.index.notes.list(sort).filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
+      },
+      (r) => r.length,
+    );
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({
