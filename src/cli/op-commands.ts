@@ -21,13 +21,13 @@ import { tagRename } from "../tags/rename-ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { baseRows, baseTable } from "./base-table.ts";
 import { opCommand } from "./op-command.ts";
-import { keyValueLines, type Style, writeDiff } from "./output.ts";
+import { keyValueLines, NO_RESULTS, type Style, writeDiff } from "./output.ts";
 
 /** Ranked results (search and related): path › heading and score, then the snippet with its matches highlighted. */
 function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
   const lines: string[] = [];
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
-  if (!o.results.length) lines.push("No results.");
+  if (!o.results.length) lines.push(NO_RESULTS);
   for (const r of o.results) {
     lines.push(`${s.bold(r.path)}${r.heading ? s.dim(` › ${r.heading}`) : ""}  ${s.dim(r.score.toFixed(3))}`);
     if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, (_, match: string) => s.yellow(match))}`);
@@ -191,7 +191,7 @@ export const linkCommand: CommandDef = {
     backlinks: opCommand(linkBacklinks, {
       positionals: ["path"],
       examples: ['indx link backlinks "People/Ada Lovelace.md"', 'indx link backlinks "Categories/Books.md" --rel categories'],
-      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n") || "No backlinks.",
+      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n"),
     }),
     forward: opCommand(linkForward, {
       positionals: ["path"],
@@ -202,19 +202,17 @@ export const linkCommand: CommandDef = {
             (l) =>
               `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${relLabel(l.rel)}${s.dim(`L${l.line} ${l.raw}`)}${l.anchor_resolved === false ? `  ${s.dim("(missing anchor)")}` : ""}`,
           )
-          .join("\n") || "No links.",
+          .join("\n"),
     }),
     unresolved: opCommand(linkUnresolved, {
       examples: ["indx link unresolved --limit 20"],
-      human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
+      human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n"),
     }),
     "broken-anchors": opCommand(linkBrokenAnchors, {
       examples: ["indx link broken-anchors --limit 20"],
-      human: (o, s) =>
-        o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n") ||
-        "No links to missing headings or blocks.",
+      human: (o, s) => o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n"),
     }),
-    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans.", examples: ["indx link orphans --format files"] }),
+    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans), examples: ["indx link orphans --format files"] }),
   },
 };
 
@@ -229,9 +227,11 @@ export const tagCommand: CommandDef = {
     rename: opCommand(tagRename, {
       positionals: ["from", "to"],
       human: writeDiff,
+      planFirst: true,
       examples: [
-        `indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`,
+        `indx tag rename project/alpha project/beta   # the plan: nothing is written; note its plan_etag`,
         `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`,
+        `indx tag rename project/alpha project/beta --yes   # apply without a plan`,
       ],
     }),
   },
