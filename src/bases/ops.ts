@@ -1,9 +1,11 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { parseNote } from "../markdown/parse.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, INPUT_LIMITS, Limit, NextCursor, VaultPath } from "../ops/schemas.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
 import { readNote, statVaultFile } from "../vault/read.ts";
 import { baseBlocks } from "./blocks.ts";
 import type { Entry } from "./entry.ts";
@@ -43,6 +45,8 @@ interface LoadedBase {
   /** The file `this` stands for. */
   thisPath: string | null;
   path: string | null;
+  /** The view shown when none is asked for (an embed's `#View`); else the first. */
+  defaultView?: string;
 }
 
 export const baseQuery = defineOp({
@@ -67,7 +71,8 @@ export const baseQuery = defineOp({
     const loaded = loadBase(ctx, input);
     const compiled = compileBase(loaded.definition, loaded.text, loaded.source);
     const views = loaded.definition.views;
-    const viewIndex = input.view === undefined ? 0 : views.findIndex((v) => v.name === input.view);
+    const viewName = input.view ?? loaded.defaultView;
+    const viewIndex = viewName === undefined ? 0 : views.findIndex((v) => v.name === viewName);
     if (viewIndex < 0)
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
     const broken = compiled.viewErrors[viewIndex];
@@ -112,8 +117,13 @@ function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: 
     return { definition: parseBase(text, file.path), text, source: file.path, thisPath: file.path, path: file.path };
   }
   if (file.kind !== "note") throw new IndxError("validation_failed", `${file.path} is neither a .base file nor a note.`, { path: file.path });
-  const blocks = baseBlocks(readNote(ctx.vault, file.path).text);
-  if (blocks.length === 0) throw new IndxError("not_found", `${file.path} has no base code block.`, { path: file.path });
+  const noteText = readNote(ctx.vault, file.path).text;
+  const blocks = baseBlocks(noteText);
+  if (blocks.length === 0) {
+    const embedded = embeddedBase(ctx, file.path, noteText, input.view);
+    if (embedded) return embedded;
+    throw new IndxError("not_found", `${file.path} has no base code block and embeds no .base file (![[Name.base]]).`, { path: file.path });
+  }
   // With several blocks, the view name picks the block: the first one that has a view of that name.
   let first: LoadedBase | null = null;
   for (const block of blocks) {
@@ -124,6 +134,28 @@ function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: 
     first ??= loaded;
   }
   return first!;
+}
+
+/**
+ * A note that embeds a base (`![[Books.base]]`, `![[Books.base#View]]`): the embedded file's base,
+ * with `this` the embedding note, as Obsidian shows it; the view named after `#` unless one was
+ * asked for. The first embed that resolves to a .base file wins.
+ */
+function embeddedBase(ctx: OpContext, notePath: string, text: string, view: string | undefined): LoadedBase | null {
+  const resolver = new LinkResolver(ctx.index.files.paths());
+  for (const link of parseNote(text).links) {
+    if (!link.embed) continue;
+    const target = resolver.resolve(link.linkpath, notePath);
+    if (!target?.endsWith(".base")) continue;
+    const file = statVaultFile(ctx.vault, target);
+    const text = readBaseFile(ctx, file.path, file.size);
+    const definition = parseBase(text, file.path);
+    const named = link.subpath?.replace(/^#/, "");
+    const loaded: LoadedBase = { definition, text, source: file.path, thisPath: notePath, path: file.path };
+    if (view === undefined && named && definition.views.some((v) => v.name === named)) loaded.defaultView = named;
+    return loaded;
+  }
+  return null;
 }
 
 function readBaseFile(ctx: OpContext, path: string, size: number): string {

@@ -191,6 +191,9 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
         const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
         if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
+        // Each of several typed paths is resolved as `note get` resolves one (`note get-many "Apollo Launch" Ideas`).
+        if (op.safe && spec.positionals?.includes("paths") && Array.isArray(input.paths))
+          input.paths = input.paths.map((p) => (typeof p === "string" ? resolveTypedPath(ctx, p) : p));
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];

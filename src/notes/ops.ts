@@ -93,7 +93,17 @@ export const noteRead = defineOp({
     const include = new Set(input.include ?? (ranged ? [] : DEFAULT_INCLUDE));
     if (ranged && [...include].some((part) => WHOLE_TEXT.has(part)))
       throw new IndxError("validation_failed", "A line range reads part of the note; do not ask for body or content with it.", { field: "include" });
-    const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
+    // The size limit bounds what is returned: a line range of a large note is read whole and checked below.
+    const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large || ranged });
+    const range = ranged ? sliceLines(note.text, input.from ?? 1, input.lines) : null;
+    const limit = ctx.vault.config.int("retrieval.max_note_bytes");
+    const rangeBytes = range ? Buffer.byteLength(range.text) : 0;
+    if (range && rangeBytes > limit && !input.allow_large)
+      throw new IndxError(
+        "payload_too_large",
+        `Lines ${range.from}–${range.to} of ${note.path} are ${rangeBytes} bytes, over the ${limit}-byte read limit: ask for fewer lines, or pass allow_large.`,
+        { path: note.path, size: rangeBytes, limit },
+      );
     const typed = () => TypedLinks.fromConfig(ctx.vault.config);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
@@ -136,7 +146,7 @@ export const noteRead = defineOp({
       });
     }
     if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path).map((r) => toBacklink(r, typed()));
-    if (ranged) out.range = sliceLines(note.text, input.from ?? 1, input.lines);
+    if (range) out.range = range;
     return out;
   },
   summary: (o) => `${o.path}${o.range ? ` lines ${o.range.from}–${o.range.to} of ${o.range.total_lines}` : ""} (${o.size} bytes, etag ${o.etag})`,
