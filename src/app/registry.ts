@@ -14,10 +14,12 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { noteCapture } from "../notes/capture-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { vaultValidateFrontmatter } from "../notes/validate-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
@@ -37,6 +39,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   noteList,
   noteOutline,
   noteExists,
+  noteCapture,
   dailyNote,
   vaultSearch,
   linkBacklinks,
@@ -54,6 +57,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   vaultReindex,
   vaultConfigGet,
   vaultConfigSet,
+  vaultValidateFrontmatter,
   related,
   activateContext,
   chunkGet,

@@ -8,10 +8,12 @@ import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigGet, vaultStatus } from "../maintenance/ops.ts";
+import { noteCapture } from "../notes/capture-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { vaultValidateFrontmatter } from "../notes/validate-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
@@ -59,7 +61,7 @@ export const relatedCommand = opCommand(related, {
 const fileExists = (ctx: App, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
-  meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },
+  meta: { description: "Notes: get, get-many, list, outline, exists, capture, update, patch, delete, move." },
   subCommands: {
     get: opCommand(noteRead, {
       positionals: ["path"],
@@ -111,6 +113,15 @@ export const noteCommand: CommandDef = {
       positionals: ["path"],
       exitCode: (o) => (o.exists ? 0 : 3),
       examples: ['indx note exists "Inbox/Idea.md" && echo there'],
+    }),
+    capture: opCommand(noteCapture, {
+      positionals: ["text"],
+      stdin: "text",
+      json: ["frontmatter"],
+      examples: [
+        `indx note capture "Call the printer about the quote" --title "Printer quote"`,
+        `echo "- [ ] renew passport" | indx note capture --folder Tasks`,
+      ],
     }),
     update: opCommand(noteWrite, {
       positionals: ["path"],
@@ -284,9 +295,13 @@ function uploadFrom(file: string): { name: string; data_base64: string } {
 }
 
 export const vaultCommand: CommandDef = {
-  meta: { description: "The vault and its index: status, index, config." },
+  meta: { description: "The vault and its index: status, index, config, property checks." },
   subCommands: {
     status: opCommand(vaultStatus, { examples: ["indx vault status", "indx vault status --json index"] }),
+    "validate-frontmatter": opCommand(vaultValidateFrontmatter, {
+      examples: ["indx vault validate-frontmatter", `indx vault validate-frontmatter --path-glob "Projects/**" --format md`],
+      human: (o, s) => [...o.problems.map((p) => `${p.path}  ${p.message}  ${s.dim(p.reason)}`), s.dim(`${o.total} problems in ${o.checked} notes`)].join("\n"),
+    }),
     index: vaultIndexCommand,
     config: {
       meta: { description: "The merged configuration." },

@@ -5,7 +5,7 @@ export type Format = "human" | "json" | "ndjson" | "csv" | "md" | "files";
 export const FORMATS = ["json", "ndjson", "csv", "md", "files", "table"] as const;
 
 /** Lists in operation outputs that --format ndjson|csv|md|files turns into rows. */
-const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "anchors", "orphans", "outline"];
+const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "anchors", "orphans", "outline", "problems"];
 
 export function chooseFormat(flags: { json?: boolean; format?: string }, isTty: boolean): Format {
   if (flags.format) {

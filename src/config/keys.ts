@@ -129,6 +129,19 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "How long the watcher waits for a burst of file changes to settle before re-indexing.",
   },
   {
+    key: "capture.folder",
+    env: "INDX_CAPTURE_FOLDER",
+    type: "string",
+    default: "Inbox",
+    description: "Folder note_capture saves into when no folder is given (created when missing).",
+  },
+  {
+    key: "properties.required",
+    type: "list",
+    default: [],
+    description: "Frontmatter keys every note must have: vault_validate_frontmatter lists the notes without them.",
+  },
+  {
     key: "retrieval.max_note_bytes",
     type: "int",
     default: 2 * 1024 * 1024,
