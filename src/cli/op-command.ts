@@ -9,6 +9,7 @@ import { enumValues, oneOf } from "../ops/schema-words.ts";
 import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
+import { CLI_FLAG_HELP } from "./flag-help.ts";
 import { HELP_TEXT } from "./help.ts";
 import { print, printErr } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
@@ -77,13 +78,14 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   const args: ArgsDef = {};
   for (const name of spec.positionals ?? []) {
     const s = props[name];
-    args[name] = { type: "positional", description: s?.description ?? name, required: required.has(name) };
+    // A positional read from stdin when piped (note capture's text) may be left out.
+    args[name] = { type: "positional", description: s?.description ?? CLI_FLAG_HELP[name] ?? name, required: required.has(name) && spec.stdin !== name };
   }
   /** A custom flag named like a field takes that field over (`ai toc --write PATH` builds the write object). */
   const custom = (name: string) => spec.flags !== undefined && kebab(name) in spec.flags.args;
   for (const [name, schema] of Object.entries(props)) {
     if (spec.positionals?.includes(name) || custom(name)) continue;
-    const desc = schema.description ?? "";
+    const desc = schema.description ?? CLI_FLAG_HELP[name] ?? "";
     if (spec.json?.includes(name)) {
       args[kebab(name)] = { type: "string", description: `${desc} (JSON; @file reads a file, - reads stdin)`, valueHint: "json" };
     } else if (spec.stdin === name) {
@@ -145,6 +147,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
         const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];
         if (value !== undefined && value !== "") input[name] = value;
+        else if (spec.stdin === name && process.stdin.isTTY !== true) input[name] = readFileSync(0, "utf8");
       });
       for (const [name, schema] of Object.entries(props)) {
         if (spec.positionals?.includes(name) || custom(name)) continue;
