@@ -25,7 +25,7 @@ const SKIP: Record<string, string> = {
   "indx mcp --read-only": "an MCP server on stdio",
   "indx events --follow --kinds note.moved,tag.renamed": "follows events until stopped",
   "claude mcp add indx -- indx mcp": "Claude Code's own command",
-  'indx completion zsh > "${fpath[1]}/_indx"': "zsh syntax (${fpath}), run by zsh",
+  'indx completion zsh > "${fpath[1]}/_indx"': "zsh syntax (its fpath array), run by zsh",
   "indx completion powershell | Out-String | Invoke-Expression": "PowerShell syntax",
   'claude mcp add --transport http indx http://127.0.0.1:8787/mcp --header "Authorization: Bearer $(indx config reveal-api-key)"':
     "Claude Code's own command, with `indx serve` running",
