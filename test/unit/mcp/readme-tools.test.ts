@@ -36,3 +36,15 @@ describe("README: MCP tools", () => {
     expect(group(bullet, "AI (", null)).toEqual(names((op) => op.ai !== undefined));
   });
 });
+
+describe("indx mcp --help", () => {
+  test("names every admin tool --admin adds", async () => {
+    const { root } = await import("../../../src/cli/root.ts");
+    const { renderHelp } = await import("../../../src/cli/help.ts");
+    const { subCommandsOf } = await import("../../../src/cli/tree.ts");
+    const mcp = (await subCommandsOf(root))?.mcp;
+    expect(mcp).toBeDefined();
+    const help = (await renderHelp(mcp!, ["mcp"], 400)).replace(/\s+/g, " ");
+    for (const op of OPERATIONS.filter((o) => o.scope === "vault:admin")) expect(help).toContain(op.name);
+  });
+});
