@@ -7,10 +7,12 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { noteCapture } from "../notes/capture-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { vaultValidateFrontmatter } from "../notes/validate-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
@@ -30,6 +32,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   noteList,
   noteOutline,
   noteExists,
+  noteCapture,
   dailyNote,
   vaultSearch,
   linkBacklinks,
@@ -47,6 +50,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   vaultReindex,
   vaultConfigGet,
   vaultConfigSet,
+  vaultValidateFrontmatter,
   related,
   activateContext,
   chunkGet,

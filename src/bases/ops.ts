@@ -1,16 +1,18 @@
 import { readFileSync } from "node:fs";
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { parseNote } from "../markdown/parse.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, encodeCursor, INPUT_LIMITS, Limit, NextCursor, VaultPath } from "../ops/schemas.ts";
+import { LinkResolver } from "../vault/link-resolver.ts";
 import { readNote, statVaultFile } from "../vault/read.ts";
 import { baseBlocks } from "./blocks.ts";
 import type { Entry } from "./entry.ts";
 import { BASE_LIMITS, type BaseDefinition, parseBase } from "./parse.ts";
 import { compileBase, NO_FILE } from "./plan.ts";
-import { runView } from "./query.ts";
-import { snapshotOf } from "./snapshot.ts";
+import { evaluateView, pageOfView } from "./query.ts";
+import { basesResultKey, snapshotOf } from "./snapshot.ts";
 
 const CellSchema = Type.Object(
   { type: Type.String(), value: Type.Unknown() },
@@ -43,6 +45,8 @@ interface LoadedBase {
   /** The file `this` stands for. */
   thisPath: string | null;
   path: string | null;
+  /** The view shown when none is asked for (an embed's `#View`); else the first. */
+  defaultView?: string;
 }
 
 export const baseQuery = defineOp({
@@ -68,16 +72,27 @@ export const baseQuery = defineOp({
     const loaded = loadBase(ctx, input);
     const compiled = compileBase(loaded.definition, loaded.text, loaded.source);
     const views = loaded.definition.views;
-    const viewIndex = input.view === undefined ? 0 : views.findIndex((v) => v.name === input.view);
+    const viewName = input.view ?? loaded.defaultView;
+    const viewIndex = viewName === undefined ? 0 : views.findIndex((v) => v.name === viewName);
     if (viewIndex < 0)
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
     const broken = compiled.viewErrors[viewIndex];
     if (broken) throw broken;
-    const snapshot = snapshotOf(ctx.index, ctx.vault);
-    const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
     const offset = decodeCursor(input.cursor);
     const pageSize = input.limit ?? 100;
-    const result = runView(compiled, viewIndex, { world: snapshot, thisEntry, now: Date.now(), offset, pageSize });
+    const now = Date.now();
+    // Every page of one query, and the same query repeated, read one evaluation per index version (docs/decisions.md).
+    const key = `base_query\n${viewIndex}\n${loaded.thisPath ?? ""}\n${loaded.text}\n${basesResultKey(ctx.vault, loaded.text, now)}`;
+    const evaluated = ctx.index.derived(
+      key,
+      () => {
+        const snapshot = snapshotOf(ctx.index, ctx.vault);
+        const thisEntry: Entry = (loaded.thisPath === null ? null : snapshot.entry(loaded.thisPath)) ?? NO_FILE;
+        return evaluateView(compiled, viewIndex, { world: snapshot, thisEntry, now });
+      },
+      (v) => v.ordered.length,
+    );
+    const result = pageOfView(evaluated, offset, pageSize);
     const view = views[viewIndex]!;
     return {
       path: loaded.path,
@@ -103,8 +118,13 @@ function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: 
     return { definition: parseBase(text, file.path), text, source: file.path, thisPath: file.path, path: file.path };
   }
   if (file.kind !== "note") throw new IndxError("validation_failed", `${file.path} is neither a .base file nor a note.`, { path: file.path });
-  const blocks = baseBlocks(readNote(ctx.vault, file.path).text);
-  if (blocks.length === 0) throw new IndxError("not_found", `${file.path} has no base code block.`, { path: file.path });
+  const noteText = readNote(ctx.vault, file.path).text;
+  const blocks = baseBlocks(noteText);
+  if (blocks.length === 0) {
+    const embedded = embeddedBase(ctx, file.path, noteText, input.view);
+    if (embedded) return embedded;
+    throw new IndxError("not_found", `${file.path} has no base code block and embeds no .base file (![[Name.base]]).`, { path: file.path });
+  }
   // With several blocks, the view name picks the block: the first one that has a view of that name.
   let first: LoadedBase | null = null;
   for (const block of blocks) {
@@ -115,6 +135,28 @@ function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: 
     first ??= loaded;
   }
   return first!;
+}
+
+/**
+ * A note that embeds a base (`![[Books.base]]`, `![[Books.base#View]]`): the embedded file's base,
+ * with `this` the embedding note, as Obsidian shows it; the view named after `#` unless one was
+ * asked for. The first embed that resolves to a .base file wins.
+ */
+function embeddedBase(ctx: OpContext, notePath: string, text: string, view: string | undefined): LoadedBase | null {
+  const resolver = new LinkResolver(ctx.index.files.paths());
+  for (const link of parseNote(text).links) {
+    if (!link.embed) continue;
+    const target = resolver.resolve(link.linkpath, notePath);
+    if (!target?.endsWith(".base")) continue;
+    const file = statVaultFile(ctx.vault, target);
+    const text = readBaseFile(ctx, file.path, file.size);
+    const definition = parseBase(text, file.path);
+    const named = link.subpath?.replace(/^#/, "");
+    const loaded: LoadedBase = { definition, text, source: file.path, thisPath: notePath, path: file.path };
+    if (view === undefined && named && definition.views.some((v) => v.name === named)) loaded.defaultView = named;
+    return loaded;
+  }
+  return null;
 }
 
 function readBaseFile(ctx: OpContext, path: string, size: number): string {

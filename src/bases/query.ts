@@ -70,7 +70,7 @@ function columnName(base: CompiledBase, id: string): string {
   return canonical.startsWith("file.") ? canonical : canonical.slice(canonical.indexOf(".") + 1);
 }
 
-function makeEnv(base: CompiledBase, opts: RunOptions): Env {
+function makeEnv(base: CompiledBase, opts: Omit<RunOptions, "offset" | "pageSize">): Env {
   const env: Env = {
     world: opts.world,
     budget: new EvalBudget(),
@@ -93,6 +93,26 @@ function makeEnv(base: CompiledBase, opts: RunOptions): Env {
 }
 
 export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions): ViewResult {
+  return pageOfView(evaluateView(base, viewIndex, opts), opts.offset, opts.pageSize);
+}
+
+/**
+ * A view filtered, sorted, grouped and summarised, before its cells are made: what every page of
+ * one query reads (kept per index version by base_query, docs/decisions.md).
+ */
+export interface EvaluatedView {
+  columns: Column[];
+  matched: number;
+  groups: ResultGroup[] | null;
+  summaries: Record<string, Cell>;
+  /** The rows in display order, with their group's index. */
+  ordered: Scope[];
+  groupOf: number[] | null;
+  columnIds: string[];
+  env: Env;
+}
+
+export function evaluateView(base: CompiledBase, viewIndex: number, opts: Omit<RunOptions, "offset" | "pageSize">): EvaluatedView {
   const view = base.definition.views[viewIndex]!;
   const env = makeEnv(base, opts);
   const scopeOf = (entry: Entry): Scope => ({ env, row: { entry, formulas: null }, locals: null });
@@ -118,21 +138,29 @@ export function runView(base: CompiledBase, viewIndex: number, opts: RunOptions)
   const grouped = view.groupBy ? groupRows(rows, view.groupBy.property, view.groupBy.direction) : null;
   const ordered = grouped ? grouped.flatMap((g) => g.rows) : rows;
   const groupOf = grouped ? grouped.flatMap((g, i) => g.rows.map(() => i)) : null;
-  const cellsOf = columnIds.map((id) => [id, compileProperty(id)] as const);
-  const page = ordered.slice(opts.offset, opts.offset + opts.pageSize).map((s, i) => ({
-    path: s.row.entry.path,
-    group: groupOf ? groupOf[opts.offset + i]! : null,
-    cells: Object.fromEntries(cellsOf.map(([id, get]) => [id, toCell(get(s))])),
-  }));
   const summarize = (subset: Scope[]) => summaries(base, view, subset, env);
   return {
     columns,
     matched,
-    total: ordered.length,
-    rows: page,
     groups: grouped?.map((g) => ({ key: toCell(g.key), count: g.rows.length, summaries: summarize(g.rows) })) ?? null,
     summaries: summarize(ordered),
+    ordered,
+    groupOf,
+    columnIds,
+    env,
   };
+}
+
+/** One page of an evaluated view: its cells are made now, under a budget of their own. */
+export function pageOfView(view: EvaluatedView, offset: number, pageSize: number): ViewResult {
+  view.env.budget = new EvalBudget();
+  const cellsOf = view.columnIds.map((id) => [id, compileProperty(id)] as const);
+  const rows = view.ordered.slice(offset, offset + pageSize).map((s, i) => ({
+    path: s.row.entry.path,
+    group: view.groupOf ? view.groupOf[offset + i]! : null,
+    cells: Object.fromEntries(cellsOf.map(([id, get]) => [id, toCell(get(s))])),
+  }));
+  return { columns: view.columns, matched: view.matched, total: view.ordered.length, rows, groups: view.groups, summaries: view.summaries };
 }
 
 /** Empty keys last whatever the direction; otherwise ascending() flipped for DESC. */

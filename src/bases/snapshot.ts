@@ -9,6 +9,7 @@ import type { IndexStore } from "../index/storage/store.ts";
 import { LinkResolver } from "../vault/link-resolver.ts";
 import { ignoredBy, readObsidianApp } from "../vault/obsidian-app.ts";
 import type { Vault } from "../vault/vault.ts";
+import { startOfDay } from "./dates.ts";
 import type { Entry, World } from "./entry.ts";
 import type { Env } from "./expr/scope.ts";
 import { candidateCondition, type FilterPlan } from "./prefilter.ts";
@@ -275,4 +276,16 @@ export function snapshotOf(store: IndexStore, vault: Vault): IndexSnapshot {
   const snapshot = new IndexSnapshot(store, vault, declared.types, declared.text, ignoredBy(ignore), hit?.snapshot ?? null);
   cache.set(store, { key, snapshot });
   return snapshot;
+}
+
+/**
+ * What a Bases result depends on besides the index and the question: types.json, the excluded
+ * files and, for expressions that call now() or today(), the time (now() to the millisecond, so
+ * such a result is never reused; today() to the day). Results are reused while it stays the same.
+ */
+export function basesResultKey(vault: Vault, expressions: string, now: number): string {
+  const declared = readDeclaredTypes(vault.root).text;
+  const ignore = readObsidianApp(vault.root).userIgnoreFilters.join("\n");
+  const time = /\bnow\s*\(/.test(expressions) ? String(now) : /\btoday\s*\(/.test(expressions) ? String(startOfDay(now)) : "";
+  return `${declared}\n${ignore}\n${time}`;
 }

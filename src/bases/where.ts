@@ -13,7 +13,7 @@ import { ExpressionError } from "./expr/errors.ts";
 import type { Env } from "./expr/scope.ts";
 import { NO_FILE } from "./plan.ts";
 import { planExpression } from "./prefilter.ts";
-import { snapshotOf } from "./snapshot.ts";
+import { basesResultKey, snapshotOf } from "./snapshot.ts";
 import { isTruthy } from "./values.ts";
 
 /** A compiled `where`: whether the note at a path (with this index id) passes it. */
@@ -30,6 +30,11 @@ export function noteWhere(index: IndexStore, vault: Vault, source: string): Note
     const entry = snapshot.entry(note.path);
     return entry !== null && isTruthy(compiled.run({ env, row: { entry, formulas: null }, locals: null }));
   };
+}
+
+/** What a `where`'s result depends on besides the index and its text (snapshot.ts basesResultKey). */
+export function noteWhereKey(vault: Vault, source: string): string {
+  return basesResultKey(vault, source, Date.now());
 }
 
 function compileWhere(source: string) {

@@ -14,12 +14,14 @@ import { parseInput } from "../ops/validate.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
 import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
+import { selectPlainFields } from "./fields.ts";
 import { print, printErr } from "./io.ts";
-import { chooseFormat, render } from "./output.ts";
+import { chooseFormat, NO_RESULTS, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
 import { didYouMean } from "./suggest.ts";
 
-const out = (flags: GlobalFlags, data: unknown, human: () => string) => print(render(data, chooseFormat(flags, process.stdout.isTTY === true), human));
+const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
+  print(render(selectPlainFields(data), chooseFormat(flags, process.stdout.isTTY === true), human));
 
 export const vaultIndexCommand = command({
   description:
@@ -237,7 +239,7 @@ const tokenList = command({
   args: {},
   run(flags) {
     const tokens = new TokenStore(Vault.open(configFromFlags(flags)).dataDir).list();
-    out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`).join("\n") || "No tokens.");
+    out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`).join("\n") || NO_RESULTS);
   },
 });
 
@@ -248,7 +250,7 @@ const tokenRevoke = command({
   run(flags) {
     if (!new TokenStore(Vault.open(configFromFlags(flags)).dataDir).revoke(flags.id))
       throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
-    printErr(`revoked ${flags.id}`);
+    out(flags, { id: flags.id, revoked: true }, () => `revoked ${flags.id}`);
   },
 });
 

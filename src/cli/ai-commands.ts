@@ -293,7 +293,7 @@ export const aiCommand: CommandDef = {
       },
       human: metadataHuman,
       examples: [
-        `indx ai metadata --scope-paths Projects/App.md --field title:string! --field status:enum=idea|active|done --field due:date`,
+        `indx ai metadata --scope-paths Projects/App.md --field 'title:string!' --field 'status:enum=idea|active|done' --field due:date`,
         `indx ai metadata --scope-glob 'Projects/**' --fields-file fields.json --dry-run`,
       ],
     }),

@@ -1,4 +1,6 @@
+import { IndxError } from "../core/errors.ts";
 import { GLOBAL_ARGS } from "./global-args.ts";
+import { didYouMean } from "./suggest.ts";
 
 const VALUE_FLAGS = new Set(Object.entries(GLOBAL_ARGS).flatMap(([n, a]) => (a.type === "string" ? [`--${n}`] : [])));
 const FIELD_LIST = /^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/;
@@ -57,4 +59,45 @@ export function takeJsonFields(argv: readonly string[], knownFields: ReadonlySet
     } else out.push(a);
   }
   return { argv: out, fields };
+}
+
+/** `--color` / `--no-color` anywhere before `--`: taken out of argv (every command honours them), the last one wins. */
+export function takeColorFlags(argv: readonly string[]): { argv: string[]; choice: boolean | null } {
+  const end = argv.indexOf("--") === -1 ? argv.length : argv.indexOf("--");
+  let choice: boolean | null = null;
+  const out: string[] = [];
+  for (let i = 0; i < end; i++) {
+    const a = argv[i]!;
+    if (a === "--color" || a === "--color=always") choice = true;
+    else if (a === "--no-color" || a === "--color=never") choice = false;
+    else if (a === "--color=auto") choice = null;
+    else out.push(a);
+  }
+  return { argv: [...out, ...argv.slice(end)], choice };
+}
+
+/** What may stand before the command word: the global flags, help and version. */
+const LEADING = [...Object.keys(GLOBAL_ARGS).map((n) => `--${n}`), "--help", "-h", "--version", "-v", "-V", "--color", "--no-color"];
+
+/**
+ * Flags before the command word are global flags or nothing: an unknown one is an error, not
+ * dropped (`indx --foo search x`), and a mistyped one is named rather than its value being taken
+ * for a command (`indx --vualt DIR search x`). After the command word each command checks its own.
+ */
+export function checkLeadingFlags(argv: readonly string[]): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === "--" || !a.startsWith("-")) return;
+    const name = a.split("=")[0]!;
+    if (VALUE_FLAGS.has(a)) i++;
+    else if (!LEADING.includes(name) && !(name === "--json" || a.startsWith("--json="))) {
+      throw new IndxError(
+        "validation_failed",
+        `Unknown option ${name} before the command.${didYouMean(name, LEADING)} Global options: ${Object.keys(GLOBAL_ARGS)
+          .map((n) => `--${n}`)
+          .join(", ")}, --no-color. See indx --help.`,
+        { option: name },
+      );
+    }
+  }
 }

@@ -1,7 +1,7 @@
 import { cellText } from "../bases/cells.ts";
 import type { baseQuery } from "../bases/ops.ts";
 import type { OutputOf } from "../ops/define.ts";
-import type { Style } from "./output.ts";
+import { NO_RESULTS, type Style } from "./output.ts";
 
 type BaseResult = OutputOf<typeof baseQuery>;
 
@@ -43,7 +43,7 @@ export function baseTable(o: BaseResult, s: Style, summary: string): string {
     }
     out.push(line(body[i]!));
   });
-  if (o.rows.length === 0) out.push("No rows.");
+  if (o.rows.length === 0) out.push(NO_RESULTS);
   const totals = summaryLine(o.summaries);
   if (totals) out.push(s.dim(totals));
   if (o.next_cursor) out.push(s.dim(`more: --cursor ${o.next_cursor}`));

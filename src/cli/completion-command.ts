@@ -52,11 +52,11 @@ export const completionCommand = command({
   description: "Print a shell's completion script (bash, zsh, fish, powershell).",
   long: "The script completes commands, flags, allowed values, note paths and tags (from the index, as it is when you press Tab).",
   examples: [
-    "indx completion bash > ~/.local/share/bash-completion/completions/indx",
+    "mkdir -p ~/.local/share/bash-completion/completions && indx completion bash > ~/.local/share/bash-completion/completions/indx",
     'eval "$(indx completion bash)"          # or this, in ~/.bashrc',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion the user types, not a template
     'indx completion zsh > "${fpath[1]}/_indx"',
-    "indx completion fish > ~/.config/fish/completions/indx.fish",
+    "mkdir -p ~/.config/fish/completions && indx completion fish > ~/.config/fish/completions/indx.fish",
     "indx completion powershell | Out-String | Invoke-Expression",
   ],
   args: { shell: { type: "positional", required: true, description: "bash, zsh, fish or powershell." } },

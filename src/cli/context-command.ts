@@ -1,7 +1,7 @@
 import { activateContext } from "../context/ops.ts";
 import type { ContextNote, ContextOutput } from "../context/schema.ts";
 import { opCommand } from "./op-command.ts";
-import type { Style } from "./output.ts";
+import { NO_RESULTS, type Style } from "./output.ts";
 
 /** `indx context <query…>`: activate_context, read as a numbered list of notes with their passages. */
 export const contextCommand = opCommand(activateContext, {
@@ -18,7 +18,7 @@ export const contextCommand = opCommand(activateContext, {
 function contextText(o: ContextOutput, s: Style): string {
   const lines: string[] = [];
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
-  if (o.notes.length === 0) lines.push("No context found.");
+  if (o.notes.length === 0) lines.push(NO_RESULTS);
   o.notes.forEach((note, i) => {
     lines.push(`${i + 1}. ${s.bold(note.path)}  ${s.dim(`${why(note)} · ${note.score.toFixed(3)}`)}`);
     for (const p of note.passages) {

@@ -1,7 +1,7 @@
 import { command } from "./command.ts";
 import { runChecks } from "./doctor-checks.ts";
 import { print } from "./io.ts";
-import { chooseFormat, render, styleFor } from "./output.ts";
+import { chooseFormat, colorOn, render, styleFor } from "./output.ts";
 
 /** `indx doctor`: what stands between this set-up and a working indx, each with its fix. Exit 1 when a check fails. */
 export const doctorCommand = command({
@@ -14,7 +14,7 @@ export const doctorCommand = command({
   async run(flags) {
     const checks = await runChecks({ vault: flags.vault, data_dir: flags["data-dir"] }, { full: flags.full === true });
     const failed = checks.some((c) => c.status === "fail");
-    const style = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const style = styleFor(colorOn());
     const mark = { ok: style.green("ok  "), warn: style.yellow("warn"), fail: style.red("FAIL") };
     const width = Math.max(...checks.map((c) => c.name.length));
     print(

@@ -47,3 +47,13 @@ export function requestedFields(): string[] | null {
 export function requestFields(fields: string[] | null): void {
   requested = fields;
 }
+
+/** `--json a,b` for a command that is no operation (token, config): the fields of its object, or of each row of its list. */
+export function selectPlainFields(data: unknown): unknown {
+  const fields = requested;
+  if (!fields) return data;
+  const first = Array.isArray(data) ? data[0] : data;
+  const keys = new Set(first && typeof first === "object" ? Object.keys(first) : []);
+  if (Array.isArray(data)) return selectFields({ rows: data }, fields, { top: new Set(["rows"]), rows: keys });
+  return selectFields(data, fields, { top: keys, rows: new Set() });
+}

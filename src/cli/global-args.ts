@@ -8,5 +8,9 @@ export const GLOBAL_ARGS = {
     type: "boolean",
     description: "JSON output (the default when stdout is not a terminal); `--json a,b` keeps only those fields (of the result, or of each row of a list).",
   },
+  color: {
+    type: "boolean",
+    description: "Colour: --color forces it, --no-color turns it off (else FORCE_COLOR, NO_COLOR, else on when stdout is a terminal).",
+  },
   format: { type: "string", description: "Output format: json, ndjson, csv, md, files or table.", valueHint: "json|ndjson|csv|md|files|table" },
 } as const satisfies ArgsDef;

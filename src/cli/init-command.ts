@@ -10,7 +10,7 @@ import { command } from "./command.ts";
 import { configFromFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
 import { indxCommand, mcpSetups } from "./mcp-setups.ts";
-import { chooseFormat, render, styleFor } from "./output.ts";
+import { chooseFormat, colorOn, render, styleFor } from "./output.ts";
 import { progressBar } from "./progress.ts";
 
 /**
@@ -48,7 +48,7 @@ export const initCommand = command({
 
     const mcp = mcpSetups(indxCommand(), vault);
     const data = { config: config.path, vault, index, token_created: tokenCreated, mcp };
-    const s = styleFor(process.stdout.isTTY === true && !process.env.NO_COLOR);
+    const s = styleFor(colorOn());
     print(
       render(data, chooseFormat(flags, process.stdout.isTTY === true), () =>
         [

@@ -3,10 +3,11 @@ import { errnoOf } from "../core/errno.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { jsonFieldCandidate, normalizeArgv, takeJsonFields } from "./argv.ts";
+import { checkLeadingFlags, jsonFieldCandidate, normalizeArgv, takeColorFlags, takeJsonFields } from "./argv.ts";
 import { outputFields, requestFields } from "./fields.ts";
 import { renderHelp } from "./help.ts";
 import { print, printErr } from "./io.ts";
+import { chooseColor } from "./output.ts";
 import { root } from "./root.ts";
 import { didYouMean } from "./suggest.ts";
 import { resolveValue } from "./tree.ts";
@@ -29,9 +30,10 @@ export async function findCommand(argv: readonly string[]): Promise<{ cmd: Comma
   return { cmd, path };
 }
 
-export async function main(rawArgv: string[]): Promise<number> {
+export async function main(argvIn: string[]): Promise<number> {
+  let rawArgv = argvIn;
   try {
-    if (rawArgv.length === 1 && (rawArgv[0] === "--version" || rawArgv[0] === "-v")) {
+    if (rawArgv.length === 1 && (rawArgv[0] === "--version" || rawArgv[0] === "-v" || rawArgv[0] === "-V")) {
       print(VERSION);
       return 0;
     }
@@ -40,6 +42,10 @@ export async function main(rawArgv: string[]): Promise<number> {
       print((await complete(rawArgv.slice(1))).join("\n"));
       return 0;
     }
+    const colored = takeColorFlags(rawArgv);
+    rawArgv = colored.argv;
+    chooseColor(colored.choice);
+    checkLeadingFlags(rawArgv);
     const candidate = jsonFieldCandidate(rawArgv);
     const known = candidate && !candidate.includes(",") ? await allOutputFields() : new Set<string>();
     const taken = takeJsonFields(rawArgv, known);
@@ -47,7 +53,7 @@ export async function main(rawArgv: string[]): Promise<number> {
     const argv = normalizeArgv(taken.argv);
     const found = await findCommand(argv);
     const wantsHelp = argv.includes("--help") || argv.includes("-h");
-    if (found.unknown && !wantsHelp) {
+    if (found.unknown) {
       const where = ["indx", ...found.path].join(" ");
       throw new IndxError(
         "validation_failed",

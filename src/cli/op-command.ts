@@ -9,10 +9,11 @@ import { enumValues, oneOf } from "../ops/schema-words.ts";
 import { command } from "./command.ts";
 import { openContext } from "./context.ts";
 import { outputFields, requestedFields, selectFields } from "./fields.ts";
+import { CLI_FLAG_HELP } from "./flag-help.ts";
 import { HELP_TEXT } from "./help.ts";
 import { print, printErr, stdoutIsTTY, write } from "./io.ts";
 import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
-import { chooseFormat, keyValueLines, render, type Style, styleFor } from "./output.ts";
+import { chooseFormat, colorOn, keyValueLines, listingOf, NO_RESULTS, render, type Style, styleFor } from "./output.ts";
 import { allPagesFormat, cutNotice, nextCursorOf, withoutHeader } from "./pages.ts";
 import { refreshAnswer, refreshIndex } from "./refresh.ts";
 
@@ -39,6 +40,11 @@ export interface CliSpec<In = unknown, Out = unknown> {
   examples?: string[];
   /** Replacing an existing file needs --yes (or --if-match): a typo must not clobber a note. */
   confirmReplace?: { path: keyof In & string; exists: (ctx: App, path: string) => boolean };
+  /**
+   * A write across many files: without --yes or --plan-etag it only plans (a dry run) and says
+   * how to apply, as a replace without --yes is refused (docs/decisions.md, "Vault-wide writes plan first").
+   */
+  planFirst?: boolean;
   /** Flags that are not input fields (`--scope-glob`), and the input they make: it fills fields the generic flags left unset. */
   flags?: { args: ArgsDef; toInput: (flags: Record<string, unknown>, rawArgs: string[]) => Partial<In> };
   /** `--raw`: the input it implies (given the input asked for so far), and the exact text it prints instead of any format. */
@@ -72,13 +78,14 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   const args: ArgsDef = {};
   for (const name of spec.positionals ?? []) {
     const s = props[name];
-    args[name] = { type: "positional", description: s?.description ?? name, required: required.has(name) };
+    // A positional read from stdin when piped (note capture's text) may be left out.
+    args[name] = { type: "positional", description: s?.description ?? CLI_FLAG_HELP[name] ?? name, required: required.has(name) && spec.stdin !== name };
   }
   /** A custom flag named like a field takes that field over (`ai toc --write PATH` builds the write object). */
   const custom = (name: string) => spec.flags !== undefined && kebab(name) in spec.flags.args;
   for (const [name, schema] of Object.entries(props)) {
     if (spec.positionals?.includes(name) || custom(name)) continue;
-    const desc = schema.description ?? "";
+    const desc = schema.description ?? CLI_FLAG_HELP[name] ?? "";
     if (spec.json?.includes(name)) {
       args[kebab(name)] = { type: "string", description: `${desc} (JSON; @file reads a file, - reads stdin)`, valueHint: "json" };
     } else if (spec.stdin === name) {
@@ -106,6 +113,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
   const paged = "cursor" in props && "next_cursor" in op.output.properties;
   if (paged) args.all = { type: "boolean", description: "Every page, each printed as it comes (rows as NDJSON unless --format csv|md|files, or a terminal)." };
   if (spec.confirmReplace) args.yes = { type: "boolean", alias: "y", description: "Replace an existing note without --if-match." };
+  if (spec.planFirst) args.yes = { type: "boolean", alias: "y", description: "Apply without a plan first (else: a dry run, then --plan-etag or --yes)." };
   if (op.safe || op.ai)
     args.refresh = {
       type: "boolean",
@@ -140,6 +148,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         }
         const value = spec.rest && last ? positionals.slice(i).join(" ") : positionals[i];
         if (value !== undefined && value !== "") input[name] = value;
+        else if (spec.stdin === name && process.stdin.isTTY !== true) input[name] = readFileSync(0, "utf8");
       });
       for (const [name, schema] of Object.entries(props)) {
         if (spec.positionals?.includes(name) || custom(name)) continue;
@@ -187,6 +196,9 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
         const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
         if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
+        // Each of several typed paths is resolved as `note get` resolves one (`note get-many "Apollo Launch" Ideas`).
+        if (op.safe && spec.positionals?.includes("paths") && Array.isArray(input.paths))
+          input.paths = input.paths.map((p) => (typeof p === "string" ? resolveTypedPath(ctx, p) : p));
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];
@@ -195,6 +207,8 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
               path: target,
             });
         }
+        const planOnly = spec.planFirst === true && !flags.yes && input.plan_etag === undefined && input.dry_run !== true;
+        if (planOnly) input.dry_run = true;
         // --stream: each AI event as an NDJSON line as it happens, ending with ai.complete (docs/contracts.md, AI runtime).
         const streaming = op.ai !== undefined && input.stream === true;
         const call = streaming ? ctx.forCall({ aiStream: (event) => print(JSON.stringify(event)) }) : ctx;
@@ -217,17 +231,22 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         const chosen = chooseFormat(flags, stdoutIsTTY());
         const all = paged && flags.all === true;
         const format = all ? allPagesFormat(chosen, flags.format !== undefined || flags.json !== undefined) : chosen;
-        const style = styleFor(stdoutIsTTY() && !process.env.NO_COLOR);
+        const style = styleFor(colorOn());
         const human = spec.human;
         const table = spec.table;
         const fields = requestedFields();
+        const listing = op.safe && !op.ai ? listingOf(op.output) : null;
         const show = (page: Static<O>, first: boolean) => {
           const data = fields ? selectFields(page, fields, outputFields(op)) : page;
+          const list = listing ? (page as Record<string, unknown>)[listing.field] : undefined;
+          const empty = Array.isArray(list) && list.length === 0;
+          const columns = fields ?? (table && empty ? tableColumns(page) : listing?.columns);
           const text = render(
             data,
             format,
-            () => (human ? human(page, style, op.summary(page, parsedInput)) : keyValueLines(page)),
+            () => (empty ? emptyListText(page, style) : human ? human(page, style, op.summary(page, parsedInput)) : keyValueLines(page)),
             table && (() => table(page)),
+            columns,
           );
           print(first ? text : withoutHeader(text, format));
         };
@@ -238,6 +257,10 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           show(next, false);
           cursor = nextCursorOf(next);
         }
+        if (planOnly)
+          printErr(
+            `Nothing written: this is the plan. Apply it with --plan-etag ${String((output as { plan_etag?: unknown }).plan_etag)} (refused if a planned note changed), or with --yes.`,
+          );
         const notice = all ? null : cutNotice(output, format);
         if (notice) printErr(notice);
         const code = spec.exitCode?.(output) ?? 0;
@@ -276,8 +299,15 @@ function inFlagWords(err: unknown, positionals: readonly string[]): unknown {
   if (!(err instanceof IndxError) || err.code !== "validation_failed") return err;
   const errors = err.details?.errors as { field?: string; expected?: string }[] | undefined;
   if (!errors?.length || !errors.every((e) => e.field && e.expected)) return err;
-  const name = (field: string) => (positionals.includes(field) ? `<${field}>` : field === "frontmatter" ? "--fm" : `--${kebab(field.split(".")[0]!)}`);
-  return new IndxError("validation_failed", errors.map((e) => `${name(e.field!)} ${e.expected}`).join("; "), err.details);
+  const flagOf = (top: string) => (positionals.includes(top) ? `<${top}>` : top === "frontmatter" ? "--fm" : `--${kebab(top)}`);
+  // The flag, then where inside its JSON value: `--ops[0].op`, `--canvas: nodes[2].text`, each rule said once.
+  const name = (field: string) => {
+    const [top, ...rest] = field.split(".");
+    const inner = rest.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("");
+    return `${flagOf(top!)}${inner}`;
+  };
+  const lines = [...new Set(errors.map((e) => `${name(e.field!)} ${e.expected}`))];
+  return new IndxError("validation_failed", lines.join("; "), err.details);
 }
 
 /** A JSON flag: inline JSON, @file, or - for stdin. Errors name the flag, never the content. */
@@ -309,4 +339,16 @@ function textFlag(flags: Record<string, unknown>, flag: string): string | undefi
     throw new IndxError("validation_failed", `--${flag}-file: the file could not be read.`, { option: `--${flag}-file` });
   }
   return undefined;
+}
+
+/** An empty list on a terminal: its warnings, then the one sentence every command prints. */
+function emptyListText(output: unknown, style: Style): string {
+  const warnings = (output as { warnings?: { message: string }[] }).warnings ?? [];
+  return [...warnings.map((w) => style.dim(`warning: ${w.message}`)), NO_RESULTS].join("\n");
+}
+
+/** The columns a table view (a base) names even when it has no rows. */
+function tableColumns(output: unknown): string[] | undefined {
+  const columns = (output as { columns?: unknown }).columns;
+  return Array.isArray(columns) ? columns.flatMap((c) => (c && typeof c === "object" && "name" in c ? [String(c.name)] : [])) : undefined;
 }

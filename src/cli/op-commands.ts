@@ -8,10 +8,12 @@ import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigGet, vaultStatus } from "../maintenance/ops.ts";
+import { noteCapture } from "../notes/capture-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { vaultValidateFrontmatter } from "../notes/validate-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import { dailyNote } from "../periodic/ops.ts";
 import { tagList, tagNotes } from "../tags/ops.ts";
@@ -26,7 +28,7 @@ const paths = (notes: readonly { path: string }[]) => notes.map((n) => n.path).j
 const fileExists = (ctx: App, path: string) => existsSync(ctx.vault.abs(ctx.vault.safePath(path)));
 
 export const noteCommand: CommandDef = {
-  meta: { description: "Notes: get, get-many, list, outline, exists, update, patch, delete, move." },
+  meta: { description: "Notes: get, get-many, list, outline, exists, capture, update, patch, delete, move." },
   subCommands: {
     get: opCommand(noteRead, {
       positionals: ["path"],
@@ -78,6 +80,15 @@ export const noteCommand: CommandDef = {
       positionals: ["path"],
       exitCode: (o) => (o.exists ? 0 : 3),
       examples: ['indx note exists "Inbox/Idea.md" && echo there'],
+    }),
+    capture: opCommand(noteCapture, {
+      positionals: ["text"],
+      stdin: "text",
+      json: ["frontmatter"],
+      examples: [
+        `indx note capture "Call the printer about the quote" --title "Printer quote"`,
+        `echo "- [ ] renew passport" | indx note capture --folder Tasks`,
+      ],
     }),
     update: opCommand(noteWrite, {
       positionals: ["path"],
@@ -158,7 +169,7 @@ export const linkCommand: CommandDef = {
     backlinks: opCommand(linkBacklinks, {
       positionals: ["path"],
       examples: ['indx link backlinks "People/Ada Lovelace.md"', 'indx link backlinks "Categories/Books.md" --rel categories'],
-      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n") || "No backlinks.",
+      human: (o, s) => o.backlinks.map((b) => `${b.source}:${b.line}  ${relLabel(b.rel)}${s.dim(b.raw)}`).join("\n"),
     }),
     forward: opCommand(linkForward, {
       positionals: ["path"],
@@ -169,19 +180,17 @@ export const linkCommand: CommandDef = {
             (l) =>
               `${l.target ?? s.dim(`(unresolved) ${l.linkpath}`)}  ${relLabel(l.rel)}${s.dim(`L${l.line} ${l.raw}`)}${l.anchor_resolved === false ? `  ${s.dim("(missing anchor)")}` : ""}`,
           )
-          .join("\n") || "No links.",
+          .join("\n"),
     }),
     unresolved: opCommand(linkUnresolved, {
       examples: ["indx link unresolved --limit 20"],
-      human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n") || "No unresolved links.",
+      human: (o, s) => o.unresolved.map((u) => `${u.linkpath}  ${s.dim(`${u.count}× in ${u.sources.join(", ")}`)}`).join("\n"),
     }),
     "broken-anchors": opCommand(linkBrokenAnchors, {
       examples: ["indx link broken-anchors --limit 20"],
-      human: (o, s) =>
-        o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n") ||
-        "No links to missing headings or blocks.",
+      human: (o, s) => o.anchors.map((a) => `${a.source}:${a.line}  ${a.target}${a.subpath}  ${s.dim(`no such ${a.kind} (${a.raw})`)}`).join("\n"),
     }),
-    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans) || "No orphans.", examples: ["indx link orphans --format files"] }),
+    orphans: opCommand(linkOrphans, { human: (o) => paths(o.orphans), examples: ["indx link orphans --format files"] }),
   },
 };
 
@@ -196,9 +205,11 @@ export const tagCommand: CommandDef = {
     rename: opCommand(tagRename, {
       positionals: ["from", "to"],
       human: writeDiff,
+      planFirst: true,
       examples: [
-        `indx tag rename project/alpha project/beta --dry-run   # note the plan_etag`,
+        `indx tag rename project/alpha project/beta   # the plan: nothing is written; note its plan_etag`,
         `indx tag rename project/alpha project/beta --plan-etag <plan_etag>`,
+        `indx tag rename project/alpha project/beta --yes   # apply without a plan`,
       ],
     }),
   },
@@ -251,9 +262,13 @@ function uploadFrom(file: string): { name: string; data_base64: string } {
 }
 
 export const vaultCommand: CommandDef = {
-  meta: { description: "The vault and its index: status, index, config." },
+  meta: { description: "The vault and its index: status, index, config, property checks." },
   subCommands: {
     status: opCommand(vaultStatus, { examples: ["indx vault status", "indx vault status --json index"] }),
+    "validate-frontmatter": opCommand(vaultValidateFrontmatter, {
+      examples: ["indx vault validate-frontmatter", `indx vault validate-frontmatter --path-glob "Projects/**" --format md`],
+      human: (o, s) => [...o.problems.map((p) => `${p.path}  ${p.message}  ${s.dim(p.reason)}`), s.dim(`${o.total} problems in ${o.checked} notes`)].join("\n"),
+    }),
     index: vaultIndexCommand,
     config: {
       meta: { description: "The merged configuration." },

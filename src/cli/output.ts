@@ -1,10 +1,12 @@
+import type { TObject, TSchema } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { stdoutIsTTY } from "./io.ts";
 
 export type Format = "human" | "json" | "ndjson" | "csv" | "md" | "files";
 export const FORMATS = ["json", "ndjson", "csv", "md", "files", "table"] as const;
 
 /** Lists in operation outputs that --format ndjson|csv|md|files turns into rows. */
-const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "anchors", "orphans", "outline"];
+const LIST_FIELDS = ["results", "notes", "tags", "backlinks", "links", "unresolved", "anchors", "orphans", "outline", "problems"];
 
 export function chooseFormat(flags: { json?: boolean; format?: string }, isTty: boolean): Format {
   if (flags.format) {
@@ -37,7 +39,7 @@ function csvEscape(s: string): string {
  * Renders an operation's output for stdout in the chosen format; `human` runs only for the human
  * format, `table` (when the command has one) gives the rows of the list formats.
  */
-export function render(data: unknown, format: Format, human: () => string, table?: () => Record<string, unknown>[]): string {
+export function render(data: unknown, format: Format, human: () => string, table?: () => Record<string, unknown>[], columns?: readonly string[]): string {
   if (format === "human") return human();
   if (format === "json") return JSON.stringify(data, null, 2);
   const rows = table ? table() : listOf(data);
@@ -51,12 +53,31 @@ export function render(data: unknown, format: Format, human: () => string, table
       .map((r) => cell(r.path ?? r.source ?? r.target ?? r.tag ?? r.linkpath))
       .filter(Boolean)
       .join("\n");
-  const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
+  // An empty list keeps its header (docs/decisions.md, "Empty lists"): csv a header row, md a header-only table.
+  const cols = rows.length === 0 && columns ? [...columns] : [...new Set(rows.flatMap((r) => Object.keys(r)))];
   if (format === "csv") return [cols.join(","), ...rows.map((r) => cols.map((c) => csvEscape(cell(r[c]))).join(","))].join("\n");
   const md = (s: string) => s.replaceAll("|", "\\|").replace(/\s+/g, " ");
   return [`| ${cols.join(" | ")} |`, `| ${cols.map(() => "---").join(" | ")} |`, ...rows.map((r) => `| ${cols.map((c) => md(cell(r[c]))).join(" | ")} |`)].join(
     "\n",
   );
+}
+
+/** What every command prints on a terminal for an empty list (docs/decisions.md, "Empty lists"). */
+export const NO_RESULTS = "No results.";
+
+/**
+ * The list an operation's output is, when it is a listing: the list field (a LIST_FIELDS name, or
+ * a base's rows) of a read that counts or pages it, and the columns of its rows.
+ */
+export function listingOf(output: TObject): {
+  field: string;
+  columns: string[];
+} | null {
+  const props: Record<string, TSchema> = output.properties;
+  if (!("total" in props || "count" in props || "next_cursor" in props)) return null;
+  const field = [...LIST_FIELDS, "rows"].find((f) => props[f]?.type === "array");
+  if (!field) return null;
+  return { field, columns: Object.keys(props[field]?.items?.properties ?? {}) };
 }
 
 /** Colour helpers for human renderers: plain text when colour is off (a pipe, NO_COLOR). */
@@ -66,6 +87,27 @@ export interface Style {
   red(text: string): string;
   green(text: string): string;
   yellow(text: string): string;
+}
+
+let colorChoice: boolean | null = null;
+
+/** `--color` / `--no-color` on the command line: they win over the environment. */
+export function chooseColor(choice: boolean | null): void {
+  colorChoice = choice;
+}
+
+/**
+ * Whether human output on stdout is coloured: `--color` / `--no-color`, else FORCE_COLOR (set and
+ * not "0" forces it on, "0" off), else NO_COLOR (any non-empty value turns it off), else whether
+ * stdout is a terminal (https://no-color.org and the FORCE_COLOR convention of Node tools).
+ */
+export function colorOn(): boolean {
+  if (colorChoice !== null) return colorChoice;
+  const force = process.env.FORCE_COLOR;
+  if (force !== undefined && force !== "") return force !== "0" && force !== "false";
+  if (process.env.NO_COLOR) return false;
+  // isatty(1), not process.stdout.isTTY: making process.stdout costs a CLI call milliseconds (src/cli/io.ts).
+  return stdoutIsTTY();
 }
 
 export function styleFor(color: boolean): Style {

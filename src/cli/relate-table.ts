@@ -1,6 +1,6 @@
 import type { aiRelate } from "../ai/ops/relate/relate-ops.ts";
 import type { OutputOf } from "../ops/define.ts";
-import type { Style } from "./output.ts";
+import { NO_RESULTS, type Style } from "./output.ts";
 
 type RelateResult = OutputOf<typeof aiRelate>;
 
@@ -36,7 +36,7 @@ export function relateTable(o: RelateResult, s: Style, summary: string): string 
     out.push(line(rows[i]!));
     if (e.rationale) out.push(s.dim(`    ${e.rationale}`));
   });
-  if (rows.length === 0) out.push("No related notes found.");
+  if (rows.length === 0) out.push(NO_RESULTS);
   for (const p of o.proposed_patches ?? []) out.push(s.green(`draft: link ${p.related_to.join(", ")} from ${p.path} (note_patch, if_match ${p.if_match})`));
   for (const w of o.warnings) out.push(s.dim(`warning: ${w.message}`));
   return out.join("\n");

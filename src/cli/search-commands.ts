@@ -1,7 +1,7 @@
 import type { OutputOf } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { opCommand } from "./op-command.ts";
-import type { Style } from "./output.ts";
+import { NO_RESULTS, type Style } from "./output.ts";
 
 /*
  * Search and related have a module of their own: `indx search`, the command agents call most,
@@ -13,7 +13,7 @@ import type { Style } from "./output.ts";
 function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
   const lines: string[] = [];
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
-  if (!o.results.length) lines.push("No results.");
+  if (!o.results.length) lines.push(NO_RESULTS);
   for (const r of o.results) {
     lines.push(`${s.bold(r.path)}${r.heading ? s.dim(` › ${r.heading}`) : ""}  ${s.dim(r.score.toFixed(3))}`);
     if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, (_, match: string) => s.yellow(match))}`);

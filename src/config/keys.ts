@@ -21,6 +21,15 @@ export interface ConfigKey {
    * (docs/decisions.md, AI settings: which source wins).
    */
   precedence?: "env" | "file";
+  /** Why a list item is refused, or null: checked wherever the key is read or set. */
+  itemProblem?: (item: string) => string | null;
+}
+
+/** A CORS origin is named one by one, scheme and host (docs/contracts.md: no wildcard). */
+function originProblem(item: string): string | null {
+  if (item.includes("*")) return "is a wildcard: list each origin (https://app.example) one by one";
+  if (!/^https?:\/\/[^/\s]+$/.test(item)) return "is not an origin: write scheme and host, with a port if any (https://app.example:8443), no path";
+  return null;
 }
 
 export const CONFIG_KEYS: readonly ConfigKey[] = [
@@ -48,6 +57,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "list",
     default: [],
     description: "Origins allowed by CORS (explicit list, no wildcard). Empty: CORS off.",
+    itemProblem: originProblem,
   },
   {
     key: "server.allowed_hosts",
@@ -117,6 +127,19 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "int",
     default: 250,
     description: "How long the watcher waits for a burst of file changes to settle before re-indexing.",
+  },
+  {
+    key: "capture.folder",
+    env: "INDX_CAPTURE_FOLDER",
+    type: "string",
+    default: "Inbox",
+    description: "Folder note_capture saves into when no folder is given (created when missing).",
+  },
+  {
+    key: "properties.required",
+    type: "list",
+    default: [],
+    description: "Frontmatter keys every note must have: vault_validate_frontmatter lists the notes without them.",
   },
   {
     key: "retrieval.max_note_bytes",

@@ -179,14 +179,26 @@ export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input")
       if (typeof raw === "string" && /^(1|true|yes|on)$/i.test(raw)) return true;
       if (typeof raw === "string" && /^(0|false|no|off)$/i.test(raw)) return false;
       throw bad();
-    case "list":
-      if (Array.isArray(raw)) return raw.map(String);
-      if (typeof raw === "string")
-        return raw
-          .split(",")
-          .map((s) => s.trim())
-          .filter(Boolean);
-      throw bad();
+    case "list": {
+      const items = Array.isArray(raw)
+        ? raw.map(String)
+        : typeof raw === "string"
+          ? raw
+              .split(",")
+              .map((s) => s.trim())
+              .filter(Boolean)
+          : null;
+      if (!items) throw bad();
+      for (const item of items) {
+        const problem = k.itemProblem?.(item);
+        if (problem)
+          throw new IndxError("validation_failed", `Config key ${k.key}: ${JSON.stringify(item)} ${problem} (from ${from}).`, {
+            key: k.key,
+            reason: "invalid_item",
+          });
+      }
+      return items;
+    }
   }
 }
 

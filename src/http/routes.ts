@@ -14,10 +14,12 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { noteCapture } from "../notes/capture-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
 import { attachmentGet, chunkGet } from "../notes/retrieval-ops.ts";
+import { vaultValidateFrontmatter } from "../notes/validate-ops.ts";
 import { noteDelete, notePatch, noteWrite } from "../notes/write-ops.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { dailyNote } from "../periodic/ops.ts";
@@ -57,8 +59,10 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
   { method: "PUT", prefix: "/v1/vault/config", op: vaultConfigSet, input: "body" },
+  { method: "GET", prefix: "/v1/vault/validate-frontmatter", op: vaultValidateFrontmatter, input: "query" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
   { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },
+  { method: "POST", prefix: "/v1/notes/capture", op: noteCapture, input: "body" },
   { method: "GET", prefix: "/v1/notes/", wildParam: "path", op: noteRead, input: "query", respond: "etag" },
   { method: "HEAD", prefix: "/v1/notes/", wildParam: "path", op: noteExists, input: "query", respond: "exists" },
   { method: "PUT", prefix: "/v1/notes/", wildParam: "path", op: noteWrite, input: "body", respond: "written" },

@@ -70,7 +70,11 @@ export const linkUnresolved = defineOp({
     next_cursor: NextCursor,
   }),
   run(ctx, input) {
-    const all = unresolvedLinks(ctx.index);
+    const all = ctx.index.derived(
+      "link_unresolved",
+      () => unresolvedLinks(ctx.index),
+      (a) => a.length,
+    );
     const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
     return { total: all.length, unresolved: items, next_cursor };
   },
@@ -87,7 +91,12 @@ export const linkBrokenAnchors = defineOp({
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
   output: Type.Object({ total: Type.Integer(), anchors: Type.Array(BrokenAnchor), next_cursor: NextCursor }),
   run(ctx, input) {
-    const all = brokenAnchors(ctx.index);
+    // Every page reads one list, computed once per index version (docs/decisions.md).
+    const all = ctx.index.derived(
+      "link_broken_anchors",
+      () => brokenAnchors(ctx.index),
+      (a) => a.length,
+    );
     const { items, next_cursor } = page(all, decodeCursor(input.cursor), input.limit ?? 100);
     return { total: all.length, anchors: items, next_cursor };
   },

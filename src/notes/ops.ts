@@ -1,6 +1,6 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
-import { noteWhere } from "../bases/where.ts";
+import { noteWhere, noteWhereKey } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/build/file-rows.ts";
 import { AnchorChecker } from "../links/anchors.ts";
@@ -94,7 +94,17 @@ export const noteRead = defineOp({
     const include = new Set(input.include ?? (ranged ? [] : DEFAULT_INCLUDE));
     if (ranged && [...include].some((part) => WHOLE_TEXT.has(part)))
       throw new IndxError("validation_failed", "A line range reads part of the note; do not ask for body or content with it.", { field: "include" });
-    const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large });
+    // The size limit bounds what is returned: a line range of a large note is read whole and checked below.
+    const note = readNote(ctx.vault, input.path, { allowLarge: input.allow_large || ranged });
+    const range = ranged ? sliceLines(note.text, input.from ?? 1, input.lines) : null;
+    const limit = ctx.vault.config.int("retrieval.max_note_bytes");
+    const rangeBytes = range ? Buffer.byteLength(range.text) : 0;
+    if (range && rangeBytes > limit && !input.allow_large)
+      throw new IndxError(
+        "payload_too_large",
+        `Lines ${range.from}–${range.to} of ${note.path} are ${rangeBytes} bytes, over the ${limit}-byte read limit: ask for fewer lines, or pass allow_large.`,
+        { path: note.path, size: rangeBytes, limit },
+      );
     const typed = () => TypedLinks.fromConfig(ctx.vault.config);
     const parsed = parseNote(note.text);
     const fmTitle = parsed.frontmatter?.title;
@@ -137,7 +147,7 @@ export const noteRead = defineOp({
       });
     }
     if (include.has("backlinks")) out.backlinks = ctx.index.links.backlinks(note.path).map((r) => toBacklink(r, typed()));
-    if (ranged) out.range = sliceLines(note.text, input.from ?? 1, input.lines);
+    if (range) out.range = range;
     return out;
   },
   summary: (o) => `${o.path}${o.range ? ` lines ${o.range.from}–${o.range.to} of ${o.range.total_lines}` : ""} (${o.size} bytes, etag ${o.etag})`,
@@ -217,9 +227,18 @@ export const noteList = defineOp({
   ),
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
-    const allowed = filterNoteIds(ctx.index, input);
-    const where = input.where === undefined ? null : noteWhere(ctx.index, ctx.vault, input.where);
-    const rows = ctx.index.notes.list(input.sort ?? "path").filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
+    // Every page of one listing reads the same result, computed once per index version (docs/decisions.md).
+    const { path_glob, tag, frontmatter, where: source, sort = "path" } = input;
+    const key = `note_list\n${JSON.stringify([path_glob, tag, frontmatter, source, sort])}\n${source === undefined ? "" : noteWhereKey(ctx.vault, source)}`;
+    const rows = ctx.index.derived(
+      key,
+      () => {
+        const allowed = filterNoteIds(ctx.index, input);
+        const where = source === undefined ? null : noteWhere(ctx.index, ctx.vault, source);
+        return ctx.index.notes.list(sort).filter((r) => (!allowed || allowed.has(r.id)) && (!where || where(r)));
+      },
+      (r) => r.length,
+    );
     const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
     return {
       notes: items.map((r) => ({

@@ -16,13 +16,13 @@ import { assertVersion, type Change, type Expect, type FileState, type WriteIO }
 import { DryRun, IdempotencyKey, IfMatch, IfNotExists, normalizeEtag, WrittenNote, writtenNote } from "../writes/schemas.ts";
 
 /** A note path the write may create: safe, inside the vault, and a Markdown file. */
-function notePath(ctx: OpContext, input: unknown): string {
+export function notePath(ctx: OpContext, input: unknown): string {
   const path = ctx.vault.safePath(input);
   if (fileKind(path) !== "note") throw new IndxError("path_invalid", `${path} is not a Markdown note path (notes end in .md)`, { reason: "wrong_kind" });
   return path;
 }
 
-function assertWritableText(ctx: OpContext, path: string, text: string): void {
+export function assertWritableText(ctx: OpContext, path: string, text: string): void {
   if (text.includes("\u0000")) throw new IndxError("validation_failed", "Note text cannot contain NUL bytes.", { path, reason: "binary" });
   const limit = ctx.vault.config.int("index.max_note_bytes");
   const size = Buffer.byteLength(text);
@@ -40,7 +40,7 @@ function assertWritableText(ctx: OpContext, path: string, text: string): void {
  * frontmatter_error, as Obsidian keeps it too. A block the write leaves as it was is not checked,
  * so body edits of such a note still work (docs/decisions.md).
  */
-function assertStorableFrontmatter(path: string, text: string, previous: string | null): void {
+export function assertStorableFrontmatter(path: string, text: string, previous: string | null): void {
   const fm = splitFrontmatter(text);
   if (fm === null || (previous !== null && splitFrontmatter(previous)?.yaml === fm.yaml)) return;
   const { unusable, error } = parseFrontmatterYaml(fm.yaml, fm.yamlLine);

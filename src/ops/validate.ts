@@ -60,8 +60,35 @@ function assertValid<T extends TSchema>(schema: T, value: unknown, name: string)
 function inWords(e: ValueError): string {
   if (e.type === ValueErrorType.ObjectRequiredProperty) return "is required";
   if (e.type === ValueErrorType.ObjectAdditionalProperties) return "is not a known field";
+  if (e.type === ValueErrorType.Union) {
+    const tagged = taggedUnionInWords(e.schema, e.value);
+    if (tagged) return tagged;
+  }
   const expected = expectation(e.schema);
   if (!expected) return e.message.replace(/^Expected/, "must be");
   const got = typeof e.value === "string" ? JSON.stringify(e.value.length > 40 ? `${e.value.slice(0, 40)}…` : e.value) : JSON.stringify(e.value);
   return got === undefined ? expected : `${expected} (got ${got})`;
+}
+
+/**
+ * A union of objects told apart by one literal field (a patch op's `op`, a node's `type`): the
+ * rule the value broke, in words — an unknown tag names the known ones, a known tag the first
+ * error of its own branch — rather than "must be union value".
+ */
+function taggedUnionInWords(schema: TSchema, value: unknown): string | null {
+  const branches = schema.anyOf as TSchema[] | undefined;
+  if (!branches?.length || !value || typeof value !== "object" || Array.isArray(value)) return null;
+  const tagOf = (b: TSchema, key: string): unknown => (b.properties as Record<string, TSchema> | undefined)?.[key]?.const;
+  const keys = Object.keys((branches[0]!.properties as Record<string, TSchema> | undefined) ?? {});
+  const key = keys.find((k) => branches.every((b) => typeof tagOf(b, k) === "string"));
+  if (!key) return null;
+  const tag = (value as Record<string, unknown>)[key];
+  const branch = branches.find((b) => tagOf(b, key) === tag);
+  if (!branch) {
+    const known = branches.map((b) => String(tagOf(b, key)));
+    return `has ${key} ${JSON.stringify(tag) ?? "missing"}: ${key} must be one of ${known.join(", ")}`;
+  }
+  const first = Value.Errors(branch, value).First();
+  if (!first) return null;
+  return `(${key} ${JSON.stringify(tag)}): ${first.path.slice(1).replaceAll("/", ".") || "it"} ${inWords(first)}`;
 }

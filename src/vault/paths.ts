@@ -26,8 +26,10 @@ export function normalizeVaultPath(input: unknown, what = "path", platform: Node
     }
   }
   for (const candidate of [input, decoded]) {
-    if (candidate.startsWith("/") || /^[a-zA-Z]:/.test(candidate) || candidate.startsWith("~"))
-      throw invalid(`${what} must be relative to the vault`, "absolute");
+    if (candidate.startsWith("/") || candidate.startsWith("~")) throw invalid(`${what} must be relative to the vault`, "absolute");
+    // A drive letter only when it stands alone or before a slash (`C:`, `C:/x`): on POSIX `a:b.md`
+    // is a plain relative name; Windows refuses the colon below (windowsNameProblem).
+    if (/^[a-zA-Z]:([\\/]|$)/.test(candidate)) throw invalid(`${what} must be relative to the vault, not start with a drive letter`, "absolute");
     if (candidate.includes("\\")) throw invalid(`${what} must use forward slashes`, "backslash");
     if (candidate.includes("\0")) throw invalid(`${what} contains a NUL byte`, "nul");
   }

@@ -51,7 +51,7 @@ describe("human output on a terminal", () => {
     expect((await tty(["tag", "list"])).text).toStartWith("#daily  3\n#person  2\n");
     expect((await tty(["tag", "notes", "meeting"])).text).toBe("Daily/2026-01-05.md\n");
     expect((await tty(["link", "backlinks", "Projects/Apollo Launch.md"])).text).toStartWith("People/Ada Lovelace.md:9  [[Apollo Launch]]\n");
-    expect((await tty(["link", "backlinks", "Inbox.md"])).text).toBe("No backlinks.\n");
+    expect((await tty(["link", "backlinks", "Inbox.md"])).text).toBe("No results.\n");
     expect((await tty(["link", "forward", "Welcome.md"])).text).toStartWith(
       "Projects/Apollo Launch.md  L12 [[Projects/Apollo Launch|the Apollo launch project]]\n",
     );

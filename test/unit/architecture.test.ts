@@ -267,7 +267,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   links: ["anchors.ts", "graph.ts", "link-text.ts", "ops.ts", "rewrite.ts", "sources.ts", "typed.ts"],
   periodic: ["note.ts", "ops.ts"],
   context: ["ops.ts", "schema.ts"],
-  notes: ["mime.ts", "move-ops.ts", "ops.ts", "read-many-ops.ts", "retrieval-ops.ts", "write-ops.ts"],
+  notes: ["capture-ops.ts", "mime.ts", "move-ops.ts", "ops.ts", "read-many-ops.ts", "retrieval-ops.ts", "validate-ops.ts", "write-ops.ts"],
   tags: ["ops.ts", "rename-ops.ts", "valid.ts"],
   attachments: ["write-ops.ts"],
   app: ["context.ts", "reader-pool.ts", "registry.ts"],

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import { IndxError, indexCorruptError, isSqliteCorruption } from "../../core/errors.ts";
 import { fileIdentity } from "../../core/file-identity.ts";
+import { VersionedMemo } from "../../core/memo.ts";
 import { dataDirError } from "../../vault/vault.ts";
 import { setAsideDamaged } from "./corruption.ts";
 import { BaseQueries } from "./queries/bases.ts";
@@ -55,6 +56,7 @@ export class IndexStore {
   readonly fts: FtsQueries;
   readonly stats: StatsQueries;
   readonly bases: BaseQueries;
+  private readonly memo = new VersionedMemo();
 
   private constructor(
     private readonly db: Database,
@@ -69,6 +71,19 @@ export class IndexStore {
     this.stats = new StatsQueries(db, this.links);
     this.bases = new BaseQueries(db);
     this.inode = fileIdentity(path);
+  }
+
+  /**
+   * A result computed from the whole index, kept until the index changes (src/core/memo.ts):
+   * `key` names the question, `weightOf` the result's size in rows, which bounds the memory kept.
+   */
+  derived<V>(key: string, compute: () => V, weightOf: (value: V) => number): V {
+    return this.memo.get(this.bases.generation(), key, compute, weightOf);
+  }
+
+  /** How many derived results are kept now (what the derived-results tests observe). */
+  get derivedKept(): number {
+    return this.memo.size;
   }
 
   /**

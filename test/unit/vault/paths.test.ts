@@ -21,6 +21,19 @@ describe("normalizeVaultPath", () => {
     expect(normalizeVaultPath("100% sure.md")).toBe("100% sure.md");
   });
 
+  test("a colon is a drive letter only as `C:` or `C:/…`; elsewhere POSIX takes it and Windows refuses it by name", () => {
+    expect(normalizeVaultPath("a:b.md", "path", "linux")).toBe("a:b.md");
+    expect(normalizeVaultPath("Meetings/10:30 standup.md", "path", "darwin")).toBe("Meetings/10:30 standup.md");
+    expect(reason("C:")).toBe("absolute");
+    expect(reason("C:\\x.md")).toBe("absolute");
+    try {
+      normalizeVaultPath("a:b.md", "path", "win32");
+      throw new Error("accepted");
+    } catch (err) {
+      expect((err as IndxError).details?.reason).toBe("windows_name");
+    }
+  });
+
   test("refuses everything that could leave the vault", () => {
     expect(reason("../secret.md")).toBe("traversal");
     expect(reason("a/../../b.md")).toBe("traversal");
