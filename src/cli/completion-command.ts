@@ -52,6 +52,7 @@ export const completionCommand = command({
   description: "Print a shell's completion script (bash, zsh, fish, powershell).",
   long: "The script completes commands, flags, allowed values, note paths and tags (from the index, as it is when you press Tab).",
   examples: [
+    "indx completion bash > indx.bash   # then: source indx.bash",
     "mkdir -p ~/.local/share/bash-completion/completions && indx completion bash > ~/.local/share/bash-completion/completions/indx",
     'eval "$(indx completion bash)"          # or this, in ~/.bashrc',
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a zsh expansion the user types, not a template
