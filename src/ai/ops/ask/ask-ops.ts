@@ -10,6 +10,7 @@ import { type Passage, passagesForChunks, renderPassages } from "../../passages.
 import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
 import { citationsOf, joinSegments, SegmentGrounder, SegmentStream, sharesWords } from "../../segments.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
 import { excludedWarning, fitToBudget, pinned, uniqueWarnings } from "../grounded.ts";
 
@@ -102,7 +103,7 @@ export const aiAsk = defineOp({
     if (passages.length === 0 || !passages.some((p) => aboveFloor(input.question, p, hits))) return dontKnow(ctx, retrieved, warnings);
     const byId = new Map(passages.map((p) => [p.id, p]));
     return runAi({
-      op: "ask",
+      op: "ask" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(passages),

@@ -9,6 +9,7 @@ import { runAi } from "../../invocation.ts";
 import { AiScope } from "../../scope.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { groundingFailed, pinned, streamCitations } from "../grounded.ts";
 import { forEachNote, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -134,7 +135,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
   const allPassages = sources.flatMap((s) => s.passages);
   const cite = input.cite !== false;
   return runAi({
-    op: "extract",
+    op: "extract" satisfies AiOpName,
     ctx,
     // Where the data goes does not change what is extracted: a json preview and the apply share one generation.
     input: { ...input, destination: undefined, destination_key: undefined },

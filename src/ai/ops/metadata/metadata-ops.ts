@@ -14,6 +14,7 @@ import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { frontmatterOf } from "../apply/plan.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
 import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -118,7 +119,7 @@ export const aiMetadata = defineOp({
     const sources = noteSources(ctx, paths, estimateTokens(METADATA_SYSTEM) + estimateTokens(instructions));
     const allPassages = sources.flatMap((s) => s.passages);
     return runAi({
-      op: "metadata",
+      op: "metadata" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(allPassages),

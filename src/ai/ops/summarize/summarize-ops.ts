@@ -11,6 +11,7 @@ import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGM
 import { AiScope } from "../../scope.ts";
 import { citationsOf, joinSegments, type KeptSegment, SegmentGrounder, SegmentStream } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "../common.ts";
 import { groundingFailed, notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { noteOutlines } from "./outline.ts";
@@ -88,7 +89,7 @@ export const aiSummarize = defineOp({
     const scopeResolved = { paths, total_tokens: passages.reduce((n, p) => n + p.tokens, 0) };
     const outline = include.has("outline") ? { outline: noteOutlines(ctx, paths) } : {};
     return runAi({
-      op: "summarize",
+      op: "summarize" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(passages),

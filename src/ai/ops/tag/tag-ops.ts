@@ -11,6 +11,7 @@ import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
 import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -139,7 +140,7 @@ export const aiTag = defineOp({
     const sources = noteSources(ctx, paths, estimateTokens(TAG_SYSTEM) + estimateTokens(instructions));
     const allPassages = sources.flatMap((s) => s.passages);
     return runAi({
-      op: "tag",
+      op: "tag" satisfies AiOpName,
       ctx,
       // The vocabulary offered is part of what the model answers to.
       input: { ...input, offered: ask.existing.map((t) => t.tag) },

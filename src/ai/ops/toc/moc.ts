@@ -10,6 +10,7 @@ import { type Passage, passagesForPaths, renderPassages } from "../../passages.t
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
 import { rationalesDropped, SegmentGrounder, supported } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { notesInScope, pinned, requireFits, streamText, uniqueWarnings } from "../grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
@@ -38,7 +39,7 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
   const maxGroups = input.max_groups ?? 20;
   const maxPerGroup = input.max_per_group ?? 50;
   return runAi({
-    op: "toc",
+    op: "toc" satisfies AiOpName,
     ctx,
     input,
     scope: pinned(items.map((i) => i.passage)),
