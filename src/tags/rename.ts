@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Scalar } from "yaml";
 import { IndxError } from "../core/errors.ts";
+import { frontmatterOf } from "../index/storage/json-columns.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import { readSource } from "../links/sources.ts";
 import { splitFrontmatter } from "../markdown/frontmatter.ts";
@@ -86,7 +87,7 @@ function notesCarrying(index: IndexStore, tag: string): string[] {
   const paths = new Set(index.tags.notePathsWith(lower));
   const mapper = new TagMapper(tag, tag);
   for (const row of index.tags.legacyTagNotes()) {
-    const fm = JSON.parse(row.frontmatterJson) as Record<string, unknown>;
+    const fm = frontmatterOf(row) ?? {};
     for (const [key, value] of Object.entries(fm)) {
       if (!/^tag$/i.test(key)) continue;
       const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[,\s]+/) : [];
