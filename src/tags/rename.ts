@@ -111,11 +111,12 @@ function frontmatterSplices(text: string, mapper: TagMapper): Splice[] {
   const scalar = (node: unknown) => {
     if (!isScalar(node) || typeof node.value !== "string" || !node.range) return;
     const s = node as Scalar<string>;
+    const range = node.range;
     const type = s.type;
     if (type !== "PLAIN" && type !== "QUOTE_DOUBLE" && type !== "QUOTE_SINGLE") return; // block scalars: leave alone
     const quoted = type !== "PLAIN" ? 1 : 0;
-    const start = s.range![0] + quoted;
-    const end = s.range![1] - quoted;
+    const start = range[0] + quoted;
+    const end = range[1] - quoted;
     const source = fm.yaml.slice(start, end);
     // A quoted value with escapes is not the text it shows; tags never need escapes, so skip it.
     if (type === "QUOTE_DOUBLE" && source.includes("\\")) return;
