@@ -46,7 +46,7 @@ export const chunkGet = defineOp({
       path,
       index: ref.ord,
       title: row.title,
-      heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
+      heading: headingPath.at(-1) ?? null,
       heading_path: headingPath,
       start_line: row.startLine,
       end_line: row.endLine,
