@@ -50,6 +50,12 @@ export interface AiCall<T extends AiOutcome, Op extends string = string> {
  * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
  * The operation has already resolved its scope and checked that the model role exists.
  */
+/** The model session of a call that declared `usesModel: true`: runAi opens one for it, so null here is a fault of indx. */
+export function modelSession(session: ModelSession | null): ModelSession {
+  if (session === null) throw new IndxError("internal", "An AI call that uses a model ran without a model session.");
+  return session;
+}
+
 export async function runAi<T extends AiOutcome, Op extends string>(call: AiCall<T, Op>): Promise<T> {
   const { ctx } = call;
   const ai = ctx.ai;

@@ -5,7 +5,7 @@ import { invoke } from "../../../ops/invoke.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { vaultSearch } from "../../../search/ops.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForChunks, renderPassages } from "../../passages.ts";
 import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
@@ -114,7 +114,7 @@ export const aiAsk = defineOp({
         const stream = new SegmentStream(ctx, grounder, "segments", ASK_MAX_SEGMENTS, "supported");
         let reply: Static<typeof AskReply>;
         try {
-          reply = await session!.json({
+          reply = await modelSession(session).json({
             system: `${ASK_SYSTEM} ${styleLine(input.style, input.language)}`,
             messages: [...(input.history ?? []), { role: "user", content: `${renderPassages(passages)}\n\nQuestion: ${input.question}` }],
             schema: AskReply,
@@ -126,7 +126,7 @@ export const aiAsk = defineOp({
         // The model's own word ("not supported") only ever removes text: a segment it gives anyway is not returned.
         const kept = reply.supported ? await grounder.groundAll("segments", reply.segments) : [];
         const dropped = grounder.droppedWarning("segment");
-        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], session!.usage);
+        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], modelSession(session).usage);
         const followups = await grounder.groundAll("followups", reply.followups);
         const citations = citationsOf(kept);
         stream.finish(kept, citations);
@@ -136,7 +136,7 @@ export const aiAsk = defineOp({
           citations,
           retrieved,
           followups: followups.map((f) => f.text),
-          usage: session!.usage,
+          usage: modelSession(session).usage,
           warnings: [...warnings, ...grounder.droppedWarning("segment"), ...uniqueWarnings(grounder.warnings)],
         };
       },

@@ -5,7 +5,7 @@ import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts"
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { readNote } from "../../../vault/read.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { GROUNDING_RULES } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
@@ -126,7 +126,7 @@ export const aiMetadata = defineOp({
       promptVersion: METADATA_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => fillFields(ctx, session!, source, input, instructions), warnings);
+        const perNote = await forEachNote(sources, (source) => fillFields(ctx, modelSession(session), source, input, instructions), warnings);
         const results = perNote.map((n) => n.result);
         const citations = uniqueCitations(results.flatMap((r) => Object.values(r.fields).flatMap((f) => f.evidence)));
         streamCitations(ctx, citations);

@@ -5,7 +5,7 @@ import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import type { Citation, Dropped } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply, styleLine } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
@@ -96,7 +96,7 @@ export const aiSummarize = defineOp({
       promptVersion: PROMPT_VERSION,
       usesModel: true,
       async produce(session) {
-        const s = session!;
+        const s = modelSession(session);
         const budget = ctx.ai.settings().maxInputTokens - estimateTokens(SUMMARIZE_SYSTEM) - 400;
         const mapped = scopeResolved.total_tokens <= budget ? null : await mapStep(ctx, s, input, passages, budget);
         const grounder = new SegmentGrounder(ctx, byId(passages), input.language !== undefined);

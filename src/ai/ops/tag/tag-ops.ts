@@ -4,7 +4,7 @@ import { defineOp } from "../../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { AiScope } from "../../scope.ts";
 import { groundedRationale, rationalesDropped } from "../../segments.ts";
@@ -148,7 +148,7 @@ export const aiTag = defineOp({
       promptVersion: TAG_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, session!, source, { vocabulary, instructions, input }), warnings);
+        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, modelSession(session), source, { vocabulary, instructions, input }), warnings);
         const suggestions = perNote.map((n) => n.suggestion);
         const citations = uniqueCitations(suggestions.flatMap((s) => s.tags.flatMap((t) => t.evidence)));
         streamCitations(ctx, citations);

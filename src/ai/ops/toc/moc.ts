@@ -5,7 +5,7 @@ import { invoke } from "../../../ops/invoke.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Citation, uniqueCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
 import { rationalesDropped, SegmentGrounder, supported } from "../../segments.ts";
@@ -46,7 +46,7 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
     promptVersion: PROMPT_VERSION,
     usesModel: true,
     async produce(session) {
-      const s = session!;
+      const s = modelSession(session);
       const max = ctx.ai.settings().maxInputTokens;
       const overhead = estimateTokens(MOC_SYSTEM) + 200;
       // Topic grouping shows the model every note; titling shows it the notes kept per group.
