@@ -109,7 +109,7 @@ function main(): void {
   }
 
   // 3. "src/…" paths in strings and docs.
-  const texts = [...sources, ...new Bun.Glob("{docs/*.md,README.md,package.json,knip.json,biome.json}").scanSync(".")];
+  const texts = [...sources, ...new Bun.Glob("{docs/*.md,README.md,package.json,knip.json,biome.jsonc}").scanSync(".")];
   let paths = 0;
   for (const file of texts) {
     const source = readFileSync(file, "utf8");

@@ -49,13 +49,13 @@ export class AiCache {
 
   get<T>(key: string): T | null {
     const row = this.records.get(key, Date.now());
-    return row ? (JSON.parse(row.valueJson) as T) : null;
+    return row ? (row.value as T) : null;
   }
 
   put(key: string, value: unknown, paths: readonly string[], ttlSeconds: number): void {
     if (ttlSeconds <= 0) return;
     const now = Date.now();
-    this.records.put(key, JSON.stringify(value), paths, now, now + ttlSeconds * 1000, MAX_ENTRIES);
+    this.records.put(key, value, paths, now, now + ttlSeconds * 1000, MAX_ENTRIES);
   }
 
   invalidatePaths(paths: readonly string[]): number {

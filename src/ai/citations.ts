@@ -128,7 +128,9 @@ export function locateQuote(text: string, quote: string): { start: number; end: 
   if (q.length === 0) return null;
   for (let at = t.text.indexOf(q); at >= 0; at = t.text.indexOf(q, at + 1)) {
     if (cutsWord(t.text, at, at + q.length)) continue;
-    return { start: t.starts[at]!, end: t.ends[at + q.length - 1]! };
+    const start = t.starts[at];
+    const end = t.ends[at + q.length - 1];
+    if (start !== undefined && end !== undefined) return { start, end };
   }
   return null;
 }
@@ -175,16 +177,16 @@ export function normalize(text: string): { text: string; starts: number[]; ends:
   while (i < text.length) {
     const code = text.charCodeAt(i);
     const next = text.charCodeAt(i + 1);
-    if (code < 128 && !(next >= 0x300 && MARK.test(text[i + 1]!))) {
+    if (code < 128 && !(next >= 0x300 && MARK.test(text.charAt(i + 1)))) {
       if (code === 42 || code === 95 || code === 96 || code === 126) {
         // * _ ` ~: emphasis and code marks
       } else if (code === 32 || (code >= 9 && code <= 13)) space(i, i + 1);
-      else push(code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : text[i]!, i, i + 1);
+      else push(code >= 65 && code <= 90 ? String.fromCharCode(code + 32) : text.charAt(i), i, i + 1);
       i++;
       continue;
     }
     CLUSTER_AT.lastIndex = i;
-    const cluster = CLUSTER_AT.exec(text)?.[0] ?? text[i]!;
+    const cluster = CLUSTER_AT.exec(text)?.[0] ?? text.charAt(i);
     const end = i + cluster.length;
     for (const c of cluster.normalize("NFKC")) {
       if (IGNORED.has(c) || INVISIBLE.test(c)) continue;

@@ -13,16 +13,19 @@ export interface AiOutcome {
   warnings: Warning[];
 }
 
-export type AiOpName = "summarize" | "ask" | "toc" | "relate" | "tag" | "metadata" | "extract";
-
 /**
  * Fields of an input that never change what the model suggests: they stay out of the cache key,
  * so a suggestion, its dry run and its apply share one cached generation.
  */
 const CONTROL_FIELDS = new Set(["idempotency_key", "cache", "stream", "cache_ttl_seconds", "apply", "apply_mode", "if_match", "if_match_mode", "dry_run"]);
 
-export interface AiCall<T extends AiOutcome> {
-  op: AiOpName;
+/**
+ * `Op` is the operation's short name (the cache key's and the ai.invocation event's `op`). The
+ * names are derived from the catalogue above this folder (AiOpName in src/ai/ops/catalogue.ts),
+ * which callers check with `satisfies AiOpName`: the runtime stays below the operations.
+ */
+export interface AiCall<T extends AiOutcome, Op extends string = string> {
+  op: Op;
   ctx: OpContext;
   /** The caller's input, as validated. */
   input: Record<string, unknown> & { cache?: boolean; cache_ttl_seconds?: number; max_tokens?: number; seed?: number };
@@ -47,7 +50,13 @@ export interface AiCall<T extends AiOutcome> {
  * call, whatever its outcome — with paths, counts, usage and codes, never prompts or outputs.
  * The operation has already resolved its scope and checked that the model role exists.
  */
-export async function runAi<T extends AiOutcome>(call: AiCall<T>): Promise<T> {
+/** The model session of a call that declared `usesModel: true`: runAi opens one for it, so null here is a fault of indx. */
+export function modelSession(session: ModelSession | null): ModelSession {
+  if (session === null) throw new IndxError("internal", "An AI call that uses a model ran without a model session.");
+  return session;
+}
+
+export async function runAi<T extends AiOutcome, Op extends string>(call: AiCall<T, Op>): Promise<T> {
   const { ctx } = call;
   const ai = ctx.ai;
   const settings = ai.settings();

@@ -85,9 +85,9 @@ export class SegmentFollower {
       case "]":
         if (this.depth === 1 && c === "}") this.closeGate();
         this.depth--;
-        if (this.depth === 2 && this.element !== null && this.watching()) {
+        if (this.depth === 2 && this.element !== null && this.key !== null && this.watching()) {
           try {
-            out.push({ field: this.key!, index: this.index, value: JSON.parse(this.element) });
+            out.push({ field: this.key, index: this.index, value: JSON.parse(this.element) });
           } catch {}
           this.element = null;
           this.index++;

@@ -203,7 +203,7 @@ export class SegmentStream {
 
   private send(kept: KeptSegment): void {
     this.sentKeys.add(kept.key);
-    this.ctx.aiStream!({ type: "ai.partial", delta: this.sentText ? `${separator(kept.text)}${kept.text}` : kept.text });
+    this.ctx.aiStream?.({ type: "ai.partial", delta: this.sentText ? `${separator(kept.text)}${kept.text}` : kept.text });
     this.sentText = true;
     for (const c of kept.citations) this.sendCitation(c);
   }
@@ -212,7 +212,7 @@ export class SegmentStream {
     const key = `${c.path}\u0000${c.line ?? ""}\u0000${c.snippet ?? ""}`;
     if (this.sentCitations.has(key)) return;
     this.sentCitations.add(key);
-    this.ctx.aiStream!({ type: "ai.citation", citation: c });
+    this.ctx.aiStream?.({ type: "ai.citation", citation: c });
   }
 }
 

@@ -127,7 +127,8 @@ export class AiService {
     const known = this.retrievals.get(key);
     if (known !== undefined) return known as T;
     const found = await run();
-    if (this.retrievals.size >= MAX_RETRIEVALS) this.retrievals.delete(this.retrievals.keys().next().value!);
+    const oldest = this.retrievals.keys().next();
+    if (this.retrievals.size >= MAX_RETRIEVALS && !oldest.done) this.retrievals.delete(oldest.value);
     this.retrievals.set(key, found);
     return found;
   }

@@ -131,7 +131,8 @@ export class ReaderPool {
     for (const reader of this.readers) {
       if (this.queue.length === 0) return;
       if (!reader.ready || reader.current) continue;
-      const next = this.queue.shift()!;
+      const next = this.queue.shift();
+      if (next === undefined) return;
       reader.current = next;
       reader.worker.postMessage(next.message);
     }

@@ -4,6 +4,7 @@
  * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
+import { frontmatterOf, tagsOf } from "../index/storage/json-columns.ts";
 import type { BaseFileRow, LinkRow } from "../index/storage/queries/bases.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import { LinkResolver } from "../vault/link-resolver.ts";
@@ -61,7 +62,7 @@ class IndexEntry implements Entry {
     if (this.typed) return this.typed;
     const out: Record<string, Value> = {};
     const resolve = (linkpath: string) => this.snapshot.resolve(linkpath, this.path);
-    const raw = this.data.frontmatterJson ? (JSON.parse(this.data.frontmatterJson) as Record<string, unknown>) : {};
+    const raw = frontmatterOf(this.data) ?? {};
     for (const [key, value] of Object.entries(raw)) out[key] = typedValue(value, effectiveType(key, inferPropertyType(value), this.snapshot.declared), resolve);
     this.typed = out;
     return out;
@@ -82,7 +83,7 @@ class IndexEntry implements Entry {
   }
 
   tags(): readonly string[] {
-    this.parsedTags ??= this.data.tagsJson ? (JSON.parse(this.data.tagsJson) as string[]) : [];
+    this.parsedTags ??= tagsOf(this.data);
     return this.parsedTags;
   }
 

@@ -76,7 +76,8 @@ export class Config {
   redacted(): Record<string, { value: unknown; source: ConfigSource }> {
     const out: Record<string, { value: unknown; source: ConfigSource }> = {};
     for (const k of CONFIG_KEYS) {
-      const v = this.values.get(k.key)!;
+      const v = this.values.get(k.key);
+      if (!v) continue; // every key is loaded in the constructor
       out[k.key] = { value: k.secret ? (v.value == null || v.value === "" ? "unset" : "set") : v.value, source: v.source };
     }
     return out;
@@ -152,7 +153,8 @@ function setDotted(obj: Record<string, unknown>, key: string, value: unknown): v
     if (next === null || typeof next !== "object") cur[part] = {};
     cur = cur[part] as Record<string, unknown>;
   }
-  const last = parts[parts.length - 1]!;
+  const last = parts.at(-1);
+  if (last === undefined) return;
   if (value === null) delete cur[last];
   else cur[last] = value;
 }

@@ -27,7 +27,7 @@ export function fitContext(drafts: readonly NoteDraft[], found: number, maxToken
     const note: ContextNote = { ...draft.note, passages: first ? [shown(first)] : [] };
     out.notes.push(note);
     out.omitted--;
-    if (fits() || (first !== undefined && clipToFit(note.passages[0]!, first.text, fits))) {
+    if (fits() || (first !== undefined && note.passages[0] !== undefined && clipToFit(note.passages[0], first.text, fits))) {
       added.set(note.path, note);
       continue;
     }

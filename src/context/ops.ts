@@ -51,7 +51,7 @@ export const activateContext = defineOp({
   },
   summary: (o) =>
     o.notes.length
-      ? `Context of ${o.notes.length} notes (${o.tokens} of ${o.max_tokens} tokens${o.omitted ? `, ${o.omitted} more left out` : ""}), starting at ${o.notes[0]!.path}`
+      ? `Context of ${o.notes.length} notes (${o.tokens} of ${o.max_tokens} tokens${o.omitted ? `, ${o.omitted} more left out` : ""}), starting at ${o.notes[0]?.path ?? "none"}`
       : "No context found",
 });
 
@@ -65,7 +65,7 @@ async function startingNotes(ctx: OpContext, input: Input, warnings: Warning[]):
       throw new IndxError("validation_failed", `${path} is not an indexed note.`, { field: "path" });
     return [{ path, score: 1, reason: { kind: "hit", hop: 0 }, focus: {} }];
   }
-  const found = await invoke(vaultSearch, ctx, { q: input.query!, limit: input.hits ?? 3 });
+  const found = await invoke(vaultSearch, ctx, { q: input.query ?? "", limit: input.hits ?? 3 });
   warnings.push(...found.warnings);
   return found.results.map((r) => ({
     path: r.path,

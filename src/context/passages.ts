@@ -22,9 +22,10 @@ export function contextPassages(ctx: OpContext, notes: readonly Candidate[]): Ma
   for (const note of notes) {
     const all = byPath.get(note.path) ?? [];
     const at = focusIndex(all, note.focus);
-    if (at < 0) out.set(note.path, []);
-    else if (note.reason.hop === 0) out.set(note.path, [all[at]!, ...all.filter((_, i) => i !== at)]);
-    else out.set(note.path, [all[at]!]);
+    const focus = all[at];
+    if (focus === undefined) out.set(note.path, []);
+    else if (note.reason.hop === 0) out.set(note.path, [focus, ...all.filter((_, i) => i !== at)]);
+    else out.set(note.path, [focus]);
   }
   return out;
 }

@@ -19,8 +19,10 @@ export function cjkGrams(text: string): string {
 
 function pairs(chars: string[]): string[] {
   const out: string[] = [];
-  for (let i = 0; i + 1 < chars.length; i++) out.push(chars[i]! + chars[i + 1]!);
-  out.push(chars[chars.length - 1]!);
+  chars.forEach((char, i) => {
+    const next = chars[i + 1];
+    out.push(next === undefined ? char : char + next);
+  });
   return out;
 }
 

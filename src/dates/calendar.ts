@@ -37,9 +37,14 @@ export function wallTimeAt(epochMs: number, timeZone?: string): WallTime {
       epochMs,
     };
   }
-  const parts: Record<string, number> = {};
-  for (const p of zoneFormatter(timeZone).formatToParts(new Date(epochMs))) if (p.type !== "literal") parts[p.type] = Number(p.value);
-  const t = { year: parts.year!, month: parts.month!, day: parts.day!, hour: parts.hour! % 24, minute: parts.minute!, second: parts.second! };
+  const parts = new Map(
+    zoneFormatter(timeZone)
+      .formatToParts(new Date(epochMs))
+      .map((p) => [p.type, Number(p.value)]),
+  );
+  // zoneFormatter asks for every field read here, so the 0 is never used.
+  const field = (name: Intl.DateTimeFormatPartTypes) => parts.get(name) ?? 0;
+  const t = { year: field("year"), month: field("month"), day: field("day"), hour: field("hour") % 24, minute: field("minute"), second: field("second") };
   const millisecond = ((epochMs % 1000) + 1000) % 1000;
   const asUtc = Date.UTC(t.year, t.month - 1, t.day, t.hour, t.minute, t.second, millisecond);
   return { ...t, millisecond, offsetMinutes: Math.round((asUtc - epochMs) / 60_000), epochMs };

@@ -7,6 +7,8 @@ import { dayOfYear, ISO_WEEKS, LOCALE_WEEKS, type WallTime, weekday, weekOfYear 
 
 const MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"];
 const WEEKDAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const monthName = (month: number): string => MONTHS[month - 1] ?? "";
+const weekdayName = (dow: number): string => WEEKDAYS[dow] ?? "";
 
 /** Longest token first for each letter, as moment's own tokenizer does. */
 const TOKEN_RE =
@@ -49,9 +51,9 @@ function tokenText(t: WallTime, token: string): string {
     case "Q":
       return String(Math.ceil(t.month / 3));
     case "MMMM":
-      return MONTHS[t.month - 1]!;
+      return monthName(t.month);
     case "MMM":
-      return MONTHS[t.month - 1]!.slice(0, 3);
+      return monthName(t.month).slice(0, 3);
     case "Mo":
       return ordinal(t.month);
     case "MM":
@@ -71,13 +73,13 @@ function tokenText(t: WallTime, token: string): string {
     case "D":
       return String(t.day);
     case "dddd":
-      return WEEKDAYS[dow]!;
+      return weekdayName(dow);
     case "ddd":
-      return WEEKDAYS[dow]!.slice(0, 3);
+      return weekdayName(dow).slice(0, 3);
     case "do":
       return ordinal(dow);
     case "dd":
-      return WEEKDAYS[dow]!.slice(0, 2);
+      return weekdayName(dow).slice(0, 2);
     case "d":
     case "e":
       return String(dow);

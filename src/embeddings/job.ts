@@ -222,8 +222,8 @@ export async function embedPending(
           await Bun.sleep(delay);
         }
       }
-      if (!vecs) continue;
-      const dim = vecs[0]!.length;
+      const dim = vecs?.[0]?.length;
+      if (!vecs || dim === undefined) continue;
       if (report.dimension === null) {
         try {
           vectors.initIdentity({ provider: settings.provider, model: settings.model, dim });
@@ -240,7 +240,8 @@ export async function embedPending(
         );
         return;
       }
-      report.embedded += vectors.put(rows.map((r, i) => ({ hash: r.hash, vector: vecs![i]! })));
+      const got = vecs;
+      report.embedded += vectors.put(rows.flatMap((r, i) => (got[i] ? [{ hash: r.hash, vector: got[i] }] : [])));
       done += rows.length;
       opts.onProgress?.(done, total);
     }

@@ -95,10 +95,18 @@ export class EmbeddingService {
     this.store?.close();
     this.store = null;
     if (!create && !VectorStore.exists(this.vault.dataDir)) return null;
+    return this.createdVectors();
+  }
+
+  /** The vector store, created when it does not exist. */
+  private createdVectors(): VectorStore {
+    if (this.store?.isCurrent()) return this.store;
+    this.store?.close();
     this.vault.ensureDataDir();
-    this.store = VectorStore.open(this.vault.dataDir);
-    this.store.keepWarm = this.keepWarm;
-    return this.store;
+    const store = VectorStore.open(this.vault.dataDir);
+    store.keepWarm = this.keepWarm;
+    this.store = store;
+    return store;
   }
 
   /** An index update makes the coverage stale (the context that owns this service calls it). */
@@ -180,14 +188,16 @@ export class EmbeddingService {
     }
     try {
       const [v] = await this.provider(s).embed([q], AbortSignal.timeout(Math.min(s.timeoutMs, QUERY_TIMEOUT_MS)), "caller");
-      const out = normalize(v!);
+      if (v === undefined) throw new IndxError("internal", "The embeddings provider returned no vector for the query.");
+      const out = normalize(v);
       const dim = this.store?.identity()?.dim;
       if (dim && out.length !== dim)
         throw new IndxError("index_incompatible", `The model now returns ${out.length}-dimensional vectors, but ${dim} are stored. Run \`${REEMBED_FIX}\`.`, {
           fix: REEMBED_FIX,
         });
       this.queryCache.set(key, out);
-      if (this.queryCache.size > QUERY_CACHE) this.queryCache.delete(this.queryCache.keys().next().value!);
+      const oldest = this.queryCache.keys().next();
+      if (this.queryCache.size > QUERY_CACHE && !oldest.done) this.queryCache.delete(oldest.value);
       this.downUntil = 0;
       return out;
     } catch (err) {
@@ -210,7 +220,7 @@ export class EmbeddingService {
         VectorStore.remove(this.vault.dataDir);
         this.queryCache.clear();
       }
-      const store = this.vectors(true)!;
+      const store = this.createdVectors();
       let changed = opts.reembed === true;
       if (this.approve && s.price.input > 0) {
         const estimate = estimateRun(index, store, s, this.wall().deniedHashes);

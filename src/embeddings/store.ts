@@ -190,8 +190,11 @@ export class VectorStore {
 export function normalize(v: ArrayLike<number>): Float32Array {
   const out = new Float32Array(v.length);
   let n = 0;
-  for (let i = 0; i < v.length; i++) n += v[i]! * v[i]!;
+  for (let i = 0; i < v.length; i++) {
+    const x = v[i] ?? 0;
+    n += x * x;
+  }
   n = Math.sqrt(n) || 1;
-  for (let i = 0; i < v.length; i++) out[i] = v[i]! / n;
+  for (let i = 0; i < v.length; i++) out[i] = (v[i] ?? 0) / n;
   return out;
 }

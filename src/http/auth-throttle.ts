@@ -20,8 +20,9 @@ export class AuthFailureThrottle {
   blockedFor(address: string): number {
     if (this.limit <= 0) return 0;
     const recent = this.recent(address);
-    if (recent.length < this.limit) return 0;
-    return Math.max(1, Math.ceil((recent[0]! + this.windowMs - this.now()) / 1000));
+    const oldest = recent[0];
+    if (recent.length < this.limit || oldest === undefined) return 0;
+    return Math.max(1, Math.ceil((oldest + this.windowMs - this.now()) / 1000));
   }
 
   recordFailure(address: string): void {

@@ -83,9 +83,9 @@ export interface Principal {
 export function authenticate(request: Request, o: GuardOptions): Principal {
   if (!o.auth) return { id: "anonymous", scopes: new Set(["vault:read", "vault:write", "vault:admin"]) };
   const header = request.headers.get("authorization") ?? "";
-  const m = /^Bearer\s+(\S+)$/i.exec(header);
-  if (!m) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
-  const hit = o.tokens.verify(m[1]!, o.adminKey());
+  const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
+  if (!token) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
+  const hit = o.tokens.verify(token, o.adminKey());
   if (!hit) throw new IndxError("unauthorized", "Invalid bearer token.", { reason: "invalid_token" });
   return { id: hit.id, scopes: new Set(hit.scopes) };
 }

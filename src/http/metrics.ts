@@ -19,9 +19,7 @@ export class Metrics {
     if (!s) this.latency.set(route, (s = { count: 0, sumMs: 0, buckets: BUCKETS_MS.map(() => 0) }));
     s.count++;
     s.sumMs += ms;
-    BUCKETS_MS.forEach((b, i) => {
-      if (ms <= b) s.buckets[i]!++;
-    });
+    s.buckets = s.buckets.map((n, i) => (ms <= (BUCKETS_MS[i] ?? Number.POSITIVE_INFINITY) ? n + 1 : n));
   }
 
   render(gauges: Record<string, number>): string {

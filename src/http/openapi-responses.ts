@@ -57,7 +57,8 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<string, unkn
   }
   const out: Record<string, unknown> = {};
   for (const [status, codes] of [...byStatus].sort((a, b) => a[0] - b[0])) {
-    const code = codes[0]!;
+    const [code] = codes;
+    if (code === undefined) continue;
     out[String(status)] = {
       description: codes.join(", "),
       content: {
@@ -90,7 +91,8 @@ const SAMPLES: Record<string, unknown> = {
 export function exampleOf(schema: TSchema, name = ""): unknown {
   if (name in SAMPLES && (schema.type === "string" || schema.type === undefined)) return SAMPLES[name];
   if (schema.const !== undefined) return schema.const;
-  if (schema.anyOf) return exampleOf((schema.anyOf as TSchema[])[0]!, name);
+  const [firstOf] = (schema.anyOf ?? []) as TSchema[];
+  if (firstOf) return exampleOf(firstOf, name);
   if (schema.default !== undefined) return schema.default;
   switch (schema.type) {
     case "string":
@@ -104,7 +106,7 @@ export function exampleOf(schema: TSchema, name = ""): unknown {
       return [exampleOf(schema.items as TSchema, name)];
     case "object": {
       const props: Record<string, TSchema> = schema.properties ?? {};
-      return Object.fromEntries((schema.required ?? []).map((k: string) => [k, exampleOf(props[k]!, k)]));
+      return Object.fromEntries((schema.required ?? []).flatMap((k: string) => (props[k] ? [[k, exampleOf(props[k], k)]] : [])));
     }
     default:
       return null;

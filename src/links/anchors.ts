@@ -21,9 +21,10 @@ export interface NoteAnchors {
 /** The anchor a subpath names; null when it names none indx can check (empty, a footnote `#[^1]`). */
 export function parseAnchor(subpath: string): Anchor | null {
   const parts = subpath.split("#").filter((p) => p !== "");
-  if (parts.length === 0) return null;
-  if (parts.length === 1 && parts[0]!.startsWith("^")) return { kind: "block", id: parts[0]!.slice(1) };
-  if (parts[0]!.startsWith("[^")) return null;
+  const [first] = parts;
+  if (first === undefined) return null;
+  if (parts.length === 1 && first.startsWith("^")) return { kind: "block", id: first.slice(1) };
+  if (first.startsWith("[^")) return null;
   return { kind: "heading", path: parts };
 }
 

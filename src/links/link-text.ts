@@ -89,7 +89,8 @@ export function newLinkText(target: string, source: string, style: LinkStyle, re
   ]);
   for (const token of [...wiki, ...markdown]) {
     const parsed = linksInString(token);
-    if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
+    const [only] = parsed;
+    if (parsed.length === 1 && only?.raw === token && resolver.resolve(only.linkpath, source) === target) return token;
   }
   throw new IndxError("validation_failed", `No link Obsidian would resolve to ${target} can be written in ${source || "the vault root"}.`, { path: target });
 }

@@ -124,7 +124,8 @@ function verifyMove(original: string, text: string, before: LinkRef[], source: s
   before.forEach((link, i) => {
     if (link.linkpath === "") return;
     const target = intendedTarget(link, source, w);
-    if (target !== null && w.after.resolve(after[i]!.linkpath, srcAfter) !== target) throw planBroken(where, link.line);
+    const moved = after[i];
+    if (target !== null && (moved === undefined || w.after.resolve(moved.linkpath, srcAfter) !== target)) throw planBroken(where, link.line);
   });
 }
 
@@ -151,11 +152,13 @@ function retargetedToken(raw: string, target: string, source: string, format: Li
   const parts = tokenParts(raw);
   if (!parts) throw new IndxError("parse_failed", "Unrecognised link syntax.", { path: source });
   let texts = linktextCandidates(target, source, format, resolver, parts.wiki);
-  if (keepDotSlash && !texts[0]!.startsWith("../")) texts = [`./${texts[0]}`, ...texts];
+  const [shortest] = texts;
+  if (keepDotSlash && shortest !== undefined && !shortest.startsWith("../")) texts = [`./${shortest}`, ...texts];
   for (const text of texts) {
     for (const token of tokenForms(raw, parts, text)) {
       const parsed = linksInString(token);
-      if (parsed.length === 1 && parsed[0]!.raw === token && resolver.resolve(parsed[0]!.linkpath, source) === target) return token;
+      const [only] = parsed;
+      if (parsed.length === 1 && only?.raw === token && resolver.resolve(only.linkpath, source) === target) return token;
     }
   }
   throw new IndxError("validation_failed", `No link text Obsidian would resolve to ${target} can be written here.`, { path: target });

@@ -112,7 +112,8 @@ async function embeddingsStatus(ctx: OpContext, probe: boolean, indexReady: bool
   const mismatch = store?.mismatch(settings) ?? null;
   const counts = indexReady ? svc.counts(ctx.index, mismatch ? null : store) : undefined;
   const p = probe ? await svc.probe(settings) : undefined;
-  const dimMismatch = p?.ok && stored && !mismatch && p.dimension !== stored.dim ? store!.mismatch(settings, p.dimension!) : null;
+  const dimMismatch =
+    store && p?.ok && typeof p.dimension === "number" && stored && !mismatch && p.dimension !== stored.dim ? store.mismatch(settings, p.dimension) : null;
   const problem = mismatch ?? dimMismatch;
   const out = {
     configured: true,
@@ -404,7 +405,8 @@ export const vaultConfigGet = defineOp({
     const redacted = ctx.vault.config.redacted();
     const config: Record<string, { value: unknown; source: string; description: string }> = {};
     for (const k of CONFIG_KEYS) {
-      const entry = redacted[k.key]!;
+      const entry = redacted[k.key];
+      if (!entry) continue;
       const value = PATH_KEYS.has(k.key) ? (entry.value == null ? "unset" : "set") : entry.value;
       config[k.key] = { value, source: entry.source, description: k.description };
     }

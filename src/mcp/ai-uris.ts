@@ -56,8 +56,8 @@ export function parseAiUri(uri: string): AiUri {
   if (uri.length > MAX_AI_URI_CHARS) throw invalid(`An ai:// URI is at most ${MAX_AI_URI_CHARS} characters; name a large scope by glob, tag or query.`);
   const match = /^ai:\/\/([a-z]+)\/([^?#]*)(\?[^#]*)?$/.exec(uri);
   const resource = AI_RESOURCES.find((r) => r === match?.[1]);
-  if (!match || !resource) throw invalid("AI resource URIs look like ai://summary/<kind>/<value> or ai://moc/<kind>/<value>.");
-  const raw = match[2]!;
+  const raw = match?.[2];
+  if (!match || !resource || raw === undefined) throw invalid("AI resource URIs look like ai://summary/<kind>/<value> or ai://moc/<kind>/<value>.");
   const params = new URLSearchParams(match[3] ?? "");
   const scope = raw.startsWith("%7B") || raw.startsWith("{") ? jsonScope(raw, params) : compactScope(raw, params);
   return { resource, scope: validScope(scope) };
@@ -87,7 +87,7 @@ function compactScope(raw: string, params: URLSearchParams): Record<string, unkn
     const option = OPTIONS[scopeKind].find((o) => o === key);
     if (!option) throw invalid(`A ${scopeKind} scope takes no option '${key.slice(0, 40)}'.`, { field: `scope.${key.slice(0, 40)}` });
     if (params.getAll(key).length > 1) throw invalid(`The option '${key}' is given twice.`, { field: `scope.${key}` });
-    const text = params.get(key)!;
+    const text = params.get(key) ?? "";
     scope[option] = option !== "mode" && /^\d{1,6}$/.test(text) ? Number(text) : text;
   }
   return scope;

@@ -45,7 +45,8 @@ export function compactField(schema: JsonObject, types: Glossary["types"]): Json
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 function compact(node: JsonObject, seen: Set<string>, types: Glossary["types"]): JsonObject {
-  if (typeof node.title === "string" && types.has(node.title)) return sharedTypeUse(node, types.get(node.title)!, seen);
+  const shared = typeof node.title === "string" ? types.get(node.title) : undefined;
+  if (shared !== undefined) return sharedTypeUse(node, shared, seen);
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED_KEYS.has(key) || (key === "default" && value !== true) || (key === "type" && "const" in node)) continue;
@@ -66,7 +67,10 @@ function compact(node: JsonObject, seen: Set<string>, types: Glossary["types"]):
       const constants = constantsOf(value);
       // Bounds go first (see DROPPED_KEYS), so a union of bounded plain types is a type list too.
       const typeList = value.every((v) => isObject(v) && Object.keys(v).filter((k) => !DROPPED_KEYS.has(k)).length === 1 && typeof v.type === "string")
-        ? value.map((v) => (isObject(v) ? v.type! : v))
+        ? value.flatMap((v) => {
+            const type = isObject(v) ? v.type : v;
+            return type === undefined ? [] : [type];
+          })
         : null;
       if (constants) Object.assign(out, constants);
       else if (typeList) out.type = typeList;

@@ -53,7 +53,7 @@ async function completeDate(ctx: OpContext, prefix: string): Promise<Completion>
     sort: "mtime",
     limit: MAX_VALUES,
   });
-  const days = dated.notes.map((n) => /(\d{4}-\d{2}-\d{2})\.md$/.exec(n.path)![1]!);
+  const days = dated.notes.flatMap((n) => /(\d{4}-\d{2}-\d{2})\.md$/.exec(n.path)?.[1] ?? []);
   return fromList([isoDate(now), isoDate(yesterday), ...days], prefix.trim());
 }
 

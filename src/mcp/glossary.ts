@@ -56,8 +56,8 @@ function sharedFields(ops: readonly AnyOperation[], types: Glossary["types"]): M
 function sharedDetails(uses: string[]): JsonObject {
   const counts = new Map<string, number>();
   for (const details of uses) counts.set(details, (counts.get(details) ?? 0) + 1);
-  const [details, count] = [...counts].sort((a, b) => b[1] - a[1])[0]!;
-  return count >= 2 ? (JSON.parse(details) as JsonObject) : {};
+  const [most] = [...counts].sort((a, b) => b[1] - a[1]);
+  return most && most[1] >= 2 ? (JSON.parse(most[0]) as JsonObject) : {};
 }
 
 /** Keywords of a field that can be said once for several tools: what it accepts stays in each tool (type, enum, items, …). */
@@ -65,7 +65,12 @@ const DETAIL_KEYS = ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum
 
 function fieldDetails(field: JsonObject, types: Glossary["types"]): JsonObject {
   const compact = compactField(field, types);
-  return Object.fromEntries(DETAIL_KEYS.filter((key) => key in compact).map((key) => [key, compact[key]!]));
+  return Object.fromEntries(
+    DETAIL_KEYS.flatMap((key) => {
+      const value = compact[key];
+      return value === undefined ? [] : [[key, value]];
+    }),
+  );
 }
 
 /**

@@ -173,10 +173,10 @@ export class McpHttpHandler {
     let victim: HttpSession | null = null;
     for (const s of this.sessions.values()) {
       if (!s.idle) continue;
-      const count = held.get(s.owner)!;
+      const count = held.get(s.owner) ?? 0;
       if (s.owner !== requester && count <= own) continue;
-      const best = victim ? held.get(victim.owner)! : -1;
-      if (count > best || (count === best && s.lastSeen < victim!.lastSeen)) victim = s;
+      const best = victim ? (held.get(victim.owner) ?? 0) : -1;
+      if (count > best || (count === best && victim !== null && s.lastSeen < victim.lastSeen)) victim = s;
     }
     if (!victim) return false;
     logEvent("mcp.session_evicted", { idle_ms: Date.now() - victim.lastSeen });

@@ -30,7 +30,10 @@ export class ReplayCache<T> {
   set(key: string, value: T): void {
     this.entries.delete(key);
     this.entries.set(key, { at: this.now(), value });
-    while (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    for (const oldest of this.entries.keys()) {
+      if (this.entries.size <= this.maxEntries) break;
+      this.entries.delete(oldest);
+    }
   }
 
   clear(): void {

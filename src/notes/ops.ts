@@ -3,6 +3,7 @@ import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
 import { noteWhere, noteWhereKey } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/build/file-rows.ts";
+import { aliasesOf, frontmatterOf, tagsOf } from "../index/storage/json-columns.ts";
 import { AnchorChecker } from "../links/anchors.ts";
 import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
 import { TypedLinks } from "../links/typed.ts";
@@ -244,10 +245,10 @@ export const noteList = defineOp({
       notes: items.map((r) => ({
         path: r.path,
         title: r.title,
-        tags: JSON.parse(r.tagsJson) as string[],
+        tags: tagsOf(r),
         size: r.size,
         mtime: new Date(r.mtimeMs).toISOString(),
-        meta: compactMeta(r.frontmatterJson ? JSON.parse(r.frontmatterJson) : null, JSON.parse(r.aliasesJson)),
+        meta: compactMeta(frontmatterOf(r), aliasesOf(r)),
       })),
       total: rows.length,
       next_cursor,

@@ -68,7 +68,7 @@ export const noteReadMany = defineOp({
   run(ctx, input) {
     if ((input.paths === undefined) === (input.glob === undefined))
       throw new IndxError("validation_failed", "Give either paths or glob.", { field: input.paths ? "glob" : "paths" });
-    const asked = input.paths ? [...new Set(input.paths)] : globMatches(ctx.index.files.notes(), input.glob!);
+    const asked = input.paths ? [...new Set(input.paths)] : globMatches(ctx.index.files.notes(), input.glob ?? "");
     if (asked.length > READ_MANY.maxMatches)
       throw new IndxError("validation_failed", `The glob matches ${asked.length} notes, more than ${READ_MANY.maxMatches}: narrow it.`, {
         field: "glob",

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
+import { aliasesOf, frontmatterOf } from "../index/storage/json-columns.ts";
 import { defineOp } from "../ops/define.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
 import { parseChunkId } from "../search/related.ts";
@@ -45,14 +46,14 @@ export const chunkGet = defineOp({
       path,
       index: ref.ord,
       title: row.title,
-      heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
+      heading: headingPath.at(-1) ?? null,
       heading_path: headingPath,
       start_line: row.startLine,
       end_line: row.endLine,
       content: row.text,
       content_type: "text/markdown" as const,
       size: new TextEncoder().encode(row.text).length,
-      meta: compactMeta(row.frontmatterJson ? JSON.parse(row.frontmatterJson) : null, JSON.parse(row.aliasesJson)),
+      meta: compactMeta(frontmatterOf(row), aliasesOf(row)),
     };
   },
   summary: (o) => `${o.id}: ${o.heading ?? o.title} (lines ${o.start_line}-${o.end_line})`,

@@ -6,6 +6,7 @@
  */
 import { Type } from "@sinclair/typebox";
 import { type PropertyType, readDeclaredTypes } from "../bases/properties.ts";
+import { frontmatterOf } from "../index/storage/json-columns.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, Limit, NextCursor, page } from "../ops/schemas.ts";
 import { globToRegExp } from "../vault/glob.ts";
@@ -74,11 +75,13 @@ export const vaultValidateFrontmatter = defineOp({
     const notes = ctx.index.notes.list("path").filter((n) => !glob || glob.test(n.path));
     const problems: (typeof Problem.static)[] = [];
     for (const note of notes) {
-      const fm = note.frontmatterJson ? (JSON.parse(note.frontmatterJson) as Record<string, unknown>) : {};
+      const fm = frontmatterOf(note) ?? {};
       const keys = new Map(Object.keys(fm).map((k) => [k.toLowerCase(), k]));
-      for (const key of required)
-        if (!keys.has(key.toLowerCase()) || isEmpty(fm[keys.get(key.toLowerCase())!]))
+      for (const key of required) {
+        const present = keys.get(key.toLowerCase());
+        if (present === undefined || isEmpty(fm[present]))
           problems.push({ path: note.path, key, reason: "missing_required", message: `${key} is required (properties.required) but is missing or empty` });
+      }
       for (const [key, value] of Object.entries(fm)) {
         const type = declared.types.get(key.toLowerCase());
         const mismatch = type ? typeMismatch(type, value) : null;

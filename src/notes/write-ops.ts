@@ -47,6 +47,12 @@ export function assertStorableFrontmatter(path: string, text: string, previous: 
   if (unusable) throw new IndxError("validation_failed", `Refusing to write: ${error}.`, { path, reason: `frontmatter_${unusable}` });
 }
 
+/** The version of a file that exists; a missing one is not_found, as requireText says. */
+function etagOf(state: FileState): string {
+  if (state.etag === null) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
+  return state.etag;
+}
+
 export function requireText(state: FileState): string {
   if (!state.exists) throw new IndxError("not_found", `No note at ${state.path}`, { path: state.path });
   if (state.content === "not_utf8") throw notUtf8(state.path);
@@ -151,10 +157,13 @@ export const noteWrite = defineOp({
     if (input.dry_run) {
       const preview = ctx.writer.preview(plan);
       const { created, changed, etag } = preview.value;
-      return writtenNote(path, text, preview.etags[path] ?? etag!, { created, changed, planned: preview.files });
+      const version = preview.etags[path] ?? etag;
+      if (version === null) throw new IndxError("internal", `The planned write leaves no version of ${path}.`, { path });
+      return writtenNote(path, text, version, { created, changed, planned: preview.files });
     }
     const done = await ctx.writer.transact("note_write", [path], plan);
-    const etag = done.etags[path] ?? done.value.etag!;
+    const etag = done.etags[path] ?? done.value.etag;
+    if (etag === null) throw new IndxError("internal", `The write left no version of ${path}.`, { path });
     return writtenNote(path, text, etag, { created: done.value.created, changed: done.value.changed, warnings: done.warnings });
   },
   summary: (o) => {
@@ -205,7 +214,7 @@ export const notePatch = defineOp({
       assertVersion(before, ifMatch);
       const original = requireText(before);
       const result = planNotePatch(ctx, path, original, input.ops);
-      if (!result.changed) return { changes: [], value: { text: original, etag: before.etag!, changed: false } };
+      if (!result.changed) return { changes: [], value: { text: original, etag: etagOf(before), changed: false } };
       // A renamed heading carries its links along ([[Note#Old]] → [[Note#New]]), here and elsewhere.
       let text = result.text;
       const others: Change[] = [];
@@ -215,8 +224,8 @@ export const notePatch = defineOp({
           else others.push({ type: "write", path: edit.path, text: edit.text, expect: { etag: edit.etag } });
         }
       }
-      const changes: Change[] = [{ type: "write", path, text, expect: { etag: before.etag! } }, ...others];
-      return { changes, value: { text, etag: before.etag!, changed: true } };
+      const changes: Change[] = [{ type: "write", path, text, expect: { etag: etagOf(before) } }, ...others];
+      return { changes, value: { text, etag: etagOf(before), changed: true } };
     };
     if (input.dry_run) {
       const preview = ctx.writer.preview(plan);

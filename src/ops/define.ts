@@ -19,8 +19,9 @@ export type AiRole = "chat" | "embeddings" | "either" | "any";
  * `C` is the part of the context the operation uses (OpContext by default): an operation that
  * names a narrower one (say `{ ai: … }`) can be run by a unit test on fakes (docs/architecture.md).
  */
-export interface Operation<I extends TObject = TObject, O extends TObject = TObject, C = OpContext> {
-  name: string;
+export interface Operation<I extends TObject = TObject, O extends TObject = TObject, C = OpContext, N extends string = string> {
+  /** Typed as its literal, so lists of operations (src/ai/ops/catalogue.ts) derive name unions from it. */
+  name: N;
   title: string;
   /** Teaches a caller (often an agent) when to use this operation. */
   description: string;
@@ -102,6 +103,6 @@ export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai">)
 /** What an operation returns: the static type of its output schema. */
 export type OutputOf<O extends AnyOperation> = Static<O["output"]>;
 
-export function defineOp<I extends TObject, O extends TObject, C = OpContext>(op: Operation<I, O, C>): Operation<I, O, C> {
+export function defineOp<I extends TObject, O extends TObject, C = OpContext, N extends string = string>(op: Operation<I, O, C, N>): Operation<I, O, C, N> {
   return op;
 }

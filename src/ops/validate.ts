@@ -79,7 +79,7 @@ function taggedUnionInWords(schema: TSchema, value: unknown): string | null {
   const branches = schema.anyOf as TSchema[] | undefined;
   if (!branches?.length || !value || typeof value !== "object" || Array.isArray(value)) return null;
   const tagOf = (b: TSchema, key: string): unknown => (b.properties as Record<string, TSchema> | undefined)?.[key]?.const;
-  const keys = Object.keys((branches[0]!.properties as Record<string, TSchema> | undefined) ?? {});
+  const keys = Object.keys((branches[0]?.properties as Record<string, TSchema> | undefined) ?? {});
   const key = keys.find((k) => branches.every((b) => typeof tagOf(b, k) === "string"));
   if (!key) return null;
   const tag = (value as Record<string, unknown>)[key];

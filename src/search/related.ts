@@ -1,4 +1,5 @@
 import { IndxError } from "../core/errors.ts";
+import { tagsOf } from "../index/storage/json-columns.ts";
 import type { OpContext } from "../ops/context.ts";
 import { STOPWORDS } from "./stopwords.ts";
 
@@ -44,7 +45,7 @@ export function relatedQuery(ctx: OpContext, id: string): { fileId: number; quer
     .sort((a, b) => b.score - a.score)
     .slice(0, QUERY_TERMS)
     .map((s) => s.word);
-  const tags = (JSON.parse(note.tagsJson) as string[]).map((t) => t.replaceAll("/", " "));
+  const tags = tagsOf(note).map((t) => t.replaceAll("/", " "));
   return { fileId: note.id, query: [note.title, ...tags, ...scored].map((t) => `"${t.replaceAll('"', "")}"`).join(" ") };
 }
 

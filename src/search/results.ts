@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { searchDocument } from "../index/lexical/search-document.ts";
 import { chunkIdOf } from "../index/storage/chunk-keys.ts";
+import { frontmatterOf } from "../index/storage/json-columns.ts";
 import type { NoteSection, NoteSections } from "../index/storage/queries/chunks.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
@@ -82,7 +83,7 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
               : reasonPrefix,
         matched_in: matched,
         tags: note.tags,
-        meta: compactMeta(note.frontmatterJson ? (JSON.parse(note.frontmatterJson) as Record<string, unknown>) : null, note.aliases),
+        meta: compactMeta(frontmatterOf(note), note.aliases),
       },
     ];
   });

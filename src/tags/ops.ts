@@ -1,5 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { tagsOf } from "../index/storage/json-columns.ts";
 import { defineOp } from "../ops/define.ts";
 import { Cursor, decodeCursor, Limit, NextCursor, page } from "../ops/schemas.ts";
 import { filterNoteIds, normalizeTag } from "../search/filter.ts";
@@ -54,7 +55,7 @@ export const tagNotes = defineOp({
     return {
       tag,
       total: rows.length,
-      notes: items.map((r) => ({ path: r.path, title: r.title, tags: JSON.parse(r.tagsJson) as string[] })),
+      notes: items.map((r) => ({ path: r.path, title: r.title, tags: tagsOf(r) })),
       next_cursor,
     };
   },

@@ -5,6 +5,7 @@
  */
 import { isMap, isScalar, isSeq, parseDocument, type Scalar } from "yaml";
 import { IndxError } from "../core/errors.ts";
+import { frontmatterOf } from "../index/storage/json-columns.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import { readSource } from "../links/sources.ts";
 import { splitFrontmatter } from "../markdown/frontmatter.ts";
@@ -86,7 +87,7 @@ function notesCarrying(index: IndexStore, tag: string): string[] {
   const paths = new Set(index.tags.notePathsWith(lower));
   const mapper = new TagMapper(tag, tag);
   for (const row of index.tags.legacyTagNotes()) {
-    const fm = JSON.parse(row.frontmatterJson) as Record<string, unknown>;
+    const fm = frontmatterOf(row) ?? {};
     for (const [key, value] of Object.entries(fm)) {
       if (!/^tag$/i.test(key)) continue;
       const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(/[,\s]+/) : [];
@@ -110,11 +111,12 @@ function frontmatterSplices(text: string, mapper: TagMapper): Splice[] {
   const scalar = (node: unknown) => {
     if (!isScalar(node) || typeof node.value !== "string" || !node.range) return;
     const s = node as Scalar<string>;
+    const range = node.range;
     const type = s.type;
     if (type !== "PLAIN" && type !== "QUOTE_DOUBLE" && type !== "QUOTE_SINGLE") return; // block scalars: leave alone
     const quoted = type !== "PLAIN" ? 1 : 0;
-    const start = s.range![0] + quoted;
-    const end = s.range![1] - quoted;
+    const start = range[0] + quoted;
+    const end = range[1] - quoted;
     const source = fm.yaml.slice(start, end);
     // A quoted value with escapes is not the text it shows; tags never need escapes, so skip it.
     if (type === "QUOTE_DOUBLE" && source.includes("\\")) return;

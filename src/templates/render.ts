@@ -45,4 +45,4 @@ export function renderTemplate(text: string, v: TemplateValues): string {
 
 /** moment's unit letters: `M` is months and `m` minutes; the others are case-insensitive. */
 const UNITS: Record<string, Unit> = { y: "y", q: "q", M: "M", m: "m", w: "w", d: "d", h: "h", s: "s" };
-const momentUnit = (letter: string): Unit => UNITS[letter] ?? UNITS[letter.toLowerCase()]!;
+const momentUnit = (letter: string): Unit => UNITS[letter] ?? UNITS[letter.toLowerCase()] ?? "d";

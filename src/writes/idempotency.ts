@@ -41,7 +41,7 @@ export class IdempotencyStore {
     this.inFlight.set(key, run);
     try {
       const result = await run;
-      this.state.saveIdempotencyRecord({ key, fingerprint, resultJson: JSON.stringify(result), createdAt: Date.now() });
+      this.state.saveIdempotencyRecord({ key, fingerprint, result, createdAt: Date.now() });
       return { result, replayed: false };
     } finally {
       if (this.inFlight.get(key) === run) this.inFlight.delete(key);
@@ -55,7 +55,7 @@ export class IdempotencyStore {
       throw new IndxError("idempotency_key_reused", "This Idempotency-Key was already used with a different request.", {
         reason: "different_request",
       });
-    return { result: JSON.parse(row.resultJson) };
+    return { result: row.result };
   }
 
   close(): void {

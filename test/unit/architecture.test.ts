@@ -102,6 +102,8 @@ export function seamViolations(source: string): string[] {
   if (/\.db\b/.test(code)) out.push("touches a database connection (.db)");
   const sql = literals.find((l) => SQL.test(l));
   if (sql !== undefined) out.push(`holds SQL: ${sql.replace(/\s+/g, " ").trim().slice(0, 60)}`);
+  // The note columns stored as JSON text are decoded behind the seam (src/index/storage/json-columns.ts).
+  if (/JSON\.parse\([^)]*\b(?:tags|aliases|frontmatter)Json\b/.test(code)) out.push("decodes an index JSON column");
   return out;
 }
 
@@ -109,6 +111,11 @@ describe("the checker", () => {
   test("finds an import of bun:sqlite, type-only or dynamic", () => {
     expect(seamViolations('import type { Database } from "bun:sqlite";\nexport let x: Database;')).toEqual(["imports bun:sqlite"]);
     expect(seamViolations('export const m = await import("bun:sqlite");')).toEqual(["imports bun:sqlite"]);
+  });
+
+  test("finds a JSON column of the index decoded outside it", () => {
+    expect(seamViolations("export const t = (r: { tagsJson: string }) => JSON.parse(r.tagsJson);")).toEqual(["decodes an index JSON column"]);
+    expect(seamViolations("export const t = (text: string) => JSON.parse(text);")).toEqual([]);
   });
 
   test("finds connection access and SQL text", () => {
@@ -216,6 +223,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "connection.ts",
     "corruption.ts",
     "integrity.ts",
+    "json-columns.ts",
     "note-text.ts",
     "queries/bases.ts",
     "queries/candidates.ts",

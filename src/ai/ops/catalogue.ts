@@ -12,3 +12,18 @@ import { aiToc } from "./toc/toc-ops.ts";
  * each one's `ai.needs`: a new AI operation is added here once (docs/architecture.md).
  */
 export const AI_OPERATIONS = [aiSummarize, aiAsk, aiToc, aiExtract, aiTag, aiMetadata, aiRelate] as const;
+
+/** An AI operation's short name: its registry name without `ai_` (the cache key's and the ai.invocation event's `op`). */
+type ShortName<N extends string> = N extends `ai_${infer S}` ? S : never;
+
+/** Derived from AI_OPERATIONS, so a new AI operation needs no second list (docs/architecture.md). */
+export type AiOpName = ShortName<(typeof AI_OPERATIONS)[number]["name"]>;
+
+/** The short names at run time, in the catalogue's order. */
+export const AI_OP_NAMES: readonly AiOpName[] = AI_OPERATIONS.map((op) => shortName(op.name));
+
+function shortName<N extends string>(name: N): ShortName<N> {
+  const short = name.replace(/^ai_/, "");
+  // A name outside the pattern would type as never; the catalogue test (test/unit/ai/catalogue.test.ts) keeps every name in it.
+  return short as ShortName<N>;
+}

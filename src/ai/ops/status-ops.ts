@@ -106,15 +106,15 @@ export const aiStatus = defineOp({
     } catch (err) {
       return { ...off(), message: (err as Error).message };
     }
-    const role = (r: { provider: string; model: string; price: ModelPrice } | null) =>
-      r ? { provider: r.provider, model: r.model, price: describePrice(r.price) } : null;
-    const unpriced = [settings.chat, settings.embeddings].filter((r) => r !== null && r.price.source === "unknown");
+    const described = (r: { provider: string; model: string; price: ModelPrice }) => ({ provider: r.provider, model: r.model, price: describePrice(r.price) });
+    const role = (r: { provider: string; model: string; price: ModelPrice } | null) => (r ? described(r) : null);
+    const unpriced = [settings.chat, settings.embeddings].flatMap((r) => (r !== null && r.price.source === "unknown" ? [r] : []));
     const enabled = settings.enabled && (settings.chat !== null || settings.embeddings !== null);
     const cache = settings.cache.enabled && enabled ? ctx.ai.cache.stats() : { entries: 0, hits_24h: 0, size_bytes: 0 };
     return {
       enabled,
       chat: role(settings.chat),
-      embeddings: settings.embeddings ? { ...role(settings.embeddings)!, dimension: storedDimension(ctx) } : null,
+      embeddings: settings.embeddings ? { ...described(settings.embeddings), dimension: storedDimension(ctx) } : null,
       operations: enabled ? ["ai_status", ...AI_OPERATIONS.filter((op) => op.ai !== undefined && served(op.ai.needs, settings)).map((op) => op.name)] : [],
       limits: {
         max_input_tokens: settings.maxInputTokens,
@@ -128,8 +128,8 @@ export const aiStatus = defineOp({
         code: "ai_price_unknown" as const,
         message:
           settings.dailyCostUsd === null
-            ? `${r!.provider}/${r!.model} has no known price: its calls are counted at $0. Name it in ai.prices.`
-            : `${r!.provider}/${r!.model} has no known price: with ai.daily_cost_usd set, its requests are refused (ai_price_unknown) until ai.prices names it.`,
+            ? `${r.provider}/${r.model} has no known price: its calls are counted at $0. Name it in ai.prices.`
+            : `${r.provider}/${r.model} has no known price: with ai.daily_cost_usd set, its requests are refused (ai_price_unknown) until ai.prices names it.`,
       })),
       ...(settings.enabled
         ? enabled
@@ -147,7 +147,7 @@ function storedDimension(ctx: AiStatusDeps): number | null {
     const settings = ctx.embeddings.settings();
     const store = ctx.embeddings.vectors(false);
     const stored = store?.identity();
-    return settings && stored && !store!.mismatch(settings) ? stored.dim : null;
+    return settings && store && stored && !store.mismatch(settings) ? stored.dim : null;
   } catch {
     return null;
   }

@@ -165,9 +165,11 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
 
   try {
     if (bulk) store.beginBulkLoad();
-    for (const [k, end] of ends.entries()) {
+    let start = 0;
+    for (const end of ends) {
       throwIfStopped(opts);
-      done += loadBatch(k ? ends[k - 1]! : 0, end);
+      done += loadBatch(start, end);
+      start = end;
       // The batch's rows are young garbage now: collected at once, they never pile up. (Left to
       // itself the collector let a large build grow by 150+ MB; in loadBatch's own frame the
       // stack would still point at them.)
@@ -283,12 +285,10 @@ function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: Scanned
 /** True when the scan found exactly the indexed files, in the same order, none changed in size or mtime. */
 function unchangedInOrder(stamps: FileStamp[], present: ScannedFile[]): boolean {
   if (stamps.length !== present.length) return false;
-  for (let i = 0; i < stamps.length; i++) {
-    const [path, size, mtimeMs] = stamps[i]!;
-    const f = present[i]!;
-    if (path !== f.path || size !== f.size || mtimeMs !== f.mtimeMs) return false;
-  }
-  return true;
+  return stamps.every(([path, size, mtimeMs], i) => {
+    const f = present[i];
+    return f !== undefined && path === f.path && size === f.size && mtimeMs === f.mtimeMs;
+  });
 }
 
 /** The stored paths no longer on disk. */

@@ -55,7 +55,7 @@ export function searchHeadings(title: string, headings: string[]): string {
 
 export function searchDocument(note: { title: string; aliases: string[]; tags: string[]; headings: string; texts: string[] }): SearchDocument {
   const titleLine = /^#{1,6}[ \t]+(.*?)[ \t#]*(?:\n|$)/.exec(note.texts[0] ?? "");
-  const bodyShift = titleLine && sameAsTitle(note.title)(titleLine[1]!) ? titleLine[0].length : 0;
+  const bodyShift = titleLine?.[1] !== undefined && sameAsTitle(note.title)(titleLine[1]) ? titleLine[0].length : 0;
   return {
     title: note.title,
     aliases: note.aliases.join(" "),

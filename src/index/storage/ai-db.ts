@@ -3,8 +3,9 @@ import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { BUSY_TIMEOUT_MS } from "./store.ts";
 
+/** A cached result, decoded from its JSON column here, behind the seam (src/index/storage/json-columns.ts). */
 export interface CachedRow {
-  valueJson: string;
+  value: unknown;
   expiresAt: number;
 }
 
@@ -47,21 +48,23 @@ export class AiDb {
   }
 
   get(key: string, now: number): CachedRow | null {
-    const row = this.db.query<CachedRow, [string]>("SELECT value AS valueJson, expires_at AS expiresAt FROM entries WHERE key = ?").get(key);
+    const row = this.db
+      .query<{ valueJson: string; expiresAt: number }, [string]>("SELECT value AS valueJson, expires_at AS expiresAt FROM entries WHERE key = ?")
+      .get(key);
     if (!row) return null;
     if (row.expiresAt <= now) {
       this.delete([key]);
       return null;
     }
     this.db.run("INSERT INTO hits (at) VALUES (?)", [now]);
-    return row;
+    return { value: JSON.parse(row.valueJson), expiresAt: row.expiresAt };
   }
 
   /** Stores an entry (replacing one under the key) with the paths it read, then trims to `maxEntries`, oldest first. */
-  put(key: string, valueJson: string, paths: readonly string[], now: number, expiresAt: number, maxEntries: number): void {
+  put(key: string, value: unknown, paths: readonly string[], now: number, expiresAt: number, maxEntries: number): void {
     this.db.transaction(() => {
       this.db.run("DELETE FROM entry_paths WHERE key = ?", [key]);
-      this.db.run("INSERT OR REPLACE INTO entries (key, value, created_at, expires_at) VALUES (?, ?, ?, ?)", [key, valueJson, now, expiresAt]);
+      this.db.run("INSERT OR REPLACE INTO entries (key, value, created_at, expires_at) VALUES (?, ?, ?, ?)", [key, JSON.stringify(value), now, expiresAt]);
       const add = this.db.query("INSERT OR IGNORE INTO entry_paths (key, path) VALUES (?, ?)");
       for (const p of paths) add.run(key, p);
       const old = this.db

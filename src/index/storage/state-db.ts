@@ -9,8 +9,8 @@ export interface IdempotencyRecord {
   key: string;
   /** Hash of the request, so a key reused for another request is told apart. */
   fingerprint: string;
-  /** The result, as JSON. */
-  resultJson: string;
+  /** The result, stored as JSON and decoded here, behind the seam. */
+  result: unknown;
   createdAt: number;
 }
 
@@ -46,9 +46,14 @@ export class StateDb {
   }
 
   idempotencyRecord(key: string): IdempotencyRecord | null {
-    return this.connection()
-      .query<IdempotencyRecord, [string]>("SELECT key, fingerprint, result AS resultJson, created_at AS createdAt FROM idempotency WHERE key = ?")
+    const row = this.connection()
+      .query<Omit<IdempotencyRecord, "result"> & { resultJson: string }, [string]>(
+        "SELECT key, fingerprint, result AS resultJson, created_at AS createdAt FROM idempotency WHERE key = ?",
+      )
       .get(key);
+    if (!row) return null;
+    const { resultJson, ...rest } = row;
+    return { ...rest, result: JSON.parse(resultJson) };
   }
 
   /** Stores a record, replacing any under the same key. */
@@ -56,7 +61,7 @@ export class StateDb {
     this.connection().run("INSERT OR REPLACE INTO idempotency (key, fingerprint, result, created_at) VALUES (?, ?, ?, ?)", [
       r.key,
       r.fingerprint,
-      r.resultJson,
+      JSON.stringify(r.result),
       r.createdAt,
     ]);
   }

@@ -5,11 +5,12 @@ import { invoke } from "../../../ops/invoke.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { vaultSearch } from "../../../search/ops.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForChunks, renderPassages } from "../../passages.ts";
 import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
 import { citationsOf, joinSegments, SegmentGrounder, SegmentStream, sharesWords } from "../../segments.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
 import { excludedWarning, fitToBudget, pinned, uniqueWarnings } from "../grounded.ts";
 
@@ -102,7 +103,7 @@ export const aiAsk = defineOp({
     if (passages.length === 0 || !passages.some((p) => aboveFloor(input.question, p, hits))) return dontKnow(ctx, retrieved, warnings);
     const byId = new Map(passages.map((p) => [p.id, p]));
     return runAi({
-      op: "ask",
+      op: "ask" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(passages),
@@ -113,7 +114,7 @@ export const aiAsk = defineOp({
         const stream = new SegmentStream(ctx, grounder, "segments", ASK_MAX_SEGMENTS, "supported");
         let reply: Static<typeof AskReply>;
         try {
-          reply = await session!.json({
+          reply = await modelSession(session).json({
             system: `${ASK_SYSTEM} ${styleLine(input.style, input.language)}`,
             messages: [...(input.history ?? []), { role: "user", content: `${renderPassages(passages)}\n\nQuestion: ${input.question}` }],
             schema: AskReply,
@@ -125,7 +126,7 @@ export const aiAsk = defineOp({
         // The model's own word ("not supported") only ever removes text: a segment it gives anyway is not returned.
         const kept = reply.supported ? await grounder.groundAll("segments", reply.segments) : [];
         const dropped = grounder.droppedWarning("segment");
-        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], session!.usage);
+        if (kept.length === 0) return dontKnow(ctx, retrieved, [...warnings, ...dropped, ...grounder.warnings], modelSession(session).usage);
         const followups = await grounder.groundAll("followups", reply.followups);
         const citations = citationsOf(kept);
         stream.finish(kept, citations);
@@ -135,7 +136,7 @@ export const aiAsk = defineOp({
           citations,
           retrieved,
           followups: followups.map((f) => f.text),
-          usage: session!.usage,
+          usage: modelSession(session).usage,
           warnings: [...warnings, ...grounder.droppedWarning("segment"), ...uniqueWarnings(grounder.warnings)],
         };
       },

@@ -5,10 +5,11 @@ import { defineOp } from "../../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Dropped, uniqueCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { AiScope } from "../../scope.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { groundingFailed, pinned, streamCitations } from "../grounded.ts";
 import { forEachNote, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -134,7 +135,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
   const allPassages = sources.flatMap((s) => s.passages);
   const cite = input.cite !== false;
   return runAi({
-    op: "extract",
+    op: "extract" satisfies AiOpName,
     ctx,
     // Where the data goes does not change what is extracted: a json preview and the apply share one generation.
     input: { ...input, destination: undefined, destination_key: undefined },
@@ -142,7 +143,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
     promptVersion: EXTRACT_PROMPT_VERSION,
     usesModel: sources.length > 0,
     async produce(session) {
-      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, session!, source, { schema, instructions, cite }), warnings);
+      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, modelSession(session), source, { schema, instructions, cite }), warnings);
       const results = perNote.flatMap((n) => (n.record ? [n.record] : []));
       const ungrounded: Dropped[] = perNote.flatMap((n) => (n.ungrounded ? n.dropped : []));
       if (cite && results.length === 0 && perNote.some((n) => n.ungrounded)) throw groundingFailed(ungrounded);

@@ -5,7 +5,7 @@ import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts"
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { readNote } from "../../../vault/read.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { GROUNDING_RULES } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
@@ -14,6 +14,7 @@ import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { frontmatterOf } from "../apply/plan.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
 import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -118,14 +119,14 @@ export const aiMetadata = defineOp({
     const sources = noteSources(ctx, paths, estimateTokens(METADATA_SYSTEM) + estimateTokens(instructions));
     const allPassages = sources.flatMap((s) => s.passages);
     return runAi({
-      op: "metadata",
+      op: "metadata" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(allPassages),
       promptVersion: METADATA_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => fillFields(ctx, session!, source, input, instructions), warnings);
+        const perNote = await forEachNote(sources, (source) => fillFields(ctx, modelSession(session), source, input, instructions), warnings);
         const results = perNote.map((n) => n.result);
         const citations = uniqueCitations(results.flatMap((r) => Object.values(r.fields).flatMap((f) => f.evidence)));
         streamCitations(ctx, citations);

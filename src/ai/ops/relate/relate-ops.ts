@@ -9,6 +9,7 @@ import { RELATE_PROMPT_VERSION } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
 import { type ModelSession, ZERO_USAGE } from "../../session.ts";
 import { ProposedPatch } from "../apply/proposed-patch.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls } from "../common.ts";
 import { notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { classifySource, RELATION_LABELS, type RelatedEdge, RelatedEdge as RelatedEdgeSchema, RelationLabel, ruleEdge } from "./classify.ts";
@@ -106,7 +107,7 @@ export const aiRelate = defineOp({
     const passages = passagesForPaths(ctx, [...new Set([...sources, ...pairs.map((p) => p.dst)])]);
     const passagesOf = groupByPath(passages);
     return runAi({
-      op: "relate",
+      op: "relate" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(passages),

@@ -5,12 +5,13 @@ import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import type { Citation, Dropped } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply, styleLine } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
 import { citationsOf, joinSegments, type KeptSegment, SegmentGrounder, SegmentStream } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "../common.ts";
 import { groundingFailed, notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { noteOutlines } from "./outline.ts";
@@ -88,14 +89,14 @@ export const aiSummarize = defineOp({
     const scopeResolved = { paths, total_tokens: passages.reduce((n, p) => n + p.tokens, 0) };
     const outline = include.has("outline") ? { outline: noteOutlines(ctx, paths) } : {};
     return runAi({
-      op: "summarize",
+      op: "summarize" satisfies AiOpName,
       ctx,
       input,
       scope: pinned(passages),
       promptVersion: PROMPT_VERSION,
       usesModel: true,
       async produce(session) {
-        const s = session!;
+        const s = modelSession(session);
         const budget = ctx.ai.settings().maxInputTokens - estimateTokens(SUMMARIZE_SYSTEM) - 400;
         const mapped = scopeResolved.total_tokens <= budget ? null : await mapStep(ctx, s, input, passages, budget);
         const grounder = new SegmentGrounder(ctx, byId(passages), input.language !== undefined);

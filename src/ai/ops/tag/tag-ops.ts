@@ -4,13 +4,14 @@ import { defineOp } from "../../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { AiScope } from "../../scope.ts";
 import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
 import { SettledOutputs, settle } from "../apply/settle.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
 import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
@@ -139,7 +140,7 @@ export const aiTag = defineOp({
     const sources = noteSources(ctx, paths, estimateTokens(TAG_SYSTEM) + estimateTokens(instructions));
     const allPassages = sources.flatMap((s) => s.passages);
     return runAi({
-      op: "tag",
+      op: "tag" satisfies AiOpName,
       ctx,
       // The vocabulary offered is part of what the model answers to.
       input: { ...input, offered: ask.existing.map((t) => t.tag) },
@@ -147,7 +148,7 @@ export const aiTag = defineOp({
       promptVersion: TAG_PROMPT_VERSION,
       usesModel: sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, session!, source, { vocabulary, instructions, input }), warnings);
+        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, modelSession(session), source, { vocabulary, instructions, input }), warnings);
         const suggestions = perNote.map((n) => n.suggestion);
         const citations = uniqueCitations(suggestions.flatMap((s) => s.tags.flatMap((t) => t.evidence)));
         streamCitations(ctx, citations);

@@ -5,11 +5,12 @@ import { invoke } from "../../../ops/invoke.ts";
 import type { Warning } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Citation, uniqueCitations } from "../../citations.ts";
-import { runAi } from "../../invocation.ts";
+import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
 import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
 import { rationalesDropped, SegmentGrounder, supported } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { notesInScope, pinned, requireFits, streamText, uniqueWarnings } from "../grounded.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
@@ -38,14 +39,14 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
   const maxGroups = input.max_groups ?? 20;
   const maxPerGroup = input.max_per_group ?? 50;
   return runAi({
-    op: "toc",
+    op: "toc" satisfies AiOpName,
     ctx,
     input,
     scope: pinned(items.map((i) => i.passage)),
     promptVersion: PROMPT_VERSION,
     usesModel: true,
     async produce(session) {
-      const s = session!;
+      const s = modelSession(session);
       const max = ctx.ai.settings().maxInputTokens;
       const overhead = estimateTokens(MOC_SYSTEM) + 200;
       // Topic grouping shows the model every note; titling shows it the notes kept per group.

@@ -11,6 +11,7 @@ import { runAi } from "../../invocation.ts";
 import { passagesForPaths, renderPassages } from "../../passages.ts";
 import { PROMPT_VERSION, TOC_SYSTEM, TocDescriptionsReply } from "../../prompts.ts";
 import { SegmentGrounder } from "../../segments.ts";
+import type { AiOpName } from "../catalogue.ts";
 import { excludedWarning, pinned, streamText, uniqueWarnings } from "../grounded.ts";
 import { mapOfContent } from "./moc.ts";
 import { Input, linkTarget, Output, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
@@ -72,7 +73,7 @@ async function noteToc(ctx: OpContext, input: TocInput): Promise<TocOutput> {
   if (describe && !allowed) warnings.push(excludedWarning(1));
   const passages = describe && allowed ? passagesForPaths(ctx, [note.path]) : [];
   return runAi({
-    op: "toc",
+    op: "toc" satisfies AiOpName,
     ctx,
     input,
     scope: passages.length ? pinned(passages) : [{ path: note.path, etag: note.etag }],
