@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { sha256Hex } from "../core/random.ts";
 import type { AiDb, CacheStats } from "../index/storage/ai-db.ts";
 
 /** Entries kept at most; the oldest go first. */
@@ -34,9 +34,7 @@ function canonical(value: unknown): string {
 
 export function cacheKey(parts: CacheKeyParts): string {
   const fingerprint = [...parts.fingerprint].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash("sha256")
-    .update(canonical({ ...parts, fingerprint }))
-    .digest("hex");
+  return sha256Hex(canonical({ ...parts, fingerprint }));
 }
 
 /**

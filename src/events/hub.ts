@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { randomHex } from "../core/random.ts";
 import { followLog } from "./follow.ts";
 import type { EventLog } from "./log.ts";
 import type { NewEvent, VaultEvent } from "./types.ts";
@@ -13,7 +13,7 @@ export class EventHub {
   private readonly listeners = new Set<EventListener>();
   private seq = 0;
   /** Tells this process's events from other processes' in the shared log. */
-  private readonly tag = randomBytes(4).toString("hex");
+  private readonly tag = randomHex(4);
   private stopFollowing: (() => void) | null = null;
 
   constructor(private readonly log: EventLog | null) {}

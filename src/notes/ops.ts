@@ -1,5 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
-import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
+import { EXPRESSION_LIMITS } from "../bases/expr/limits.ts";
 import { noteWhere, noteWhereKey } from "../bases/where.ts";
 import { IndxError } from "../core/errors.ts";
 import { baseTitle } from "../index/build/file-rows.ts";

@@ -1,6 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { EXPRESSION_LIMITS } from "../bases/expr/parser.ts";
-import { noteWhere } from "../bases/where.ts";
+import { EXPRESSION_LIMITS } from "../bases/expr/limits.ts";
 import { IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import type { Availability } from "../embeddings/service.ts";
@@ -169,8 +168,11 @@ function notesWith(index: IndexStore, item: FilterItem): Set<number> {
 }
 
 /** The notes that pass `where` (a Bases expression, as note_list's: src/bases/where.ts) among those already allowed. */
-function whereIds(ctx: OpContext, allowed: Set<number> | null, where: string | undefined): Set<number> | null {
+async function whereIds(ctx: OpContext, allowed: Set<number> | null, where: string | undefined): Promise<Set<number> | null> {
   if (where === undefined) return allowed;
+  // Loaded only for a `where`: the Bases parser and evaluator (YAML, a regex engine) are most of
+  // what a plain search would otherwise load (docs/decisions.md, "A CLI search loads only what it runs").
+  const { noteWhere } = await import("../bases/where.ts");
   const passes = noteWhere(ctx.index, ctx.vault, where);
   const out = new Set<number>();
   for (const note of ctx.index.files.notes()) if ((!allowed || allowed.has(note.id)) && passes(note)) out.add(note.id);
@@ -213,7 +215,7 @@ export const vaultSearch = defineOp({
     const index = ctx.index;
     const limit = input.limit ?? ctx.vault.config.int("search.default_limit");
     const offset = decodeCursor(input.cursor);
-    const allowed = whereIds(ctx, filterNoteIds(index, input), input.where);
+    const allowed = await whereIds(ctx, filterNoteIds(index, input), input.where);
     const compiled = compileQuery(input.q);
     const searchable = !(compiled.match === null && compiled.cjk.length === 0);
     const p: Plan = searchable || input.q.trim() ? await plan(ctx, requested, input.q, warnings) : { mode: "lexical" };

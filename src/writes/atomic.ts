@@ -1,8 +1,8 @@
-import { randomBytes } from "node:crypto";
 import { closeSync, fsync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { IndxError } from "../core/errors.ts";
+import { randomHex } from "../core/random.ts";
 import { renameOver } from "../core/rename-over.ts";
 import { writeError } from "./fs-errors.ts";
 
@@ -95,7 +95,7 @@ export function syncFolders(dirs: Iterable<string>): void {
 /** The bytes in a new hidden temp file beside `abs` (its mode, unless given), open for the fsync. */
 function writeTemp(abs: string, bytes: Uint8Array, modeOverride?: number): { temp: string; fd: number } {
   const mode = modeOverride ?? existingMode(abs) ?? 0o644;
-  const temp = join(dirname(abs), `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomBytes(6).toString("hex")}`);
+  const temp = join(dirname(abs), `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomHex(6)}`);
   const fd = openSync(temp, "wx", mode);
   try {
     let off = 0;

@@ -1,5 +1,5 @@
-import { createHash } from "node:crypto";
 import { IndxError } from "../core/errors.ts";
+import { sha256Hex } from "../core/random.ts";
 import { StateDb } from "../index/storage/state-db.ts";
 
 const TTL_MS = 24 * 60 * 60 * 1000;
@@ -73,7 +73,7 @@ function validateKey(key: string): void {
 
 /** A stable hash of a JSON value: object keys sorted, so key order never changes the request. */
 export function fingerprintOf(value: unknown): string {
-  return createHash("sha256").update(canonicalJson(value)).digest("hex");
+  return sha256Hex(canonicalJson(value));
 }
 
 function canonicalJson(value: unknown): string {

@@ -240,7 +240,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "vectors.ts",
   ],
   "index/build": ["file-rows.ts", "folder-check.ts", "indexer.ts", "jobs.ts", "watcher.ts", "worker-runner.ts"],
-  bases: ["cells.ts", "expr/parser.ts", "ops.ts", "properties.ts", "where.ts"],
+  bases: ["cells.ts", "expr/limits.ts", "expr/parser.ts", "ops.ts", "properties.ts", "where.ts"],
   patch: ["engine.ts", "schema.ts"],
   search: ["filter.ts", "fusion-weight.ts", "ops.ts", "related.ts", "semantic.ts", "stopwords.ts"],
   embeddings: ["job.ts", "service.ts", "store.ts"],

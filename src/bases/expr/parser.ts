@@ -1,5 +1,6 @@
 import { ExpressionError } from "./errors.ts";
 import { type Token, tokenize } from "./lexer.ts";
+import { EXPRESSION_LIMITS } from "./limits.ts";
 
 export type BinaryOp = "||" | "&&" | "==" | "!=" | "<" | "<=" | ">" | ">=" | "+" | "-" | "*" | "/" | "%";
 
@@ -14,9 +15,6 @@ export type Node =
   | { kind: "member"; object: Node; name: string; at: number }
   | { kind: "index"; object: Node; index: Node; at: number }
   | { kind: "call"; callee: Node; args: Node[]; at: number };
-
-/** Bounds on one expression (docs/decisions.md, "Bases input bounds"). */
-export const EXPRESSION_LIMITS = { chars: 10_000, depth: 64 } as const;
 
 /** JavaScript precedence, as Obsidian's "Bases functions follow JavaScript behavior" implies. */
 const BINARY_PRECEDENCE: Record<string, number> = {

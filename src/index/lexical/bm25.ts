@@ -75,6 +75,7 @@ function prepare(snapshot: Fts5Snapshot, expr: Expr, frequency: Frequency, extra
   collectPhrases(expr, phrases);
   if (phrases.length > MAX_PHRASES || phrases.some((p) => p.prefix || !p.terms.length)) return null;
   const columns = snapshot.totals.length;
+  if (snapshot.partial) snapshot.need(rowsToScore(snapshot, phrases, extra));
   // A phrase repeated in the expression (the compiler repeats the first required item) is read once.
   const read = new Map<string, PhraseRows>();
   const lists = phrases.map((p) => {
@@ -229,6 +230,18 @@ export function rankByBm25f(
     insertBounded(best, id, -1.0 * (candidates.get(id)! + ceiling), limit);
   }
   return best;
+}
+
+/**
+ * The rows whose lengths scoring may read: those with the first term of a phrase (a superset of
+ * the phrase's rows) and the extra rows. Named before the lists are read, as the lists are scored
+ * while they are read (src/index/lexical/fts5-postings.ts, RowLengths).
+ */
+function rowsToScore(snapshot: Fts5Snapshot, phrases: Phrase[], extra: readonly ExtraRows[]): number[] {
+  const rowids: number[] = [];
+  for (const term of new Set(phrases.map((p) => p.terms[0]!))) snapshot.visit(term, false, (rowid) => rowids.push(rowid));
+  for (const e of extra) rowids.push(...e.rowids);
+  return rowids;
 }
 
 /** The columns with a count (bit c: column c). */

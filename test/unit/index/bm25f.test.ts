@@ -30,12 +30,12 @@ function random(seed: number) {
   return { next, pick: <T>(xs: readonly T[]) => xs[next(xs.length)]! };
 }
 
-function index(seed: number): { db: Database; fts: FtsQueries; live: Set<number> } {
+function index(seed: number, vocab: readonly string[] = VOCAB): { db: Database; fts: FtsQueries; live: Set<number> } {
   const db = new Database(":memory:");
   open.push(db);
   db.run(NOTES_FTS_SQL);
   const r = random(seed);
-  const text = (words: number) => Array.from({ length: words }, () => r.pick(VOCAB)).join(" ");
+  const text = (words: number) => Array.from({ length: words }, () => r.pick(vocab)).join(" ");
   const insert = db.prepare("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)");
   const live = new Set<number>();
   let id = 0;
@@ -115,6 +115,50 @@ describe("BM25F from the posting lists", () => {
       compared++;
     }
     expect(compared).toBe(60);
+  });
+
+  test("a fresh process reads only the matched rows' lengths, and scores as when it holds every row's, across writes", () => {
+    // Rare words match a few rows: their lengths are read one by one (src/index/lexical/fts5-postings.ts,
+    // RowLengths); a query over a common word makes the other reader read every row's.
+    const rare = Array.from({ length: 60 }, (_, i) => `rare${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+    const { db, live } = index(21);
+    const insert = db.prepare("INSERT INTO notes_fts(rowid, title, aliases, tags, headings, body) VALUES (?, ?, ?, ?, ?, ?)");
+    const write = (id: number, title: string, body: string) => {
+      insert.run(id, title, "", "", "", body);
+      live.add(id);
+    };
+    db.run("BEGIN");
+    for (let id = 500; id < 560; id++) write(id, `${rare[id % 60]} note`, `${rare[(id * 7) % 60]} ${"alpha river ".repeat(id % 40)}`);
+    db.run("COMMIT");
+    const lazy = new FtsQueries(db);
+    const whole = new FtsQueries(db);
+    const r = random(22);
+    const check = () => {
+      const bm25f = reference(db, live);
+      whole.ranked(compileQuery("alpha OR beta OR gamma OR delta").match!, { allowed: null }, 1);
+      const fresh = new FtsQueries(db);
+      for (let q = 0; q < 30; q++) {
+        const words = [...new Set(Array.from({ length: 1 + r.next(2) }, () => r.pick(rare)))];
+        const { match } = compileQuery(words.join(" OR "));
+        const want = bm25f(words);
+        const [a, b, c] = [lazy, whole, fresh].map((f) => f.ranked(match!, { allowed: null }, 40)!);
+        expect(a).toEqual(b!);
+        expect(c).toEqual(b!);
+        expect(b!.map((m) => m.fileId)).toEqual(want.slice(0, 40).map((w) => w.fileId));
+        for (const [i, m] of b!.entries()) expect(-m.bm25).toBeCloseTo(want[i]!.score, 9);
+      }
+    };
+    check();
+    // Added, edited and deleted notes: a new version of the index, read again by each reader.
+    db.run("BEGIN");
+    for (let id = 1000; id < 1020; id++) write(id, `${rare[id % 60]} note`, `${rare[(id * 7) % 60]} ${"stone ".repeat(id % 50)}`);
+    for (let id = 500; id < 530; id++) {
+      db.run("DELETE FROM notes_fts WHERE rowid = ?", [id]);
+      if (id % 2) write(id, rare[id % 60]!, `${rare[(id + 3) % 60]} ${"night ".repeat(id % 90)}`);
+      else live.delete(id);
+    }
+    db.run("COMMIT");
+    check();
   });
 
   test("a title word counts the same in a long note as in a short one", () => {
