@@ -112,9 +112,11 @@ export const attachmentWrite = defineOp({
       return { changes, value: { path, embed } };
     });
     const { path, embed } = done.value;
+    const etag = done.etags[path];
+    if (etag === undefined) throw new IndxError("internal", `The write of ${path} returned no etag`);
     return {
       path,
-      etag: done.etags[path]!,
+      etag,
       size: bytes.length,
       mime: mimeType(path),
       created: true,

@@ -29,7 +29,7 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
     throw new IndxError("parse_failed", "The file is not valid JSON.", { offset: i });
   };
   const ws = () => {
-    while (i < text.length && " \t\n\r".includes(text[i]!)) i++;
+    while (i < text.length && " \t\n\r".includes(text.charAt(i))) i++;
   };
   const str = (): { start: number; end: number; value: string } => {
     const start = i;
@@ -86,8 +86,8 @@ export function jsonStringSpans(text: string): JsonStringSpan[] {
     } else {
       // number, true, false, null
       const m = /^(?:-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null)/.exec(text.slice(i, i + 400));
-      if (!m) fail();
-      i += m![0].length;
+      if (!m) return fail();
+      i += m[0].length;
     }
   };
   value();

@@ -22,8 +22,9 @@ function canvasPath(ctx: OpContext, input: unknown): string {
 function existingCanvas(state: FileState, ifMatch: string | undefined) {
   if (state.content === "not_utf8") throw notUtf8(state.path);
   if (!state.exists || state.text === null) throw new IndxError("not_found", `No canvas at ${state.path}`, { path: state.path });
+  if (state.etag === null) throw new IndxError("internal", `${state.path} exists but was read without an etag`);
   assertVersion(state, ifMatch);
-  return parseCanvas(state.text);
+  return { doc: parseCanvas(state.text), text: state.text, etag: state.etag };
 }
 
 const WrittenCanvas = Type.Object({
@@ -98,9 +99,12 @@ export const canvasWrite = defineOp({
       if (!changed) assertVersion(before, ifMatch);
       return { changes: changed ? [{ type: "write" as const, path, text, expect }] : [], value: { created: !before.exists, changed, etag: before.etag } };
     });
+    // A missing canvas is always written, so only an unchanged one falls back to the etag it was read with.
+    const etag = done.etags[path] ?? done.value.etag;
+    if (etag === null) throw new IndxError("internal", `The write of ${path} returned no etag`);
     return {
       path,
-      etag: done.etags[path] ?? done.value.etag!,
+      etag,
       created: done.value.created,
       changed: done.value.changed,
       nodes: doc.nodes?.length ?? 0,
@@ -134,12 +138,13 @@ export const canvasPatch = defineOp({
     const ifMatch = normalizeEtag(input.if_match);
     const done = await ctx.writer.transact("canvas_patch", [path], (io) => {
       const before = io.read(path);
-      const doc = validateCanvas(applyCanvasPatches(existingCanvas(before, ifMatch), input.ops));
-      const text = serializeCanvas(doc, before.text!);
-      const changed = text !== before.text;
+      const existing = existingCanvas(before, ifMatch);
+      const doc = validateCanvas(applyCanvasPatches(existing.doc, input.ops));
+      const text = serializeCanvas(doc, existing.text);
+      const changed = text !== existing.text;
       return {
-        changes: changed ? [{ type: "write" as const, path, text, expect: { etag: before.etag! } }] : [],
-        value: { doc, changed, etag: before.etag! },
+        changes: changed ? [{ type: "write" as const, path, text, expect: { etag: existing.etag } }] : [],
+        value: { doc, changed, etag: existing.etag },
       };
     });
     const doc = done.value.doc;

@@ -26,8 +26,9 @@ function checkItem(kind: "node" | "edge", item: unknown, index: number): void {
   const probe = kind === "node" ? { nodes: [item] } : { edges: [item] };
   // An edge alone names nodes that are not in the probe; only its own fields are checked here.
   const problems = canvasProblems(probe).filter((p) => !p.message.startsWith("names no node"));
-  if (problems.length > 0)
-    throw new IndxError("validation_failed", `Invalid ${kind} (op ${index}): ${problems[0]!.path} ${problems[0]!.message}`, {
+  const [first] = problems;
+  if (first)
+    throw new IndxError("validation_failed", `Invalid ${kind} (op ${index}): ${first.path} ${first.message}`, {
       op: index,
       problems,
     });
@@ -53,7 +54,9 @@ function update(items: Item[], kind: "node" | "edge", id: string, set: Record<st
       op: index,
       id,
     });
-  const next: Record<string, unknown> = { ...items[at]! };
+  const current = items[at];
+  if (current === undefined) throw notFound(kind, id, index);
+  const next: Record<string, unknown> = { ...current };
   for (const [k, v] of Object.entries(set)) {
     if (v === null) delete next[k];
     else next[k] = structuredClone(v);
@@ -83,7 +86,10 @@ function applyOp(nodes: Item[], edges: Item[], op: CanvasPatchOp, index: number)
     case "remove_node": {
       nodes.splice(indexOf(nodes, "node", op.id, index), 1);
       // An edge cannot outlive either of its ends.
-      for (let i = edges.length - 1; i >= 0; i--) if (edges[i]!.fromNode === op.id || edges[i]!.toNode === op.id) edges.splice(i, 1);
+      for (let i = edges.length - 1; i >= 0; i--) {
+        const edge = edges[i];
+        if (edge && (edge.fromNode === op.id || edge.toNode === op.id)) edges.splice(i, 1);
+      }
       return;
     }
     case "add_edge":

@@ -120,8 +120,8 @@ export function canvasProblems(value: unknown): CanvasProblem[] {
 /** The value as a CanvasDoc, or validation_failed with every problem ({ problems: [{path, message}] }). */
 export function validateCanvas(value: unknown): CanvasDoc {
   const problems = canvasProblems(value);
-  if (problems.length > 0) {
-    const first = problems[0]!;
+  const [first] = problems;
+  if (first) {
     throw new IndxError("validation_failed", `Invalid canvas: ${first.path} ${first.message}`, { problems });
   }
   return value as CanvasDoc;
@@ -175,7 +175,7 @@ function detectLayout(original: string): Layout {
   const indent = /\n([ \t]+)\S/.exec(original)?.[1] ?? "\t";
   // In Obsidian's layout the first node's line starts with `{` and ends with `}` (or `},`).
   const item = /"(?:nodes|edges)"\s*:\s*\[\s*\r?\n([ \t]*)(\{.*)\r?\n/.exec(original);
-  const compactItems = item ? /\}\s*,?\s*$/.test(item[2]!) : true;
+  const compactItems = item ? /\}\s*,?\s*$/.test(item[2] ?? "") : true;
   return { indent: indent.startsWith("\t") ? "\t" : indent, compactItems, minified: false, trailingNewline: /\n\s*$/.test(original), eol };
 }
 
