@@ -32,7 +32,10 @@ export function globToRegExp(glob: string, options: GlobOptions = {}): RegExp {
   }
   const re = compile(glob.startsWith("/") ? glob.slice(1) : glob, options.nocase ?? false);
   cache.set(key, re);
-  if (cache.size > CACHE_LIMIT) cache.delete(cache.keys().next().value!);
+  if (cache.size > CACHE_LIMIT) {
+    const oldest = cache.keys().next();
+    if (!oldest.done) cache.delete(oldest.value);
+  }
   return re;
 }
 
@@ -62,7 +65,7 @@ function translate(glob: string): string {
   let braceStart = 0;
   let i = 0;
   while (i < glob.length) {
-    const ch = glob[i]!;
+    const ch = glob.charAt(i);
     if (ch === "*") {
       let stars = 1;
       while (glob[i + stars] === "*") stars++;
@@ -101,8 +104,9 @@ function translate(glob: string): string {
       i++;
       continue;
     }
-    if (ch === "\\" && i + 1 < glob.length) {
-      const escaped = String.fromCodePoint(glob.codePointAt(i + 1)!);
+    const escapedCode = ch === "\\" ? glob.codePointAt(i + 1) : undefined;
+    if (escapedCode !== undefined) {
+      const escaped = String.fromCodePoint(escapedCode);
       out += escapeLiteral(escaped);
       i += 1 + escaped.length;
       continue;
@@ -136,9 +140,9 @@ function charClass(glob: string, open: number): { source: string; end: number } 
   let body = "";
   // A `]` right after the opening (or its `!`) is a literal member, as in POSIX.
   for (let first = true; i < glob.length && (first || glob[i] !== "]"); first = false) {
-    let ch = glob[i]!;
+    let ch = glob.charAt(i);
     const escaped = ch === "\\" && i + 1 < glob.length;
-    if (escaped) ch = glob[++i]!;
+    if (escaped) ch = glob.charAt(++i);
     // An unescaped `-` between two members is a range; anything else is escaped into a plain member.
     const isRange = ch === "-" && !escaped && !first && glob[i + 1] !== "]";
     body += isRange ? "-" : escapeClassMember(ch);

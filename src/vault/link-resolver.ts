@@ -92,7 +92,10 @@ export class LinkResolver {
     // this, so a first build resolves them without sorting or folding the source's folder.
     if (!n.includes("/")) {
       if (typeof entry === "string") return [entry];
-      if (entry.lowerByPath.size === 1) return [entry.lowerByPath.keys().next().value!];
+      if (entry.lowerByPath.size === 1) {
+        const only = entry.lowerByPath.keys().next();
+        if (!only.done) return [only.value];
+      }
     }
     const cands = typeof entry === "string" ? [candidate(entry, fold(entry))] : sortedCandidates(entry);
     const dir = dirName(fold(sourcePath));

@@ -17,8 +17,13 @@ export function claimAndStat(paths: string[], from: number, to: number, results:
 export function statFiles(paths: string[], from: number, to: number, results: Float64Array): void {
   for (let i = from; i < to; i++) {
     const at = 2 * (i - from);
+    const path = paths[i];
+    if (path === undefined) {
+      results[at] = UNREADABLE;
+      continue;
+    }
     try {
-      const st = statSync(paths[i]!);
+      const st = statSync(path);
       results[at] = st.isFile() ? st.size : NOT_A_FILE;
       results[at + 1] = Math.floor(st.mtimeMs);
     } catch {

@@ -1,6 +1,6 @@
 import { availableParallelism } from "node:os";
 import { claimAndStat, statFiles } from "./stat-chunks.ts";
-import { CHUNK, CLAIMED, type StatChunkRequest } from "./stat-protocol.ts";
+import { CHUNK, CLAIMED, type StatChunkRequest, UNREADABLE } from "./stat-protocol.ts";
 
 /** The stats of files by their place in the list statted: size (or NOT_A_FILE, UNREADABLE), then mtime. */
 export class FileStats {
@@ -8,12 +8,13 @@ export class FileStats {
   constructor(private readonly chunks: Float64Array[]) {}
 
   /** The file's size in bytes, or NOT_A_FILE, or UNREADABLE. */
+  // A place past the end of the list was never statted: it reads as unreadable, mtime 0.
   size(i: number): number {
-    return this.chunks[Math.floor(i / CHUNK)]![2 * (i % CHUNK)]!;
+    return this.chunks[Math.floor(i / CHUNK)]?.[2 * (i % CHUNK)] ?? UNREADABLE;
   }
 
   mtimeMs(i: number): number {
-    return this.chunks[Math.floor(i / CHUNK)]![2 * (i % CHUNK) + 1]!;
+    return this.chunks[Math.floor(i / CHUNK)]?.[2 * (i % CHUNK) + 1] ?? 0;
   }
 }
 
@@ -44,15 +45,16 @@ export class StatPool {
   found(paths: string[]): void {
     const count = paths.length;
     if (count === PARALLEL_MIN && availableParallelism() > 1) this.worker = new Worker(new URL("./stat-worker.ts", import.meta.url));
-    if (this.worker && count % CHUNK === 0) while (this.posted.length < count / CHUNK) this.post(paths, this.posted.length);
+    const worker = this.worker;
+    if (worker && count % CHUNK === 0) while (this.posted.length < count / CHUNK) this.post(worker, paths, this.posted.length);
   }
 
   /** Stats the files; `meanwhile` runs on this thread first, while the worker goes on. */
   stat(paths: string[], meanwhile?: () => void): FileStats {
     meanwhile?.();
     for (let c = this.posted.length - 1; c >= 0; c--) {
-      const { results, state } = this.posted[c]!;
-      claimAndStat(paths, c * CHUNK, (c + 1) * CHUNK, results, state);
+      const chunk = this.posted[c];
+      if (chunk) claimAndStat(paths, c * CHUNK, (c + 1) * CHUNK, chunk.results, chunk.state);
     }
     const rest: Float64Array[] = [];
     for (let from = this.posted.length * CHUNK; from < paths.length; from += CHUNK) {
@@ -73,10 +75,10 @@ export class StatPool {
     this.worker = null;
   }
 
-  private post(paths: string[], c: number): void {
+  private post(worker: Worker, paths: string[], c: number): void {
     const results = new SharedArrayBuffer(2 * CHUNK * Float64Array.BYTES_PER_ELEMENT);
     const state = new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT);
-    this.worker!.postMessage({ ...encodePaths(paths.slice(c * CHUNK, (c + 1) * CHUNK)), results, state } satisfies StatChunkRequest);
+    worker.postMessage({ ...encodePaths(paths.slice(c * CHUNK, (c + 1) * CHUNK)), results, state } satisfies StatChunkRequest);
     this.posted.push({ results: new Float64Array(results), state: new Int32Array(state) });
   }
 }
