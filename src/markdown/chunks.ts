@@ -33,14 +33,16 @@ class Lines {
   ) {
     this.n = starts.length;
   }
+  /** Start of line k; a line past the last starts at the end of the text. */
   start(k: number): number {
-    return this.starts[k]!;
+    return this.starts[k] ?? this.text.length;
   }
   /** End of line k's content (before `\r\n` / `\n`). */
   end(k: number): number {
     const text = this.text;
     let e: number;
-    if (k + 1 < this.n) e = this.starts[k + 1]! - 1;
+    const next = this.starts[k + 1];
+    if (next !== undefined) e = next - 1;
     else {
       e = text.length;
       if (e > this.start(k) && text.charCodeAt(e - 1) === 10) e--;
@@ -71,9 +73,13 @@ export function buildChunks(src: ChunkSource, opts: ChunkOptions = {}): Chunk[] 
   const fenceIds = (): Int32Array => {
     if (fenceOf) return fenceOf;
     fenceOf = new Int32Array(lines.n);
-    for (let f = 0; f + 1 < src.fences.length; f += 2) {
-      const a = Math.max(0, src.fences[f]! - src.firstLine);
-      const b = Math.min(lines.n - 1, src.fences[f + 1]! - src.firstLine);
+    // Fences come in pairs of opening and closing line; an unpaired last one is left out.
+    for (let f = 0; ; f += 2) {
+      const open = src.fences[f];
+      const close = src.fences[f + 1];
+      if (open === undefined || close === undefined) break;
+      const a = Math.max(0, open - src.firstLine);
+      const b = Math.min(lines.n - 1, close - src.firstLine);
       for (let k = a; k <= b; k++) fenceOf[k] = f / 2 + 1;
     }
     return fenceOf;
@@ -110,7 +116,7 @@ export function buildChunks(src: ChunkSource, opts: ChunkOptions = {}): Chunk[] 
       let k = s;
       while (k <= e) {
         let g = k;
-        const f = fid[k]!;
+        const f = fid[k] ?? 0;
         if (f !== 0) while (g + 1 <= e && fid[g + 1] === f) g++;
         groups.push([k, g]);
         k = g + 1;
@@ -146,7 +152,7 @@ export function buildChunks(src: ChunkSource, opts: ChunkOptions = {}): Chunk[] 
     const k = h.line - src.firstLine;
     if (k < 0 || k >= lines.n) continue;
     if (k > from) section(from, k - 1, path);
-    while (stack.length > 0 && stack[stack.length - 1]!.level >= h.level) stack.pop();
+    for (let top = stack.at(-1); top !== undefined && top.level >= h.level; top = stack.at(-1)) stack.pop();
     stack.push({ level: h.level, text: h.text });
     path = stack.map((x) => x.text);
     from = k;

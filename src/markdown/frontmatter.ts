@@ -227,7 +227,8 @@ export function frontmatterLinks(data: Record<string, unknown> | null, block: Fr
 export function frontmatterTagLines(data: Record<string, unknown> | null, block: FrontmatterBlock, text: string): { tag: string; line: number }[] {
   const tags = frontmatterTags(data);
   if (tags.length === 0 || !data) return [];
-  const key = firstKey(data, /^tags$/i)!;
+  const key = firstKey(data, /^tags$/i);
+  if (key === undefined) return [];
   let cursor = keyIndexInYaml(block.yaml, key);
   return tags.map((tag) => {
     const at = block.yaml.indexOf(tag, cursor);

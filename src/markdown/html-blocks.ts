@@ -40,8 +40,8 @@ export function htmlBlockStart(line: string, inParagraph: boolean): HtmlBlockEnd
   if (line.startsWith("<?")) return { marker: "?>" };
   if (line.startsWith("<![CDATA[")) return { marker: "]]>" };
   if (/^<![A-Za-z]/.test(line)) return { marker: ">" };
-  const tag = BLOCK_TAG.exec(line);
-  if (tag && BLOCK_NAMES.has(tag[1]!.toLowerCase())) return { blankLine: true };
+  const tagName = BLOCK_TAG.exec(line)?.[1];
+  if (tagName !== undefined && BLOCK_NAMES.has(tagName.toLowerCase())) return { blankLine: true };
   if (!inParagraph && LONE_TAG.test(line) && !RAW_TEXT.test(line.replace("</", "<"))) return { blankLine: true };
   return null;
 }

@@ -12,13 +12,13 @@ export class OpenLists {
 
   /** Is a line indented `indent` columns left of every open item's content? */
   leftOfAll(indent: number): boolean {
-    return this.columns.length > 0 && indent < this.columns[0]!;
+    const outermost = this.columns[0];
+    return outermost !== undefined && indent < outermost;
   }
 
   /** Content column of the deepest open item a line indented `indent` columns reaches, 0 when none. */
   base(indent: number): number {
-    const k = this.reached(indent);
-    return k > 0 ? this.columns[k - 1]! : 0;
+    return this.columns[this.reached(indent) - 1] ?? 0;
   }
 
   /** A block opens at `indent`: the items it does not reach are closed (all of them: the list ends). */
@@ -38,7 +38,7 @@ export class OpenLists {
 
   private reached(indent: number): number {
     let k = this.columns.length;
-    while (k > 0 && this.columns[k - 1]! > indent) k--;
+    for (let column = this.columns[k - 1]; column !== undefined && column > indent; column = this.columns[k - 1]) k--;
     return k;
   }
 }

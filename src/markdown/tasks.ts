@@ -33,7 +33,7 @@ export function listItemAt(text: string, p: number, end: number): ListItemMatch 
     (contentStart + 3 === end || isSpaceOrTab(text.charCodeAt(contentStart + 3)))
   ) {
     const ts = skipSpaces(text, contentStart + 3, end);
-    return { contentStart, status: text[contentStart + 1]!, textStart: ts, textEnd: trimEndIndex(text, ts, end) };
+    return { contentStart, status: text.charAt(contentStart + 1), textStart: ts, textEnd: trimEndIndex(text, ts, end) };
   }
   return { contentStart, status: null, textStart: contentStart, textEnd: contentStart };
 }

@@ -44,13 +44,13 @@ function scalar(raw: string, flow: boolean): { v: unknown } | undefined {
   const q = s.charCodeAt(0);
   if (q === 34 /* " */ || q === 39 /* ' */) {
     const inner = s.slice(1, -1);
-    if (s.length < 2 || s.charCodeAt(s.length - 1) !== q || inner.indexOf(s[0]!) >= 0 || inner.indexOf("\\") >= 0) {
+    if (s.length < 2 || s.charCodeAt(s.length - 1) !== q || inner.indexOf(s.charAt(0)) >= 0 || inner.indexOf("\\") >= 0) {
       return undefined;
     }
     if (flow && inner.indexOf(",") >= 0) return undefined;
     return { v: inner };
   }
-  if (BAD_FIRST.has(s[0]!)) return undefined;
+  if (BAD_FIRST.has(s.charAt(0))) return undefined;
   if (s.indexOf(": ") >= 0 || s.endsWith(":") || s.indexOf("\t") >= 0) return undefined;
   if (flow && /[,[\]{}:]/.test(s)) return undefined;
   return { v: resolvePlain(s) };
@@ -62,7 +62,7 @@ export function parseSimpleYaml(src: string): Record<string, unknown> | undefine
   const out: Record<string, unknown> = {};
   let i = 0;
   while (i < lines.length) {
-    let line = lines[i]!;
+    let line = lines[i] ?? "";
     if (line.endsWith("\r")) line = line.slice(0, -1);
     i++;
     if (line.trim() === "") continue;
@@ -78,7 +78,7 @@ export function parseSimpleYaml(src: string): Record<string, unknown> | undefine
       const items: unknown[] = [];
       let indent = -1;
       while (i < lines.length) {
-        let l = lines[i]!;
+        let l = lines[i] ?? "";
         if (l.endsWith("\r")) l = l.slice(0, -1);
         if (l.trim() === "") {
           i++;
