@@ -12,9 +12,17 @@ export function baseBlocks(text: string): BaseBlock[] {
   const blocks: BaseBlock[] = [];
   const starts = [0];
   for (let i = text.indexOf("\n"); i >= 0; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  const lineEnd = (n: number) => (n + 1 < starts.length ? starts[n + 1]! - 1 : text.length);
+  const lineEnd = (n: number) => {
+    const next = starts[n + 1];
+    return next === undefined ? text.length : next - 1;
+  };
+  /** Where line n's text starts, after its indent. */
+  const textStart = (n: number) => {
+    const at = starts[n] ?? text.length;
+    return at + indentOf(text, at, lineEnd(n));
+  };
   for (let n = 0; n < starts.length; n++) {
-    const start = starts[n]! + indentOf(text, starts[n]!, lineEnd(n));
+    const start = textStart(n);
     const open = fenceOpenAt(text, start, lineEnd(n));
     if (!open) continue;
     const info = text
@@ -22,10 +30,10 @@ export function baseBlocks(text: string): BaseBlock[] {
       .trim()
       .split(/\s+/)[0];
     let close = n + 1;
-    while (close < starts.length && !isFenceCloseAt(text, starts[close]! + indentOf(text, starts[close]!, lineEnd(close)), lineEnd(close), open)) close++;
+    while (close < starts.length && !isFenceCloseAt(text, textStart(close), lineEnd(close), open)) close++;
     if (info === "base") {
       const from = starts[n + 1] ?? text.length;
-      const to = close < starts.length ? starts[close]! : text.length;
+      const to = starts[close] ?? text.length;
       blocks.push({ yaml: text.slice(from, to).replace(/\r$/gm, ""), line: n + 2 });
     }
     n = close;

@@ -34,7 +34,7 @@ export class EvalBudget {
   /** The size of a value in units: its characters, or its items. */
   static sizeOf(v: Value | undefined): number {
     if (typeof v === "string") return v.length;
-    if (isList(v!)) return v.length * LIST_ITEM_UNITS;
+    if (v !== undefined && isList(v)) return v.length * LIST_ITEM_UNITS;
     return 1;
   }
 

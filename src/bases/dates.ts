@@ -102,9 +102,9 @@ export function parseDuration(text: string): DurationValue | null {
   while (at < t.length) {
     re.lastIndex = at;
     const m = re.exec(t);
-    if (!m) return null;
+    const word = m?.[2];
+    if (!m || word === undefined) return null;
     const n = Number(m[1]);
-    const word = m[2]!;
     const unit = UNITS[word] ?? (word.length > 1 ? UNITS[word.toLowerCase()] : undefined);
     if (!unit) return null;
     if (unit === "y") months += n * 12;

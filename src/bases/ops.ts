@@ -74,7 +74,8 @@ export const baseQuery = defineOp({
     const views = loaded.definition.views;
     const viewName = input.view ?? loaded.defaultView;
     const viewIndex = viewName === undefined ? 0 : views.findIndex((v) => v.name === viewName);
-    if (viewIndex < 0)
+    const view = views[viewIndex];
+    if (view === undefined)
       throw new IndxError("not_found", `${loaded.source} has no view named '${input.view}'.`, { view: input.view, views: views.map((v) => v.name) });
     const broken = compiled.viewErrors[viewIndex];
     if (broken) throw broken;
@@ -93,7 +94,6 @@ export const baseQuery = defineOp({
       (v) => v.ordered.length,
     );
     const result = pageOfView(evaluated, offset, pageSize);
-    const view = views[viewIndex]!;
     return {
       path: loaded.path,
       view: { name: view.name, type: view.type, options: view.options },
@@ -134,7 +134,8 @@ function loadBase(ctx: OpContext, input: { path?: string; base?: string; view?: 
     if (input.view === undefined || loaded.definition.views.some((v) => v.name === input.view)) return loaded;
     first ??= loaded;
   }
-  return first!;
+  if (first === null) throw new IndxError("internal", `${file.path} has base blocks but none was loaded`);
+  return first;
 }
 
 /**

@@ -204,7 +204,7 @@ function readFilter(v: unknown, path: KeyPath, depth: number, budget: { count: n
   const keys = Object.keys(v);
   const key = keys[0];
   if (keys.length !== 1 || (key !== "and" && key !== "or" && key !== "not"))
-    throw new BaseError("a filter mapping has exactly one key: and, or or not", keys.length === 1 ? [...path, key!] : path);
+    throw new BaseError("a filter mapping has exactly one key: and, or or not", keys.length === 1 && key !== undefined ? [...path, key] : path);
   const list = v[key];
   if (list === null || list === undefined) return { kind: key, items: [] };
   const items = Array.isArray(list) ? list : [list];

@@ -47,7 +47,7 @@ export function compileBase(definition: BaseDefinition, text: string, source: st
     formulas.set(name, compiled.run);
     references.set(name, compiled.formulas);
   }
-  checkCycles(references, (cycle) => locatedError(source, `formulas refer to each other in a cycle: ${cycle.join(" → ")}`, ["formulas", cycle[0]!], null));
+  checkCycles(references, (cycle) => locatedError(source, `formulas refer to each other in a cycle: ${cycle.join(" → ")}`, ["formulas", cycle[0]], null));
   const summaries = new Map<string, Compiled>();
   for (const [name, s] of definition.summaries) summaries.set(name, expression(s.source, s.path).run);
   const syntax = new Map<FilterStatement, Node>();
@@ -57,7 +57,12 @@ export function compileBase(definition: BaseDefinition, text: string, source: st
     return compiled.run;
   };
   const filterOf = (node: FilterNode | null) => (node ? compileFilter(node, statement) : null);
-  const planOf = (node: FilterNode | null) => (node ? planFilter(node, (s) => syntax.get(s)!) : null);
+  const syntaxOf = (s: FilterStatement): Node => {
+    const parsed = syntax.get(s);
+    if (parsed === undefined) throw new IndxError("internal", "A filter statement was planned before it was compiled");
+    return parsed;
+  };
+  const planOf = (node: FilterNode | null) => (node ? planFilter(node, syntaxOf) : null);
   // A view's filters that do not compile are that view's error (viewErrors): the other views run.
   const viewErrors: (IndxError | null)[] = [];
   const viewFilters = definition.views.map((v, i) => {
@@ -113,14 +118,16 @@ function compileFilter(node: FilterNode, expression: (statement: FilterStatement
   }
 }
 
-function checkCycles(references: ReadonlyMap<string, ReadonlySet<string>>, error: (cycle: string[]) => IndxError): void {
+function checkCycles(references: ReadonlyMap<string, ReadonlySet<string>>, error: (cycle: readonly [string, ...string[]]) => IndxError): void {
   const done = new Set<string>();
   const visit = (name: string, stack: string[]) => {
     const at = stack.indexOf(name);
-    if (at >= 0) throw error([...stack.slice(at), name]);
-    if (done.has(name) || !references.has(name)) return;
+    // stack[at] is name: the cycle starts and ends with it.
+    if (at >= 0) throw error([name, ...stack.slice(at + 1), name]);
+    const refs = references.get(name);
+    if (done.has(name) || refs === undefined) return;
     stack.push(name);
-    for (const next of references.get(name)!) visit(next, stack);
+    for (const next of refs) visit(next, stack);
     stack.pop();
     done.add(name);
   };

@@ -36,13 +36,15 @@ const exact = (c: CandidateCondition): Bounds => ({ may: c, must: c });
 function and(items: CandidateCondition[]): CandidateCondition {
   if (items.some((i) => i.kind === "none")) return NONE;
   const kept = items.flatMap((i) => (i.kind === "all" ? [] : i.kind === "and" ? i.items : [i]));
-  return kept.length === 0 ? ALL : kept.length === 1 ? kept[0]! : { kind: "and", items: kept };
+  if (kept.length > 1) return { kind: "and", items: kept };
+  return kept[0] ?? ALL;
 }
 
 function or(items: CandidateCondition[]): CandidateCondition {
   if (items.some((i) => i.kind === "all")) return ALL;
   const kept = items.flatMap((i) => (i.kind === "none" ? [] : i.kind === "or" ? i.items : [i]));
-  return kept.length === 0 ? NONE : kept.length === 1 ? kept[0]! : { kind: "or", items: kept };
+  if (kept.length > 1) return { kind: "or", items: kept };
+  return kept[0] ?? NONE;
 }
 
 function not(c: CandidateCondition): CandidateCondition {

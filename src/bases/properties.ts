@@ -126,7 +126,8 @@ function plainValue(raw: unknown, resolve: ResolveLink): Value {
   if (raw === null || raw === undefined) return null;
   if (typeof raw === "string") {
     const m = WIKILINK.exec(raw.trim());
-    return m ? new LinkValue(m[1]!, resolve(m[1]!), m[3] ?? null) : raw;
+    const linkpath = m?.[1];
+    return m && linkpath !== undefined ? new LinkValue(linkpath, resolve(linkpath), m[3] ?? null) : raw;
   }
   if (typeof raw === "number" || typeof raw === "boolean") return raw;
   if (Array.isArray(raw)) return raw.map((item) => plainValue(item, resolve));

@@ -1,3 +1,4 @@
+import { IndxError } from "../core/errors.ts";
 /**
  * Runs one view of a compiled base over the vault, in Obsidian's order (docs/decisions.md,
  * "Bases execution"): filter (base AND view), stable multi-key sort, limit, group, summaries.
@@ -113,7 +114,8 @@ export interface EvaluatedView {
 }
 
 export function evaluateView(base: CompiledBase, viewIndex: number, opts: Omit<RunOptions, "offset" | "pageSize">): EvaluatedView {
-  const view = base.definition.views[viewIndex]!;
+  const view = base.definition.views[viewIndex];
+  if (view === undefined) throw new IndxError("internal", `A base has no view ${viewIndex}; callers pick one it has`);
   const env = makeEnv(base, opts);
   const scopeOf = (entry: Entry): Scope => ({ env, row: { entry, formulas: null }, locals: null });
   const baseFilter = base.filter;
@@ -157,7 +159,7 @@ export function pageOfView(view: EvaluatedView, offset: number, pageSize: number
   const cellsOf = view.columnIds.map((id) => [id, compileProperty(id)] as const);
   const rows = view.ordered.slice(offset, offset + pageSize).map((s, i) => ({
     path: s.row.entry.path,
-    group: view.groupOf ? view.groupOf[offset + i]! : null,
+    group: view.groupOf?.[offset + i] ?? null,
     cells: Object.fromEntries(cellsOf.map(([id, get]) => [id, toCell(get(s))])),
   }));
   return { columns: view.columns, matched: view.matched, total: view.ordered.length, rows, groups: view.groups, summaries: view.summaries };
@@ -179,8 +181,11 @@ function sortRows(rows: Scope[], view: BaseView): Scope[] {
   const keyed = rows.map((s) => ({ s, keys: getters.map((get) => sortKeyOf(get(s))) }));
   // Array.prototype.sort is stable, as Obsidian's sort is.
   keyed.sort((a, b) => {
-    for (let i = 0; i < getters.length; i++) {
-      const c = compareSortKeys(a.keys[i]!, b.keys[i]!, descending[i]!);
+    for (const [i, desc] of descending.entries()) {
+      const ka = a.keys[i];
+      const kb = b.keys[i];
+      if (ka === undefined || kb === undefined) continue;
+      const c = compareSortKeys(ka, kb, desc);
       if (c !== 0) return c;
     }
     return 0;

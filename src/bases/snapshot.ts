@@ -4,6 +4,7 @@
  * change only the files whose rows changed are read again (docs/decisions.md, "Bases execution").
  */
 import { statSync } from "node:fs";
+import { IndxError } from "../core/errors.ts";
 import { frontmatterOf, tagsOf } from "../index/storage/json-columns.ts";
 import type { BaseFileRow, LinkRow } from "../index/storage/queries/bases.ts";
 import type { IndexStore } from "../index/storage/store.ts";
@@ -143,7 +144,8 @@ export class IndexSnapshot implements World {
     if (samePaths) this.resolver = previous.resolver;
     const candidates: IndexEntry[] = [];
     for (const f of files) {
-      const d = data.get(f.id)!;
+      const d = data.get(f.id);
+      if (d === undefined) throw new IndxError("internal", `No base data was loaded for ${f.path}`);
       const before = previous?.byId.get(f.id);
       const kept = before !== undefined && before.data === d;
       const typed = kept && sameTypes && (samePaths || !mayLink(d)) ? before.typedSoFar() : null;
@@ -180,7 +182,8 @@ export class IndexSnapshot implements World {
     // The index stands still while this snapshot lives: a query asked again (a warm server, a
     // subscription's recheck) reuses the answer instead of reading the index again.
     const key = `${limit}:${JSON.stringify(condition)}`;
-    if (this.narrowed.has(key)) return this.narrowed.get(key)!;
+    const hit = this.narrowed.get(key);
+    if (hit !== undefined) return hit;
     if (this.narrowed.size >= NARROWED_CACHE) this.narrowed.clear();
     const ids = this.store.bases.candidateIds(condition, limit);
     this.narrowed.set(key, ids);

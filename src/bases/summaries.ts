@@ -12,7 +12,10 @@ function median(ns: number[]): Value {
   if (ns.length === 0) return null;
   const sorted = [...ns].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+  const upper = sorted[mid];
+  const lower = sorted[mid - 1];
+  if (upper === undefined) return null;
+  return sorted.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
 }
 
 function stddev(ns: number[]): Value {

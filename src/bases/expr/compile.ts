@@ -92,7 +92,7 @@ function compileIdent(name: string, at: number): Compiled {
     case "formula":
       throw new ExpressionError("'formula' needs a name: formula.name or formula[\"name\"]", at);
   }
-  if (LOCAL_NAMES.has(name)) return (s) => (s.locals && Object.hasOwn(s.locals, name) ? s.locals[name]! : propertyOf(s.row.entry, name));
+  if (LOCAL_NAMES.has(name)) return (s) => (s.locals && Object.hasOwn(s.locals, name) ? (s.locals[name] ?? null) : propertyOf(s.row.entry, name));
   return (s) => propertyOf(s.row.entry, name);
 }
 

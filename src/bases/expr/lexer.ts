@@ -1,3 +1,4 @@
+import { IndxError } from "../../core/errors.ts";
 import { unsupportedRegex } from "../regex.ts";
 import { ExpressionError } from "./errors.ts";
 
@@ -33,14 +34,15 @@ export function tokenize(src: string): Token[] {
     return true;
   };
   while (i < src.length) {
-    const c = src[i]!;
+    const c = src.charAt(i);
     if (/\s/.test(c)) {
       i++;
       continue;
     }
     const at = i;
     if (isDigit(c) || (c === "." && isDigit(src[i + 1]))) {
-      const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/.exec(src.slice(i))!;
+      const m = /^(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?/.exec(src.slice(i));
+      if (!m) throw new IndxError("internal", "A digit that starts no number literal");
       tokens.push({ kind: "number", text: m[0], number: Number(m[0]), at });
       i += m[0].length;
       continue;
@@ -53,7 +55,7 @@ export function tokenize(src: string): Token[] {
     }
     if (isIdentStart(c)) {
       let j = i + 1;
-      while (j < src.length && isIdentPart(src[j]!)) j++;
+      while (j < src.length && isIdentPart(src.charAt(j))) j++;
       tokens.push({ kind: "ident", text: src.slice(i, j), at });
       i = j;
       continue;
@@ -78,7 +80,7 @@ function readString(src: string, start: number): [string, number] {
   let out = "";
   let i = start + 1;
   while (i < src.length) {
-    const c = src[i]!;
+    const c = src.charAt(i);
     if (c === quote) return [out, i + 1];
     if (c === "\\") {
       const next = src[i + 1];
@@ -102,7 +104,7 @@ function readRegex(src: string, start: number): [string, string, number] {
   let i = start + 1;
   let inClass = false;
   while (i < src.length) {
-    const c = src[i]!;
+    const c = src.charAt(i);
     if (c === "\\") i += 2;
     else {
       if (c === "[") inClass = true;
@@ -114,7 +116,7 @@ function readRegex(src: string, start: number): [string, string, number] {
   if (i >= src.length) throw new ExpressionError("Unterminated regular expression", start);
   const source = src.slice(start + 1, i);
   let j = i + 1;
-  while (j < src.length && /[a-z]/.test(src[j]!)) j++;
+  while (j < src.length && /[a-z]/.test(src.charAt(j))) j++;
   const flags = src.slice(i + 1, j);
   try {
     new RegExp(source, flags);

@@ -54,10 +54,24 @@ export function valuesEqual(a: Value, b: Value): boolean {
     return dayOrInstant(da, db) === 0;
   }
   if (a instanceof DurationValue && b instanceof DurationValue) return a.totalMs === b.totalMs;
-  if (isList(a) && isList(b)) return a.length === b.length && a.every((x, i) => valuesEqual(x, b[i]!));
+  if (isList(a) && isList(b))
+    return (
+      a.length === b.length &&
+      a.every((x, i) => {
+        const y = b[i];
+        return y !== undefined && valuesEqual(x, y);
+      })
+    );
   if (a instanceof ObjectValue && b instanceof ObjectValue) {
     const ka = Object.keys(a.fields);
-    return ka.length === Object.keys(b.fields).length && ka.every((k) => k in b.fields && valuesEqual(a.fields[k]!, b.fields[k]!));
+    return (
+      ka.length === Object.keys(b.fields).length &&
+      ka.every((k) => {
+        const x = a.fields[k];
+        const y = b.fields[k];
+        return k in b.fields && x !== undefined && y !== undefined && valuesEqual(x, y);
+      })
+    );
   }
   if (a instanceof RegExp && b instanceof RegExp) return String(a) === String(b);
   if (a instanceof MarkupValue && b instanceof MarkupValue) return a.kind === b.kind && a.text === b.text;

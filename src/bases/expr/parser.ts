@@ -1,3 +1,4 @@
+import { IndxError } from "../../core/errors.ts";
 import { ExpressionError } from "./errors.ts";
 import { type Token, tokenize } from "./lexer.ts";
 import { EXPRESSION_LIMITS } from "./limits.ts";
@@ -56,12 +57,17 @@ class Parser {
     return node;
   }
 
+  /** The token at the cursor; past the end, the final eof token again. */
   private peek(): Token {
-    return this.tokens[this.pos]!;
+    const t = this.tokens[this.pos] ?? this.tokens.at(-1);
+    if (t === undefined) throw new IndxError("internal", "The lexer returned no tokens, not even eof");
+    return t;
   }
 
   private next(): Token {
-    return this.tokens[this.pos++]!;
+    const t = this.peek();
+    this.pos++;
+    return t;
   }
 
   private isOp(text: string): boolean {
@@ -141,7 +147,7 @@ class Parser {
     const t = this.next();
     switch (t.kind) {
       case "number":
-        return { kind: "literal", value: t.number!, at: t.at };
+        return { kind: "literal", value: t.number ?? Number(t.text), at: t.at };
       case "string":
         return { kind: "literal", value: t.text, at: t.at };
       case "regex":

@@ -24,9 +24,9 @@ export const own = <T>(table: Readonly<Record<string, T>>, name: string): T | un
 
 /** A note property of a file, by its exact name, else case-insensitively (property names are, in Obsidian). */
 export function propertyOf(entry: Entry, name: string): Value {
-  if (Object.hasOwn(entry.properties, name)) return entry.properties[name]!;
+  if (Object.hasOwn(entry.properties, name)) return entry.properties[name] ?? null;
   const lower = name.toLowerCase();
-  for (const key in entry.properties) if (key.toLowerCase() === lower) return entry.properties[key]!;
+  for (const key in entry.properties) if (key.toLowerCase() === lower) return entry.properties[key] ?? null;
   return null;
 }
 
@@ -43,7 +43,7 @@ export function fieldOf(v: Value, name: string, scope: Scope): Value {
   if (isList(v)) return own(LIST_FIELDS, name)?.(v, scope) ?? null;
   if (v instanceof DateValue) return own(DATE_FIELDS, name)?.(v, scope) ?? null;
   if (v instanceof DurationValue) return own(DURATION_FIELDS, name)?.(v, scope) ?? null;
-  if (v instanceof ObjectValue) return Object.hasOwn(v.fields, name) ? v.fields[name]! : null;
+  if (v instanceof ObjectValue) return Object.hasOwn(v.fields, name) ? (v.fields[name] ?? null) : null;
   return null;
 }
 

@@ -63,7 +63,7 @@ const hasTag = (tags: readonly string[], wanted: string) => {
 export const FILE_METHODS: MethodTable<Entry> = {
   asLink: method([0, 1], (e, [display]) => linkTo(e, typeof display === "string" ? display : null)),
   hasLink: method([1, 1], (e, [other], scope) => {
-    const target = targetPath(other!, e.path, scope);
+    const target = targetPath(other, e.path, scope);
     return target !== null && e.links().some((l) => l.target === target);
   }),
   hasProperty: method([1, 1], (e, [name]) => typeof name === "string" && Object.hasOwn(e.properties, name)),
@@ -83,5 +83,5 @@ export const LINK_METHODS: MethodTable<LinkValue> = {
     const entry = l.target === null ? null : scope.env.world.entry(l.target);
     return entry ? new FileValue(entry) : null;
   }),
-  linksTo: method([1, 1], (l, [file], scope) => l.target !== null && l.target === targetPath(file!, scope.env.thisEntry.path, scope)),
+  linksTo: method([1, 1], (l, [file], scope) => l.target !== null && l.target === targetPath(file, scope.env.thisEntry.path, scope)),
 };

@@ -32,13 +32,13 @@ const pathText = (v: Value): string | null =>
 
 export const GLOBALS: Readonly<Record<string, GlobalDef>> = {
   ...LEGACY_GLOBALS,
-  escapeHTML: method([1, 1], (_, [html]) => toText(html!).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!)),
+  escapeHTML: method([1, 1], (_, [html]) => toText(html).replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c)),
   date: method([1, 1], (_, [v]) => {
-    if (v instanceof DateValue || v === null) return v!;
+    if (v instanceof DateValue || v === null) return v;
     return (typeof v === "string" ? parseDate(v) : null) ?? error("date() takes a date such as 2025-01-31 or 2025-01-31 12:00:00");
   }),
   duration: method([1, 1], (_, [v]) => {
-    if (v instanceof DurationValue || v === null) return v!;
+    if (v instanceof DurationValue || v === null) return v;
     return (typeof v === "string" ? parseDuration(v) : null) ?? error("duration() takes a duration such as 1d, 2h or 3 weeks");
   }),
   file: method([1, 1], (_, [v], scope) => {
@@ -46,10 +46,10 @@ export const GLOBALS: Readonly<Record<string, GlobalDef>> = {
     const entry = path === null ? null : scope.env.world.entry(path);
     return entry ? new FileValue(entry) : null;
   }),
-  html: method([1, 1], (_, [v]) => new MarkupValue("html", toText(v!))),
-  if: lazyMethod([2, 3], (_, [cond, then, otherwise], scope) => (isTruthy(cond!(scope)) ? then!(scope) : otherwise ? otherwise(scope) : null)),
+  html: method([1, 1], (_, [v]) => new MarkupValue("html", toText(v))),
+  if: lazyMethod([2, 3], (_, [cond, then, otherwise], scope) => (isTruthy(cond(scope)) ? then(scope) : otherwise ? otherwise(scope) : null)),
   image: method([1, 1], (_, [v]) => {
-    const path = pathText(v!);
+    const path = pathText(v);
     return path === null ? null : new MarkupValue("image", path);
   }),
   icon: method([1, 1], (_, [v]) => (typeof v === "string" ? new MarkupValue("icon", v) : null)),
@@ -62,11 +62,11 @@ export const GLOBALS: Readonly<Record<string, GlobalDef>> = {
     const world = scope.env.world;
     return new LinkValue(inner, world.entry(inner) ? inner : world.resolve(inner, scope.env.thisEntry.path), shown);
   }),
-  list: method([1, 1], (_, [v]) => (v === null ? [] : isList(v!) ? v : [v!])),
+  list: method([1, 1], (_, [v]) => (v === null ? [] : isList(v) ? v : [v])),
   max: method([1, Infinity], (_, args) => extreme(args, 1)),
   min: method([1, Infinity], (_, args) => extreme(args, -1)),
   now: method([0, 0], (_, _args, scope) => new DateValue(scope.env.now, true)),
   today: method([0, 0], (_, _args, scope) => new DateValue(scope.env.today, false)),
-  number: method([1, 1], (_, [v]) => toNumber(v!)),
+  number: method([1, 1], (_, [v]) => toNumber(v)),
   random: method([0, 0], () => Math.random()),
 };

@@ -11,15 +11,15 @@ import { callMethod, NO_METHOD } from "./dispatch.ts";
 import { type GlobalDef, method } from "./types.ts";
 
 /** `name(target, ...rest)` as `target.name(...rest)`; null when the target has no such method (an absent property). */
-function asMethod(name: string, arity: readonly [number, number], negate = false): GlobalDef {
+function asMethod(name: string, arity: readonly [2, number], negate = false): GlobalDef {
   return method(arity, (_, [target, ...rest], scope: Scope) => {
     const result = callMethod(
-      target!,
+      target,
       name,
       rest.map((v) => () => v),
       scope,
     );
-    if (result === NO_METHOD) return negate ? true : target === null ? false : error(`${name}() cannot take a ${typeOf(target!)} first`);
+    if (result === NO_METHOD) return negate ? true : target === null ? false : error(`${name}() cannot take a ${typeOf(target)} first`);
     return negate && typeof result === "boolean" ? !result : result;
   });
 }
@@ -34,9 +34,9 @@ export const LEGACY_GLOBALS: Readonly<Record<string, GlobalDef>> = {
   containsAll: asMethod("containsAll", [2, Infinity]),
   containsAny: asMethod("containsAny", [2, Infinity]),
   containsNone: asMethod("containsAny", [2, Infinity], true),
-  empty: method([1, 1], (_, [v]) => isEmpty(v!)),
-  notEmpty: method([1, 1], (_, [v]) => !isEmpty(v!)),
-  not: method([1, 1], (_, [v]) => !isTruthy(v!)),
+  empty: method([1, 1], (_, [v]) => isEmpty(v)),
+  notEmpty: method([1, 1], (_, [v]) => !isEmpty(v)),
+  not: method([1, 1], (_, [v]) => !isTruthy(v)),
   inFolder: asMethod("inFolder", [2, 2]),
   linksTo: asMethod("hasLink", [2, 2]),
   dateBefore: dateComparison((o) => o < 0),

@@ -9,7 +9,10 @@ type List = readonly Value[];
 const includes = (list: List, v: Value) => list.some((item) => valuesEqual(item, v));
 
 /** Flattens one argument list given as values or as a list: containsAll("a", "b") or containsAll(["a", "b"]). */
-const needles = (args: readonly Value[]): List => (args.length === 1 && isList(args[0]!) ? args[0] : args);
+const needles = (args: readonly Value[]): List => {
+  const [only] = args;
+  return args.length === 1 && only !== undefined && isList(only) ? only : args;
+};
 
 const numbers = (list: List): number[] => list.flatMap((v) => (typeof v === "number" ? [v] : v instanceof DurationValue ? [v.totalMs] : []));
 const dates = (list: List): DateValue[] => list.filter((v): v is DateValue => v instanceof DateValue);
@@ -22,7 +25,10 @@ function median(list: List): Value {
   const ns = numbers(list).sort((a, b) => a - b);
   if (ns.length === 0) return null;
   const mid = ns.length >> 1;
-  return ns.length % 2 ? ns[mid]! : (ns[mid - 1]! + ns[mid]!) / 2;
+  const upper = ns[mid];
+  const lower = ns[mid - 1];
+  if (upper === undefined) return null;
+  return ns.length % 2 || lower === undefined ? upper : (lower + upper) / 2;
 }
 
 function stddev(list: List): Value {
@@ -56,21 +62,21 @@ export const LIST_FIELDS: FieldTable<List> = {
 };
 
 export const LIST_METHODS: MethodTable<List> = {
-  contains: method([1, 1], (l, [v]) => includes(l, v!)),
+  contains: method([1, 1], (l, [v]) => includes(l, v)),
   containsAll: method([1, Infinity], (l, args) => needles(args).every((v) => includes(l, v))),
   containsAny: method([1, Infinity], (l, args) => needles(args).some((v) => includes(l, v))),
   filter: lazyMethod([1, 1], (l, [test], scope) => {
     const out: Value[] = [];
     l.forEach((value, index) => {
-      if (isTruthy(test!(withLocals(scope, { value, index })))) out.push(value);
+      if (isTruthy(test(withLocals(scope, { value, index })))) out.push(value);
     });
     return out;
   }),
-  map: lazyMethod([1, 1], (l, [body], scope) => l.map((value, index) => body!(withLocals(scope, { value, index })))),
+  map: lazyMethod([1, 1], (l, [body], scope) => l.map((value, index) => body(withLocals(scope, { value, index })))),
   reduce: lazyMethod([2, 2], (l, [body, init], scope) => {
-    let acc = init!(scope);
+    let acc = init(scope);
     l.forEach((value, index) => {
-      acc = body!(withLocals(scope, { value, index, acc }));
+      acc = body(withLocals(scope, { value, index, acc }));
     });
     return acc;
   }),

@@ -11,5 +11,5 @@ export const OBJECT_METHODS: MethodTable<ObjectValue> = {
 
 export const REGEXP_METHODS: MethodTable<RegExp> = {
   // On RE2 (src/bases/regex.ts): linear in the text, and no lastIndex kept between rows.
-  matches: method([1, 1], (re, [text]) => regexTest(re, toText(text!))),
+  matches: method([1, 1], (re, [text]) => regexTest(re, toText(text))),
 };

@@ -30,16 +30,16 @@ export const STRING_FIELDS: FieldTable<string> = {
 
 /** String methods. Matching is case-sensitive, as in JavaScript (docs/decisions.md, "Bases values"). */
 export const STRING_METHODS: MethodTable<string> = {
-  contains: method([1, 1], (s, [q]) => s.includes(toText(q!))),
+  contains: method([1, 1], (s, [q]) => s.includes(toText(q))),
   containsAll: method([1, Infinity], (s, args) => texts(args).every((q) => s.includes(q))),
   containsAny: method([1, Infinity], (s, args) => texts(args).some((q) => s.includes(q))),
-  startsWith: method([1, 1], (s, [q]) => s.startsWith(toText(q!))),
-  endsWith: method([1, 1], (s, [q]) => s.endsWith(toText(q!))),
+  startsWith: method([1, 1], (s, [q]) => s.startsWith(toText(q))),
+  endsWith: method([1, 1], (s, [q]) => s.endsWith(toText(q))),
   isEmpty: method([0, 0], (s) => s.length === 0),
   lower: method([0, 0], (s) => s.toLowerCase()),
   title: method([0, 0], (s) => titleCase(s)),
   trim: method([0, 0], (s) => s.trim()),
-  replace: method([2, 2], (s, [pattern, replacement]) => replaceText(s, pattern!, replacement!)),
+  replace: method([2, 2], (s, [pattern, replacement]) => replaceText(s, pattern, replacement)),
   repeat: method([1, 1], (s, [n]) => {
     const count = integer(n);
     return count === null || Number.isNaN(count) || count < 0 || count * s.length > 1_000_000
@@ -53,5 +53,5 @@ export const STRING_METHODS: MethodTable<string> = {
     if (Number.isNaN(a) || Number.isNaN(b)) return error("slice() takes numbers");
     return s.slice(a ?? 0, b ?? undefined);
   }),
-  split: method([1, 2], (s, [separator, limit]) => splitText(s, separator!, limit ?? null)),
+  split: method([1, 2], (s, [separator, limit]) => splitText(s, separator, limit ?? null)),
 };
