@@ -127,7 +127,7 @@ const configGet = command({
     const data = flags.key ? { [flags.key]: all[flags.key] } : all;
     out(flags, data, () =>
       Object.entries(data)
-        .map(([k, v]) => `${k} = ${JSON.stringify(v!.value)}  (${v!.source})`)
+        .flatMap(([k, v]) => (v ? [`${k} = ${JSON.stringify(v.value)}  (${v.source})`] : []))
         .join("\n"),
     );
   },

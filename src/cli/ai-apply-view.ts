@@ -15,9 +15,12 @@ export const APPLY_ARGS: ArgsDef = {
 export function ifMatchFromFlags(rawArgs: readonly string[]): Record<string, string> | undefined {
   const values: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === "--if-match" && i + 1 < rawArgs.length) values.push(rawArgs[++i]!);
-    else if (a.startsWith("--if-match=")) values.push(a.slice("--if-match=".length));
+    const a = rawArgs[i] ?? "";
+    const next = rawArgs[i + 1];
+    if (a === "--if-match" && next !== undefined) {
+      values.push(next);
+      i++;
+    } else if (a.startsWith("--if-match=")) values.push(a.slice("--if-match=".length));
   }
   if (values.length === 0) return undefined;
   const map: Record<string, string> = {};
@@ -75,8 +78,13 @@ export function fieldsFromFlags(flags: Record<string, unknown>, rawArgs: readonl
   }
   const specs: unknown[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    const value = a === "--field" && i + 1 < rawArgs.length ? rawArgs[++i]! : a.startsWith("--field=") ? a.slice("--field=".length) : null;
+    const a = rawArgs[i] ?? "";
+    const next = rawArgs[i + 1];
+    let value: string | null = null;
+    if (a === "--field" && next !== undefined) {
+      value = next;
+      i++;
+    } else if (a.startsWith("--field=")) value = a.slice("--field=".length);
     if (value === null) continue;
     const m = /^([^:]+):([a-z]+)(?:=([^!]*))?(!)?$/.exec(value);
     if (!m) throw new IndxError("validation_failed", "--field takes key:type (e.g. status:enum=idea|active, due:date, title:string!).", { option: "--field" });

@@ -46,7 +46,8 @@ function relateInput(flags: Record<string, unknown>, rawArgs: string[]) {
   const paths = allFlagValues(rawArgs, "path");
   const scope = scopeFromFlags(flags, rawArgs);
   if (paths.length && scope) throw new IndxError("validation_failed", "Give the source once: --path, or one --scope-* flag.", { option: "--path" });
-  const source = paths.length > 1 ? { kind: "paths" as const, paths } : paths.length ? { kind: "path" as const, path: paths[0]! } : scope;
+  const [only] = paths;
+  const source = paths.length > 1 ? { kind: "paths" as const, paths } : only !== undefined ? { kind: "path" as const, path: only } : scope;
   const glob = flags["candidates-glob"];
   return {
     ...(source ? { source } : {}),

@@ -17,13 +17,16 @@ export function normalizeArgv(argv: readonly string[]): string[] {
   const rest: string[] = [];
   const globals: string[] = [];
   for (let i = 0; i < end; i++) {
-    let a = args[i]!;
+    let a = args[i] ?? "";
     // `--cache false` as `--cache=false`: the parser would otherwise take a boolean flag's value for
     // an argument. For a flag that takes text the two spellings mean the same.
     if (a.startsWith("--") && !a.includes("=") && (args[i + 1] === "true" || args[i + 1] === "false") && i + 1 < end) a = `${a}=${args[++i]}`;
-    const name = a.split("=")[0]!;
-    if (VALUE_FLAGS.has(a) && i + 1 < end) globals.push(a, args[++i]!);
-    else if (VALUE_FLAGS.has(name) || name === "--json") globals.push(a);
+    const [name = a] = a.split("=");
+    const next = args[i + 1];
+    if (VALUE_FLAGS.has(a) && i + 1 < end && next !== undefined) {
+      globals.push(a, next);
+      i++;
+    } else if (VALUE_FLAGS.has(name) || name === "--json") globals.push(a);
     else rest.push(a);
   }
   return [...rest, ...globals, ...args.slice(end)];
@@ -45,7 +48,8 @@ export function takeJsonFields(argv: readonly string[], knownFields: ReadonlySet
   const out: string[] = [];
   let fields: string[] | null = null;
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
+    const a = argv[i] ?? "";
+    const next = argv[i + 1];
     if (a === "--") {
       out.push(...argv.slice(i));
       break;
@@ -53,8 +57,9 @@ export function takeJsonFields(argv: readonly string[], knownFields: ReadonlySet
     if (a.startsWith("--json=")) {
       fields = a.slice(7).split(",").filter(Boolean);
       out.push("--json");
-    } else if (a === "--json" && i + 1 < argv.length && FIELD_LIST.test(argv[i + 1]!) && (argv[i + 1]!.includes(",") || knownFields.has(argv[i + 1]!))) {
-      fields = argv[++i]!.split(",");
+    } else if (a === "--json" && next !== undefined && FIELD_LIST.test(next) && (next.includes(",") || knownFields.has(next))) {
+      fields = next.split(",");
+      i++;
       out.push("--json");
     } else out.push(a);
   }
@@ -66,8 +71,7 @@ export function takeColorFlags(argv: readonly string[]): { argv: string[]; choic
   const end = argv.indexOf("--") === -1 ? argv.length : argv.indexOf("--");
   let choice: boolean | null = null;
   const out: string[] = [];
-  for (let i = 0; i < end; i++) {
-    const a = argv[i]!;
+  for (const a of argv.slice(0, end)) {
     if (a === "--color" || a === "--color=always") choice = true;
     else if (a === "--no-color" || a === "--color=never") choice = false;
     else if (a === "--color=auto") choice = null;
@@ -86,9 +90,9 @@ const LEADING = [...Object.keys(GLOBAL_ARGS).map((n) => `--${n}`), "--help", "-h
  */
 export function checkLeadingFlags(argv: readonly string[]): void {
   for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === "--" || !a.startsWith("-")) return;
-    const name = a.split("=")[0]!;
+    const a = argv[i];
+    if (a === undefined || a === "--" || !a.startsWith("-")) return;
+    const [name = a] = a.split("=");
     if (VALUE_FLAGS.has(a)) i++;
     else if (!LEADING.includes(name) && !(name === "--json" || a.startsWith("--json="))) {
       throw new IndxError(

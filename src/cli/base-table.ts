@@ -21,15 +21,18 @@ export function baseRows(o: BaseResult): Record<string, string>[] {
 export function baseTable(o: BaseResult, s: Style, summary: string): string {
   const header = o.columns.map((c) => clip(c.name));
   const body = o.rows.map((r) => o.columns.map((c) => clip(cellText(r.cells[c.id] ?? { type: "null", value: null }))));
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd();
   const summaryLine = (sums: BaseResult["summaries"]) =>
     o.columns
-      .map((c) => (sums[c.id] ? `${c.name}: ${cellText(sums[c.id]!)}` : ""))
+      .map((c) => {
+        const sum = sums[c.id];
+        return sum ? `${c.name}: ${cellText(sum)}` : "";
+      })
       .filter(Boolean)
       .join("  ");
   const out = [s.dim(summary), s.bold(line(header)), s.dim(widths.map((w) => "─".repeat(w)).join("  "))];
@@ -37,11 +40,13 @@ export function baseTable(o: BaseResult, s: Style, summary: string): string {
   o.rows.forEach((r, i) => {
     if (o.groups && r.group !== null && r.group !== group) {
       group = r.group;
-      const g = o.groups[group]!;
-      const sums = summaryLine(g.summaries);
-      out.push(s.yellow(`${cellText(g.key) || "None"} (${g.count})${sums ? `  ${sums}` : ""}`));
+      const g = o.groups[group];
+      if (g) {
+        const sums = summaryLine(g.summaries);
+        out.push(s.yellow(`${cellText(g.key) || "None"} (${g.count})${sums ? `  ${sums}` : ""}`));
+      }
     }
-    out.push(line(body[i]!));
+    out.push(line(body[i] ?? []));
   });
   if (o.rows.length === 0) out.push(NO_RESULTS);
   const totals = summaryLine(o.summaries);

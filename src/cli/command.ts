@@ -52,12 +52,12 @@ function rejectUnknownFlags(rawArgs: string[], args: ArgsDef): void {
   }
   for (const a of rawArgs) {
     if (a === "--") break;
-    const m = /^--?([^=]+)/.exec(a);
-    if (!m || /^-\d/.test(a) || a === "-") continue;
-    if (!known.has(m[1]!)) {
-      const option = a.split("=")[0]!;
+    const word = /^--?([^=]+)/.exec(a)?.[1];
+    if (word === undefined || /^-\d/.test(a) || a === "-") continue;
+    if (!known.has(word)) {
+      const [option = a] = a.split("=");
       const near = closest(
-        m[1]!,
+        word,
         [...known].filter((k) => k.length > 1),
       ).map((k) => `--${k}`);
       throw new IndxError("validation_failed", `Unknown option ${option}.${near.length ? ` Did you mean ${near.join(" or ")}?` : ""} See --help.`, { option });

@@ -28,10 +28,10 @@ export async function complete(words: readonly string[]): Promise<string[]> {
   const positionals: string[] = [];
   const globals: Record<string, string> = {};
   for (let i = 0; i < before.length; i++) {
-    const w = before[i]!;
+    const w = before[i] ?? "";
     const args = await argsOf(cmd);
     if (w.startsWith("--")) {
-      const name = w.slice(2).split("=")[0]!;
+      const [name = ""] = w.slice(2).split("=");
       if (args[name]?.type === "string" && !w.includes("=")) globals[name] = before[++i] ?? "";
       continue;
     }
@@ -41,10 +41,11 @@ export async function complete(words: readonly string[]): Promise<string[]> {
   }
   const args = await argsOf(cmd);
   const previous = before[before.length - 1];
-  const flagTakingValue = previous?.startsWith("--") && !previous.includes("=") ? args[previous.slice(2)] : undefined;
+  const flagName = previous?.startsWith("--") && !previous.includes("=") ? previous.slice(2) : undefined;
+  const flagTakingValue = flagName === undefined ? undefined : args[flagName];
   const subs = await subCommandsOf(cmd);
   let candidates: string[];
-  if (flagTakingValue?.type === "string") candidates = await flagValues(cmd, previous!.slice(2), current, globals);
+  if (flagTakingValue?.type === "string" && flagName !== undefined) candidates = await flagValues(cmd, flagName, current, globals);
   else if (current.startsWith("-"))
     candidates = Object.entries(args)
       .filter(([, a]) => a.type !== "positional")

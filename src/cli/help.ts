@@ -88,7 +88,8 @@ export async function renderHelp(cmd: CommandDef, path: string[], width = helpWi
 
 /** A command list shows what each command is, in its description's first sentence. */
 export function firstSentence(text: string): string {
-  return text.split(/(?<=\.)\s/)[0]!.replace(/\.$/, "");
+  const [first = text] = text.split(/(?<=\.)\s/);
+  return first.replace(/\.$/, "");
 }
 
 function flagLabel(name: string, a: ArgDef): string {

@@ -55,12 +55,13 @@ const LINE_SUFFIX = /^(.+):(\d+)(?:-(\d+))?$/;
  */
 export function splitLineSuffix(ctx: App, typed: string): { path: string; from?: number; lines?: number } {
   const m = LINE_SUFFIX.exec(typed);
-  if (!m || fileExists(ctx, typed)) return { path: typed };
+  const path = m?.[1];
+  if (!m || path === undefined || fileExists(ctx, typed)) return { path: typed };
   const from = Number(m[2]);
-  if (m[3] === undefined) return { path: m[1]!, from };
+  if (m[3] === undefined) return { path, from };
   const to = Number(m[3]);
   if (to < from) throw new IndxError("validation_failed", `The line range ${from}-${to} ends before it starts.`, { field: "path" });
-  return { path: m[1]!, from, lines: to - from + 1 };
+  return { path, from, lines: to - from + 1 };
 }
 
 function fileExists(ctx: App, typed: string): boolean {

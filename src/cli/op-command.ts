@@ -61,9 +61,12 @@ const kebab = (s: string) => s.replaceAll("_", "-");
 export function allFlagValues(rawArgs: string[], name: string): string[] {
   const out: string[] = [];
   for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i]!;
-    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(rawArgs[++i]!);
-    else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+    const a = rawArgs[i] ?? "";
+    const next = rawArgs[i + 1];
+    if (a === `--${name}` && next !== undefined) {
+      out.push(next);
+      i++;
+    } else if (a.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
   }
   return out
     .flatMap((v) => v.split(","))
@@ -134,13 +137,13 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
       if (!spec.rest && positionals.length > expected)
         throw new IndxError(
           "validation_failed",
-          `Unexpected argument #${expected + 1}: this command takes ${expected === 0 ? "no arguments" : `${expected} (${spec.positionals!.join(", ")})`}. Quote paths with spaces; see --help.`,
+          `Unexpected argument #${expected + 1}: this command takes ${expected === 0 ? "no arguments" : `${expected} (${(spec.positionals ?? []).join(", ")})`}. Quote paths with spaces; see --help.`,
           {
             argument: expected + 1,
           },
         );
-      (spec.positionals ?? []).forEach((name, i) => {
-        const last = i === spec.positionals!.length - 1;
+      (spec.positionals ?? []).forEach((name, i, all) => {
+        const last = i === all.length - 1;
         // The last positional takes the remaining words: as a list (note get-many's paths) or as one text (a search query).
         if (spec.rest && last && props[name]?.type === "array") {
           if (positionals.length > i) input[name] = positionals.slice(i);
@@ -298,15 +301,16 @@ function hintFor(schema: TSchema): string {
 function inFlagWords(err: unknown, positionals: readonly string[]): unknown {
   if (!(err instanceof IndxError) || err.code !== "validation_failed") return err;
   const errors = err.details?.errors as { field?: string; expected?: string }[] | undefined;
-  if (!errors?.length || !errors.every((e) => e.field && e.expected)) return err;
+  const named = (errors ?? []).flatMap(({ field, expected }) => (field && expected ? [{ field, expected }] : []));
+  if (!errors?.length || named.length < errors.length) return err;
   const flagOf = (top: string) => (positionals.includes(top) ? `<${top}>` : top === "frontmatter" ? "--fm" : `--${kebab(top)}`);
   // The flag, then where inside its JSON value: `--ops[0].op`, `--canvas: nodes[2].text`, each rule said once.
   const name = (field: string) => {
-    const [top, ...rest] = field.split(".");
+    const [top = field, ...rest] = field.split(".");
     const inner = rest.map((p) => (/^\d+$/.test(p) ? `[${p}]` : `.${p}`)).join("");
-    return `${flagOf(top!)}${inner}`;
+    return `${flagOf(top)}${inner}`;
   };
-  const lines = [...new Set(errors.map((e) => `${name(e.field!)} ${e.expected}`))];
+  const lines = [...new Set(named.map((e) => `${name(e.field)} ${e.expected}`))];
   return new IndxError("validation_failed", lines.join("; "), err.details);
 }
 

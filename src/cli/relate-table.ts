@@ -24,16 +24,16 @@ export function relateRows(o: RelateResult): Record<string, string>[] {
 export function relateTable(o: RelateResult, s: Style, summary: string): string {
   const header = ["SOURCE", "RELATED", "RELATION", "CONF", "SIM"];
   const rows = o.edges.map((e) => [clip(e.src_path), clip(e.dst_path), e.relation ?? "—", num(e.confidence), num(e.similarity)]);
-  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => c.padEnd(widths[i]!))
+      .map((c, i) => c.padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd();
   const out = [s.dim(summary)];
   if (rows.length) out.push(s.bold(line(header)));
   o.edges.forEach((e, i) => {
-    out.push(line(rows[i]!));
+    out.push(line(rows[i] ?? []));
     if (e.rationale) out.push(s.dim(`    ${e.rationale}`));
   });
   if (rows.length === 0) out.push(NO_RESULTS);

@@ -30,14 +30,18 @@ export function didYouMean(typed: string, candidates: Iterable<string>): string 
 
 function distance(a: string, b: string): number {
   if (Math.abs(a.length - b.length) > 3) return 99;
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 0; j <= b.length; j++) d[0]![j] = j;
-  for (let i = 1; i <= a.length; i++)
+  // d[i][j]: the distance between the first i characters of a and the first j of b, filled row by row.
+  const d: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)];
+  const at = (i: number, j: number) => d[i]?.[j] ?? 99;
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    d.push(row);
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let v = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, d[i - 2]![j - 2]! + 1);
-      d[i]![j] = v;
+      let v = Math.min(at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) v = Math.min(v, at(i - 2, j - 2) + 1);
+      row.push(v);
     }
-  return d[a.length]![b.length]!;
+  }
+  return at(a.length, b.length);
 }

@@ -32,7 +32,7 @@ export function filterNoteIds(index: IndexStore, f: NoteFilterInput): Set<number
     if (/["\\]/.test(key)) throw new IndxError("validation_failed", "Frontmatter keys in filters may not contain quotes or backslashes.", { key });
     sets.push(new Set(index.notes.idsWithProperty(key, value)));
   }
-  if (sets.length === 0) return null;
   const [first, ...rest] = sets.sort((a, b) => a.size - b.size);
-  return new Set([...first!].filter((id) => rest.every((s) => s.has(id))));
+  if (first === undefined) return null;
+  return new Set([...first].filter((id) => rest.every((s) => s.has(id))));
 }

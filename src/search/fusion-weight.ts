@@ -74,21 +74,24 @@ export async function measureFusion(
   queries.forEach((x, i) => {
     const scope = { allowed: null, excludeFileIds: [x.srcId] };
     const lex = lexicalNotes(index, compileQuery(x.q), { limit: DEPTH, ...scope }).map((n) => ({ fileId: n.fileId, chunkId: null }));
-    const vec = vectorChunks(index, store, vectors[i]!, { limit: DEPTH, ...scope, distinctNotes: 10 });
+    const vector = vectors[i];
+    if (vector === undefined) throw new IndxError("internal", "measureFusion: fewer query vectors than link lines");
+    const vec = vectorChunks(index, store, vector, { limit: DEPTH, ...scope, distinctNotes: 10 });
     rr.lexical += reciprocalRank(lex, x.dstId);
     FUSION_WEIGHTS.forEach((w, wi) => {
-      rr.fused[wi]! += reciprocalRank(fuse([lex, vec], [1, w]), x.dstId);
+      rr.fused[wi] = (rr.fused[wi] ?? 0) + reciprocalRank(fuse([lex, vec], [1, w]), x.dstId);
     });
   });
   const mrr = (sum: number) => Math.round((sum / queries.length) * 10000) / 10000;
   const lexical = mrr(rr.lexical);
-  const fused = Object.fromEntries(FUSION_WEIGHTS.map((w, wi) => [String(w), mrr(rr.fused[wi]!)]));
+  const scored = FUSION_WEIGHTS.map((w, wi) => ({ w, score: mrr(rr.fused[wi] ?? 0) }));
+  const fused = Object.fromEntries(scored.map(({ w, score }) => [String(w), score]));
   // The best weight, the lightest on a tie; used only when it clearly beats lexical alone.
   let weight = 0;
   let best = -1;
-  for (const w of FUSION_WEIGHTS)
-    if (fused[String(w)]! > best) {
-      best = fused[String(w)]!;
+  for (const { w, score } of scored)
+    if (score > best) {
+      best = score;
       weight = w;
     }
   if (best < lexical + MARGIN) weight = 0;

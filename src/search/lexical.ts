@@ -65,7 +65,7 @@ export function lexicalNotes(
   const ranked = rankNotes(index, compiled, scope, opts.limit);
   if (!compiled.cjk.length || ranked.length >= opts.limit) return ranked;
   const seen = new Set(ranked.map((h) => h.fileId));
-  const floor = ranked.length ? ranked[ranked.length - 1]!.bm25 : 0;
+  const floor = ranked.at(-1)?.bm25 ?? 0;
   const excludedWords = compiled.excluded.length ? new Set(index.fts.filesMatching(compiled.excluded.join(" OR "))) : new Set<number>();
   for (const term of compiled.cjk)
     for (const fileId of index.fts.containing(term, scope, CJK_SUBSTRING_LIMIT)) {

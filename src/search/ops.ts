@@ -163,7 +163,8 @@ function notesWith(index: IndexStore, item: FilterItem): Set<number> {
   const files = new Set(index.fts.filesMatching(item.literal));
   if (!item.cjk.length) return files;
   const inRuns = item.cjk.map((run) => new Set(index.fts.containing(run, { allowed: null }, Number.MAX_SAFE_INTEGER)));
-  for (const f of inRuns[0]!) if (inRuns.every((s) => s.has(f))) files.add(f);
+  const [firstRun = new Set<number>(), ...otherRuns] = inRuns;
+  for (const f of firstRun) if (otherRuns.every((s) => s.has(f))) files.add(f);
   return files;
 }
 
@@ -223,7 +224,8 @@ export const vaultSearch = defineOp({
       warnings.push({ code: "query_empty", message: "The query has no searchable words (only punctuation, operators or exclusions)." });
     const out = (page: SearchResult[], hasMore: boolean, mode: ModeName) => {
       // Every mode lists hits by falling score: past the first one under min_score, none is above it.
-      const results = input.min_score === undefined ? page : page.filter((r) => r.score >= input.min_score!);
+      const minScore = input.min_score;
+      const results = minScore === undefined ? page : page.filter((r) => r.score >= minScore);
       return {
         results,
         mode_requested: requested,
@@ -269,10 +271,12 @@ export const vaultSearch = defineOp({
       hits = await rerankHits(ctx, index, input.q, compiled, fused, hits, offset, warnings);
     return out(buildResults(index, hits.slice(offset, offset + limit), compiled.match, compiled.cjk), hits.length > offset + limit, "hybrid");
   },
-  summary: (o) =>
-    o.results.length
-      ? `Found ${o.results.length}${o.next_cursor ? "+" : ""} results (${o.mode_used}). Top hit: ${o.results[0]!.path} (score ${o.results[0]!.score})`
-      : `No results (${o.mode_used})`,
+  summary: (o) => {
+    const [top] = o.results;
+    return top
+      ? `Found ${o.results.length}${o.next_cursor ? "+" : ""} results (${o.mode_used}). Top hit: ${top.path} (score ${top.score})`
+      : `No results (${o.mode_used})`;
+  },
 });
 
 /**
@@ -315,28 +319,30 @@ async function rerankHits(
   // A note the AI deny globs exclude is never shown to the reranker (docs/contracts.md, "Deny globs are a
   // wall"): it keeps its fused score, graded neither up nor down.
   const wall = ctx.ai.wall();
-  const graded = head.flatMap((h, i) => (wall.deniedIds.has(h.fileId) ? [] : [i]));
-  if (graded.length === 0) return hits;
+  const graded = head.flatMap((h, i) => (wall.deniedIds.has(h.fileId) ? [] : [{ h, i }]));
+  const [first] = head;
+  if (graded.length === 0 || first === undefined) return hits;
   const started = performance.now();
   try {
     const scores = await rerankScores(
       chat,
       q,
-      graded.map((i) => {
-        const r = byId.get(chunkOf(head[i]!));
+      graded.map(({ h }) => {
+        const r = byId.get(chunkOf(h));
         const hp = r?.headingPath ?? [];
         return { title: r?.title ?? "", heading: hp[hp.length - 1] ?? null, text: r?.text ?? "" };
       }),
       Math.max(100, cfg.int("search.rerank_timeout_ms")),
       ctx.signal,
     );
-    const retrieval = head.map((h) => h.fused / head[0]!.fused);
+    const retrieval = head.map((h) => h.fused / first.fused);
     const relevance = retrieval.slice();
-    graded.forEach((i, k) => {
-      relevance[i] = scores[k]!;
+    graded.forEach(({ i }, k) => {
+      // rerankScores answers one grade per passage, an ungraded one neutral (0.5).
+      relevance[i] = scores[k] ?? 0.5;
     });
     const blended = blend(retrieval, relevance);
-    const top = hits.slice(0, n).map((h, i) => ({ ...h, score: blended[i]!, reason: `${h.reason}, reranked` }));
+    const top = hits.slice(0, n).map((h, i) => ({ ...h, score: blended[i] ?? h.score, reason: `${h.reason}, reranked` }));
     top.sort((a, b) => b.score - a.score || a.fileId - b.fileId);
     logEvent("search.reranked", { candidates: n, ms: Math.round(performance.now() - started) });
     return [...top, ...hits.slice(n)];
@@ -419,7 +425,9 @@ export function relatedNotes(
 
   const a = ctx.embeddings.availability(ctx);
   if (!vectorsUsable(a, requested, warnings, (s) => s.state === "ready" || s.state === "provider_down")) return lexical();
-  const store = ctx.embeddings.vectors(false)!;
+  const store = ctx.embeddings.vectors(false);
+  // Usable vectors imply a store; one deleted in the meantime leaves the words alone to relate by.
+  if (store === null) return lexical();
   const chunk = parseChunkId(id);
   const hashes = index.chunks.hashes(fileId, chunk ? chunk.ord : null);
   const own = store.vectorsOf(hashes);

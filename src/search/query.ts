@@ -98,10 +98,10 @@ export function compileQuery(input: string): CompiledQuery {
     cjk: unique(positives.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     excludedCjk: unique(groups.excluded.flatMap((i) => i.text.match(CJK_RUN) ?? [])),
     empty: false,
-    dates: unique([...groups.required, ...groups.optional].filter((i) => i.quoted && dateSpan(i.text)).map(toLiteral)).map((literal) => ({
-      literal,
-      ...dateSpan(literal.slice(1, -1))!,
-    })),
+    dates: unique([...groups.required, ...groups.optional].filter((i) => i.quoted && dateSpan(i.text)).map(toLiteral)).flatMap((literal) => {
+      const span = dateSpan(literal.slice(1, -1));
+      return span ? [{ literal, ...span }] : [];
+    }),
     named: typed.some((i) => i.prefix)
       ? ""
       : typed

@@ -90,6 +90,7 @@ export function blendWeight(rank1: number): number {
 export function blend(retrieval: number[], relevance: number[]): number[] {
   return retrieval.map((r, i) => {
     const w = blendWeight(i + 1);
-    return w * r + (1 - w) * relevance[i]!;
+    // relevance is retrieval with some entries regraded, of the same length: the default is never taken.
+    return w * r + (1 - w) * (relevance[i] ?? r);
   });
 }

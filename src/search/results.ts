@@ -67,7 +67,7 @@ export function buildResults(index: IndexStore, hits: RankedHit[], match: string
         type: "note" as const,
         path: note.path,
         title: note.title,
-        heading: headingPath.length ? headingPath[headingPath.length - 1]! : null,
+        heading: headingPath.at(-1) ?? null,
         heading_path: headingPath,
         chunk_id: `${note.path}#${ord}`,
         line: section.startLine,

@@ -1,3 +1,4 @@
+import { IndxError } from "../core/errors.ts";
 import type { Span } from "../index/lexical/match-windows.ts";
 import { CHUNK_JOIN } from "../index/lexical/search-document.ts";
 import type { NoteSection } from "../index/storage/queries/chunks.ts";
@@ -26,23 +27,25 @@ export function bestSection(sections: NoteSection[], body: string, spans: Span[]
     starts.push(at);
     at += s.text.length + CHUNK_JOIN.length;
   }
-  const local: Span[][] = sections.map(() => []);
-  const words: Set<string>[] = sections.map(() => new Set());
+  const found = sections.map((section): { section: NoteSection; spans: Span[]; words: Set<string> } => ({ section, spans: [], words: new Set() }));
   for (const span of spans) {
     const start = span.start + shift;
     let i = starts.length - 1;
-    while (i > 0 && starts[i]! > start) i--;
-    local[i]!.push({ start: start - starts[i]!, end: span.end + shift - starts[i]! });
-    words[i]!.add(fold(body.slice(span.start, span.end)));
+    while (i > 0 && (starts[i] ?? 0) > start) i--;
+    const from = starts[i] ?? 0;
+    const into = found[i];
+    if (into === undefined) throw new IndxError("internal", "bestSection: a match fell outside the note's sections");
+    into.spans.push({ start: start - from, end: span.end + shift - from });
+    into.words.add(fold(body.slice(span.start, span.end)));
   }
-  let best = 0;
-  for (let i = 1; i < sections.length; i++) {
-    const [a, b] = [words[i]!.size, words[best]!.size];
-    if (a > b || (a === b && local[i]!.length > local[best]!.length)) best = i;
+  let [best] = found;
+  if (best === undefined) return null;
+  for (const f of found.slice(1)) {
+    const [a, b] = [f.words.size, best.words.size];
+    if (a > b || (a === b && f.spans.length > best.spans.length)) best = f;
   }
-  const section = sections[best]!;
-  const matched = local[best]!.length > 0;
-  return { chunkId: section.chunkId, snippet: matched ? excerpt(section.text, local[best]!, tokens) : "", matched };
+  const matched = best.spans.length > 0;
+  return { chunkId: best.section.chunkId, snippet: matched ? excerpt(best.section.text, best.spans, tokens) : "", matched };
 }
 
 /**
@@ -63,36 +66,38 @@ function excerpt(text: string, spans: Span[], tokens: number): string {
   const key: (string | null)[] = [];
   let j = 0;
   for (let k = 0; k < starts.length; k++) {
-    while (j < spans.length && spans[j]!.end <= starts[k]!) j++;
+    const wordStart = starts[k] ?? 0;
+    const wordEnd = ends[k] ?? 0;
+    while (j < spans.length && (spans[j]?.end ?? 0) <= wordStart) j++;
     const span = spans[j];
-    key.push(span && span.start < ends[k]! ? fold(text.slice(starts[k], ends[k])) : null);
+    key.push(span && span.start < wordEnd ? fold(text.slice(wordStart, wordEnd)) : null);
   }
   const n = Math.min(tokens, starts.length);
   const inWindow = new Map<string, number>();
   let count = 0;
-  const add = (k: string | null, d: number) => {
-    if (k === null) return;
+  const add = (k: string | null | undefined, d: number) => {
+    if (k == null) return;
     count += d;
     const c = (inWindow.get(k) ?? 0) + d;
     if (c) inWindow.set(k, c);
     else inWindow.delete(k);
   };
-  for (let k = 0; k < n; k++) add(key[k]!, 1);
+  for (let k = 0; k < n; k++) add(key[k], 1);
   let best = 0;
   let bestScore = inWindow.size * 1000 + count;
   for (let from = 1; from + n <= starts.length; from++) {
-    add(key[from - 1]!, -1);
-    add(key[from + n - 1]!, 1);
+    add(key[from - 1], -1);
+    add(key[from + n - 1], 1);
     const score = inWindow.size * 1000 + count;
     if (score > bestScore) [best, bestScore] = [from, score];
   }
   let out = "";
   // From the very start when the window is the first words (a heading's `#` included), as FTS5's snippet() did.
-  let cursor = best === 0 ? 0 : starts[best]!;
+  let cursor = best === 0 ? 0 : (starts[best] ?? 0);
   for (let k = best; k < best + n; k++) {
     const word = text.slice(starts[k], ends[k]);
     out += text.slice(cursor, starts[k]) + (key[k] === null ? word : `**${word}**`);
-    cursor = ends[k]!;
+    cursor = ends[k] ?? cursor;
   }
   return `${best > 0 ? "…" : ""}${out}${best + n < starts.length ? "…" : ""}`;
 }

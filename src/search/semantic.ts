@@ -31,7 +31,10 @@ export function vectorChunks(
     return index.chunks
       .withHashes(hits.map((h) => h.hash))
       .filter((r) => !excluded.has(r.fileId) && (!opts.allowed || opts.allowed.has(r.fileId)))
-      .map((r) => ({ chunkId: r.chunkId, fileId: r.fileId, distance: dist.get(r.hash)! }))
+      .flatMap((r) => {
+        const distance = dist.get(r.hash);
+        return distance === undefined ? [] : [{ chunkId: r.chunkId, fileId: r.fileId, distance }];
+      })
       .sort((a, b) => a.distance - b.distance || a.chunkId - b.chunkId);
   };
 
@@ -66,12 +69,13 @@ export function semanticPage(chunks: VectorChunk[], offset: number, limit: numbe
 
 /** The mean of some vectors, normalised: a note's direction for `related`. */
 export function centroid(vectors: Float32Array[]): Float32Array | null {
-  if (vectors.length === 0) return null;
-  const out = new Float32Array(vectors[0]!.length);
-  for (const v of vectors) for (let i = 0; i < out.length; i++) out[i]! += v[i]!;
+  const [first] = vectors;
+  if (first === undefined) return null;
+  const out = new Float32Array(first.length);
+  // Every vector has the model's dimensions, first's among them.
+  for (const v of vectors) for (const [i, x] of v.entries()) out[i] = (out[i] ?? 0) + x;
   let n = 0;
-  for (let i = 0; i < out.length; i++) n += out[i]! * out[i]!;
+  for (const x of out) n += x * x;
   n = Math.sqrt(n) || 1;
-  for (let i = 0; i < out.length; i++) out[i]! /= n;
-  return out;
+  return out.map((x) => x / n);
 }

@@ -3,6 +3,9 @@
  * lines of context, `--- a/<path>` and `+++ b/<path>` (`/dev/null` for a file not there yet), and
  * `\ No newline at end of file` after a last line without one. `patch` and `git apply` apply it.
  */
+
+import { IndxError } from "../core/errors.ts";
+
 const CONTEXT = 3;
 
 /**
@@ -69,7 +72,10 @@ function shortestEdit(a: string[], b: string[], maxEdits: number): Edit[] | null
   for (let d = 0; d <= limit; d++) {
     trace.push(v.slice(offset - d, offset + d + 1));
     for (let k = -d; k <= d; k += 2) {
-      let x = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
+      // Both diagonals lie inside v (|k ± 1| ≤ limit + 1 = offset), so the defaults are never taken.
+      const below = v[offset + k - 1] ?? 0;
+      const above = v[offset + k + 1] ?? 0;
+      let x = k === -d || (k !== d && below < above) ? above : below + 1;
       let y = x - k;
       while (x < a.length && y < b.length && a[x] === b[y]) {
         x++;
@@ -87,18 +93,19 @@ function backtrack(trace: Int32Array[], a: string[], b: string[], edits: number)
   let x = a.length;
   let y = b.length;
   for (let d = edits; d > 0; d--) {
-    const round = trace[d]!;
-    const at = (k: number) => round[k + d]!;
+    const round = trace[d];
+    if (round === undefined) throw new IndxError("internal", "diff backtrack: no trace kept for an edit round");
+    const at = (k: number) => round[k + d] ?? 0;
     const k = x - y;
     const inserted = k === -d || (k !== d && at(k - 1) < at(k + 1));
     const fromK = inserted ? k + 1 : k - 1;
     const fromX = at(fromK);
     const fromY = fromX - fromK;
-    for (; x > fromX && y > fromY; x--, y--) out.push({ kind: " ", line: a[x - 1]! });
-    if (inserted) out.push({ kind: "+", line: b[--y]! });
-    else out.push({ kind: "-", line: a[--x]! });
+    for (; x > fromX && y > fromY; x--, y--) out.push({ kind: " ", line: a[x - 1] ?? "" });
+    if (inserted) out.push({ kind: "+", line: b[--y] ?? "" });
+    else out.push({ kind: "-", line: a[--x] ?? "" });
   }
-  for (; x > 0; x--) out.push({ kind: " ", line: a[x - 1]! });
+  for (; x > 0; x--) out.push({ kind: " ", line: a[x - 1] ?? "" });
   return out.reverse();
 }
 
@@ -114,7 +121,7 @@ function hunks(edits: Edit[]): string[] {
     if (edits[i]?.kind !== "+") aSeen++;
     if (edits[i]?.kind !== "-") bSeen++;
   }
-  const changed = (i: number) => edits[i] !== undefined && edits[i]!.kind !== " ";
+  const changed = (i: number) => (edits[i]?.kind ?? " ") !== " ";
   let next = 0;
   while (next < edits.length) {
     if (!changed(next)) {
@@ -137,9 +144,12 @@ function hunks(edits: Edit[]): string[] {
 
 /** `@@ -start,count +start,count @@`; an empty side names the line before it, as diff does. */
 function header(aBefore: number[], bBefore: number[], start: number, stop: number): string {
-  const aCount = aBefore[stop]! - aBefore[start]!;
-  const bCount = bBefore[stop]! - bBefore[start]!;
-  const aStart = aCount === 0 ? aBefore[start]! : aBefore[start]! + 1;
-  const bStart = bCount === 0 ? bBefore[start]! : bBefore[start]! + 1;
+  // start and stop are within [0, edits.length], and both arrays hold edits.length + 1 counts.
+  const aFrom = aBefore[start] ?? 0;
+  const bFrom = bBefore[start] ?? 0;
+  const aCount = (aBefore[stop] ?? 0) - aFrom;
+  const bCount = (bBefore[stop] ?? 0) - bFrom;
+  const aStart = aCount === 0 ? aFrom : aFrom + 1;
+  const bStart = bCount === 0 ? bFrom : bFrom + 1;
   return `@@ -${aStart},${aCount} +${bStart},${bCount} @@`;
 }

@@ -298,7 +298,15 @@ export class VaultWriter {
   /** Reads for one plan: each file once, so the plan and its checks see the same bytes. */
   private freshIO(): WriteIO {
     const cache = new Map<string, FileState>();
-    return { read: (path) => cache.get(path) ?? cache.set(path, this.readState(path)).get(path)! };
+    return {
+      read: (path) => {
+        const cached = cache.get(path);
+        if (cached) return cached;
+        const state = this.readState(path);
+        cache.set(path, state);
+        return state;
+      },
+    };
   }
 
   private sweep(dir: string): void {

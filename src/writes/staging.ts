@@ -1,4 +1,4 @@
-import type { IndxError } from "../core/errors.ts";
+import { IndxError } from "../core/errors.ts";
 import { commitStaged, discardStaged, type StagedFile, stageFiles } from "./atomic.ts";
 
 /** A write of a plan, ready to stage: where its bytes go, or why they cannot go there. */
@@ -17,7 +17,11 @@ export class Staging<K> {
     const staged = await stageFiles(ready);
     const pending = new Map<K, StagedFile | IndxError>();
     for (const w of writes) if ("error" in w) pending.set(w.key, w.error);
-    for (const [i, w] of ready.entries()) pending.set(w.key, staged[i]!);
+    for (const [i, w] of ready.entries()) {
+      const file = staged[i];
+      if (file === undefined) throw new IndxError("internal", "staging returned fewer files than it was given");
+      pending.set(w.key, file);
+    }
     return new Staging(pending);
   }
 
