@@ -11,7 +11,7 @@ import { blockIdAtLineEnd, blockKey } from "../markdown/blocks.ts";
 import { skipSpaces } from "../markdown/chars.ts";
 import { isThematicBreakAt } from "../markdown/headings.ts";
 import { listItemAt } from "../markdown/tasks.ts";
-import { fenceContaining, type NoteStructure } from "./structure.ts";
+import { fenceContaining, lineStartOf, type NoteStructure } from "./structure.ts";
 import { isBlankLineAt, lineContentEnd, nextLineStart } from "./text.ts";
 
 export interface BlockTarget {
@@ -35,59 +35,59 @@ export function resolveBlock(s: NoteStructure, rawId: string): BlockTarget {
   }
   const key = blockKey(wanted.replace(/^\^/, ""));
   const hits = s.blocks.filter((b) => blockKey(b.id) === key);
-  if (hits.length === 0) {
-    throw new IndxError("patch_target_not_found", "No block in the note carries that id.", { block_id: rawId });
-  }
   if (hits.length > 1) {
     throw new IndxError("patch_target_ambiguous", `${hits.length} blocks carry that id.`, {
       block_id: rawId,
       candidates: hits.map((b) => ({ block_id: b.id, line: b.line })),
     });
   }
-  const hit = hits[0]!;
+  const [hit] = hits;
+  if (!hit) {
+    throw new IndxError("patch_target_not_found", "No block in the note carries that id.", { block_id: rawId });
+  }
   return targetFor(s, hit.id, hit.line - 1);
 }
 
 function targetFor(s: NoteStructure, id: string, idIndex: number): BlockTarget {
-  const lineStart = s.lineStarts[idIndex]!;
+  const lineStart = lineStartOf(s.lineStarts, idIndex);
   const idLineEnd = nextLineStart(s.text, lineStart);
   if (isDetachedId(s, idIndex)) {
     let last = idIndex - 1;
-    while (isBlankLineAt(s.text, s.lineStarts[last]!)) last--;
+    while (isBlankLineAt(s.text, lineStartOf(s.lineStarts, last))) last--;
     const first = detachedBlockFirstLine(s, last);
     return {
       id,
-      start: s.lineStarts[first]!,
-      end: nextLineStart(s.text, s.lineStarts[last]!),
+      start: lineStartOf(s.lineStarts, first),
+      end: nextLineStart(s.text, lineStartOf(s.lineStarts, last)),
       idLine: { start: lineStart, end: idLineEnd },
     };
   }
-  return { id, start: s.lineStarts[ownBlockFirstLine(s, idIndex)]!, end: idLineEnd, idLine: null };
+  return { id, start: lineStartOf(s.lineStarts, ownBlockFirstLine(s, idIndex)), end: idLineEnd, idLine: null };
 }
 
 /** The line is only `^id`, after a blank line, with a non-heading block somewhere above it. */
 function isDetachedId(s: NoteStructure, index: number): boolean {
-  const start = s.lineStarts[index]!;
+  const start = lineStartOf(s.lineStarts, index);
   const end = lineContentEnd(s.text, start);
   const p = skipSpaces(s.text, start, end);
   if (s.text.charCodeAt(p) !== 94 /* ^ */ || blockIdAtLineEnd(s.text, p, end) === null) return false;
-  if (index - 1 < s.bodyFirstLineIndex || !isBlankLineAt(s.text, s.lineStarts[index - 1]!)) return false;
+  if (index - 1 < s.bodyFirstLineIndex || !isBlankLineAt(s.text, lineStartOf(s.lineStarts, index - 1))) return false;
   let above = index - 1;
-  while (above >= s.bodyFirstLineIndex && isBlankLineAt(s.text, s.lineStarts[above]!)) above--;
+  while (above >= s.bodyFirstLineIndex && isBlankLineAt(s.text, lineStartOf(s.lineStarts, above))) above--;
   return above >= s.bodyFirstLineIndex && !s.headingLines.has(above);
 }
 
 /** True for a line that cannot be part of the paragraph/list item below it. */
 function isBoundary(s: NoteStructure, index: number): boolean {
   if (index < s.bodyFirstLineIndex) return true;
-  const start = s.lineStarts[index]!;
+  const start = lineStartOf(s.lineStarts, index);
   if (isBlankLineAt(s.text, start) || s.headingLines.has(index) || fenceContaining(s, index) !== null) return true;
   const end = lineContentEnd(s.text, start);
   return isThematicBreakAt(s.text, skipSpaces(s.text, start, end), end);
 }
 
 function firstNonSpace(s: NoteStructure, index: number): { p: number; end: number } {
-  const start = s.lineStarts[index]!;
+  const start = lineStartOf(s.lineStarts, index);
   const end = lineContentEnd(s.text, start);
   return { p: skipSpaces(s.text, start, end), end };
 }
@@ -127,12 +127,12 @@ function detachedBlockFirstLine(s: NoteStructure, last: number): number {
     const fence = fenceContaining(s, k);
     if (fence !== null) k = fence[0];
     const above = k - 1;
-    if (joinable(above) && !isBlankLineAt(s.text, s.lineStarts[above]!)) {
+    if (joinable(above) && !isBlankLineAt(s.text, lineStartOf(s.lineStarts, above))) {
       k = above;
       continue;
     }
     let m = above;
-    while (m >= s.bodyFirstLineIndex && isBlankLineAt(s.text, s.lineStarts[m]!)) m--;
+    while (m >= s.bodyFirstLineIndex && isBlankLineAt(s.text, lineStartOf(s.lineStarts, m))) m--;
     if (m < above && joinable(m) && continuesListAbove(s, k, m)) {
       k = m;
       continue;
@@ -145,14 +145,14 @@ function detachedBlockFirstLine(s: NoteStructure, last: number): number {
 function continuesListAbove(s: NoteStructure, k: number, m: number): boolean {
   if (!isListLike(s, m) || !isListLike(s, k)) return false;
   const first = firstNonSpace(s, k);
-  const indent = first.p - s.lineStarts[k]!;
+  const indent = first.p - lineStartOf(s.lineStarts, k);
   if (indent > 0 && !isListItemLine(s, k)) return true;
   const kind = listKind(s, k);
   // The nearest item above at this indent or less decides; loose lists may have blank lines too.
   for (let i = m; i >= s.bodyFirstLineIndex && !s.headingLines.has(i); i--) {
-    if (isBlankLineAt(s.text, s.lineStarts[i]!)) continue;
+    if (isBlankLineAt(s.text, lineStartOf(s.lineStarts, i))) continue;
     if (!isListLike(s, i)) return false;
-    const itemIndent = firstNonSpace(s, i).p - s.lineStarts[i]!;
+    const itemIndent = firstNonSpace(s, i).p - lineStartOf(s.lineStarts, i);
     if (itemIndent <= indent && isListItemLine(s, i)) return itemIndent === indent && listKind(s, i) === kind;
   }
   return false;
@@ -161,17 +161,17 @@ function continuesListAbove(s: NoteStructure, k: number, m: number): boolean {
 /** `-`, `*`, `+`, or the delimiter of an ordered item (`.` / `)`). */
 function listKind(s: NoteStructure, index: number): string {
   const { p } = firstNonSpace(s, index);
-  const c = s.text[p]!;
+  const c = s.text.charAt(p);
   if (c === "-" || c === "*" || c === "+") return c;
   let d = p;
   while (s.text.charCodeAt(d) >= 48 && s.text.charCodeAt(d) <= 57) d++;
-  return s.text[d]!;
+  return s.text.charAt(d);
 }
 
 /** A list item line or an indented (continuation) line. */
 function isListLike(s: NoteStructure, index: number): boolean {
   if (fenceContaining(s, index) !== null) return false;
-  const start = s.lineStarts[index]!;
+  const start = lineStartOf(s.lineStarts, index);
   const c = s.text.charCodeAt(start);
   return c === 32 || c === 9 || isListItemLine(s, index);
 }

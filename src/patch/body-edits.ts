@@ -8,7 +8,7 @@ import { isBlankRange, skipSpaces, trimEndIndex } from "../markdown/chars.ts";
 import { atxHeadingAt } from "../markdown/headings.ts";
 import { resolveBlock } from "./block-target.ts";
 import { resolveHeading } from "./resolve-heading.ts";
-import { analyze, type NoteStructure, sectionContentEnd } from "./structure.ts";
+import { analyze, lineStartOf, type NoteStructure, sectionContentEnd } from "./structure.ts";
 import { endsWithContentLine, lineContentEnd, spliceLines, toLines } from "./text.ts";
 
 export interface RenamedHeading {
@@ -91,14 +91,13 @@ export function replaceBlock(text: string, blockId: string, markdown: string): s
   const target = resolveBlock(s, blockId);
   const normalized = markdown.replace(/\r\n?/g, "\n");
   const lines = (normalized.endsWith("\n") ? normalized.slice(0, -1) : normalized).split("\n");
-  let last = lines.length - 1;
-  while (last >= 0 && isBlankRange(lines[last]!, 0, lines[last]!.length)) last--;
-  if (last < 0) {
+  const last = lines.findLastIndex((line) => !isBlankRange(line, 0, line.length));
+  const lastLine = lines[last];
+  if (lastLine === undefined) {
     throw new IndxError("validation_failed", "replace_block needs non-empty markdown (the block id must stay attached to something).", {
       field: "markdown",
     });
   }
-  const lastLine = lines[last]!;
   const written = blockIdAtLineEnd(lastLine, 0, lastLine.length);
   const carriesId = written !== null && blockKey(written) === blockKey(target.id);
   if (target.idLine !== null) {
@@ -122,12 +121,13 @@ export function renameHeading(text: string, from: string, to: string): { text: s
   let out: string;
   if (h.setext) {
     const p = skipSpaces(text, h.start, lineContentEnd(text, h.start));
-    const lastTextLine = s.lineStarts[h.lastLineIndex - 1]!;
+    const lastTextLine = lineStartOf(s.lineStarts, h.lastLineIndex - 1);
     const e = trimEndIndex(text, lastTextLine, lineContentEnd(text, lastTextLine));
     out = text.slice(0, p) + newText + text.slice(e);
   } else {
     const end = lineContentEnd(text, h.start);
-    const m = atxHeadingAt(text, skipSpaces(text, h.start, end), end)!;
+    const m = atxHeadingAt(text, skipSpaces(text, h.start, end), end);
+    if (!m) throw new IndxError("internal", "a heading the note's structure holds as ATX does not parse as one");
     // An addressable heading has text, so a space already separates it from the #s around it.
     out = text.slice(0, m.textStart) + newText + text.slice(m.textEnd);
   }

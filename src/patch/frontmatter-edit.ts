@@ -120,22 +120,22 @@ export function topLevelEntries(yaml: string): YamlEntry[] {
   const lines = splitLines(yaml);
   const out: YamlEntry[] = [];
   let i = 0;
-  while (i < lines.length) {
-    const head = parseKeyLine(lines[i]!.content);
+  for (let line = lines[i]; line !== undefined; line = lines[i]) {
+    const head = parseKeyLine(line.content);
     if (head === null) {
       i++;
       continue;
     }
-    const start = lines[i]!.start;
-    let end = lines[i]!.next;
+    const start = line.start;
+    let end = line.next;
     let j = i + 1;
-    for (; j < lines.length; j++) {
-      const c = lines[j]!.content;
+    for (let next = lines[j]; next !== undefined; next = lines[++j]) {
+      const c = next.content;
       if (c.trim() === "") continue; // blank: part of the entry only if a continuation follows
       const first = c.charCodeAt(0);
       const continues = first === 32 || first === 9 || (head.emptyValue && /^-(?:[ \t]|$)/.test(c));
       if (!continues) break;
-      end = lines[j]!.next;
+      end = next.next;
     }
     out.push({ key: head.key, keyText: head.keyText, start, end });
     i = j;
@@ -191,7 +191,7 @@ function parseKeyLine(line: string): KeyLine | null {
     }
     keyText = dq[0];
   } else if (sq !== null) {
-    key = sq[1]!.replace(/''/g, "'");
+    key = (sq[1] ?? "").replace(/''/g, "'");
     keyText = sq[0];
   } else {
     if (/^[-?:,[\]{}&*!|>'"%@`]/.test(line) && !/^[-?:][^ \t]/.test(line)) return null;

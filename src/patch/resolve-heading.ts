@@ -5,7 +5,7 @@
  */
 import { IndxError } from "../core/errors.ts";
 import { headingKey } from "../markdown/headings.ts";
-import { type HeadingNode, headingPath, type NoteStructure } from "./structure.ts";
+import { type HeadingNode, headingPath, type NoteStructure, parentOf } from "./structure.ts";
 
 interface Step {
   level: number | null;
@@ -20,9 +20,9 @@ const NTH = /^(.*?)\s*\[(\d{1,4})\]\s*$/s;
 function parseStep(raw: string): Step | null {
   const t = raw.trim();
   const m = LEVEL_PREFIX.exec(t);
-  const key = headingKey(m ? m[2]! : t);
+  const key = headingKey(m ? (m[2] ?? "") : t);
   if (key === "") return null;
-  return { level: m ? m[1]!.length : null, key };
+  return { level: m ? (m[1] ?? "").length : null, key };
 }
 
 function stepMatches(step: Step, h: HeadingNode): boolean {
@@ -31,11 +31,13 @@ function stepMatches(step: Step, h: HeadingNode): boolean {
 
 /** True when `h` matches the last step and its ancestors contain the other steps, in order. */
 function pathMatches(s: NoteStructure, steps: Step[], h: HeadingNode): boolean {
-  if (!stepMatches(steps[steps.length - 1]!, h)) return false;
+  const last = steps.at(-1);
+  if (!last || !stepMatches(last, h)) return false;
   let k = steps.length - 2;
   // Nearest-first greedy matching finds an ordered subsequence whenever one exists.
-  for (let p = h.parent; p >= 0 && k >= 0; p = s.headings[p]!.parent) {
-    if (stepMatches(steps[k]!, s.headings[p]!)) k--;
+  for (let p = parentOf(s, h); p && k >= 0; p = parentOf(s, p)) {
+    const step = steps[k];
+    if (step && stepMatches(step, p)) k--;
   }
   return k < 0;
 }
@@ -84,13 +86,11 @@ export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
   // first.
   const nth = NTH.exec(spec);
   if (hits.length === 0 && nth) {
-    const all = findHeadings(s, nth[1]!);
+    const all = findHeadings(s, nth[1] ?? "");
     const n = Number(nth[2]);
-    if (n >= 1 && n <= all.length) return all[n - 1]!;
+    const chosen = n >= 1 ? all[n - 1] : undefined;
+    if (chosen) return chosen;
     hits = [];
-  }
-  if (hits.length === 0) {
-    throw new IndxError("patch_target_not_found", "No heading in the note matches the target.", { heading: spec });
   }
   if (hits.length > 1) {
     throw new IndxError(
@@ -99,5 +99,9 @@ export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
       { heading: spec, candidates: hits.map((h, i) => ({ path: headingPath(s, h), line: h.line, address: `${spec}[${i + 1}]` })) },
     );
   }
-  return hits[0]!;
+  const [only] = hits;
+  if (!only) {
+    throw new IndxError("patch_target_not_found", "No heading in the note matches the target.", { heading: spec });
+  }
+  return only;
 }

@@ -7,6 +7,7 @@
  * block quotes or callouts, and setext headings included.
  */
 
+import { IndxError } from "../core/errors.ts";
 import { skipSpaces } from "../markdown/chars.ts";
 import { type FrontmatterBlock, splitFrontmatter } from "../markdown/frontmatter.ts";
 import { setextLevelAt } from "../markdown/headings.ts";
@@ -60,7 +61,11 @@ export function analyze(text: string): NoteStructure {
   const scan = scanBody(text, bodyStart, bodyLine);
 
   const fences: [number, number][] = [];
-  for (let i = 0; i + 1 < scan.fences.length; i += 2) fences.push([scan.fences[i]! - 1, scan.fences[i + 1]! - 1]);
+  for (let i = 0; i + 1 < scan.fences.length; i += 2) {
+    const first = scan.fences[i];
+    const last = scan.fences[i + 1];
+    if (first !== undefined && last !== undefined) fences.push([first - 1, last - 1]);
+  }
 
   const headings: HeadingNode[] = [];
   const headingLines = new Set<number>();
@@ -70,18 +75,21 @@ export function analyze(text: string): NoteStructure {
     const lastIndex = h.setext ? setextUnderlineIndex(text, lineStarts, firstIndex, h.level) : firstIndex;
     for (let i = firstIndex; i <= lastIndex; i++) headingLines.add(i);
     // A heading closes every open section of the same or a deeper level; what stays open contains it.
-    while (open.length > 0 && open[open.length - 1]!.level >= h.level) open.pop()!.sectionEnd = h.offset;
+    for (let top = open.at(-1); top && top.level >= h.level; top = open.at(-1)) {
+      top.sectionEnd = h.offset;
+      open.pop();
+    }
     const node: HeadingNode = {
       index: headings.length,
       level: h.level,
       text: h.text,
       line: h.line,
       start: h.offset,
-      end: nextLineStart(text, lineStarts[lastIndex]!),
+      end: nextLineStart(text, lineStartOf(lineStarts, lastIndex)),
       lastLineIndex: lastIndex,
       setext: h.setext,
       sectionEnd: text.length,
-      parent: open.length > 0 ? open[open.length - 1]!.index : -1,
+      parent: open.at(-1)?.index ?? -1,
     };
     headings.push(node);
     open.push(node);
@@ -116,17 +124,29 @@ function computeLineStarts(text: string): number[] {
 /** The setext underline is the first line after the heading's first line that is one. */
 function setextUnderlineIndex(text: string, lineStarts: number[], firstIndex: number, level: number): number {
   for (let i = firstIndex + 1; i < lineStarts.length; i++) {
-    const start = lineStarts[i]!;
+    const start = lineStartOf(lineStarts, i);
     const end = lineContentEnd(text, start);
     if (setextLevelAt(text, skipSpaces(text, start, end), end) === level) return i;
   }
   return firstIndex; // unreachable for a heading the scanner reported as setext
 }
 
+/** Offset of line `index` (0-based): every index the patch code computes is a line of the note, so one outside it is a bug. */
+export function lineStartOf(lineStarts: readonly number[], index: number): number {
+  const start = lineStarts[index];
+  if (start === undefined) throw new IndxError("internal", `line index ${index} is outside the note (${lineStarts.length} lines)`);
+  return start;
+}
+
+/** The heading whose section contains `h` directly, or undefined for a top-level one (parent -1). */
+export function parentOf(s: NoteStructure, h: HeadingNode): HeadingNode | undefined {
+  return h.parent >= 0 ? s.headings[h.parent] : undefined;
+}
+
 /** Ancestors of a heading (outermost first), by section containment. */
 export function ancestorsOf(s: NoteStructure, h: HeadingNode): HeadingNode[] {
   const out: HeadingNode[] = [];
-  for (let p = h.parent; p >= 0; p = s.headings[p]!.parent) out.unshift(s.headings[p]!);
+  for (let p = parentOf(s, h); p; p = parentOf(s, p)) out.unshift(p);
   return out;
 }
 
@@ -143,7 +163,7 @@ export function headingPath(s: NoteStructure, h: HeadingNode): string {
 export function sectionContentEnd(s: NoteStructure, h: HeadingNode): number {
   let contentEnd = h.end;
   for (let i = h.lastLineIndex + 1; i < s.lineStarts.length; i++) {
-    const start = s.lineStarts[i]!;
+    const start = lineStartOf(s.lineStarts, i);
     if (start >= h.sectionEnd) break;
     if (!isBlankLineAt(s.text, start)) contentEnd = nextLineStart(s.text, start);
   }

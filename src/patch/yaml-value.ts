@@ -67,10 +67,10 @@ function emit(value: YamlValue): string | string[] {
     }
     return lines;
   }
-  const keys = Object.keys(value);
-  if (keys.length === 0) return "{}";
+  const entries = Object.entries(value);
+  if (entries.length === 0) return "{}";
   const lines: string[] = [];
-  for (const k of keys) lines.push(...entryLines(`${emitKey(k)}:`, value[k]!));
+  for (const [k, v] of entries) lines.push(...entryLines(`${emitKey(k)}:`, v));
   return lines;
 }
 

@@ -108,7 +108,8 @@ export function parsePrices(entries: readonly string[]): Map<string, Rate> {
         key: "ai.prices",
         entry,
       });
-    out.set(canonicalModel(m[1]!), { input: Number(m[2]), output: Number(m[3]) });
+    const [, model = "", input, output] = m;
+    out.set(canonicalModel(model), { input: Number(input), output: Number(output) });
   }
   return out;
 }

@@ -14,7 +14,9 @@ export async function probeEmbeddings(provider: EmbeddingProvider, timeoutMs = 5
   const started = performance.now();
   try {
     const [v] = await provider.embed(["indx"], AbortSignal.timeout(timeoutMs));
-    return { ok: true, dimension: v!.length, latency_ms: Math.round(performance.now() - started), error: null };
+    // No vector is an unexpected answer: classifyError below reports it as bad_response.
+    if (!v) throw new Error("the provider returned no vector");
+    return { ok: true, dimension: v.length, latency_ms: Math.round(performance.now() - started), error: null };
   } catch (err) {
     const e = classifyError(err, `${provider.provider} ${provider.model}`);
     return { ok: false, dimension: null, latency_ms: Math.round(performance.now() - started), error: { kind: e.kind, message: e.message } };

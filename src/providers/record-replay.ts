@@ -48,7 +48,8 @@ export function withRecordReplay(inner: ChatProvider, s: ChatSettings, mode: "re
       throw new ProviderError("replay_miss", `AI_TEST_REPLAY: no recorded exchange for request ${fingerprint} (record it with AI_TEST_RECORD=1)`);
     }
     if (fixture.error) throw new ProviderError(fixture.error.kind, fixture.error.message, fixture.error.status);
-    const result = fixture.result!;
+    const result = fixture.result;
+    if (!result) throw new ProviderError("bad_response", `AI_TEST_REPLAY: the exchange recorded for request ${fingerprint} has neither a result nor an error`);
     const deltas = fixture.deltas;
     if (req.onDelta) for (const d of deltas ?? [result.text]) req.onDelta(d);
     return { ...result, streamed: req.onDelta !== undefined && deltas !== undefined };

@@ -47,7 +47,7 @@ export function estimateTokens(text: string): number {
     const c = text.charCodeAt(i);
     if (c >= 128) {
       endRun();
-      const codePoint = text.codePointAt(i)!;
+      const codePoint = text.codePointAt(i) ?? c;
       if (codePoint > 0xffff) i++;
       tokens += isCjk(codePoint) ? CJK_TOKENS_PER_CHAR : utf8Bytes(codePoint) * OTHER_TOKENS_PER_BYTE;
       continue;

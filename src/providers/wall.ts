@@ -55,18 +55,24 @@ function wordHashes(ws: readonly string[]): { a: Int32Array; b: Int32Array } {
   return { a, b };
 }
 
+/** A window's key, written in place by windowKey: both lanes are 32-bit integers (Math.imul and ^ return int32). */
+interface WindowKey {
+  x: number;
+  y: number;
+}
+
 /** A window's key: two 32-bit lanes over its words' hashes (a collision among a million windows is a one-in-a-billion event). */
-function windowKey(h: { a: Int32Array; b: Int32Array }, from: number, size: number, out: Int32Array): void {
+function windowKey(h: { a: Int32Array; b: Int32Array }, from: number, size: number, out: WindowKey): void {
   let x = 0x811c9dc5 ^ size;
   let y = 0x27d4eb2f ^ size;
   for (let i = from; i < from + size; i++) {
-    x = Math.imul(x ^ h.a[i]!, 0x01000193);
+    x = Math.imul(x ^ (h.a[i] ?? 0), 0x01000193);
     x ^= x >>> 15;
-    y = Math.imul(y ^ h.b[i]!, 0x5bd1e995);
+    y = Math.imul(y ^ (h.b[i] ?? 0), 0x5bd1e995);
     y ^= y >>> 13;
   }
-  out[0] = x;
-  out[1] = y;
+  out.x = x;
+  out.y = y;
 }
 
 /**
@@ -105,7 +111,7 @@ class KeySet {
     this.xs = new Int32Array(used.length * 2);
     this.ys = new Int32Array(used.length * 2);
     this.used = new Uint8Array(used.length * 2);
-    for (let i = 0; i < used.length; i++) if (used[i]) this.insert(xs[i]!, ys[i]!);
+    for (let i = 0; i < used.length; i++) if (used[i]) this.insert(xs[i] ?? 0, ys[i] ?? 0);
   }
 }
 
@@ -114,7 +120,7 @@ const unattr = (s: string) => s.replaceAll("&quot;", '"').replaceAll("&lt;", "<"
 
 export class DenyWall {
   private readonly keys = new KeySet();
-  private readonly key = new Int32Array(2);
+  private readonly key: WindowKey = { x: 0, y: 0 };
   /** Window sizes in the fingerprint (WINDOW, and the lengths of short chunks fingerprinted whole). */
   private readonly sizes = new Set<number>();
 
@@ -183,13 +189,13 @@ export class DenyWall {
     if (ws.length < WINDOW) {
       this.sizes.add(ws.length);
       windowKey(h, 0, ws.length, k);
-      this.keys.add(k[0]!, k[1]!);
+      this.keys.add(k.x, k.y);
       return;
     }
     this.sizes.add(WINDOW);
     for (let i = 0; i + WINDOW <= ws.length; i++) {
       windowKey(h, i, WINDOW, k);
-      this.keys.add(k[0]!, k[1]!);
+      this.keys.add(k.x, k.y);
     }
   }
 
@@ -233,15 +239,15 @@ export class DenyWall {
     if (this.denied.size === 0) return null;
     PASSAGE_PATH.lastIndex = 0;
     for (let m = PASSAGE_PATH.exec(text); m; m = PASSAGE_PATH.exec(text))
-      if (!this.globs.allows(unattr(m[1]!))) return "a passage of a note the AI deny globs exclude";
+      if (!this.globs.allows(unattr(m[1] ?? ""))) return "a passage of a note the AI deny globs exclude";
     if (this.keys.size === 0) return null;
     for (const run of unmasked(words(text), caller)) {
       const h = wordHashes(run);
       for (const size of this.sizes)
         for (let i = 0; i + size <= run.length; i++) {
           windowKey(h, i, size, this.key);
-          if (!this.keys.has(this.key[0]!, this.key[1]!)) continue;
-          const key = (this.key[0]! >>> 0) * 0x200000 + (this.key[1]! >>> 11);
+          if (!this.keys.has(this.key.x, this.key.y)) continue;
+          const key = (this.key.x >>> 0) * 0x200000 + (this.key.y >>> 11);
           let shared = this.shared.get(key);
           if (shared === undefined) this.shared.set(key, (shared = this.allowedHas(run.slice(i, i + size))));
           if (!shared) return "text found only in notes the AI deny globs exclude";

@@ -19,7 +19,8 @@ export function fitToBudget(passages: Passage[], maxInputTokens: number, fixedTo
     used += p.tokens;
     kept.push(p);
   }
-  if (kept.length === 0 && passages.length > 0) requireFits(fixedTokens + passages[0]!.tokens, maxInputTokens);
+  const [first] = passages;
+  if (kept.length === 0 && first) requireFits(fixedTokens + first.tokens, maxInputTokens);
   return kept;
 }
 

@@ -48,7 +48,11 @@ export function noteSources(ctx: OpContext, paths: readonly string[], fixedToken
     byPath.set(p.path, list);
   }
   const budget = ctx.ai.settings().maxInputTokens;
-  return [...byPath].map(([path, passages]) => ({ path, etag: passages[0]!.etag, passages: fitToBudget(passages, budget, fixedTokens) }));
+  // Every list holds at least the passage that created it.
+  return [...byPath].flatMap(([path, passages]) => {
+    const [first] = passages;
+    return first ? [{ path, etag: first.etag, passages: fitToBudget(passages, budget, fixedTokens) }] : [];
+  });
 }
 
 /** Requests in flight at once for per-note suggestions: enough to hide latency, few enough for a local model. */
@@ -63,16 +67,18 @@ const NOTE_CONCURRENCY = 4;
 export async function forEachNote<T, R>(items: readonly T[], fn: (item: T) => Promise<R>, warnings: Warning[]): Promise<R[]> {
   const out = new Array<R>(items.length);
   const done = new Array<boolean>(items.length).fill(false);
-  let next = 0;
+  // One iterator shared by the workers: each takes the next item it yields.
+  const queue = items.entries();
+  let stopped = false;
   let quota: IndxError | null = null;
   const worker = async () => {
-    while (next < items.length) {
-      const i = next++;
+    for (const [i, item] of queue) {
+      if (stopped) return;
       try {
-        out[i] = await fn(items[i]!);
+        out[i] = await fn(item);
         done[i] = true;
       } catch (err) {
-        next = items.length; // start no more requests
+        stopped = true; // start no more requests
         if (err instanceof IndxError && err.code === "ai_quota_exceeded") {
           quota ??= err;
           return;

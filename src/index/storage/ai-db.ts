@@ -1,6 +1,7 @@
 import { Database } from "bun:sqlite";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
+import { IndxError } from "../../core/errors.ts";
 import { BUSY_TIMEOUT_MS } from "./store.ts";
 
 /** A cached result, decoded from its JSON column here, behind the seam (src/index/storage/json-columns.ts). */
@@ -121,10 +122,11 @@ export class AiDb {
       .transaction(() => {
         const spent = this.spendOn(day).usd + this.heldOn(day);
         if (cap !== null && spent >= cap) return { refused: spent };
-        const id = this.db
+        const row = this.db
           .query<{ id: number }, [string, number, number]>("INSERT INTO spend_held (day, usd, at) VALUES (?, ?, ?) RETURNING id")
-          .get(day, usd, now)!.id;
-        return { id };
+          .get(day, usd, now);
+        if (!row) throw new IndxError("internal", "INSERT … RETURNING id returned no row for a spend hold");
+        return { id: row.id };
       })
       .immediate();
   }

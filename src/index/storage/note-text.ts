@@ -60,9 +60,10 @@ export function decodeNoteText(bytes: Uint8Array): NoteText {
   return {
     outline: outline.map(([level, text]) => ({ level, text })),
     chunks: headingPaths.map((headingPath, i) => {
-      const text = record.slice(at, at + lengths[i]!);
-      at += lengths[i]!;
-      return { headingPath, text, startLine: startLines[i]! };
+      const length = lengths[i] ?? 0;
+      const text = record.slice(at, at + length);
+      at += length;
+      return { headingPath, text, startLine: startLines[i] ?? 0 };
     }),
   };
 }

@@ -1,3 +1,5 @@
+import { IndxError } from "../../core/errors.ts";
+
 /**
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
@@ -178,7 +180,11 @@ export function storedLinkDst(linkpath: string, dst: string | null): string | nu
   return folder === "" || folder.endsWith("/") ? folder : dst;
 }
 
-export const INDEX_NAMES = [...INDEX_SQL, HASH_INDEX_SQL].map((sql) => /EXISTS (\w+)/.exec(sql)![1]!);
+export const INDEX_NAMES = [...INDEX_SQL, HASH_INDEX_SQL].map((sql) => {
+  const name = /EXISTS (\w+)/.exec(sql)?.[1];
+  if (name === undefined) throw new IndxError("internal", "an index statement names no index after IF NOT EXISTS");
+  return name;
+});
 
 /**
  * Column weights for bm25(notes_fts, …), in column order. Titles and aliases name the note, so

@@ -248,7 +248,7 @@ export class VectorStorage {
     const hits = rows.map(([hash, blob]) => {
       const v = fromBlob(blob as Uint8Array);
       let dot = 0;
-      for (let i = 0; i < v.length; i++) dot += v[i]! * query[i]!;
+      for (let i = 0; i < v.length; i++) dot += (v[i] ?? 0) * (query[i] ?? 0);
       return { hash: hash as string, distance: 1 - dot };
     });
     // A stable sort keeps insertion order (id) among equal distances, as the SQL does.

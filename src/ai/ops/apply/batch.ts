@@ -1,4 +1,4 @@
-import { type IndxError, toIndxError } from "../../../core/errors.ts";
+import { IndxError, toIndxError } from "../../../core/errors.ts";
 import { planNotePatch, requireText } from "../../../notes/write-ops.ts";
 import type { OpContext } from "../../../ops/context.ts";
 import type { Warning } from "../../../ops/schemas.ts";
@@ -103,7 +103,9 @@ function planNote<D>(ctx: OpContext, planner: NotePlanner<D>, before: FileState,
   if (ops.length === 0) return { kind: "unchanged" };
   const result = planNotePatch(ctx, planner.path, text, ops);
   if (!result.changed) return { kind: "unchanged" };
-  return { kind: "planned", edit: { path: planner.path, etag: before.etag!, diff: unifiedDiff(planner.path, text, result.text) }, detail, text: result.text };
+  const etag = before.etag;
+  if (etag === null) throw new IndxError("internal", "a note read as text has no etag");
+  return { kind: "planned", edit: { path: planner.path, etag, diff: unifiedDiff(planner.path, text, result.text) }, detail, text: result.text };
 }
 
 function writeOf<D>({ path, outcome }: NoteResult<D>): Change[] {
@@ -127,8 +129,12 @@ function afterFailure<D>(candidates: readonly NotePlanner<D>[], planned: readonl
   const error = toIndxError(err);
   const done = err instanceof PartlyWritten ? err.written : {};
   const at = planned.findIndex((n) => n.outcome.kind === "planned" && done[n.path] === undefined);
-  if (at < 0) return [{ path: candidates[0]!.path, outcome: { kind: "failed", error }, warnings: [] }];
-  const failed = planned[at]!;
+  const failed = planned[at];
+  if (!failed) {
+    const [first] = candidates;
+    if (!first) throw new IndxError("internal", "a batch failed with no note in it to report the failure on");
+    return [{ path: first.path, outcome: { kind: "failed", error }, warnings: [] }];
+  }
   return [...planned.slice(0, at).map((n) => written(n, done, [])), { path: failed.path, outcome: failureOf(failed.outcome, error), warnings: [] }];
 }
 

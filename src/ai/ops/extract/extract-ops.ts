@@ -176,14 +176,16 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
 
 /** The frontmatter key the data goes to, or null for destination json; a contradictory input is a 400 before any model call. */
 function destinationKey(input: Input): string | null {
-  const frontmatter = input.destination === "frontmatter";
-  if (frontmatter && input.destination_key === undefined)
-    throw new IndxError("validation_failed", "destination frontmatter needs destination_key: the frontmatter key to write the data to.", {
-      field: "destination_key",
-    });
-  if (!frontmatter && input.destination_key !== undefined)
-    throw new IndxError("validation_failed", 'destination_key is used with destination "frontmatter" only.', { field: "destination" });
-  if (!frontmatter && input.apply === true)
+  const key = input.destination_key;
+  if (input.destination === "frontmatter") {
+    if (key === undefined)
+      throw new IndxError("validation_failed", "destination frontmatter needs destination_key: the frontmatter key to write the data to.", {
+        field: "destination_key",
+      });
+    return key;
+  }
+  if (key !== undefined) throw new IndxError("validation_failed", 'destination_key is used with destination "frontmatter" only.', { field: "destination" });
+  if (input.apply === true)
     throw new IndxError("validation_failed", 'apply writes to frontmatter: set destination "frontmatter" and destination_key.', { field: "destination" });
-  return frontmatter ? input.destination_key! : null;
+  return null;
 }

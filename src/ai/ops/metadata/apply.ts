@@ -24,7 +24,10 @@ const asList = (v: unknown): unknown[] => (isEmpty(v) ? [] : Array.isArray(v) ? 
  * never written (a null does not erase anything).
  */
 export function metadataPlanner(note: NoteFields, specs: readonly FieldSpec[], mode: MetadataApplyMode): NotePlanner<MetadataChange> {
-  const withValues = specs.filter((s) => note.fields[s.key] && note.fields[s.key]!.value !== null);
+  const withValues = specs.filter((s) => {
+    const field = note.fields[s.key];
+    return field ? field.value !== null : false;
+  });
   return {
     path: note.path,
     etag: note.etag,

@@ -91,7 +91,7 @@ export async function classifySource(
       warnings.push({ code: "relation_invalid", message: `The model proposed a relation not offered for ${pair.dst}; it was dropped.`, path: pair.dst });
       continue;
     }
-    const both = new Map([...shown[0]!, ...shown[at + 1]!].map((p) => [p.id, p]));
+    const both = new Map([...(shown[0] ?? []), ...(shown[at + 1] ?? [])].map((p) => [p.id, p]));
     const verified = await verifyCitations(ctx, both, e.citations);
     warnings.push(...verified.warnings);
     if (opts.cite && verified.citations.length === 0) {

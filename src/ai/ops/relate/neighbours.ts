@@ -113,13 +113,14 @@ class NoteSimilarity {
 
   private direction(path: string): Float32Array | null {
     if (!this.store) return null;
-    if (!this.directions.has(path)) {
-      const id = this.fileId(path);
-      const hashes = id === null ? [] : this.ctx.index.chunks.hashes(id, null);
-      const vectors = this.store.vectorsOf(hashes);
-      this.directions.set(path, centroid([...vectors.values()]));
-    }
-    return this.directions.get(path)!;
+    const known = this.directions.get(path);
+    if (known !== undefined) return known;
+    const id = this.fileId(path);
+    const hashes = id === null ? [] : this.ctx.index.chunks.hashes(id, null);
+    const vectors = this.store.vectorsOf(hashes);
+    const direction = centroid([...vectors.values()]);
+    this.directions.set(path, direction);
+    return direction;
   }
 
   private profile(path: string): Map<string, number> {
@@ -137,7 +138,7 @@ class NoteSimilarity {
 
 function dot(a: Float32Array, b: Float32Array): number {
   let s = 0;
-  for (let i = 0; i < a.length; i++) s += a[i]! * b[i]!;
+  for (let i = 0; i < a.length; i++) s += (a[i] ?? 0) * (b[i] ?? 0);
   return s;
 }
 

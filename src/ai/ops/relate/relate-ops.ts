@@ -168,8 +168,10 @@ function requireSomeModel(ctx: OpContext): void {
 /** The source notes, sorted, through the AI globs; more than MAX_SOURCES is validation_failed. */
 async function sourceNotes(ctx: OpContext, source: Input["source"], warnings: Warning[]): Promise<string[]> {
   const { kind, ...fields } = source;
-  if (kind === "path" && !fields.path) throw new IndxError("validation_failed", "A source of kind path needs path.", { field: "source.path" });
-  const scope: AiScope = kind === "path" ? { kind: "paths", paths: [fields.path!] } : { kind, ...fields };
+  let scope: AiScope;
+  if (kind !== "path") scope = { kind, ...fields };
+  else if (fields.path) scope = { kind: "paths", paths: [fields.path] };
+  else throw new IndxError("validation_failed", "A source of kind path needs path.", { field: "source.path" });
   const paths = await notesInScope(ctx, scope, warnings);
   if (paths.length > MAX_SOURCES)
     throw new IndxError("validation_failed", `The source holds ${paths.length} notes, more than ${MAX_SOURCES}; narrow it.`, {

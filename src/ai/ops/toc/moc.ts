@@ -80,7 +80,10 @@ export async function mapOfContent(ctx: OpContext, input: TocInput): Promise<Toc
         }
         tree.push({
           title: groundedTitle(answered?.title, group.members, group.key, warnings),
-          children: group.members.map((m) => ({ title: m.title, path: m.path, ...(described.has(m.path) ? { description: described.get(m.path)! } : {}) })),
+          children: group.members.map((m) => {
+            const description = described.get(m.path);
+            return { title: m.title, path: m.path, ...(description !== undefined ? { description } : {}) };
+          }),
         });
       }
       warnings.push(...uniqueWarnings(grounder.warnings), ...grounder.droppedWarning("description"));
@@ -110,7 +113,7 @@ function openingPassages(ctx: OpContext, paths: readonly string[]): Item[] {
     if (!p) return [];
     const text = clip(p.text, ITEM_TOKENS * 3);
     const passage = { ...p, id: `P${i + 1}`, text, tokens: estimateTokens(text) };
-    return [{ path, title: path.split("/").pop()!.replace(/\.md$/i, ""), passage }];
+    return [{ path, title: path.slice(path.lastIndexOf("/") + 1).replace(/\.md$/i, ""), passage }];
   });
 }
 
@@ -119,14 +122,19 @@ const clip = (text: string, chars: number) => (text.length <= chars ? text : `${
 /** Groups decided from the notes themselves: a note sits in every group its tags or list values name. */
 async function keyedGroups(ctx: OpContext, items: Item[], by: "tag" | "folder" | "frontmatter", key: string | undefined): Promise<Map<string, Item[]>> {
   const groups = new Map<string, Item[]>();
-  const add = (k: string, item: Item) => (groups.get(k) ?? groups.set(k, []).get(k)!).push(item);
+  const add = (k: string, item: Item) => {
+    const group = groups.get(k);
+    if (group) group.push(item);
+    else groups.set(k, [item]);
+  };
   for (const item of items) {
     if (by === "folder") {
       add(item.path.includes("/") ? item.path.slice(0, item.path.lastIndexOf("/")) : "(vault root)", item);
       continue;
     }
     const note = await invoke(noteRead, ctx, { path: item.path, include: by === "tag" ? ["tags"] : ["frontmatter"] });
-    const raw = by === "tag" ? note.tags : note.frontmatter?.[key!];
+    // group_by frontmatter without group_by_key is refused before any note is read.
+    const raw = by === "tag" ? note.tags : key === undefined ? undefined : note.frontmatter?.[key];
     const values = (Array.isArray(raw) ? raw : raw === undefined || raw === null || raw === "" ? [] : [raw]).map((v) => (by === "tag" ? `#${v}` : String(v)));
     if (values.length === 0) add(by === "tag" ? "(untagged)" : `(no ${key})`, item);
     for (const v of new Set(values)) add(v, item);

@@ -103,10 +103,10 @@ async function noteToc(ctx: OpContext, input: TocInput): Promise<TocOutput> {
         warnings.push(...uniqueWarnings(grounder.warnings), ...grounder.droppedWarning("description"));
       }
       const tree = nest(
-        headings.map((h) => ({
-          level: h.level,
-          node: { title: h.text, anchor: h.text, ...(descriptions.has(h.line) ? { description: descriptions.get(h.line)! } : {}) },
-        })),
+        headings.map((h) => {
+          const description = descriptions.get(h.line);
+          return { level: h.level, node: { title: h.text, anchor: h.text, ...(description !== undefined ? { description } : {}) } };
+        }),
       );
       const link = (n: TocNode) => (input.include_links === false ? n.title : `[[${linkTarget(note.path)}#${n.anchor}|${n.title}]]`);
       const markdown = renderTree(tree, link, input.style ?? "compact");
@@ -128,8 +128,11 @@ function nest(items: { level: number; node: TocNode }[]): TocNode[] {
   const roots: TocNode[] = [];
   const stack: { level: number; node: TocNode }[] = [];
   for (const item of items) {
-    while (stack.length && stack[stack.length - 1]!.level >= item.level) stack.pop();
-    const parent = stack[stack.length - 1];
+    let parent = stack.at(-1);
+    while (parent && parent.level >= item.level) {
+      stack.pop();
+      parent = stack.at(-1);
+    }
     if (parent) (parent.node.children ??= []).push(item.node);
     else roots.push(item.node);
     stack.push(item);

@@ -108,10 +108,9 @@ function rowTest(t: RowTest): [string, Param[]] {
 
 /** Every file in each set; a part that could be any file narrows nothing. */
 function intersection(sets: (Set<number> | null)[]): Set<number> | null {
-  const known = sets.filter((s) => s !== null).sort((a, b) => a.size - b.size);
-  if (known.length === 0) return null;
-  const [smallest, ...rest] = known;
-  return new Set([...smallest!].filter((id) => rest.every((s) => s.has(id))));
+  const [smallest, ...rest] = sets.filter((s) => s !== null).sort((a, b) => a.size - b.size);
+  if (smallest === undefined) return null;
+  return new Set([...smallest].filter((id) => rest.every((s) => s.has(id))));
 }
 
 /** Every file of any part, or null once one part could be any file or the union grows past `limit` (later parts unread). */

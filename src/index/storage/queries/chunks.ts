@@ -108,7 +108,7 @@ export class ChunkQueries {
           WHERE f.path = ? AND c.ord = ?`,
       )
       .get(path, ord);
-    return row ? withText([row])[0]! : null;
+    return row ? (withText([row])[0] ?? null) : null;
   }
 
   /** Texts of a note's chunks in order, or of its chunk `ord` alone. */

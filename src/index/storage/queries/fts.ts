@@ -1,5 +1,6 @@
 import { Database } from "bun:sqlite";
 import { cjkGramQuery } from "../../../core/cjk.ts";
+import { IndxError } from "../../../core/errors.ts";
 import { type ExtraRows, type NameCheck, rankByBm25, rankByBm25f } from "../../lexical/bm25.ts";
 import { Fts5FormatError, Fts5Postings, type Fts5Snapshot } from "../../lexical/fts5-postings.ts";
 import { type Expr, markMatches, parseExpression, termsOf } from "../../lexical/marks.ts";
@@ -267,7 +268,7 @@ class ScratchHighlighter {
     try {
       for (const [i, text] of texts.entries()) this.insertText.run(i + 1, text);
       const out: string[][] = texts.map(() => []);
-      for (const { term, doc } of this.instances.all()) out[doc - 1]!.push(term);
+      for (const { term, doc } of this.instances.all()) out[doc - 1]?.push(term);
       return out;
     } finally {
       this.db.run("ROLLBACK");
@@ -290,7 +291,8 @@ class ScratchHighlighter {
       }
       return this.select.all(match).map((row) => {
         const fileId = Number(row.id);
-        const w = windows.get(fileId)!;
+        const w = windows.get(fileId);
+        if (!w) throw new IndxError("internal", "FTS5 marked a document that was not inserted in this transaction");
         return {
           fileId,
           columns: FTS_COLUMNS.filter((_, i) => String(row[`h${i}`] ?? "").includes(MARK_OPEN)),
@@ -304,7 +306,7 @@ class ScratchHighlighter {
 
   /** What a word must hold to match the expression (keyFinder), or null when it holds anything but literals. */
   private finder(match: string): RegExp | null {
-    const literals = [...match.matchAll(LITERAL)].map((m) => m[1]!.replaceAll('""', '"'));
+    const literals = [...match.matchAll(LITERAL)].map((m) => (m[1] ?? "").replaceAll('""', '"'));
     if (!OPERATORS_ONLY.test(match.replace(LITERAL, " "))) return null;
     this.insertQuery.run(literals.join("\n"));
     return keyFinder(this.queryTerms.values().map((r) => String(r[0])));
