@@ -7,12 +7,13 @@ import { estimateTokens } from "../../../providers/tokens.ts";
 import { vaultSearch } from "../../../search/ops.ts";
 import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForChunks, renderPassages } from "../../passages.ts";
-import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply, PROMPT_VERSION, styleLine } from "../../prompts.ts";
+import { PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
 import { citationsOf, joinSegments, SegmentGrounder, SegmentStream, sharesWords } from "../../segments.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
 import { excludedWarning, fitToBudget, pinned, uniqueWarnings } from "../grounded.ts";
+import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply } from "./prompt.ts";
 
 const DONT_KNOW = "I don't know based on the indexed vault.";
 

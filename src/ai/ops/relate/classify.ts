@@ -4,12 +4,12 @@ import type { Warning } from "../../../ops/schemas.ts";
 import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Citation, verifyCitations } from "../../citations.ts";
 import { type Passage, renderPassages } from "../../passages.ts";
-import { RELATE_SYSTEM, RelateReply } from "../../prompts.ts";
 import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import { Citations } from "../common.ts";
 import { requireFits, streamCitations } from "../grounded.ts";
 import type { Pair } from "./neighbours.ts";
+import { RELATE_SYSTEM, RelateReply } from "./prompt.ts";
 
 /** Typing the relationship of each (source, neighbour) pair: by the chat model, or by a fixed rule without one. */
 

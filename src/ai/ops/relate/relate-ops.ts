@@ -5,7 +5,6 @@ import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths } from "../../passages.ts";
-import { RELATE_PROMPT_VERSION } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
 import { type ModelSession, ZERO_USAGE } from "../../session.ts";
 import { ProposedPatch } from "../apply/proposed-patch.ts";
@@ -15,6 +14,7 @@ import { notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { classifySource, RELATION_LABELS, type RelatedEdge, RelatedEdge as RelatedEdgeSchema, RelationLabel, ruleEdge } from "./classify.ts";
 import { proposeLinks } from "./links.ts";
 import { candidatePool, neighbourPairs, type Pair } from "./neighbours.ts";
+import { RELATE_PROMPT_VERSION } from "./prompt.ts";
 
 /** Each source is one model request: a scope of more notes is narrowed by the caller. */
 const MAX_SOURCES = 50;

@@ -7,7 +7,7 @@ import { estimateTokens } from "../../../providers/tokens.ts";
 import type { Citation, Dropped } from "../../citations.ts";
 import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
-import { PartialSummaryReply, PROMPT_VERSION, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply, styleLine } from "../../prompts.ts";
+import { PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
 import { citationsOf, joinSegments, type KeptSegment, SegmentGrounder, SegmentStream } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
@@ -15,6 +15,7 @@ import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "../common.ts";
 import { groundingFailed, notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { noteOutlines } from "./outline.ts";
+import { PartialSummaryReply, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply } from "./prompt.ts";
 
 const INCLUDE = ["tldr", "key_points", "open_questions", "outline"] as const;
 const LENGTH_TOKENS = { short: 50, medium: 200, long: 600 } as const;

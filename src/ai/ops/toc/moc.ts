@@ -7,11 +7,12 @@ import { estimateTokens } from "../../../providers/tokens.ts";
 import { type Citation, uniqueCitations } from "../../citations.ts";
 import { modelSession, runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths, renderPassages } from "../../passages.ts";
-import { MOC_SYSTEM, MocReply, PROMPT_VERSION, TopicReply } from "../../prompts.ts";
+import { PROMPT_VERSION } from "../../prompts.ts";
 import { rationalesDropped, SegmentGrounder, supported } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { notesInScope, pinned, requireFits, streamText, uniqueWarnings } from "../grounded.ts";
+import { MOC_SYSTEM, MocReply, TopicReply } from "./prompt.ts";
 import { linkTarget, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
 /** Tokens of each note's opening passage the model sees when titling groups or describing notes. */

@@ -9,11 +9,12 @@ import { readNote } from "../../../vault/read.ts";
 import { type Citation, uniqueCitations } from "../../citations.ts";
 import { runAi } from "../../invocation.ts";
 import { passagesForPaths, renderPassages } from "../../passages.ts";
-import { PROMPT_VERSION, TOC_SYSTEM, TocDescriptionsReply } from "../../prompts.ts";
+import { PROMPT_VERSION } from "../../prompts.ts";
 import { SegmentGrounder } from "../../segments.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { excludedWarning, pinned, streamText, uniqueWarnings } from "../grounded.ts";
 import { mapOfContent } from "./moc.ts";
+import { TOC_SYSTEM, TocDescriptionsReply } from "./prompt.ts";
 import { Input, linkTarget, Output, renderTree, type TocInput, type TocNode, type TocOutput } from "./shape.ts";
 
 export const aiToc = defineOp({
