@@ -53,7 +53,7 @@ function vaultPaths(ctx: OpContext): string[] {
 
 export const attachmentWrite = defineOp({
   name: "attachment_write",
-  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "disk_full", "idempotency_key_reused", "already_exists", "payload_too_large"],
+  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "payload_too_large"],
   title: "Upload an attachment",
   description:
     "Save a file (image, PDF, …) where Obsidian's settings put attachments of `note`; a taken name gets ' 1' (on_conflict=fail refuses). Returns the embed to paste.",

@@ -61,16 +61,7 @@ export const canvasRead = defineOp({
 
 export const canvasWrite = defineOp({
   name: "canvas_write",
-  errors: [
-    "path_invalid",
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "idempotency_key_reused",
-    "already_exists",
-    "etag_mismatch",
-  ],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "etag_mismatch"],
   title: "Create or replace a canvas",
   description: "Create or replace a JSON Canvas 1.0 file (an invalid canvas is refused with its problems). To change a few nodes or edges, use canvas_patch.",
   scope: "vault:write",
@@ -117,7 +108,7 @@ export const canvasWrite = defineOp({
 
 export const canvasPatch = defineOp({
   name: "canvas_patch",
-  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "disk_full", "idempotency_key_reused", "etag_mismatch"],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "etag_mismatch"],
   title: "Edit a canvas with structured ops",
   description: "Add, update or remove nodes and edges of a JSON Canvas file (removing a node removes its edges); every other byte is kept.",
   scope: "vault:write",

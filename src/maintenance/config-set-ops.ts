@@ -7,7 +7,7 @@ const Text = Type.String({ maxLength: INPUT_LIMITS.textLineChars });
 
 export const vaultConfigSet = defineOp({
   name: "vault_config_set",
-  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "disk_full"],
+  errors: ["not_found", "patch_target_not_found", "encoding_unsupported"],
   title: "Write a configuration key",
   description:
     "Write one key of the config file (null removes it), typed as vault_config_get lists them; indx reads it when it next starts. Secrets, paths, server.* and URLs: `indx config set` only.",

@@ -296,16 +296,7 @@ const IndexReportSchema = Type.Object({
 
 export const vaultReindex = defineOp({
   name: "vault_reindex",
-  errors: [
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "ai_unavailable",
-    "ai_provider_error",
-    "index_incompatible",
-    "cancelled",
-  ],
+  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "ai_unavailable", "ai_provider_error", "index_incompatible", "cancelled"],
   needsIndex: false,
   title: "Update or rebuild the index",
   description:

@@ -12,16 +12,7 @@ const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes
 
 export const noteMove = defineOp({
   name: "note_move",
-  errors: [
-    "path_invalid",
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "idempotency_key_reused",
-    "already_exists",
-    "etag_mismatch",
-  ],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "etag_mismatch"],
   title: "Move or rename a note and update its links",
   description:
     "Rename or move a file and rewrite every reference to it across the vault (wikilinks, embeds, Markdown and frontmatter links, canvas nodes) in the vault's link format. Try dry_run=true first.",

@@ -92,7 +92,6 @@ export const noteWrite = defineOp({
     "not_found",
     "patch_target_not_found",
     "encoding_unsupported",
-    "disk_full",
     "idempotency_key_reused",
     "already_exists",
     "etag_mismatch",
@@ -174,16 +173,7 @@ export const noteWrite = defineOp({
 
 export const notePatch = defineOp({
   name: "note_patch",
-  errors: [
-    "path_invalid",
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "idempotency_key_reused",
-    "etag_mismatch",
-    "parse_failed",
-  ],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "etag_mismatch", "parse_failed"],
   title: "Edit a note with structured ops",
   description:
     "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
@@ -242,7 +232,7 @@ export const notePatch = defineOp({
 
 export const noteDelete = defineOp({
   name: "note_delete",
-  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "disk_full", "idempotency_key_reused", "etag_mismatch"],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "etag_mismatch"],
   title: "Delete a note",
   description: "Delete a file. It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered.",
   scope: "vault:write",

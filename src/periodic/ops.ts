@@ -23,7 +23,7 @@ function readIfThere(vault: Vault, path: string): { etag: string; content: strin
 
 export const dailyNote = defineOp({
   name: "daily_note",
-  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "disk_full"],
+  errors: ["not_found", "patch_target_not_found", "encoding_unsupported"],
   title: "Today's (or a given day's) daily note",
   description:
     "The daily (or weekly, monthly, …) note of a day, default today, where the vault's Daily notes or Periodic Notes settings put it; create=true makes it from their template (vault:write). Never replaces a note.",

@@ -15,16 +15,7 @@ const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, de
 
 export const tagRename = defineOp({
   name: "tag_rename",
-  errors: [
-    "path_invalid",
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "idempotency_key_reused",
-    "already_exists",
-    "etag_mismatch",
-  ],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "etag_mismatch"],
   title: "Rename a tag across the vault",
   description:
     "Rename a tag in frontmatter and inline #tags (nested tags follow: #old/x → #new/x; never inside code). Run with dry_run=true first, then pass its plan_etag: the rename is refused if a planned note changed meanwhile.",

@@ -62,17 +62,7 @@ type Output = Static<typeof Output>;
 
 export const aiAsk = defineOp({
   name: "ai_ask",
-  errors: [
-    "ai_unavailable",
-    "ai_provider_error",
-    "ai_quota_exceeded",
-    "ai_input_too_large",
-    "idempotency_key_reused",
-    "cancelled",
-    "ai_grounding_failed",
-    "not_found",
-    "path_invalid",
-  ],
+  errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Ask the vault",
   description:
     "Answers a question only from retrieved passages of the vault's notes, with verified citations (path, etag, line, quote); says it does not know rather than guess.",

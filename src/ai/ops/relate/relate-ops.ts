@@ -67,17 +67,7 @@ type Output = Static<typeof Output>;
 
 export const aiRelate = defineOp({
   name: "ai_relate",
-  errors: [
-    "ai_unavailable",
-    "ai_provider_error",
-    "ai_quota_exceeded",
-    "ai_input_too_large",
-    "idempotency_key_reused",
-    "cancelled",
-    "ai_grounding_failed",
-    "path_invalid",
-    "not_found",
-  ],
+  errors: ["idempotency_key_reused", "ai_grounding_failed", "path_invalid", "not_found"],
   title: "Relate notes",
   description:
     "Notes related to some notes (neighbours by embeddings and shared words), each relationship labelled with confidence, rationale and verified quotes; never writes.",

@@ -63,17 +63,7 @@ type Input = Static<typeof Input>;
 
 export const aiSummarize = defineOp({
   name: "ai_summarize",
-  errors: [
-    "ai_unavailable",
-    "ai_provider_error",
-    "ai_quota_exceeded",
-    "ai_input_too_large",
-    "idempotency_key_reused",
-    "cancelled",
-    "ai_grounding_failed",
-    "not_found",
-    "path_invalid",
-  ],
+  errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Summarize notes",
   description:
     "A grounded summary of one note, several, or a scope (glob, tag, query, a note and its links): text, tl;dr, key points and open questions, every sentence backed by a verified citation. Scopes too large for one prompt are summarized map-reduce.",

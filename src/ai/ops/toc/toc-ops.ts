@@ -19,20 +19,7 @@ import { Input, linkTarget, Output, renderTree, type TocInput, type TocNode, typ
 
 export const aiToc = defineOp({
   name: "ai_toc",
-  errors: [
-    "path_invalid",
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "disk_full",
-    "idempotency_key_reused",
-    "ai_unavailable",
-    "ai_provider_error",
-    "ai_quota_exceeded",
-    "ai_input_too_large",
-    "cancelled",
-    "ai_grounding_failed",
-  ],
+  errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "ai_grounding_failed"],
   title: "Table of contents or map of content",
   description: "A note's table of contents from its headings, or a map of content over a scope with groups the model titles; `write` saves it as a note.",
   scope: "vault:read",
