@@ -217,8 +217,9 @@ class CallContext implements OpContext {
   get index(): IndexStore {
     return this.app.index;
   }
+  /** The vault's one writer, with this call's signal: a cancelled call leaves the write queue (src/writes/queue.ts). */
   get writer(): VaultWriter {
-    return this.app.writer;
+    return this.app.writer.forSignal(this.signal);
   }
   get events(): EventHub {
     return this.app.events;

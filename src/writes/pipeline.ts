@@ -13,6 +13,7 @@ import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { type PlannedWrite, plannedWrite } from "./preview.ts";
+import { WriterQueue } from "./queue.ts";
 import { Staging, type WriteTarget } from "./staging.ts";
 import { trashDestination } from "./trash.ts";
 
@@ -116,8 +117,8 @@ export interface WriteIO {
 export type StagedHook = (paths: readonly string[]) => void;
 
 /**
- * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, one
- * writer across processes) → the plan, computed from files read inside the lock → every
+ * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, then
+ * a turn in the vault's queue of writers, whose run holds the lock file across processes) → the plan, computed from files read inside the lock → every
  * precondition checked before any byte is written → every new file's bytes staged (durable temp
  * files, fsynced together) → atomic replace per file, in order, each after its precondition is
  * checked again on the disk as it is then → one fsync per folder → reindex of what changed →
@@ -127,25 +128,48 @@ export type StagedHook = (paths: readonly string[]) => void;
  * too, so the result reads what was written.
  */
 export class VaultWriter {
-  private readonly pathLocks = new PathLocks();
-  private readonly vaultLock: VaultWriteLock;
+  private readonly pathLocks: PathLocks;
+  private readonly queue: WriterQueue;
   private readonly journal: WriteJournal;
   /** Folders already swept for leftover temp files by this process. */
-  private readonly swept = new Set<string>();
-  private readonly stagedHooks = new Set<StagedHook>();
+  private readonly swept: Set<string>;
+  private readonly stagedHooks: Set<StagedHook>;
 
-  constructor(private readonly ctx: OpContext) {
+  constructor(
+    private readonly ctx: OpContext,
+    /** Ends this writer's waits (for a path, for its turn), never a write that has begun. */
+    private readonly signal?: AbortSignal,
+    shared?: VaultWriter,
+  ) {
+    if (shared) {
+      ({ pathLocks: this.pathLocks, queue: this.queue, journal: this.journal, swept: this.swept, stagedHooks: this.stagedHooks } = shared);
+      return;
+    }
     const dataDir = ctx.vault.ensureDataDir();
-    this.vaultLock = new VaultWriteLock(dataDir);
+    this.pathLocks = new PathLocks();
+    this.queue = new WriterQueue(new VaultWriteLock(dataDir));
     this.journal = new WriteJournal(dataDir);
+    this.swept = new Set();
+    this.stagedHooks = new Set();
+  }
+
+  /**
+   * This writer for one call: the same locks and queue, with the call's signal, so a caller that
+   * goes away (an MCP cancel) leaves the queue at once rather than writing when its turn comes.
+   */
+  forSignal(signal: AbortSignal | undefined): VaultWriter {
+    return signal === undefined || signal === this.signal ? this : new VaultWriter(this.ctx, signal, this);
   }
 
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
-    return this.pathLocks.run(lockPaths, () =>
-      this.vaultLock.run(async () => {
-        await this.finishInterrupted();
-        return this.applyPlan(op, plan);
-      }),
+    return this.pathLocks.run(
+      lockPaths,
+      () =>
+        this.queue.run(async () => {
+          await this.finishInterrupted();
+          return this.applyPlan(op, plan);
+        }, this.signal),
+      this.signal,
     );
   }
 
@@ -183,7 +207,7 @@ export class VaultWriter {
   /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
   async recover(): Promise<void> {
     if (!this.journal.pending()) return;
-    await this.vaultLock.run(() => this.finishInterrupted());
+    await this.queue.run(() => this.finishInterrupted());
   }
 
   private async finishInterrupted(): Promise<void> {
