@@ -81,6 +81,12 @@ export type AnyOperation = Operation<TObject, TObject>;
  */
 export const EVERY_OPERATION_ERRORS: readonly ErrorCode[] = ["validation_failed", "forbidden", "internal", "vault_missing", "disk_full", "data_dir_unusable"];
 
+/**
+ * Codes any operation with side effects can end with: its turn in the vault's queue of writers
+ * not come within the wait limit, or its caller gone before it came (src/writes/queue.ts).
+ */
+export const WRITE_ERRORS: readonly ErrorCode[] = ["rate_limited", "cancelled"];
+
 /** Codes any call to a model can end with: the provider down, failing, limiting or too small, the cap reached or the price unknown, the deny wall (docs/contracts.md), the call cancelled. */
 export const MODEL_CALL_ERRORS: readonly ErrorCode[] = [
   "ai_unavailable",
@@ -94,10 +100,11 @@ export const MODEL_CALL_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Every code an operation can return: what it declares, what every operation can, and what a model call can. */
-export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai">): ErrorCode[] {
+export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai" | "safe">): ErrorCode[] {
   const index: ErrorCode[] = op.needsIndex === false ? [] : ["index_missing", "index_incompatible", "index_corrupt"];
   const model: readonly ErrorCode[] = op.ai && op.ai.needs !== "any" ? MODEL_CALL_ERRORS : [];
-  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...model, ...op.errors])];
+  const write: readonly ErrorCode[] = op.safe ? [] : WRITE_ERRORS;
+  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...model, ...write, ...op.errors])];
 }
 
 /** What an operation returns: the static type of its output schema. */
