@@ -38,6 +38,7 @@ export class App implements OpContext {
   private embeddingService: EmbeddingService | null = null;
   private stopInvalidatingCoverage: (() => void) | null = null;
   private aiService: AiService | null = null;
+  private indexReadCount = 0;
   private stopInvalidatingAiCache: (() => void) | null = null;
 
   readonly scopes: ReadonlySet<Scope> = EVERY_SCOPE;
@@ -63,7 +64,12 @@ export class App implements OpContext {
    * file deleted or rebuilt under a long-running process is opened again, if there is one.
    */
   get index(): IndexStore {
+    this.indexReadCount++;
     return this.connection.open();
+  }
+
+  get indexReads(): number {
+    return this.indexReadCount;
   }
 
   /**
@@ -216,6 +222,9 @@ class CallContext implements OpContext {
   }
   get index(): IndexStore {
     return this.app.index;
+  }
+  get indexReads(): number {
+    return this.app.indexReads;
   }
   /** The vault's one writer, with this call's signal: a cancelled call leaves the write queue (src/writes/queue.ts). */
   get writer(): VaultWriter {

@@ -52,6 +52,12 @@ export interface OpContext {
   readonly index: IndexStore;
   /** The write pipeline; one per vault per process, so its locks see every writer here. */
   readonly writer: VaultWriter;
+  /**
+   * How many times `index` has been read on this vault's contexts in this thread: a write's plan
+   * that read it while earlier writes were not indexed yet is made again once they are
+   * (src/writes/pipeline.ts). Unknown in a context that does not count: such a plan always waits.
+   */
+  readonly indexReads?: number;
   /** Events of this vault: every write, and every change seen on disk (docs/contracts.md, Events). */
   readonly events: EventHub;
   /** Embeddings of this vault: provider, vector store, embedding runs. */

@@ -11,6 +11,7 @@ import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarge
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
+import { LandedWrites } from "./landed.ts";
 import { PathLocks, VaultWriteLock } from "./lock.ts";
 import { type PlannedWrite, plannedWrite } from "./preview.ts";
 import { WriterQueue } from "./queue.ts";
@@ -118,14 +119,17 @@ export type StagedHook = (paths: readonly string[]) => void;
 
 /**
  * The one path every write takes (docs/contracts.md, Writes): locks (per path in this process, then
- * a turn in the vault's queue of writers, whose run holds the lock file across processes) → the plan, computed from files read inside the lock → every
- * precondition checked before any byte is written → every new file's bytes staged (durable temp
- * files, fsynced together) → atomic replace per file, in order, each after its precondition is
- * checked again on the disk as it is then → one fsync per folder → reindex of what changed →
- * events. All of it runs inside the locks, so no other indx write can change a file between the
- * moment it is read and the moment it is replaced, and the second check keeps a save from outside
- * indx in that time; the reindex (in the index worker under `serve`) is awaited inside the locks
- * too, so the result reads what was written.
+ * a turn in the vault's queue of writers, whose run holds the lock file across processes) → the
+ * plan, computed from files read inside the turn → every precondition checked before any byte is
+ * written → every new file's bytes staged (durable temp files, fsynced together) → atomic replace
+ * per file, in order, each after its precondition is checked again on the disk as it is then → one
+ * fsync per folder → reindex of what changed → events. No other indx write can change a file
+ * between the moment it is read and the moment it is replaced, and the second check keeps a save
+ * from outside indx in that time. The turn ends once the files are in place: their reindex (in the
+ * index worker under `serve`) runs in a batch with the writes that land meanwhile (LandedWrites),
+ * under the path locks, and the result waits for it, so it reads what was written. A plan that
+ * reads the index waits for those batches first, and the lock file is given to another process
+ * only once they are done.
  */
 export class VaultWriter {
   private readonly pathLocks: PathLocks;
@@ -134,6 +138,7 @@ export class VaultWriter {
   /** Folders already swept for leftover temp files by this process. */
   private readonly swept: Set<string>;
   private readonly stagedHooks: Set<StagedHook>;
+  private readonly landed: LandedWrites;
 
   constructor(
     private readonly ctx: OpContext,
@@ -142,12 +147,17 @@ export class VaultWriter {
     shared?: VaultWriter,
   ) {
     if (shared) {
-      ({ pathLocks: this.pathLocks, queue: this.queue, journal: this.journal, swept: this.swept, stagedHooks: this.stagedHooks } = shared);
+      ({ pathLocks: this.pathLocks, queue: this.queue, journal: this.journal, swept: this.swept, stagedHooks: this.stagedHooks, landed: this.landed } = shared);
       return;
     }
     const dataDir = ctx.vault.ensureDataDir();
     this.pathLocks = new PathLocks();
-    this.queue = new WriterQueue(new VaultWriteLock(dataDir));
+    this.landed = new LandedWrites(
+      (paths) => this.reindex(paths),
+      (events, started) => this.emit(events, started),
+    );
+    // Another process gets the lock file only once what this one wrote is indexed: its plans may read the index.
+    this.queue = new WriterQueue(new VaultWriteLock(dataDir), {}, () => this.landed.settled());
     this.journal = new WriteJournal(dataDir);
     this.swept = new Set();
     this.stagedHooks = new Set();
@@ -164,11 +174,13 @@ export class VaultWriter {
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
     return this.pathLocks.run(
       lockPaths,
-      () =>
-        this.queue.run(async () => {
+      async () => {
+        const { committed, landed } = await this.queue.run(async () => {
           await this.finishInterrupted();
           return this.applyPlan(op, plan);
-        }, this.signal),
+        }, this.signal);
+        return { ...committed, warnings: await landed };
+      },
       this.signal,
     );
   }
@@ -218,9 +230,33 @@ export class VaultWriter {
     logEvent("write.recovered", { op: recovered.op, files: recovered.touched.length, skipped: recovered.skipped.length });
   }
 
-  private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
+  /**
+   * The plan, from files read now. While writes that landed before are not indexed yet, a plan that
+   * read the index (a move's backlinks, a heading's links) is made again once they are: plans
+   * only read, so the first one is dropped. A context that cannot tell (`indexReads` unknown) waits.
+   */
+  private async planned<T>(plan: (io: WriteIO) => Plan<T>): Promise<{ io: WriteIO; planned: Plan<T> }> {
+    if (this.landed.unsettled) {
+      const before = this.ctx.indexReads;
+      if (before !== undefined) {
+        const io = this.freshIO();
+        try {
+          const planned = plan(io);
+          if (this.ctx.indexReads === before) return { io, planned };
+        } catch (err) {
+          if (this.ctx.indexReads === before) throw err;
+        }
+      }
+      await this.landed.settled();
+    }
     const io = this.freshIO();
-    const { changes, value, events = [], independent = false } = plan(io);
+    return { io, planned: plan(io) };
+  }
+
+  /** The write, to its files in place; `landed` resolves once they are indexed and announced. */
+  private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<{ committed: Omit<Committed<T>, "warnings">; landed: Promise<Warning[]> }> {
+    const { io, planned } = await this.planned(plan);
+    const { changes, value, events = [], independent = false } = planned;
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
@@ -254,17 +290,21 @@ export class VaultWriter {
       staging?.discardRest();
       syncFolders(applied.folders);
       this.journal.finish();
-      await this.reindex(applied.touched);
-      this.emit(applied.events, started);
+      await this.land(applied.touched, applied.events, started);
       throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
     // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
     syncFolders(applied.folders);
     this.journal.finish();
-    const warnings = await this.reindex(applied.touched);
-    this.emit([...applied.events, ...events], started);
-    return { value, etags: applied.etags, trashed: applied.trashed, warnings };
+    const landed = this.land(applied.touched, [...applied.events, ...events], started);
+    return { committed: { value, etags: applied.etags, trashed: applied.trashed }, landed };
+  }
+
+  /** Hands the reindex and events of files now in place to the next batch (LandedWrites). */
+  private land(paths: string[], events: NewEvent[], started: number): Promise<Warning[]> {
+    if (paths.length === 0 && events.length === 0) return Promise.resolve([]);
+    return this.landed.add({ paths, events, started });
   }
 
   private emit(events: readonly NewEvent[], started: number): void {

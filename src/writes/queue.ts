@@ -53,6 +53,8 @@ export class WriterQueue {
   constructor(
     private readonly lock: VaultWriteLock,
     limits: Partial<WriterQueueLimits> = {},
+    /** Awaited, with the lock file still held, before the file is given up (the writes' reindex). */
+    private readonly beforeRelease: () => Promise<void> = async () => {},
   ) {
     this.limits = { ...DEFAULT_LIMITS, ...limits };
   }
@@ -127,6 +129,7 @@ export class WriterQueue {
         head.settle();
         const outcome = await head.start();
         // Given back before the caller hears its answer: a CLI command exits right after it.
+        if (this.waiting.length === 0) await this.beforeRelease();
         if (this.waiting.length === 0) this.lock.release();
         head.finish(outcome);
         if (this.waiting.length === 0) continue;
@@ -174,6 +177,7 @@ export class WriterQueue {
 
   /** Gives the lock file up between two writers and leaves it free long enough for a waiting process to take it. */
   private async handOver(): Promise<void> {
+    await this.beforeRelease();
     this.lock.release();
     const until = performance.now() + this.limits.handOverMs;
     while (performance.now() < until && !this.lock.taken()) await Bun.sleep(1);

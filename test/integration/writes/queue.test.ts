@@ -2,7 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../../src/app/context.ts";
-import { notePatch } from "../../../src/notes/write-ops.ts";
+import { noteMove } from "../../../src/notes/move-ops.ts";
+import { notePatch, noteWrite } from "../../../src/notes/write-ops.ts";
 import { VaultWriteLock } from "../../../src/writes/lock.ts";
 import { WriterQueue } from "../../../src/writes/queue.ts";
 import { invoke } from "../../support/ops.ts";
@@ -57,6 +58,21 @@ describe('writers of one process take turns in a queue (docs/decisions.md, "One 
     const rounds = committed.map((c) => c.round);
     expect(rounds).toEqual([...rounds].sort((a, b) => a - b));
     expect(committed.length).toBe(CLIENTS * ROUNDS);
+  }, 60_000);
+
+  test("a write whose plan reads the index, queued behind writes not indexed yet, plans from an index that has them", async () => {
+    await setup(20);
+    sb.write("Target.md", "# Target\n");
+    await ctx.updateIndex({ full: true });
+    // Reindexing in the index worker, as under `serve`: a write's reindex is still running when the next write plans.
+    ctx.useIndexWorker();
+    const links = Array.from({ length: 20 }, (_, i) =>
+      invoke(noteWrite, ctx, { path: `Links/l${i}.md`, body: `# Link ${i}\n\nSee [[Target]].\n`, if_not_exists: true }),
+    );
+    const move = invoke(noteMove, ctx, { from: "Target.md", to: "Renamed.md" });
+    await Promise.all([...links, move]);
+    // Every note written before the move was queued links to the moved note by its new path.
+    for (let i = 0; i < 20; i++) expect(readFileSync(join(sb.vault, `Links/l${i}.md`), "utf8")).toContain("[[Renamed]]");
   }, 60_000);
 });
 

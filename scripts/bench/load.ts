@@ -1,0 +1,187 @@
+#!/usr/bin/env bun
+/**
+ * Load on `indx serve` over REST: 1 client, then 30 concurrent clients (BENCH_CLIENTS), each
+ * sending requests back to back for BENCH_SECONDS (default 20) per phase, on a copy of the
+ * generated vault (BENCH_N notes, default 5,000; ../shared/tools/corpus-gen.ts). Phases:
+ * - search: POST /v1/search only — throughput with 1 and with N clients, and their ratio;
+ * - mixed: search 40 %, note_get 25 %, note_patch 25 % (append a line with If-Match, each client
+ *   on a note of its own, so a 412 would be a bug), note_list 10 %.
+ * Prints per operation p50/p95/p99 latency and count, requests per second, the 429s and every
+ * other non-2xx, then one JSON line per phase. The rate limit is off (a 429 is then the server's
+ * own busy answer); the watcher is on, as `indx serve` runs by default.
+ *
+ * Which indx: BENCH_INDX=<checkout> runs `bun <checkout>/src/main.ts serve` (default: this
+ * checkout), BENCH_BIN=<binary> a compiled one. Before/after: run this script once with
+ * BENCH_INDX pointing at each checkout, on the same BENCH_N. BENCH_SHARED names ../shared when the
+ * checkout is a git worktree.
+ */
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { emit, generatedVault, isolatedEnv, percentile, ROOT, requireShared, round } from "./common.ts";
+
+if (!requireShared("server.load")) process.exit(0);
+
+const n = Number(process.env.BENCH_N ?? 5000);
+const seconds = Number(process.env.BENCH_SECONDS ?? 20);
+const clients = Number(process.env.BENCH_CLIENTS ?? 30);
+const indx = process.env.BENCH_BIN ? [process.env.BENCH_BIN] : ["bun", join(process.env.BENCH_INDX ?? ROOT, "src", "main.ts")];
+const label = process.env.BENCH_LABEL ?? process.env.BENCH_BIN ?? process.env.BENCH_INDX ?? "this checkout";
+
+// A fresh copy per run: the patches change notes, and each run starts from the same vault.
+const source = generatedVault(n, 42);
+const work = mkdtempSync(join(tmpdir(), "indx-load-"));
+const vault = join(work, "vault");
+cpSync(source, vault, { recursive: true });
+const queries = readFileSync(join(vault, ".bench", "queries.txt"), "utf8")
+  .split("\n")
+  .filter(Boolean);
+const notes = listNotes(vault);
+const env = { ...isolatedEnv("load", vault), INDX_DATA_DIR: join(work, "data"), INDX_RATE_LIMIT_PER_SECOND: "0" };
+
+function listNotes(dir: string): string[] {
+  const out: string[] = [];
+  for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
+    if (e.isFile() && e.name.endsWith(".md") && !e.parentPath.includes("/.")) out.push(relative(dir, join(e.parentPath, e.name)));
+  return out.sort();
+}
+
+async function startServer(): Promise<{ url: string; key: string; stop(): Promise<void> }> {
+  const server = Bun.spawn([...indx, "serve", "--port", "0"], { env, stdout: "ignore", stderr: "pipe" });
+  const reader = server.stderr.getReader();
+  let seen = "";
+  let url = "";
+  while (!url) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`indx serve did not start:\n${seen}`);
+    seen += new TextDecoder().decode(value);
+    url = /(http:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
+  }
+  // Keep reading stderr so the server never blocks on a full pipe.
+  void (async () => {
+    while (!(await reader.read()).done);
+  })();
+  const key = Bun.spawnSync([...indx, "config", "reveal-api-key"], { env })
+    .stdout.toString()
+    .trim();
+  return {
+    url,
+    key,
+    async stop() {
+      server.kill();
+      await server.exited;
+    },
+  };
+}
+
+type OpName = "search" | "note_get" | "note_patch" | "note_list";
+interface Tally {
+  latencies: Record<string, number[]>;
+  statuses: Record<string, number>;
+  requests: number;
+}
+
+const server = await startServer();
+const auth = { authorization: `Bearer ${server.key}` };
+const json = { ...auth, "content-type": "application/json" };
+const at = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+
+/** One client: its own random stream, its own note to patch (its etag kept from each answer). */
+function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
+  let seed = id * 7919 + 1;
+  const random = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  const own = notes[(id * 97) % notes.length]!;
+  let etag: string | null = null;
+  const pick = (): OpName => {
+    let r = random();
+    for (const [op, weight] of mix) if ((r -= weight) < 0) return op;
+    return mix[0]![0];
+  };
+  const request = (op: OpName): Promise<Response> => {
+    if (op === "search")
+      return fetch(`${server.url}/v1/search`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ q: queries[Math.floor(random() * queries.length)], limit: 10 }),
+      });
+    if (op === "note_get") return fetch(`${server.url}/v1/notes/${at(notes[Math.floor(random() * notes.length)]!)}`, { headers: auth });
+    if (op === "note_list") return fetch(`${server.url}/v1/notes?limit=50&sort=${random() < 0.5 ? "path" : "mtime"}`, { headers: auth });
+    return fetch(`${server.url}/v1/notes/${at(own)}`, {
+      method: "PATCH",
+      headers: { ...json, ...(etag ? { "if-match": etag } : {}) },
+      body: JSON.stringify({ ops: [{ op: "append_body", markdown: `load ${id} ${Date.now()}\n` }] }),
+    });
+  };
+  return async (until: number) => {
+    while (performance.now() < until) {
+      const op = pick();
+      const started = performance.now();
+      const res = await request(op);
+      const body = await res.text();
+      const ms = performance.now() - started;
+      (tally.latencies[op] ??= []).push(ms);
+      tally.statuses[`${op} ${res.status}`] = (tally.statuses[`${op} ${res.status}`] ?? 0) + 1;
+      tally.requests++;
+      if (op === "note_patch" && res.ok) etag = (JSON.parse(body) as { data: { etag: string } }).data.etag;
+      else if (op === "note_patch") etag = null; // read again at the next patch: no If-Match once
+    }
+  };
+}
+
+async function phase(name: string, mix: readonly [OpName, number][], count: number, secs: number) {
+  const tally: Tally = { latencies: {}, statuses: {}, requests: 0 };
+  const started = performance.now();
+  const until = started + secs * 1000;
+  await Promise.all(Array.from({ length: count }, (_, i) => client(i, mix, tally)(until)));
+  const elapsed = (performance.now() - started) / 1000;
+  const ops: Record<string, { count: number; p50: number; p95: number; p99: number }> = {};
+  for (const [op, xs] of Object.entries(tally.latencies))
+    ops[op] = { count: xs.length, p50: round(percentile(xs, 50), 1), p95: round(percentile(xs, 95), 1), p99: round(percentile(xs, 99), 1) };
+  const non2xx = Object.entries(tally.statuses).filter(([k]) => !/ 2\d\d$/.test(k));
+  const tooMany = non2xx.filter(([k]) => k.endsWith(" 429")).reduce((s, [, v]) => s + v, 0);
+  const result = {
+    bench: "server.load",
+    phase: name,
+    clients: count,
+    seconds: round(elapsed, 1),
+    rps: round(tally.requests / elapsed, 1),
+    ops,
+    status_429: tooMany,
+    non_2xx: Object.fromEntries(non2xx),
+  };
+  console.log(`\n${name}, ${count} client${count > 1 ? "s" : ""}: ${result.rps} req/s, 429: ${tooMany}, non-2xx: ${JSON.stringify(result.non_2xx)}`);
+  for (const [op, s] of Object.entries(ops))
+    console.log(`  ${op.padEnd(11)} n=${String(s.count).padStart(6)}  p50 ${s.p50} ms  p95 ${s.p95} ms  p99 ${s.p99} ms`);
+  return result;
+}
+
+const SEARCH: [OpName, number][] = [["search", 1]];
+const MIXED: [OpName, number][] = [
+  ["search", 0.4],
+  ["note_get", 0.25],
+  ["note_patch", 0.25],
+  ["note_list", 0.1],
+];
+const records: Record<string, unknown>[] = [];
+try {
+  console.log(`indx: ${label}; ${notes.length} notes; ${seconds} s per phase`);
+  await phase("warm-up", MIXED, clients, Math.min(5, seconds));
+  const s1 = await phase("search", SEARCH, 1, seconds);
+  const sN = await phase("search", SEARCH, clients, seconds);
+  const m1 = await phase("mixed", MIXED, 1, seconds);
+  const mN = await phase("mixed", MIXED, clients, seconds);
+  records.push(s1, sN, m1, mN);
+  const ratios = { search: round(sN.rps / s1.rps, 2), mixed: round(mN.rps / m1.rps, 2) };
+  console.log(`\nthroughput ${clients} clients ÷ 1 client: search ${ratios.search}×, mixed ${ratios.mixed}×`);
+  console.log(
+    `note_patch p99 with ${clients} mixed clients: ${mN.ops.note_patch?.p99 ?? "n/a"} ms; 429s in all phases: ${records.reduce((s, r) => s + Number(r.status_429), 0)}\n`,
+  );
+  for (const r of records) emit({ ...r, indx: label, notes: notes.length });
+  emit({ bench: "server.load.ratio", indx: label, notes: notes.length, clients, ...ratios, note_patch_p99_ms: mN.ops.note_patch?.p99 ?? null });
+} finally {
+  await server.stop();
+  rmSync(work, { recursive: true, force: true });
+}
