@@ -29,8 +29,16 @@ export function* availableNames(name: string): Generator<string> {
 /** Characters Obsidian refuses in a file name: they break links (`#^[]|`) or paths on some system. */
 const FORBIDDEN = /[*"\\/<>:|?#^[\]]/;
 
-export function nameProblem(name: string): string | null {
-  if (FORBIDDEN.test(name)) return 'cannot contain any of * " \\ / < > : | ? # ^ [ ]';
-  if (name.startsWith(".")) return "cannot start with a dot (hidden files are not vault content)";
+/**
+ * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: a name with a CR
+ * or LF splits a link, a listing, a log line or an HTTP header (Content-Disposition) in two.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+
+export function nameProblem(name: string): { message: string; reason: "name" | "control_character" } | null {
+  if (CONTROL.test(name)) return { message: "cannot contain a control character (a line break, a tab, …)", reason: "control_character" };
+  if (FORBIDDEN.test(name)) return { message: 'cannot contain any of * " \\ / < > : | ? # ^ [ ]', reason: "name" };
+  if (name.startsWith(".")) return { message: "cannot start with a dot (hidden files are not vault content)", reason: "name" };
   return null;
 }

@@ -10,35 +10,21 @@ import { readObsidianApp } from "../vault/obsidian-app.ts";
 import { fileKind, scanVault } from "../vault/scan.ts";
 import type { Change } from "../writes/pipeline.ts";
 import { IdempotencyKey } from "../writes/schemas.ts";
+import { decodeBase64 } from "./base64.ts";
 import { attachmentFolder, availableNames, nameProblem } from "./folder.ts";
-
-/** Standard base64 (RFC 4648 §4), padded; whitespace is allowed between groups, as MIME wraps it. */
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** How many numbered names (`x 1.png` … ) are tried before giving up: far beyond any real folder. */
 const MAX_SUFFIX = 10_000;
 
-function decodeBase64(data: string): Uint8Array {
-  const compact = data.replace(/\s+/g, "");
-  if (!BASE64.test(compact)) throw new IndxError("validation_failed", "data_base64 is not valid base64.", { field: "data_base64" });
-  return Buffer.from(compact, "base64");
-}
-
 function assertName(name: string): void {
   const problem = nameProblem(name);
-  if (problem) throw new IndxError("validation_failed", `The attachment's name ${problem}.`, { field: "name", reason: "name" });
+  if (problem) throw new IndxError("validation_failed", `The attachment's name ${problem.message}.`, { field: "name", reason: problem.reason });
   if (!ATTACHMENT_EXTENSIONS.includes(extensionOf(name)))
     throw new IndxError("validation_failed", `${name} is not an attachment type indx writes (notes go through note_write, canvases through canvas_write).`, {
       field: "name",
       reason: "extension",
       allowed: ATTACHMENT_EXTENSIONS,
     });
-}
-
-function assertSize(ctx: OpContext, size: number): void {
-  const limit = ctx.vault.config.int("writes.max_attachment_bytes");
-  if (size > limit)
-    throw new IndxError("payload_too_large", `The attachment is ${size} bytes, over the ${limit}-byte limit (writes.max_attachment_bytes).`, { size, limit });
 }
 
 /** Every vault path, for the link's shortest form: from the index, or from the disk when there is none yet. */
@@ -89,8 +75,7 @@ export const attachmentWrite = defineOp({
     assertName(input.name);
     const note = input.note === undefined ? null : ctx.vault.safePath(input.note, "note");
     if (note && fileKind(note) !== "note") throw new IndxError("path_invalid", `${note} is not a Markdown note`, { field: "note", reason: "wrong_kind" });
-    const bytes = decodeBase64(input.data_base64);
-    assertSize(ctx, bytes.length);
+    const bytes = decodeBase64(input.data_base64, ctx.vault.config.int("writes.max_attachment_bytes"));
     const app = readObsidianApp(ctx.vault.root);
     const folder = attachmentFolder(app.attachmentFolderPath, note);
     const first = ctx.vault.safePath(folder ? `${folder}/${input.name}` : input.name, "name");

@@ -1,11 +1,10 @@
 import { existsSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import type { CommandDef } from "citty";
 import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
-import { expandHome } from "../core/platform-dirs.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
@@ -18,6 +17,7 @@ import { selectPlainFields } from "./fields.ts";
 import { print, printErr } from "./io.ts";
 import { chooseFormat, NO_RESULTS, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
+import { absoluteAsTyped } from "./shell-paths.ts";
 import { didYouMean } from "./suggest.ts";
 
 const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
@@ -207,7 +207,7 @@ function unknownKey(key: string): IndxError {
 /** `config set vault .` means this folder: stored absolute, and a vault folder must exist (the error names the path tried). */
 function absoluteFolder(key: string, value: string): string {
   if (value === "") return value;
-  const abs = resolve(expandHome(value));
+  const abs = absoluteAsTyped(value);
   if (key === "vault" && !(existsSync(abs) && statSync(abs).isDirectory()))
     throw new IndxError("not_found", `The vault folder ${abs} does not exist or is not a folder.`, { vault: basename(abs) });
   return abs;

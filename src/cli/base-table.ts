@@ -2,15 +2,12 @@ import { cellText } from "../bases/cells.ts";
 import type { baseQuery } from "../bases/ops.ts";
 import type { OutputOf } from "../ops/define.ts";
 import { NO_RESULTS, type Style } from "./output.ts";
+import { clipTo, fitColumns, terminalWidth } from "./width.ts";
 
 type BaseResult = OutputOf<typeof baseQuery>;
 
-const MAX_WIDTH = 40;
-
-const clip = (s: string) => {
-  const line = s.replace(/\s+/g, " ");
-  return line.length > MAX_WIDTH ? `${line.slice(0, MAX_WIDTH - 1)}…` : line;
-};
+/** A cell on one line: a table row must not break. */
+const oneLine = (s: string) => s.replace(/\s+/g, " ");
 
 /** A base query's rows as records of display text, keyed by column name: for CSV, Markdown and NDJSON. */
 export function baseRows(o: BaseResult): Record<string, string>[] {
@@ -19,12 +16,17 @@ export function baseRows(o: BaseResult): Record<string, string>[] {
 
 /** A base query on a terminal: a table with a header, group headings, and summary lines. */
 export function baseTable(o: BaseResult, s: Style, summary: string): string {
-  const header = o.columns.map((c) => clip(c.name));
-  const body = o.rows.map((r) => o.columns.map((c) => clip(cellText(r.cells[c.id] ?? { type: "null", value: null }))));
-  const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0)));
+  const width = terminalWidth();
+  const header = o.columns.map((c) => oneLine(c.name));
+  const body = o.rows.map((r) => o.columns.map((c) => oneLine(cellText(r.cells[c.id] ?? { type: "null", value: null }))));
+  // The table fits the terminal: the widest columns give up room first (src/cli/width.ts).
+  const widths = fitColumns(
+    header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]?.length ?? 0))),
+    width,
+  );
   const line = (cells: string[]) =>
     cells
-      .map((c, i) => c.padEnd(widths[i] ?? 0))
+      .map((c, i) => clipTo(c, widths[i] ?? 0).padEnd(widths[i] ?? 0))
       .join("  ")
       .trimEnd();
   const summaryLine = (sums: BaseResult["summaries"]) =>

@@ -11,6 +11,11 @@ const SCRIPTS = {
 _indx() {
   local words=("\${COMP_WORDS[@]:1:COMP_CWORD}")
   mapfile -t COMPREPLY < <(indx __complete "\${words[@]}" 2>/dev/null)
+  # A file or folder on disk: nothing from indx, and bash's own file (or folder) completion.
+  case "\${COMPREPLY[0]-}" in
+    __indx_files__) COMPREPLY=(); compopt -o default 2>/dev/null; return 0 ;;
+    __indx_dirs__) COMPREPLY=(); compopt -o dirnames 2>/dev/null; return 0 ;;
+  esac
   # Paths with spaces are inserted quoted.
   compopt -o filenames 2>/dev/null
   return 0
@@ -22,14 +27,28 @@ complete -F _indx indx
 _indx() {
   local -a candidates
   candidates=("\${(@f)$(indx __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
-  compadd -a candidates
+  case "\${candidates[1]}" in
+    __indx_files__) _files ;;
+    __indx_dirs__) _files -/ ;;
+    *) compadd -a candidates ;;
+  esac
 }
 if [[ "\${funcstack[1]}" = "_indx" ]]; then _indx "$@"; else compdef _indx indx; fi
 `,
   fish: `# indx completion for fish: indx completion fish > ~/.config/fish/completions/indx.fish
 function __indx_complete
     set -l tokens (commandline -opc) (commandline -ct)
-    indx __complete $tokens[2..-1] 2>/dev/null
+    set -l out (indx __complete $tokens[2..-1] 2>/dev/null)
+    switch "$out[1]"
+        case __indx_files__
+            __fish_complete_path (commandline -ct)
+        case __indx_dirs__
+            __fish_complete_directories (commandline -ct)
+        case '*'
+            for candidate in $out
+                echo $candidate
+            end
+    end
 end
 complete -c indx -f -a '(__indx_complete)'
 `,
@@ -38,7 +57,10 @@ Register-ArgumentCompleter -Native -CommandName indx, indx.exe -ScriptBlock {
   param($wordToComplete, $commandAst, $cursorPosition)
   $words = @($commandAst.CommandElements | Select-Object -Skip 1 | ForEach-Object { $_.ToString() })
   if ($wordToComplete -eq '') { $words += '""' }
-  indx __complete @words 2>$null | ForEach-Object {
+  $out = @(indx __complete @words 2>$null)
+  # A file or folder on disk: no answer, so PowerShell completes paths itself.
+  if ($out.Count -gt 0 -and $out[0] -like '__indx_*__') { return }
+  $out | ForEach-Object {
     $text = if ($_ -match '\\s') { "'$_'" } else { $_ }
     [System.Management.Automation.CompletionResult]::new($text, $_, 'ParameterValue', $_)
   }
@@ -50,7 +72,7 @@ type Shell = keyof typeof SCRIPTS;
 
 export const completionCommand = command({
   description: "Print a shell's completion script (bash, zsh, fish, powershell).",
-  long: "The script completes commands, flags, allowed values, note paths and tags (from the index, as it is when you press Tab).",
+  long: "The script completes commands, flags, allowed values, note paths and tags (from the index, as it is when you press Tab), and config keys; files and folders on disk (--vault, --file, --body-file, …) are left to the shell's own completion.",
   examples: [
     "indx completion bash > indx.bash   # then: source indx.bash",
     "mkdir -p ~/.local/share/bash-completion/completions && indx completion bash > ~/.local/share/bash-completion/completions/indx",

@@ -1,5 +1,6 @@
 import type { ArgsDef, CommandDef } from "citty";
 import { App } from "../app/context.ts";
+import { CONFIG_KEYS, KEY_BY_NAME, PATH_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { enumValues } from "../ops/schema-words.ts";
@@ -25,6 +26,7 @@ export async function complete(words: readonly string[]): Promise<string[]> {
   const current = typed[typed.length - 1] ?? "";
   const before = typed.slice(0, -1);
   let cmd: CommandDef = root;
+  const path: string[] = [];
   const positionals: string[] = [];
   const globals: Record<string, string> = {};
   for (let i = 0; i < before.length; i++) {
@@ -36,13 +38,22 @@ export async function complete(words: readonly string[]): Promise<string[]> {
       continue;
     }
     const next = (await subCommandsOf(cmd))?.[w];
-    if (next) cmd = next;
-    else positionals.push(w);
+    if (next) {
+      cmd = next;
+      path.push(w);
+    } else positionals.push(w);
   }
   const args = await argsOf(cmd);
   const previous = before[before.length - 1];
   const flagName = previous?.startsWith("--") && !previous.includes("=") ? previous.slice(2) : undefined;
   const flagTakingValue = flagName === undefined ? undefined : args[flagName];
+  // A file or folder on disk: the shell's own completion knows it best (`~/No`, globs, quoting).
+  const onDisk = diskKind(flagTakingValue?.valueHint);
+  if (flagTakingValue?.type === "string" && onDisk) return [onDisk];
+  if (path.join(" ") === "config get" || path.join(" ") === "config set") {
+    const keys = configValues(positionals, current, path[1] === "set");
+    if (keys) return keys;
+  }
   const subs = await subCommandsOf(cmd);
   let candidates: string[];
   if (flagTakingValue?.type === "string" && flagName !== undefined) candidates = await flagValues(cmd, flagName, current, globals);
@@ -53,6 +64,34 @@ export async function complete(words: readonly string[]): Promise<string[]> {
   else if (subs) candidates = Object.keys(subs);
   else candidates = await positionalValues(cmd, args, positionals.length, current, globals);
   return candidates.filter((c) => c.startsWith(current)).sort();
+}
+
+/**
+ * What `indx __complete` prints, alone, when the word is a file or a folder on disk: the shell
+ * scripts of `indx completion` hand the word to the shell's own file completion then, so
+ * `init --vault ~/No<TAB>` completes as it does for any other program.
+ */
+export const COMPLETE_FILES = "__indx_files__";
+export const COMPLETE_DIRS = "__indx_dirs__";
+
+function diskKind(hint: string | undefined): string | null {
+  if (hint === "file") return COMPLETE_FILES;
+  if (hint === "dir") return COMPLETE_DIRS;
+  return null;
+}
+
+/**
+ * `config get <key>` and `config set <key> <value>`: the keys, then the values a key takes (its
+ * choices, true or false, a folder for the path keys). Null when there is nothing to offer.
+ */
+function configValues(positionals: readonly string[], current: string, setting: boolean): string[] | null {
+  // A secret is shown (set or unset) but never set here: its variable or the file sets it.
+  if (positionals.length === 0) return CONFIG_KEYS.filter((k) => !(setting && k.secret) && k.key.startsWith(current)).map((k) => k.key);
+  const k = setting && positionals.length === 1 ? KEY_BY_NAME.get(positionals[0] ?? "") : undefined;
+  if (!k) return null;
+  if (PATH_KEYS.has(k.key)) return [COMPLETE_DIRS];
+  const values = k.choices ? [...k.choices] : k.type === "bool" ? ["true", "false"] : [];
+  return values.filter((v) => v.startsWith(current));
 }
 
 async function argsOf(cmd: CommandDef): Promise<ArgsDef> {

@@ -1,7 +1,7 @@
 import type { ArgDef, ArgsDef, CommandDef } from "citty";
 import { GLOBAL_ARGS } from "./global-args.ts";
-import { stdoutIsTTY } from "./io.ts";
 import { resolveValue } from "./tree.ts";
+import { terminalWidth } from "./width.ts";
 import { wrap } from "./wrap.ts";
 
 /** What a command's --help shows beyond its flags: the long description and worked examples. */
@@ -20,8 +20,7 @@ export const HELP_TEXT = new WeakMap<object, HelpText>();
 
 /** Help is wrapped to the terminal (COLUMNS, else the tty's width), at most 100 columns, 80 when piped. */
 export function helpWidth(): number {
-  const cols = Number(process.env.COLUMNS) || (stdoutIsTTY() ? process.stdout.columns : 0) || 80;
-  return Math.max(40, Math.min(100, cols));
+  return Math.max(40, Math.min(100, terminalWidth()));
 }
 
 const GLOBAL_NAMES = new Set(Object.keys(GLOBAL_ARGS));

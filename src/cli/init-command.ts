@@ -1,9 +1,8 @@
 import { existsSync, statSync } from "node:fs";
-import { basename, resolve } from "node:path";
+import { basename } from "node:path";
 import { newToken } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
-import { expandHome } from "../core/platform-dirs.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { command } from "./command.ts";
@@ -12,6 +11,7 @@ import { print, printErr } from "./io.ts";
 import { indxCommand, mcpSetups } from "./mcp-setups.ts";
 import { chooseFormat, colorOn, render, styleFor } from "./output.ts";
 import { progressBar } from "./progress.ts";
+import { absoluteAsTyped, logicalCwd } from "./shell-paths.ts";
 
 /**
  * `indx init`: from nothing to a working set-up in one command. On a terminal without --vault it
@@ -26,7 +26,8 @@ export const initCommand = command({
   },
   async run(flags, rawArgs) {
     const typed = flags.vault ?? askForVault();
-    const vault = resolve(expandHome(typed));
+    // As the user typed it and as `pwd` shows it, symlinks kept (docs/decisions.md, "Paths as the user sees them").
+    const vault = absoluteAsTyped(typed);
     if (!existsSync(vault) || !statSync(vault).isDirectory())
       throw new IndxError("not_found", `The vault folder ${vault} does not exist or is not a folder.`, { vault: basename(vault) });
 
@@ -79,6 +80,7 @@ function askForVault(): string {
   if (!process.stdin.isTTY || !process.stdout.isTTY)
     throw new IndxError("validation_failed", "indx init needs --vault <folder> when it cannot ask (not a terminal).", { option: "--vault" });
   printErr("Which folder is your vault? (Markdown notes, e.g. an Obsidian vault)");
-  const answer = prompt(`Vault folder [${process.cwd()}]:`)?.trim();
-  return answer || process.cwd();
+  const here = logicalCwd();
+  const answer = prompt(`Vault folder [${here}]:`)?.trim();
+  return answer || here;
 }

@@ -1,3 +1,5 @@
+import { commandOnPath } from "./shell-paths.ts";
+
 /**
  * Ready-to-paste MCP set-ups for the agents people use, for this binary and vault. Claude Code's
  * `--env` takes several values, so the server name must come before it (else the name is read as
@@ -10,10 +12,13 @@ export interface McpSetups {
   codex: string;
 }
 
-/** The command an agent should start: this executable when it is the compiled indx, else `indx` on PATH. */
+/**
+ * The command an agent should start: this executable when it is the compiled indx (as PATH
+ * reaches it, so an upgrade keeps the set-up working), else `indx` on PATH.
+ */
 export function indxCommand(): string {
   const compiled = Bun.main.startsWith("/$bunfs/") || /^[A-Z]:\\~BUN\\/.test(Bun.main);
-  return compiled ? process.execPath : "indx";
+  return compiled ? commandOnPath(process.execPath) : "indx";
 }
 
 const shellQuote = (s: string) => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`);

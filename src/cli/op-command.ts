@@ -29,7 +29,7 @@ export interface CliSpec<In = unknown, Out = unknown> {
    * The output for a person at a terminal, given colour helpers and the operation's one-line
    * summary (writes show it above their diff). Without it, `key: value` lines.
    */
-  human?: (output: Out, style: Style, summary: string) => string;
+  human?: (output: Out, style: Style, summary: string, input: In) => string;
   /** The rows of --format csv|md|ndjson|files, when the output's own list is not them. */
   table?: (output: Out) => Record<string, unknown>[];
   /** This text field is read from standard input when it is not given and stdin is piped. */
@@ -247,7 +247,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
           const text = render(
             data,
             format,
-            () => (empty ? emptyListText(page, style) : human ? human(page, style, op.summary(page, parsedInput)) : keyValueLines(page)),
+            () => (empty ? emptyListText(page, style) : human ? human(page, style, op.summary(page, parsedInput), parsedInput) : keyValueLines(page)),
             table && (() => table(page)),
             columns,
           );

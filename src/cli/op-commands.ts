@@ -21,7 +21,8 @@ import { tagRename } from "../tags/rename-ops.ts";
 import { vaultIndexCommand } from "./admin-commands.ts";
 import { baseRows, baseTable } from "./base-table.ts";
 import { opCommand } from "./op-command.ts";
-import { keyValueLines, writeDiff } from "./output.ts";
+import { writeDiff } from "./output.ts";
+import { canvasView, noteView } from "./read-views.ts";
 
 const paths = (notes: readonly { path: string }[]) => notes.map((n) => n.path).join("\n");
 
@@ -33,7 +34,7 @@ export const noteCommand: CommandDef = {
     get: opCommand(noteRead, {
       positionals: ["path"],
       lineSuffix: true,
-      human: (o) => o.range?.text ?? o.content ?? o.body ?? keyValueLines(o),
+      human: (o, s, _summary, input) => noteView(o, s, input),
       raw: {
         // A line range is read as it is; the whole note comes as `content`.
         input: (asked) =>
@@ -128,7 +129,7 @@ export const dailyCommand = opCommand(dailyNote, {
 export const canvasCommand: CommandDef = {
   meta: { description: "JSON Canvas files: get, create (or replace), patch." },
   subCommands: {
-    get: opCommand(canvasRead, { positionals: ["path"], examples: ["indx canvas get Demo.canvas"] }),
+    get: opCommand(canvasRead, { positionals: ["path"], human: (o, s) => canvasView(o, s), examples: ["indx canvas get Demo.canvas"] }),
     create: opCommand(canvasWrite, {
       positionals: ["path"],
       json: ["canvas"],

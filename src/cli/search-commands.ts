@@ -2,6 +2,11 @@ import type { OutputOf } from "../ops/define.ts";
 import { related, vaultSearch } from "../search/ops.ts";
 import { opCommand } from "./op-command.ts";
 import { NO_RESULTS, type Style } from "./output.ts";
+import { terminalWidth } from "./width.ts";
+import { wrap } from "./wrap.ts";
+
+/** What a snippet shows: its `**` match marks are printed as colour. */
+const shownLength = (s: string) => s.replaceAll("**", "").length;
 
 /*
  * Search and related have a module of their own: `indx search`, the command agents call most,
@@ -11,12 +16,14 @@ import { NO_RESULTS, type Style } from "./output.ts";
 
 /** Ranked results (search and related): path › heading and score, then the snippet with its matches highlighted. */
 function rankedResults(o: OutputOf<typeof vaultSearch>, s: Style): string {
+  const width = terminalWidth();
   const lines: string[] = [];
   for (const w of o.warnings) lines.push(s.dim(`warning: ${w.message}`));
   if (!o.results.length) lines.push(NO_RESULTS);
   for (const r of o.results) {
     lines.push(`${s.bold(r.path)}${r.heading ? s.dim(` › ${r.heading}`) : ""}  ${s.dim(r.score.toFixed(3))}`);
-    if (r.snippet) lines.push(`    ${r.snippet.replace(/\*\*(.+?)\*\*/g, (_, match: string) => s.yellow(match))}`);
+    // Wrapped to the terminal before the matches are coloured; the ** marks take no room.
+    if (r.snippet) lines.push(wrap(r.snippet, width, "    ", "    ", shownLength).replace(/\*\*([\s\S]+?)\*\*/g, (_, match: string) => s.yellow(match)));
   }
   if (o.next_cursor) lines.push(s.dim(`more: --cursor ${o.next_cursor}`));
   return lines.join("\n");

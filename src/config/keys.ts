@@ -1,3 +1,6 @@
+import { globScopeProblem } from "../core/glob-scope.ts";
+import { priceEntryProblem } from "./prices.ts";
+
 /**
  * Every configuration key indx understands, in one table: its TOML location, its environment
  * variable, its type and default. Loading, `config get|set`, vault_config_get and the README
@@ -114,6 +117,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_EXCLUDE",
     type: "list",
     default: [],
+    itemProblem: globScopeProblem,
     description: "Extra vault-relative globs to leave out of the index (hidden files, .obsidian, .git, node_modules and build folders are always out).",
   },
   {
@@ -287,6 +291,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "list",
     default: [],
     precedence: "file",
+    itemProblem: globScopeProblem,
     description: "Vault-relative globs of the notes AI operations may read. Empty: all notes.",
   },
   {
@@ -295,6 +300,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "list",
     default: [],
     precedence: "file",
+    itemProblem: globScopeProblem,
     description: "Globs of notes no AI operation may read or send to a provider; they win over ai.allow_globs.",
   },
   {
@@ -309,6 +315,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_AI_PRICES",
     type: "list",
     default: [],
+    itemProblem: priceEntryProblem,
     description: 'Chat model prices that add to or replace the built-in table, as "model=input/output" in USD per million tokens (e.g. "my-model=0.5/1.5").',
   },
   { key: "ai.cache.enabled", env: "INDX_AI_CACHE", type: "bool", default: true, description: "Cache AI results (on | off)." },

@@ -4,6 +4,15 @@ import { INPUT_LIMITS } from "../ops/schemas.ts";
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 /**
+ * The JSON body limit of a route whose field carries an upload of up to `uploadLimit` bytes as
+ * base64: the upload's own limit decides (its base64 is 4/3 of it, plus the rest of the object),
+ * never less than every other body may be.
+ */
+export function jsonUploadLimit(uploadLimit: number): number {
+  return Math.max(MAX_BODY_BYTES, Math.ceil(uploadLimit / 3) * 4 + 64 * 1024);
+}
+
+/**
  * How long a request body may stop arriving before it is refused. A client that declares more
  * bytes than it sends would otherwise hold its request open until the connection's idle timeout.
  */
@@ -13,8 +22,8 @@ const BODY_STALL_TIMEOUT_MS = 3_000;
  * Reads a request body as text, refusing it once it grows past `MAX_BODY_BYTES` (declared or
  * streamed) and when no bytes arrive for `BODY_STALL_TIMEOUT_MS`.
  */
-export async function readBodyText(request: Request): Promise<string> {
-  return new TextDecoder().decode(await readBodyBytes(request, MAX_BODY_BYTES));
+export async function readBodyText(request: Request, limit = MAX_BODY_BYTES): Promise<string> {
+  return new TextDecoder().decode(await readBodyBytes(request, limit));
 }
 
 /** The body's bytes, bounded like readBodyText but by `limit` (an upload's own limit). */

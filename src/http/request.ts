@@ -1,6 +1,6 @@
 import type { TObject } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
-import { assertJsonDepth, readBodyBytes, readBodyText } from "./body.ts";
+import { assertJsonDepth, jsonUploadLimit, readBodyBytes, readBodyText } from "./body.ts";
 
 /**
  * Query string → operation input. Repeated keys and comma lists become arrays where the schema
@@ -39,10 +39,13 @@ export async function inputFromRawBody(request: Request, url: URL, schema: TObje
   return { ...inputFromQuery(url.searchParams, schema), [field]: Buffer.from(bytes).toString("base64") };
 }
 
-/** Reads a JSON object body, bounded in size, time and nesting; an empty body is {}. */
-export async function inputFromBody(request: Request): Promise<Record<string, unknown>> {
+/**
+ * Reads a JSON object body, bounded in size, time and nesting; an empty body is {}. An upload's
+ * route passes its upload limit, so its base64 in JSON may be as large as the raw body may.
+ */
+export async function inputFromBody(request: Request, uploadLimit?: number): Promise<Record<string, unknown>> {
   const type = request.headers.get("content-type") ?? "";
-  const text = await readBodyText(request);
+  const text = uploadLimit === undefined ? await readBodyText(request) : await readBodyText(request, jsonUploadLimit(uploadLimit));
   if (text.trim() === "") return {};
   if (type && !type.includes("json")) throw new IndxError("unsupported_media_type", "Send the request body as JSON (Content-Type: application/json).");
   assertJsonDepth(text);

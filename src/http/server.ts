@@ -156,7 +156,7 @@ export function createApp(ctx: App, o: AppOptions) {
         ? inputFromQuery(url.searchParams, route.op.input)
         : route.raw && !isJsonBody(request)
           ? await inputFromRawBody(request, url, route.op.input, route.raw.field, ctx.vault.config.int(route.raw.limitKey))
-          : await inputFromBody(request);
+          : await inputFromBody(request, route.raw ? ctx.vault.config.int(route.raw.limitKey) : undefined);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
     // A client that hangs up stops the model call it was waiting for.

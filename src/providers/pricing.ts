@@ -1,3 +1,4 @@
+import { parsePriceEntry } from "../config/prices.ts";
 import { IndxError } from "../core/errors.ts";
 import type { ProviderName } from "./types.ts";
 
@@ -96,20 +97,17 @@ function canonicalModel(model: string): string {
 
 const BUILTIN_CANONICAL = new Map(Object.entries(BUILTIN).map(([m, r]) => [canonicalModel(m), r]));
 
-const PRICE_ENTRY = /^\s*([^=\s][^=]*?)\s*=\s*(\d+(?:\.\d+)?)\s*\/\s*(\d+(?:\.\d+)?)\s*$/;
-
 /** Parses ai.prices ("model=input/output", USD per million tokens). Throws validation_failed naming the bad entry. */
 export function parsePrices(entries: readonly string[]): Map<string, Rate> {
   const out = new Map<string, Rate>();
   for (const entry of entries) {
-    const m = PRICE_ENTRY.exec(entry);
+    const m = parsePriceEntry(entry);
     if (!m)
       throw new IndxError("validation_failed", `ai.prices: "${entry}" is not "model=input/output" (USD per million tokens, e.g. "my-model=0.5/1.5").`, {
         key: "ai.prices",
         entry,
       });
-    const [, model = "", input, output] = m;
-    out.set(canonicalModel(model), { input: Number(input), output: Number(output) });
+    out.set(canonicalModel(m.model), { input: m.input, output: m.output });
   }
   return out;
 }

@@ -1,4 +1,5 @@
 import { IndxError } from "../core/errors.ts";
+import { globScopeProblem } from "../core/glob-scope.ts";
 
 // Path globs over vault-relative POSIX paths ("Projects/Plan.md"), always anchored at the vault root.
 // (Line comments, because the examples below would end a block comment.)
@@ -30,6 +31,8 @@ export function globToRegExp(glob: string, options: GlobOptions = {}): RegExp {
     cache.set(key, hit);
     return hit;
   }
+  const outside = globScopeProblem(glob);
+  if (outside) throw new IndxError("validation_failed", `The path glob ${outside}.`, { reason: "outside_vault" });
   const re = compile(glob.startsWith("/") ? glob.slice(1) : glob, options.nocase ?? false);
   cache.set(key, re);
   if (cache.size > CACHE_LIMIT) {

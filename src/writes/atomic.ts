@@ -1,4 +1,4 @@
-import { closeSync, fsync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, type Dirent, fsync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { promisify } from "node:util";
 import type { IndxError } from "../core/errors.ts";
@@ -167,6 +167,35 @@ function unlinkQuietly(abs: string): void {
 }
 
 const STALE_TEMP_MS = 60_000;
+
+/**
+ * removeStaleTemps in every folder of the vault that writes reach (`skipFolder` says which are out,
+ * by vault-relative path): run at start-up, so a killed writer's temp file does not linger until a
+ * later write happens to land in the same folder (docs/decisions.md, "Temp files swept at start").
+ */
+export function sweepStaleTemps(root: string, skipFolder: (rel: string) => boolean, now = Date.now()): number {
+  let removed = 0;
+  const pending = [""];
+  for (let rel = pending.pop(); rel !== undefined; rel = pending.pop()) {
+    const dir = rel === "" ? root : join(root, rel);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    let hasTemp = false;
+    for (const e of entries) {
+      if (e.name.startsWith(TEMP_PREFIX)) hasTemp = true;
+      else if (e.isDirectory()) {
+        const sub = rel === "" ? e.name : `${rel}/${e.name}`;
+        if (!skipFolder(sub)) pending.push(sub);
+      }
+    }
+    if (hasTemp) removed += removeStaleTemps(dir, now);
+  }
+  return removed;
+}
 
 /**
  * A writer killed mid-write (SIGKILL, power loss) leaves its hidden temp file behind. No write

@@ -7,7 +7,7 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
 import type { OpContext } from "../ops/context.ts";
 import type { Warning } from "../ops/schemas.ts";
-import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
+import { removeStaleTemps, renameDurable, sweepStaleTemps, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
 import { writeError } from "./fs-errors.ts";
 import { type JournalStep, WriteJournal } from "./journal.ts";
@@ -216,8 +216,12 @@ export class VaultWriter {
     return () => this.stagedHooks.delete(hook);
   }
 
-  /** Finishes a multi-file write a crashed process left half done (serve, mcp and vault index call this at start). */
+  /**
+   * Finishes a multi-file write a crashed process left half done, and removes the temp files killed
+   * writers left anywhere in the vault (serve, mcp and vault index call this at start).
+   */
   async recover(): Promise<void> {
+    sweepStaleTemps(this.ctx.vault.root, unwrittenFolder);
     if (!this.journal.pending()) return;
     await this.queue.run(() => this.finishInterrupted());
   }
@@ -487,4 +491,10 @@ export class PartlyWritten extends IndxError {
 function fsError(err: unknown, done: number, total: number): IndxError {
   const e = writeError(err);
   return new IndxError(e.code, e.message, { ...e.details, files_written: done, files_planned: total });
+}
+
+/** Folders no write reaches (hidden ones: paths refuse them) or too big to walk for nothing (node_modules). */
+function unwrittenFolder(rel: string): boolean {
+  const name = rel.slice(rel.lastIndexOf("/") + 1);
+  return name.startsWith(".") || name === "node_modules";
 }

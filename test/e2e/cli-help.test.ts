@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN } from "../support/binary.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -57,6 +57,22 @@ describe("indx init (non-interactive)", () => {
     expect(run(["search", "rollback"], env).json().results[0].path).toBe("Reference/Runbook.md");
     // Run again: the token is kept.
     expect(run(["init", "--vault", sb.vault], env).json().token_created).toBe(false);
+  });
+
+  test("the MCP set-ups name the binary as PATH reaches it, not the file a package manager's link resolves to", () => {
+    const bin = join(sb.dir, "pathbin");
+    mkdirSync(bin, { recursive: true });
+    // dist/indx stands for the versioned file (…/Cellar/indx/1.2.3/bin/indx), the link for the one on PATH.
+    symlinkSync(BIN, join(bin, "indx"));
+    const p = Bun.spawnSync([join(bin, "indx"), "init", "--vault", sb.vault, "--no-index", "--json"], {
+      env: { ...sb.env, PATH: `${bin}:${process.env.PATH}` },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    expect(p.exitCode).toBe(0);
+    const out = JSON.parse(p.stdout.toString());
+    expect(out.mcp.claude_code).toEndWith(`-- ${join(bin, "indx")} mcp`);
+    expect(JSON.parse(out.mcp.claude_desktop).mcpServers.indx.command).toBe(join(bin, "indx"));
   });
 
   test("a vault folder that does not exist is refused, naming the path it tried", () => {
