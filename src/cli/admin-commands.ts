@@ -89,12 +89,23 @@ function confirmEmbedding(e: EmbedEstimate, yes: boolean): boolean {
 
 export const serveCommand = command({
   description: "Serve the vault over REST and MCP (HTTP), keeping the index current.",
-  long: "REST at /v1 (with /v1/events, /docs, /openapi.json, /health, /metrics) and MCP at /mcp. The vault is watched and the index (and embeddings) kept current. On a terminal the log is human lines; piped, JSON lines (INDX_LOG=json|human|off).",
-  examples: ["indx serve", "indx serve --port 9000 --vault ~/Notes"],
+  long:
+    "REST at /v1 (with /v1/events, /docs, /openapi.json, /health, /metrics) and MCP at /mcp. The vault is watched and the index (and embeddings) kept current. On a terminal the log is human lines; piped, JSON lines (INDX_LOG=json|human|off).\n\n" +
+    "Reaching it from other machines (docs/remote-access.md, Deployment): server.tls_cert and server.tls_key serve https (a renewed pair is picked up without a restart); behind a reverse proxy, list it in server.trusted_proxies and set server.public_url. Binding beyond loopback with neither TLS nor a trusted proxy is refused unless forced with --insecure-bind (or server.allow_insecure_bind = true).",
+  examples: [
+    "indx serve",
+    "indx serve --port 9000 --vault ~/Notes",
+    "indx config set server.tls_cert /etc/indx/fullchain.pem && indx config set server.tls_key /etc/indx/privkey.pem && indx serve --host 0.0.0.0",
+    "indx serve --host 0.0.0.0 --insecure-bind   # plain http on the LAN, knowingly",
+  ],
   args: {
     host: { type: "string", description: "Bind address (default 127.0.0.1; config server.host, INDX_HOST)." },
     port: { type: "string", description: "Port (default 8787; 0 picks a free one; config server.port, INDX_PORT)." },
     "no-watch": { type: "boolean", description: "Do not watch the vault for changes." },
+    "insecure-bind": {
+      type: "boolean",
+      description: "Serve plain http beyond loopback without TLS or a trusted proxy (refused otherwise; config server.allow_insecure_bind).",
+    },
   },
   async run(flags, rawArgs) {
     const ctx = openContext(flags, { "server.host": flags.host, "server.port": flags.port });
@@ -104,6 +115,7 @@ export const serveCommand = command({
       host: ctx.vault.config.str("server.host") ?? "127.0.0.1",
       port: ctx.vault.config.int("server.port"),
       watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch"),
+      insecureBind: flags["insecure-bind"] === true,
       onIndexProgress: bar.update,
     });
     bar.done();

@@ -5,12 +5,16 @@ import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
 import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/errors.ts";
+import { currentPlatform } from "../core/platform-dirs.ts";
+import { checkBind } from "../http/bind-policy.ts";
+import { loadTlsPair, tlsFilesOf } from "../http/tls.ts";
 import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { probeChat } from "../providers/probe.ts";
 import type { AiSettings } from "../providers/settings.ts";
+import { runCommand, serviceStatus } from "../service/manager.ts";
 import { scanVault } from "../vault/scan.ts";
 import { dataDirError, Vault } from "../vault/vault.ts";
 import { didYouMean } from "./suggest.ts";
@@ -68,7 +72,64 @@ export async function runChecks(flags: Record<string, unknown>, opts: { full?: b
   }
   checks.push(await portCheck(config));
   checks.push(adminTokenCheck(config));
+  checks.push(...deploymentChecks(config));
+  checks.push(serviceCheck());
   return checks;
+}
+
+/** A certificate that will expire this soon is worth a warning (a renewal job has failed). */
+const CERT_WARN_DAYS = 14;
+
+/** TLS files that load and are not about to expire; a bind `indx serve` would refuse (docs/remote-access.md, Deployment). */
+function deploymentChecks(config: Config): Check[] {
+  const checks: Check[] = [];
+  let tls = false;
+  try {
+    const files = tlsFilesOf(config.str("server.tls_cert"), config.str("server.tls_key"));
+    if (files) {
+      const pair = loadTlsPair(files);
+      tls = true;
+      const days = Math.floor((Date.parse(pair.notAfter) - Date.now()) / 86_400_000);
+      checks.push(
+        days < 0
+          ? fail("tls", `the certificate expired on ${pair.notAfter}`, "renew it (indx serve picks up the new files without a restart)")
+          : days < CERT_WARN_DAYS
+            ? warn("tls", `the certificate expires in ${days} days (${pair.notAfter})`, "renew it (indx serve picks up the new files without a restart)")
+            : ok("tls", `serving https; the certificate is valid until ${pair.notAfter}`),
+      );
+    }
+  } catch (err) {
+    checks.push(fail("tls", toIndxError(err).message, "fix server.tls_cert / server.tls_key (indx config set …)"));
+    return checks;
+  }
+  const host = config.str("server.host") ?? "127.0.0.1";
+  try {
+    const forced = checkBind({
+      host,
+      tls,
+      trustedProxies: config.list("server.trusted_proxies").length,
+      allowInsecure: config.get<boolean>("server.allow_insecure_bind") === true,
+    });
+    if (forced)
+      checks.push(warn("bind", `indx serve will serve plain http on ${host} (server.allow_insecure_bind)`, "serve https, or put a TLS proxy in front"));
+  } catch {
+    checks.push(
+      fail(
+        "bind",
+        `indx serve will refuse to serve plain http on ${host}`,
+        "set server.tls_cert and server.tls_key, or list your proxy in server.trusted_proxies (docs/remote-access.md, Deployment)",
+      ),
+    );
+  }
+  return checks;
+}
+
+/** Whether `indx service install` put a service in place and whether it runs (the service manager is asked only when it did). */
+function serviceCheck(): Check {
+  const s = serviceStatus({ platform: currentPlatform(), run: runCommand, uid: process.getuid?.() ?? 0 });
+  if (!s.installed) return ok("service", "no indx service installed (indx service install keeps indx serve running)");
+  if (s.running) return ok("service", `the ${s.manager} service is running (logs: ${s.logs})`);
+  return warn("service", `the ${s.manager} service is installed but ${s.state}`, `see its logs (${s.logs}), then indx service install to start it again`);
 }
 
 function configChecks(config: Config): Check[] {

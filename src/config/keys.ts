@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { globScopeProblem } from "../core/glob-scope.ts";
 import { priceEntryProblem } from "./prices.ts";
 
@@ -26,12 +27,50 @@ export interface ConfigKey {
   precedence?: "env" | "file";
   /** Why a list item is refused, or null: checked wherever the key is read or set. */
   itemProblem?: (item: string) => string | null;
+  /** Why a string value is refused, or null: checked wherever the key is read or set. */
+  valueProblem?: (value: string) => string | null;
 }
 
 /** A CORS origin is named one by one, scheme and host (docs/contracts.md: no wildcard). */
 function originProblem(item: string): string | null {
   if (item.includes("*")) return "is a wildcard: list each origin (https://app.example) one by one";
   if (!/^https?:\/\/[^/\s]+$/.test(item)) return "is not an origin: write scheme and host, with a port if any (https://app.example:8443), no path";
+  return null;
+}
+
+/** Loopback host names, as a URL's hostname spells them. */
+function isLoopbackName(hostname: string): boolean {
+  return hostname === "localhost" || hostname === "[::1]" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(hostname);
+}
+
+/**
+ * The address people and clients reach the server at (docs/decisions.md, "Public deployment"):
+ * scheme and host only, so what OAuth metadata and redirects advertise cannot be bent by a path,
+ * a query, credentials or a backslash. Plain http only on loopback (the MCP authorization spec
+ * wants HTTPS everywhere else).
+ */
+function publicUrlProblem(value: string): string | null {
+  if (!/^https?:\/\/[^/?#@\\\s]+\/?$/i.test(value))
+    return "is not a public URL: write scheme and host, with a port if any (https://notes.example.com), no path, query or credentials";
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return "is not a valid URL";
+  }
+  if (url.protocol === "http:" && !isLoopbackName(url.hostname))
+    return "uses http on a non-loopback host: clients refuse OAuth over plain http, use https (TLS here or at a proxy)";
+  return null;
+}
+
+/** A trusted proxy is named by its address or a CIDR block, v4 or v6 (no host names: a name can change under you). */
+function proxyProblem(item: string): string | null {
+  const [address = "", prefix, extra] = item.split("/");
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return "is not an IP address or CIDR block (e.g. 10.0.0.0/8, 192.168.1.5, fd00::/8)";
+  if (prefix === undefined) return null;
+  const bits = /^\d{1,3}$/.test(prefix) ? Number(prefix) : -1;
+  if (bits < 0 || bits > (family === 4 ? 32 : 128)) return `has a bad prefix length (0-${family === 4 ? 32 : 128})`;
   return null;
 }
 
@@ -75,6 +114,46 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "bool",
     default: true,
     description: "Require bearer tokens on /v1 and /mcp. Turning it off is allowed only on loopback.",
+  },
+  {
+    key: "server.public_url",
+    env: "INDX_PUBLIC_URL",
+    type: "string",
+    default: null,
+    description:
+      "The URL clients reach this server at (https://notes.example.com), as OAuth metadata and redirects advertise it; its host is accepted in the Host header. Unset: taken from each request.",
+    valueProblem: publicUrlProblem,
+  },
+  {
+    key: "server.trusted_proxies",
+    env: "INDX_TRUSTED_PROXIES",
+    type: "list",
+    default: [],
+    description:
+      "Addresses or CIDR blocks of reverse proxies in front of indx: only requests from these have their Forwarded / X-Forwarded-For / -Proto / -Host headers believed (the client address for rate limits). Empty: those headers are ignored.",
+    itemProblem: proxyProblem,
+  },
+  {
+    key: "server.tls_cert",
+    env: "INDX_TLS_CERT",
+    type: "string",
+    default: null,
+    description: "PEM certificate file (full chain) for HTTPS; with server.tls_key, indx serves https and picks up a renewed pair without a restart.",
+  },
+  {
+    key: "server.tls_key",
+    env: "INDX_TLS_KEY",
+    type: "string",
+    default: null,
+    description: "PEM private key file of server.tls_cert.",
+  },
+  {
+    key: "server.allow_insecure_bind",
+    env: "INDX_ALLOW_INSECURE_BIND",
+    type: "bool",
+    default: false,
+    description:
+      "Serve plain http on a non-loopback address with no trusted proxy in front (tokens then cross the network in clear). Off: such a bind is refused; `indx serve --insecure-bind` forces it once.",
   },
   {
     key: "server.rate_limit_per_second",
@@ -387,4 +466,4 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
 export const KEY_BY_NAME = new Map(CONFIG_KEYS.map((k) => [k.key, k]));
 
 /** Keys whose values are local paths: shown as set/unset outside the local `indx config` commands, and set only there. */
-export const PATH_KEYS: ReadonlySet<string> = new Set(["vault", "data_dir", "ai.fixtures_dir"]);
+export const PATH_KEYS: ReadonlySet<string> = new Set(["vault", "data_dir", "ai.fixtures_dir", "server.tls_cert", "server.tls_key"]);

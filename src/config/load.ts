@@ -163,9 +163,16 @@ function setDotted(obj: Record<string, unknown>, key: string, value: unknown): v
 export function coerce(k: ConfigKey, raw: unknown, from: ConfigSource | "input"): unknown {
   const bad = () => new IndxError("validation_failed", `Config key ${k.key} expects ${k.type} (from ${from}).`, { key: k.key, expected: k.type });
   switch (k.type) {
-    case "string":
+    case "string": {
       if (typeof raw !== "string") throw bad();
+      const problem = raw === "" ? null : k.valueProblem?.(raw);
+      if (problem)
+        throw new IndxError("validation_failed", `Config key ${k.key}: ${JSON.stringify(raw)} ${problem} (from ${from}).`, {
+          key: k.key,
+          reason: "invalid_value",
+        });
       return raw;
+    }
     case "int": {
       const n = typeof raw === "number" ? raw : typeof raw === "string" && /^-?\d+$/.test(raw.trim()) ? Number(raw) : NaN;
       if (!Number.isSafeInteger(n) || n < 0) throw bad();

@@ -4,15 +4,18 @@ import type { App } from "../app/context.ts";
 import { ReaderPool } from "../app/reader-pool.ts";
 import { newToken, TokenStore } from "../auth/tokens.ts";
 import { writeConfigValue } from "../config/load.ts";
-import { errnoOf } from "../core/errno.ts";
 import { INDEX_NEEDS_BUILD, IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { storageError } from "../vault/vault.ts";
+import { checkBind } from "./bind-policy.ts";
 import { isLoopback } from "./guard.ts";
+import { Listener } from "./listener.ts";
+import { clientView, originOf, TrustedProxies } from "./proxy.ts";
 import { createApp, errorResponse } from "./server.ts";
+import { loadTlsPair, type TlsPair, tlsFilesOf, watchTlsPair } from "./tls.ts";
 
 export interface ServeOptions {
   host: string;
@@ -23,10 +26,17 @@ export interface ServeOptions {
   notice?: (line: string) => void;
   /** Session cap and idle timeout of MCP at /mcp. */
   mcp?: McpHttpOptions;
+  /** `serve --insecure-bind`: plain http beyond loopback without a trusted proxy, this once. */
+  insecureBind?: boolean;
 }
 
 export interface RunningServer {
+  /** Where this process listens (https when it holds a certificate). */
   url: string;
+  /** What clients are told to use: server.public_url, else `url`. */
+  publicUrl: string;
+  /** The certificate being served, or null for plain http. */
+  tls(): TlsPair | null;
   port: number;
   watcher: VaultWatcher | null;
   mcp: McpHttpHandler;
@@ -53,7 +63,19 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const cfg = ctx.vault.config;
   const auth = cfg.get<boolean>("server.auth") !== false;
   if (!auth && !isLoopback(opts.host)) throw new IndxError("validation_failed", "Authentication can only be turned off when binding to a loopback address.");
-  if (!isLoopback(opts.host)) notice(`warning: binding to ${opts.host}: indx is reachable from other machines (bearer tokens required).`);
+  // Refused before the index is touched: a wrong deployment fails in a second, not after a build.
+  const tlsFiles = tlsFilesOf(cfg.str("server.tls_cert"), cfg.str("server.tls_key"));
+  const tls = tlsFiles ? loadTlsPair(tlsFiles) : null;
+  const trusted = new TrustedProxies(cfg.list("server.trusted_proxies"));
+  const forced = checkBind({
+    host: opts.host,
+    tls: tls !== null,
+    trustedProxies: trusted.size,
+    allowInsecure: opts.insecureBind === true || cfg.get<boolean>("server.allow_insecure_bind") === true,
+  });
+  if (forced) notice(forced);
+  else if (!isLoopback(opts.host)) notice(`binding to ${opts.host}: indx is reachable from other machines (bearer tokens required).`);
+  const publicUrl = cfg.str("server.public_url");
 
   ctx.vault.ensureDataDir();
   let adminKey = cfg.str("server.api_key");
@@ -85,9 +107,12 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const tokens = new TokenStore(ctx.vault.dataDir);
   const key = adminKey;
   const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
+  let listener: Listener | null = null;
+  const proxy = { trusted, publicUrl, tls: tls !== null };
   const app = createApp(ctx, {
     host: opts.host,
-    allowedHosts: cfg.list("server.allowed_hosts"),
+    allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
+    client: (request) => clientView(request, listener?.peerOf(request) ?? "unknown", proxy),
     corsOrigins: cfg.list("server.cors_origins"),
     auth,
     adminKey: () => key,
@@ -103,15 +128,25 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     },
   });
   try {
-    listen(app, opts.host, opts.port);
+    listener = new Listener({ host: opts.host, port: opts.port, tls, fetch: app.fetch, error: lastResort });
   } catch (err) {
     readers?.stop();
     await mcp.close();
     throw err;
   }
-  const port = app.server?.port ?? opts.port;
+  const bound = listener;
+  const port = bound.port;
   const shownHost = opts.host.includes(":") ? `[${opts.host}]` : opts.host;
-  const url = `http://${shownHost}:${port}`;
+  const url = `${tls ? "https" : "http"}://${shownHost}:${port}`;
+  const stopTlsWatch =
+    tlsFiles && tls
+      ? watchTlsPair(
+          tlsFiles,
+          tls,
+          (pair) => swapCertificate(bound, pair, notice),
+          (err) => tlsReloadFailed(err, notice),
+        )
+      : () => {};
 
   const watcher = opts.watch === false ? null : new VaultWatcher(ctx, cfg.int("index.debounce_ms"));
   watcher?.start();
@@ -125,21 +160,25 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     stopBackground();
     unlisten();
   };
-  logEvent("server.started", { port, auth });
-  notice(`indx is serving ${basename(ctx.vault.root)} at ${url}  (API docs: ${url}/docs)`);
+  logEvent("server.started", { port, auth, tls: tls !== null, ...(tls ? { tls_fingerprint: tls.fingerprint, tls_not_after: tls.notAfter } : {}) });
+  const shown = publicUrl ? originOf(publicUrl) : url;
+  notice(`indx is serving ${basename(ctx.vault.root)} at ${url}${publicUrl ? `, public at ${shown}` : ""}  (API docs: ${shown}/docs)`);
   return {
     url,
+    publicUrl: shown,
+    tls: () => bound.tls,
     port,
     watcher,
     mcp,
     readers: readers?.pool ?? null,
     async stop() {
+      stopTlsWatch();
       watcher?.stop();
       stopFollowing();
       stopEmbedding();
       await ctx.embeddings.idle();
       await mcp.close();
-      await app.stop();
+      await bound.stop();
       readers?.stop();
       ctx.close();
     },
@@ -168,20 +207,31 @@ function startReaders(ctx: App): { pool: ReaderPool; stop(): void } | null {
 }
 
 /**
- * Binds without SO_REUSEPORT (Elysia turns it on): a second server on a busy port would
- * otherwise start silently and take part of the traffic, which may then land in another vault.
+ * The DNS-rebinding guard's list (src/http/guard.ts) with the public host added, so a proxy that
+ * passes the public Host through is let in. A wildcard bind with no list accepts every Host, and
+ * naming the public host must not narrow that.
  */
-function listen(app: ReturnType<typeof createApp>, host: string, port: number): void {
+function allowedHosts(host: string, configured: string[], publicUrl: string | null): string[] {
+  const wildcard = host === "0.0.0.0" || host === "::";
+  if (!publicUrl || (wildcard && configured.length === 0)) return configured;
+  return [...configured, new URL(publicUrl).hostname];
+}
+
+/** A renewed certificate goes into service; if the port cannot be bound again the old pair keeps serving. */
+function swapCertificate(listener: Listener, pair: TlsPair, notice: (line: string) => void): void {
   try {
-    app.listen({ hostname: host, port, reusePort: false, error: lastResort });
+    listener.swapTls(pair);
   } catch (err) {
-    if (errnoOf(err) !== "EADDRINUSE") throw err;
-    throw new IndxError(
-      "validation_failed",
-      `Port ${port} on ${host} is already in use (another indx serve?). Pick another port with --port <n>, the config key server.port or INDX_PORT; --port 0 picks a free one.`,
-      { port, reason: "port_in_use" },
-    );
+    tlsReloadFailed(toIndxError(err), notice);
+    return;
   }
+  logEvent("server.tls_reloaded", { tls_fingerprint: pair.fingerprint, tls_not_after: pair.notAfter });
+  notice(`Serving the renewed TLS certificate (${pair.fingerprint.slice(0, 23)}…, valid until ${pair.notAfter}).`);
+}
+
+function tlsReloadFailed(err: IndxError, notice: (line: string) => void): void {
+  logEvent("server.tls_reload_failed", { message: err.message });
+  notice(`warning: the TLS files changed but cannot be used, so the previous certificate is still served: ${err.message}`);
 }
 
 /** Whatever escapes the app's own handlers still gets the JSON envelope, never Bun's plain-text 500. */

@@ -1,4 +1,3 @@
-import type { Server } from "bun";
 import { Elysia } from "elysia";
 import type { App } from "../app/context.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
@@ -14,6 +13,7 @@ import { eventStream } from "./events-sse.ts";
 import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions, type Principal } from "./guard.ts";
 import { Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
+import type { ClientView } from "./proxy.ts";
 import { RateLimiter } from "./rate-limit.ts";
 import { decodePath, inputFromBody, inputFromQuery, inputFromRawBody, isJsonBody } from "./request.ts";
 import { matchRoute, type Route, templateOf } from "./routes.ts";
@@ -26,6 +26,8 @@ export interface AppOptions extends GuardOptions {
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
+  /** The client behind a request, proxies accounted for (src/http/proxy.ts). */
+  client: (request: Request) => ClientView;
 }
 
 interface RequestLimits {
@@ -59,11 +61,9 @@ export function errorResponse(err: IndxError, headers: Record<string, string> = 
 }
 
 /** What a guarded handler knows about its request besides the request itself. */
-interface Exchange {
+interface Exchange extends ClientView {
   /** The route template for logs and metrics; the /v1 dispatcher narrows it once it matches. */
   route: string;
-  /** The client's address, for the failed-authentication throttle. */
-  address: string;
   /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
   tokenId?: string;
 }
@@ -75,11 +75,6 @@ type Handler = (scopes: Set<Scope>, exchange: Exchange) => Promise<Response> | R
 /** Elysia's handler context, reduced to what the guard needs. */
 interface HandlerContext {
   request: Request;
-  server: Server<unknown> | null;
-}
-
-function on(route: string, c: HandlerContext): Exchange {
-  return { route, address: c.server?.requestIP(c.request)?.address ?? "unknown" };
 }
 
 /** A client may send this many times server.auth_failure_limit wrong tokens in all (each a different guess) before all its wrong tokens get 429. */
@@ -98,6 +93,8 @@ export function createApp(ctx: App, o: AppOptions) {
   const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
   const addressFailures = new AuthFailureThrottle(limits.authFailureLimit * ADDRESS_FAILURE_FACTOR, limits.authFailureWindowMs);
   const openapi: { read?: string; write?: string } = {};
+  // The address is the real client's only behind a trusted proxy (docs/decisions.md, "Public deployment").
+  const on = (route: string, c: HandlerContext): Exchange => ({ route, ...o.client(c.request) });
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
     let principal: Principal;

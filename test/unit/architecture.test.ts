@@ -165,7 +165,7 @@ describe("the storage seam", () => {
 export const RANKS: readonly (readonly string[])[] = [
   ["core"],
   ["ops"],
-  ["dates", "config", "markdown", "events", "auth"],
+  ["dates", "config", "markdown", "events", "auth", "service"],
   ["vault"],
   ["index/lexical"],
   ["index/storage"],
@@ -200,6 +200,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   auth: "*",
   templates: "*",
   maintenance: "*",
+  service: ["manager.ts", "spec.ts"],
   markdown: [
     "blocks.ts",
     "chars.ts",
@@ -280,7 +281,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   attachments: ["write-ops.ts"],
   app: ["context.ts", "reader-pool.ts", "registry.ts"],
   mcp: ["catalogue.ts", "http.ts", "stdio.ts"],
-  http: ["serve.ts"],
+  http: ["bind-policy.ts", "serve.ts", "tls.ts"],
   cli: ["main.ts", "root.ts"],
   "main.ts": "*",
 };

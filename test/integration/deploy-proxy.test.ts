@@ -1,0 +1,140 @@
+import { describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { loadConfig } from "../../src/config/load.ts";
+import { startServer } from "../../src/http/serve.ts";
+import { makeCert, OPENSSL } from "../support/tls-certs.ts";
+import { sandbox } from "../support/vault.ts";
+
+/** The client address behind a proxy, and the bind refusal (docs/remote-access.md, Deployment). */
+
+const quiet = { watch: false, notice: () => {} };
+
+async function statuses(url: string, headersOf: (i: number) => Record<string, string>, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) out.push((await fetch(url, { headers: headersOf(i) })).status);
+  return out;
+}
+
+describe("the client address used by the rate limit and the auth throttle", () => {
+  // Auth off (allowed on loopback only): the rate limit is keyed on the client address.
+  const limits = { "server.auth": false, "server.rate_limit_per_second": 1, "server.rate_limit_burst": 3 };
+
+  test("a spoofed X-Forwarded-For from an untrusted peer is ignored: the limit is keyed on the socket peer", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context(limits), { host: "127.0.0.1", port: 0, ...quiet });
+    try {
+      const codes = await statuses(`${server.url}/v1/vault/status`, (i) => ({ "x-forwarded-for": `203.0.113.${i}`, forwarded: `for=198.51.100.${i}` }), 6);
+      expect(codes.slice(0, 3)).toEqual([200, 200, 200]);
+      expect(codes.slice(3)).toEqual([429, 429, 429]);
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  });
+
+  test("behind a trusted proxy each forwarded client has its own bucket, and a client forging a left hop gains nothing", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context({ ...limits, "server.trusted_proxies": "127.0.0.1" }), { host: "127.0.0.1", port: 0, ...quiet });
+    try {
+      const url = `${server.url}/v1/vault/status`;
+      expect(await statuses(url, (i) => ({ "x-forwarded-for": `203.0.113.${i}` }), 6)).toEqual([200, 200, 200, 200, 200, 200]);
+      // One real client (appended by the proxy) forging a different left hop each time: one bucket.
+      const forged = await statuses(url, (i) => ({ "x-forwarded-for": `10.9.9.${i}, 198.51.100.77` }), 5);
+      expect(forged.slice(0, 3)).toEqual([200, 200, 200]);
+      expect(forged.slice(3)).toEqual([429, 429]);
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  });
+
+  test("the failed-token throttle of an untrusted peer cannot be dodged by rotating X-Forwarded-For", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context({ "server.auth_failure_limit": 2, "server.auth_failure_window_seconds": 60 }), {
+      host: "127.0.0.1",
+      port: 0,
+      ...quiet,
+    });
+    try {
+      const admin = loadConfig({ env: sb.env }).str("server.api_key") ?? "";
+      const wrong = (i: number) => ({ authorization: "Bearer wrong-token", "x-forwarded-for": `203.0.113.${i}` });
+      expect(await statuses(`${server.url}/v1/vault/status`, wrong, 4)).toEqual([401, 401, 429, 429]);
+      // The right token still gets in (docs/decisions.md, "A valid token is never throttled").
+      expect((await fetch(`${server.url}/v1/vault/status`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(200);
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  });
+});
+
+describe("binding beyond loopback", () => {
+  test("plain http on 0.0.0.0 with neither TLS nor a trusted proxy is refused before anything starts, naming the way out", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    try {
+      const err = await startServer(sb.context(), { host: "0.0.0.0", port: 0, ...quiet }).then(
+        async (s) => {
+          await s.stop();
+          return null;
+        },
+        (e: Error & { code?: string; details?: Record<string, unknown> }) => e,
+      );
+      expect(err?.code).toBe("validation_failed");
+      expect(err?.details?.reason).toBe("insecure_bind");
+      for (const way of ["server.tls_cert", "server.trusted_proxies", "--insecure-bind", "server.allow_insecure_bind"]) expect(err?.message).toContain(way);
+    } finally {
+      sb.cleanup();
+    }
+  });
+
+  test("forced (the flag or the key) it binds, with a warning", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    try {
+      for (const [flags, insecureBind] of [[{}, true] as const, [{ "server.allow_insecure_bind": true }, false] as const]) {
+        const notices: string[] = [];
+        const s = await startServer(sb.context(flags), { host: "0.0.0.0", port: 0, insecureBind, watch: false, notice: (l) => notices.push(l) });
+        try {
+          expect((await fetch(`http://127.0.0.1:${s.port}/health`)).status).toBe(200);
+          expect(notices.join("\n")).toContain("unencrypted");
+        } finally {
+          await s.stop();
+        }
+      }
+    } finally {
+      sb.cleanup();
+    }
+  });
+
+  test.skipIf(!OPENSSL)("with TLS it binds without being forced", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    try {
+      const c = makeCert(sb.dir, "c");
+      const s = await startServer(sb.context({ "server.tls_cert": c.cert, "server.tls_key": c.key }), { host: "0.0.0.0", port: 0, ...quiet });
+      try {
+        expect(s.url).toStartWith("https://");
+        const r = await fetch(`https://127.0.0.1:${s.port}/health`, { tls: { ca: await Bun.file(c.cert).text() } });
+        expect(r.status).toBe(200);
+      } finally {
+        await s.stop();
+      }
+    } finally {
+      sb.cleanup();
+    }
+  });
+
+  test("the CLI refuses with the same message and a non-zero exit", () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    try {
+      const r = Bun.spawnSync(["bun", join(import.meta.dir, "..", "..", "src", "main.ts"), "serve", "--host", "0.0.0.0", "--port", "0"], {
+        env: sb.env,
+        stderr: "pipe",
+        stdout: "pipe",
+      });
+      expect(r.exitCode).not.toBe(0);
+      expect(r.stderr.toString()).toContain("Refusing to serve plain http on 0.0.0.0");
+      expect(r.stderr.toString()).toContain("--insecure-bind");
+    } finally {
+      sb.cleanup();
+    }
+  });
+});
