@@ -7,6 +7,8 @@ import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
+import { EventHub } from "../events/hub.ts";
+import { EventLog } from "../events/log.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
 import { OAuthStore } from "../oauth/store.ts";
@@ -269,8 +271,11 @@ const tokenRevoke = command({
   args: { id: { type: "positional", required: true, description: "Token id (tok_…), name, or OAuth grant id (oauth_…)." } },
   run(flags) {
     const dataDir = Vault.open(configFromFlags(flags)).dataDir;
-    const done = flags.id.startsWith("oauth_") ? new OAuthStore(dataDir).revoke(flags.id, "revoked_by_owner") : new TokenStore(dataDir).revoke(flags.id);
+    const grant = flags.id.startsWith("oauth_");
+    const done = grant ? new OAuthStore(dataDir).revoke(flags.id, "revoked_by_owner") : new TokenStore(dataDir).revoke(flags.id);
     if (!done) throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
+    // The audit trail of OAuth grants lives in events.log (docs/contracts.md, Events).
+    if (grant) new EventHub(new EventLog(dataDir)).emit({ kind: "auth.revoked", source: "indx", auth: { grant_id: flags.id, reason: "revoked_by_owner" } });
     out(flags, { id: flags.id, revoked: true }, () => `revoked ${flags.id}`);
   },
 });
