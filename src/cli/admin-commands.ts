@@ -6,8 +6,11 @@ import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
+import { EventHub } from "../events/hub.ts";
+import { EventLog } from "../events/log.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
+import { OAuthStore } from "../oauth/store.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { parseInput } from "../ops/validate.ts";
 import { Vault } from "../vault/vault.ts";
@@ -246,22 +249,45 @@ const tokenCreate = command({
 });
 
 const tokenList = command({
-  description: "List this vault's tokens (never the tokens themselves).",
+  description: "List this vault's tokens (never the tokens themselves): bearer tokens, then OAuth grants with their client and scopes.",
   examples: ["indx token list"],
   args: {},
   run(flags) {
-    const tokens = new TokenStore(Vault.open(configFromFlags(flags)).dataDir).list();
-    out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`).join("\n") || NO_RESULTS);
+    const dataDir = Vault.open(configFromFlags(flags)).dataDir;
+    const bearer = new TokenStore(dataDir).list().map((t) => ({ ...t, kind: "bearer" as const }));
+    // One row per OAuth grant: its access and refresh tokens rotate, the grant is what the owner approved and revokes.
+    const grants = new OAuthStore(dataDir).grantsList().map((g) => ({
+      id: g.id,
+      name: g.client_name,
+      scopes: g.scopes,
+      created_at: g.created_at,
+      kind: "oauth" as const,
+      client_id: g.client_id,
+      redirect_uri: g.redirect_uri,
+      expires_at: g.expires_at,
+      ...(g.last_refreshed_at ? { last_refreshed_at: g.last_refreshed_at } : {}),
+      ...(g.revoked_at ? { revoked_at: g.revoked_at, revoked_reason: g.revoked_reason } : {}),
+    }));
+    const tokens = [...bearer, ...grants];
+    const human = (t: (typeof tokens)[number]) =>
+      t.kind === "bearer"
+        ? `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`
+        : `${t.id}  ${t.name} (OAuth ${t.client_id})  ${t.scopes.join(",")}  ${t.created_at}${t.revoked_at ? `  revoked: ${t.revoked_reason}` : ""}`;
+    out(flags, tokens, () => tokens.map(human).join("\n") || NO_RESULTS);
   },
 });
 
 const tokenRevoke = command({
-  description: "Revoke a token by id or name.",
-  examples: ["indx token revoke agent"],
-  args: { id: { type: "positional", required: true, description: "Token id (tok_…) or name." } },
+  description: "Revoke a token by id or name, or an OAuth grant (oauth_…: every token of that client's grant).",
+  examples: ["indx token revoke agent", "indx token revoke oauth_3f9a0c1b2d4e"],
+  args: { id: { type: "positional", required: true, description: "Token id (tok_…), name, or OAuth grant id (oauth_…)." } },
   run(flags) {
-    if (!new TokenStore(Vault.open(configFromFlags(flags)).dataDir).revoke(flags.id))
-      throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
+    const dataDir = Vault.open(configFromFlags(flags)).dataDir;
+    const grant = flags.id.startsWith("oauth_");
+    const done = grant ? new OAuthStore(dataDir).revoke(flags.id, "revoked_by_owner") : new TokenStore(dataDir).revoke(flags.id);
+    if (!done) throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
+    // The audit trail of OAuth grants lives in events.log (docs/contracts.md, Events).
+    if (grant) new EventHub(new EventLog(dataDir)).emit({ kind: "auth.revoked", source: "indx", auth: { grant_id: flags.id, reason: "revoked_by_owner" } });
     out(flags, { id: flags.id, revoked: true }, () => `revoked ${flags.id}`);
   },
 });

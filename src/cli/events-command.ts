@@ -55,7 +55,8 @@ export const eventsCommand = command({
 });
 
 function human(e: VaultEvent): string {
-  const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : "");
-  const extra = [e.op, e.duration_ms !== undefined ? `${e.duration_ms} ms` : ""].filter(Boolean).join(", ");
+  const who = e.auth ? [e.auth.client_name ?? e.auth.client_id, e.auth.grant_id].filter(Boolean).join(" ") : "";
+  const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : who);
+  const extra = [e.op, e.auth?.reason, e.auth?.scopes?.join(" "), e.duration_ms !== undefined ? `${e.duration_ms} ms` : ""].filter(Boolean).join(", ");
   return `${e.time}  ${e.kind.padEnd(14)} ${e.source.padEnd(8)} ${what}${extra ? `  (${extra})` : ""}`;
 }

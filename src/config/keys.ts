@@ -160,7 +160,8 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_RATE_LIMIT_PER_SECOND",
     type: "int",
     default: 50,
-    description: "Requests per second each token may make on /v1, /mcp and /metrics (429 rate_limited beyond it). 0: no limit.",
+    description:
+      "Requests per second each token may make on /v1, /mcp and /metrics, and each client address on the OAuth endpoints (429 rate_limited beyond it). 0: no limit.",
   },
   {
     key: "server.rate_limit_burst",
@@ -183,6 +184,36 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     type: "int",
     default: 60,
     description: "The window of server.auth_failure_limit: a refused address may try again once its oldest failure is this old.",
+  },
+  {
+    key: "server.public_url",
+    env: "INDX_PUBLIC_URL",
+    type: "string",
+    default: null,
+    description:
+      "The URL clients reach this server at (https://vault.example.com), as a reverse proxy or tunnel publishes it: OAuth metadata, the issuer and the token audience name it. Unset: the request's own origin.",
+  },
+  {
+    key: "server.oauth",
+    env: "INDX_OAUTH",
+    type: "bool",
+    default: true,
+    description:
+      "Serve the OAuth 2.1 authorization server (claude.ai custom connectors and other remote MCP clients); the owner approves each client. Static bearer tokens work either way.",
+  },
+  {
+    key: "server.oauth_access_token_seconds",
+    env: "INDX_OAUTH_ACCESS_TOKEN_SECONDS",
+    type: "int",
+    default: 3600,
+    description: "How long an OAuth access token lives; the client renews it with its refresh token.",
+  },
+  {
+    key: "server.oauth_refresh_token_days",
+    env: "INDX_OAUTH_REFRESH_TOKEN_DAYS",
+    type: "int",
+    default: 30,
+    description: "How long an OAuth grant stays usable without being refreshed (each refresh issues a new refresh token).",
   },
   {
     key: "server.read_workers",

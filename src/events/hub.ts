@@ -1,7 +1,7 @@
 import { randomHex } from "../core/random.ts";
 import { followLog } from "./follow.ts";
 import type { EventLog } from "./log.ts";
-import type { NewEvent, VaultEvent } from "./types.ts";
+import { isAuditKind, type NewEvent, type VaultEvent } from "./types.ts";
 
 export type EventListener = (event: VaultEvent) => void;
 
@@ -42,6 +42,8 @@ export class EventHub {
   }
 
   private deliver(event: VaultEvent): void {
+    // Audit events are the owner's record (indx events), not news for every vault:read token.
+    if (isAuditKind(event.kind)) return;
     for (const fn of this.listeners) {
       try {
         fn(event);

@@ -1,7 +1,22 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 
-export const EVENT_KINDS = ["note.created", "note.updated", "note.deleted", "note.moved", "tag.renamed", "index.updated", "ai.invocation"] as const;
+export const EVENT_KINDS = [
+  "note.created",
+  "note.updated",
+  "note.deleted",
+  "note.moved",
+  "tag.renamed",
+  "index.updated",
+  "ai.invocation",
+  "auth.granted",
+  "auth.refreshed",
+  "auth.revoked",
+  "auth.failed",
+] as const;
+
+/** The audit kinds: written to events.log, never streamed to token holders (docs/decisions.md, OAuth audit events). */
+export const isAuditKind = (kind: string): boolean => kind.startsWith("auth.");
 
 export type EventKind = (typeof EVENT_KINDS)[number];
 
@@ -35,6 +50,19 @@ export const VaultEventSchema = Type.Object({
         applied_paths: Type.Optional(Type.Array(Type.String(), { description: "The notes it wrote (the first 50)." })),
       },
       { description: "ai.invocation only: what one AI call did and cost; never its prompt or output." },
+    ),
+  ),
+  auth: Type.Optional(
+    Type.Object(
+      {
+        client_id: Type.Optional(Type.String()),
+        client_name: Type.Optional(Type.String()),
+        grant_id: Type.Optional(Type.String({ description: "The OAuth grant (token family) id, as `indx token list` shows it; never a token." })),
+        scopes: Type.Optional(Type.Array(Type.String())),
+        endpoint: Type.Optional(Type.String()),
+        reason: Type.Optional(Type.String({ description: "auth.failed and auth.revoked: why." })),
+      },
+      { description: "auth.* only: an OAuth grant, refresh, revocation or failed attempt (docs/contracts.md, Events)." },
     ),
   ),
 });

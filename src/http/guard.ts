@@ -1,5 +1,6 @@
 import type { TokenStore } from "../auth/tokens.ts";
 import { IndxError } from "../core/errors.ts";
+import type { OAuthServer } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
 
 export interface GuardOptions {
@@ -9,6 +10,8 @@ export interface GuardOptions {
   auth: boolean;
   adminKey: () => string | null;
   tokens: TokenStore;
+  /** The OAuth authorization server, when on: its access tokens pass the same guard as bearer tokens. */
+  oauth?: OAuthServer | null;
 }
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1", "[::1]"];
@@ -85,7 +88,7 @@ export function authenticate(request: Request, o: GuardOptions): Principal {
   const header = request.headers.get("authorization") ?? "";
   const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   if (!token) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
-  const hit = o.tokens.verify(token, o.adminKey());
+  const hit = o.tokens.verify(token, o.adminKey()) ?? o.oauth?.verifyAccess(token, request) ?? null;
   if (!hit) throw new IndxError("unauthorized", "Invalid bearer token.", { reason: "invalid_token" });
   return { id: hit.id, scopes: new Set(hit.scopes) };
 }

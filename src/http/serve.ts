@@ -9,7 +9,11 @@ import { debugLog, logEvent } from "../core/log.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
+import { DEFAULT_FETCH_POLICY } from "../oauth/client-metadata.ts";
+import { OAuthServer } from "../oauth/server.ts";
+import { OAuthStore } from "../oauth/store.ts";
 import { storageError } from "../vault/vault.ts";
+import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { checkBind } from "./bind-policy.ts";
 import { isLoopback } from "./guard.ts";
 import { Listener } from "./listener.ts";
@@ -109,6 +113,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
   let listener: Listener | null = null;
   const proxy = { trusted, publicUrl, tls: tls !== null };
+  const oauth = auth && cfg.get<boolean>("server.oauth") !== false ? oauthServer(ctx, () => key) : null;
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
@@ -117,6 +122,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     auth,
     adminKey: () => key,
     tokens,
+    oauth,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
     mcp: (request, scopes, tokenId) => mcp.handle(request, scopes, tokenId),
     readers: readers?.pool,
@@ -183,6 +189,26 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
       ctx.close();
     },
   };
+}
+
+/**
+ * The OAuth authorization server (docs/remote-access.md): its state in oauth.json beside
+ * tokens.json, its audit events in events.log, wrong owner proofs throttled like wrong tokens.
+ */
+function oauthServer(ctx: App, adminKey: () => string | null): OAuthServer {
+  const cfg = ctx.vault.config;
+  const limit = cfg.int("server.auth_failure_limit");
+  const windowMs = cfg.int("server.auth_failure_window_seconds") * 1000;
+  return new OAuthServer({
+    store: new OAuthStore(ctx.vault.dataDir),
+    publicUrl: () => cfg.str("server.public_url"),
+    adminKey,
+    lifetimes: () => ({ accessSeconds: cfg.int("server.oauth_access_token_seconds"), refreshDays: cfg.int("server.oauth_refresh_token_days") }),
+    audit: (kind, fields) => ctx.events.emit({ kind, source: "indx", auth: fields }),
+    // Tests serve client metadata documents from 127.0.0.1 over http; nothing else may (docs/decisions.md).
+    fetchPolicy: { ...DEFAULT_FETCH_POLICY, allowPrivate: process.env.INDX_OAUTH_TEST_ALLOW_PRIVATE_FETCH === "1" },
+    failures: { perProof: new AuthFailureThrottle(limit, windowMs), perAddress: new AuthFailureThrottle(limit * 5, windowMs) },
+  });
 }
 
 /**

@@ -4,6 +4,8 @@ import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
+import { bearerChallenge } from "../oauth/metadata.ts";
+import { OAuthServer } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
@@ -95,6 +97,8 @@ export function createApp(ctx: App, o: AppOptions) {
   const openapi: { read?: string; write?: string } = {};
   // The address is the real client's only behind a trusted proxy (docs/decisions.md, "Public deployment").
   const on = (route: string, c: HandlerContext): Exchange => ({ route, ...o.client(c.request) });
+  // The OAuth endpoints answer before any token is known: their rate is per client address.
+  const oauthRate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
 
   const admit = (request: Request, exchange: Exchange): Set<Scope> => {
     let principal: Principal;
@@ -133,12 +137,47 @@ export function createApp(ctx: App, o: AppOptions) {
       }
     } catch (err) {
       if (!(err instanceof IndxError)) debugLog("request failed", { error: err });
-      res = errorResponse(toIndxError(err), cors);
+      const e = toIndxError(err);
+      res = errorResponse(e, { ...cors, ...challengeOf(e, request) });
     }
     const ms = performance.now() - started;
     const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER";
     metrics.observe(exchange.route, method, res.status, ms);
     if (o.accessLog) logEvent("http", { method, route: exchange.route, status: res.status, ms: Math.round(ms * 10) / 10 });
+    return res;
+  };
+
+  /** A 401 names where OAuth clients find the authorization server (RFC 9728 §5.1). */
+  const challengeOf = (err: IndxError, request: Request): Record<string, string> =>
+    err.code === "unauthorized" && o.oauth
+      ? { "www-authenticate": bearerChallenge(o.oauth.base(request), err.details?.reason === "invalid_token" ? "invalid_token" : undefined) }
+      : {};
+
+  /** /.well-known/oauth-* and /oauth/*: the Host guard and a per-address rate, then the OAuth server (src/oauth/server.ts). */
+  const oauthRoute = async (c: HandlerContext): Promise<Response> => {
+    const path = new URL(c.request.url).pathname;
+    const exchange = on(OAuthServer.endpointOf(path), c);
+    // Metadata, tokens, registration and revocation carry no cookies: any origin may call them. The consent page is same-origin only.
+    const open = !path.startsWith("/oauth/authorize");
+    const cors: Record<string, string> = open && c.request.headers.has("origin") ? OAUTH_CORS : {};
+    const started = performance.now();
+    let res: Response;
+    try {
+      checkHost(c.request, o);
+      if (!o.oauth) throw new IndxError("not_found", "OAuth is off here (server.oauth).", { reason: "route" });
+      if (c.request.method === "OPTIONS") res = new Response(null, { status: 204, headers: cors });
+      else {
+        const wait = oauthRate.take(exchange.address);
+        if (wait) throw rateLimited("Too many OAuth requests from this client.", wait);
+        res = await o.oauth.handle(c.request, exchange.address);
+        for (const [k, v] of Object.entries(cors)) res.headers.set(k, v);
+      }
+    } catch (err) {
+      if (!(err instanceof IndxError)) debugLog("oauth request failed", { error: err });
+      res = errorResponse(toIndxError(err), cors);
+    }
+    const method = KNOWN_METHODS.has(c.request.method) ? c.request.method : "OTHER";
+    metrics.observe(exchange.route, method, res.status, performance.now() - started);
     return res;
   };
 
@@ -199,6 +238,11 @@ export function createApp(ctx: App, o: AppOptions) {
         return eventStream(ctx, c.request);
       }),
     )
+    .all("/.well-known/oauth-protected-resource", oauthRoute, { parse: "none" })
+    .all("/.well-known/oauth-protected-resource/*", oauthRoute, { parse: "none" })
+    .all("/.well-known/oauth-authorization-server", oauthRoute, { parse: "none" })
+    .all("/.well-known/oauth-authorization-server/*", oauthRoute, { parse: "none" })
+    .all("/oauth/*", oauthRoute, { parse: "none" })
     .all("/v1/*", (c) => guarded(c.request, on("/v1/*", c), true, (scopes, exchange) => dispatch(c.request, scopes, exchange)), { parse: "none" })
     .all("/v1", (c) => guarded(c.request, on("/v1", c), true, (scopes, exchange) => dispatch(c.request, scopes, exchange)), { parse: "none" })
     .all(
@@ -222,6 +266,13 @@ export function createApp(ctx: App, o: AppOptions) {
       return guarded(c.request, on("unmatched", c), false, () => errorResponse(err));
     });
 }
+
+const OAUTH_CORS: Record<string, string> = {
+  "access-control-allow-origin": "*",
+  "access-control-allow-methods": "GET, POST, OPTIONS",
+  "access-control-allow-headers": "content-type, mcp-protocol-version",
+  "access-control-max-age": "600",
+};
 
 const rateLimited = (message: string, seconds: number) => new IndxError("rate_limited", `${message} Retry after ${seconds} s.`, { retry_after_s: seconds });
 

@@ -166,7 +166,8 @@ export const RANKS: readonly (readonly string[])[] = [
   ["core"],
   ["ops"],
   ["dates", "config", "markdown", "events", "auth", "service"],
-  ["vault"],
+  // The OAuth authorization server beside the filesystem layer: it needs only auth, events' types and core.
+  ["vault", "oauth"],
   ["index/lexical"],
   ["index/storage"],
   // Above the index's storage: the deny wall reads the index, the cost cap the spend ledger (docs/decisions.md).
@@ -198,6 +199,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   config: "*",
   events: "*",
   auth: "*",
+  oauth: ["client-metadata.ts", "metadata.ts", "secrets.ts", "server.ts", "store.ts"],
   templates: "*",
   maintenance: "*",
   service: ["manager.ts", "spec.ts"],

@@ -1,0 +1,205 @@
+import type { Scope } from "../ops/define.ts";
+import { OAuthError } from "./errors.ts";
+import { canonicalResource } from "./metadata.ts";
+import { ACCESS_PREFIX, CODE_PREFIX, hashSecret, newId, newSecret, pkceMatches, REFRESH_PREFIX, VERIFIER_SYNTAX } from "./secrets.ts";
+import { type Grant, MAX_SPENT, type OAuthClientRecord, type OAuthStore } from "./store.ts";
+
+/** An authorization code lives this long (OAuth 2.1 §4.1.2: short), and is spent once. */
+const CODE_TTL_MS = 60_000;
+const MAX_CODES = 1000;
+
+interface IssuedCode {
+  grantId: string;
+  client: OAuthClientRecord;
+  redirectUri: string;
+  challenge: string;
+  scopes: Scope[];
+  resource: string;
+  expires: number;
+  spent: boolean;
+}
+
+export interface TokenResponse {
+  access_token: string;
+  token_type: "Bearer";
+  expires_in: number;
+  refresh_token: string;
+  scope: string;
+}
+
+export interface Lifetimes {
+  accessSeconds: number;
+  refreshDays: number;
+}
+
+/** What the audit log is told: who, which grant, why; never a token or code. */
+export type Audit = (kind: "auth.granted" | "auth.refreshed" | "auth.revoked" | "auth.failed", fields: AuditFields) => void;
+export interface AuditFields {
+  client_id?: string;
+  client_name?: string;
+  grant_id?: string;
+  scopes?: string[];
+  endpoint?: string;
+  reason?: string;
+}
+
+/**
+ * Codes, grants and their token families: PKCE-bound one-time codes (kept in memory: they live a
+ * minute in the one process that serves), rotating refresh tokens whose replay revokes the whole
+ * family, and short-lived access tokens bound to this server's resource (docs/decisions.md, OAuth).
+ */
+export class GrantService {
+  private readonly codes = new Map<string, IssuedCode>();
+
+  constructor(
+    private readonly store: OAuthStore,
+    private readonly lifetimes: () => Lifetimes,
+    private readonly audit: Audit,
+  ) {}
+
+  issueCode(c: Omit<IssuedCode, "grantId" | "expires" | "spent">): { code: string; grantId: string } {
+    const now = Date.now();
+    for (const [k, v] of this.codes) if (v.expires <= now) this.codes.delete(k);
+    if (this.codes.size >= MAX_CODES) throw new OAuthError("slow_down", "Too many authorizations in progress; try again in a minute.", 429, 60);
+    const code = newSecret(CODE_PREFIX);
+    const grantId = newId("oauth_");
+    this.codes.set(hashSecret(code), { ...c, grantId, expires: now + CODE_TTL_MS, spent: false });
+    return { code, grantId };
+  }
+
+  /** grant_type=authorization_code (OAuth 2.1 §4.1.3 with PKCE and RFC 8707). */
+  exchangeCode(p: { code: string; clientId: string; redirectUri: string; verifier: string; resource: string | null; base: string }): TokenResponse {
+    const hash = hashSecret(p.code);
+    const issued = this.codes.get(hash);
+    if (!issued || issued.expires <= Date.now())
+      throw this.fail("invalid_grant", "The authorization code is unknown or expired.", { client_id: p.clientId, reason: "code_unknown" });
+    if (issued.spent) {
+      // A second use means the code leaked: whatever the first use got is revoked too.
+      if (this.store.revoke(issued.grantId, "code_replayed"))
+        this.audit("auth.revoked", { client_id: issued.client.client_id, grant_id: issued.grantId, reason: "code_replayed" });
+      throw this.fail("invalid_grant", "The authorization code was already used; its tokens are revoked.", {
+        client_id: p.clientId,
+        grant_id: issued.grantId,
+        reason: "code_replayed",
+      });
+    }
+    const ctx = { client_id: p.clientId, grant_id: issued.grantId };
+    if (issued.client.client_id !== p.clientId)
+      throw this.fail("invalid_grant", "The code was issued to another client.", { ...ctx, reason: "client_mismatch" });
+    if (issued.redirectUri !== p.redirectUri)
+      throw this.fail("invalid_grant", "redirect_uri differs from the authorization request's.", { ...ctx, reason: "redirect_mismatch" });
+    if (!VERIFIER_SYNTAX.test(p.verifier) || !pkceMatches(p.verifier, issued.challenge))
+      throw this.fail("invalid_grant", "The code_verifier does not match the code_challenge.", { ...ctx, reason: "pkce_mismatch" });
+    if (p.resource !== null && canonicalResource(p.resource, p.base) !== issued.resource)
+      throw this.fail("invalid_target", "The resource differs from the one authorized.", { ...ctx, reason: "resource_mismatch" });
+    if (issued.resource !== p.base) throw this.fail("invalid_target", "The code was issued for another resource.", { ...ctx, reason: "resource_mismatch" });
+    issued.spent = true;
+    const refresh = newSecret(REFRESH_PREFIX);
+    const now = new Date();
+    const grant: Grant = {
+      id: issued.grantId,
+      client_id: issued.client.client_id,
+      client_name: issued.client.client_name,
+      redirect_uri: issued.redirectUri,
+      scopes: issued.scopes,
+      resource: issued.resource,
+      created_at: now.toISOString(),
+      expires_at: this.refreshExpiry(now),
+      refresh_hash: hashSecret(refresh),
+      spent_refresh_hashes: [],
+      code_hash: hash,
+    };
+    const access = newSecret(ACCESS_PREFIX);
+    this.store.mutate((d) => {
+      d.grants.push(grant);
+      d.access.push(this.accessRecord(access, grant.id));
+    });
+    return this.response(access, refresh, grant.scopes);
+  }
+
+  /** grant_type=refresh_token: rotates the refresh token; a spent one revokes the family (OAuth 2.1 §4.3.1). */
+  refresh(p: { refreshToken: string; clientId: string; scope: Scope[] | null; resource: string | null; base: string }): TokenResponse {
+    const hash = hashSecret(p.refreshToken);
+    const grants = this.store.grantsList();
+    const current = grants.find((g) => g.refresh_hash === hash);
+    if (!current) {
+      const reused = grants.find((g) => g.spent_refresh_hashes.includes(hash));
+      if (reused) {
+        if (this.store.revoke(reused.id, "refresh_token_reused"))
+          this.audit("auth.revoked", { client_id: reused.client_id, client_name: reused.client_name, grant_id: reused.id, reason: "refresh_token_reused" });
+        throw this.fail("invalid_grant", "This refresh token was already used; every token of its grant is revoked.", {
+          client_id: p.clientId,
+          grant_id: reused.id,
+          reason: "refresh_token_reused",
+        });
+      }
+      throw this.fail("invalid_grant", "The refresh token is unknown.", { client_id: p.clientId, reason: "refresh_unknown" });
+    }
+    const ctx = { client_id: p.clientId, grant_id: current.id };
+    if (current.revoked_at) throw this.fail("invalid_grant", "The grant was revoked.", { ...ctx, reason: "revoked" });
+    if (Date.parse(current.expires_at) <= Date.now())
+      throw this.fail("invalid_grant", "The refresh token expired; authorize again.", { ...ctx, reason: "expired" });
+    if (current.client_id !== p.clientId)
+      throw this.fail("invalid_grant", "The refresh token belongs to another client.", { ...ctx, reason: "client_mismatch" });
+    if (current.resource !== p.base || (p.resource !== null && canonicalResource(p.resource, p.base) !== current.resource))
+      throw this.fail("invalid_target", "The grant is for another resource.", { ...ctx, reason: "resource_mismatch" });
+    if (p.scope && !p.scope.every((s) => current.scopes.includes(s)))
+      throw this.fail("invalid_scope", "A refresh may narrow the scopes, never widen them.", { ...ctx, reason: "scope_widened" });
+    const scopes = p.scope ?? current.scopes;
+    const refresh = newSecret(REFRESH_PREFIX);
+    const access = newSecret(ACCESS_PREFIX);
+    const rotated = this.store.mutate((d) => {
+      const g = d.grants.find((x) => x.id === current.id);
+      // Another request rotated it between our read and this write: that one won.
+      if (!g || g.refresh_hash !== hash || g.revoked_at) return false;
+      g.spent_refresh_hashes = [...g.spent_refresh_hashes, hash].slice(-MAX_SPENT);
+      g.refresh_hash = hashSecret(refresh);
+      g.last_refreshed_at = new Date().toISOString();
+      g.expires_at = this.refreshExpiry(new Date());
+      d.access.push(this.accessRecord(access, g.id));
+      return true;
+    });
+    if (!rotated) throw this.fail("invalid_grant", "The refresh token was just used.", { ...ctx, reason: "refresh_race" });
+    this.audit("auth.refreshed", { client_id: current.client_id, client_name: current.client_name, grant_id: current.id, scopes });
+    // The refresh token carries the grant's scopes; a narrowed refresh narrows only this access token.
+    if (scopes !== current.scopes) this.narrowed.set(hashSecret(access), scopes);
+    return this.response(access, refresh, scopes);
+  }
+
+  /** Access tokens minted narrower than their grant (a refresh with `scope`), kept in memory: they live an hour. */
+  private readonly narrowed = new Map<string, Scope[]>();
+
+  /** RFC 7009: a refresh token revokes its grant; an access token, its grant too (a public client holds both). */
+  revokeToken(token: string, clientId: string | null): void {
+    const hash = hashSecret(token);
+    const grant = this.store.accessGrant(hash) ?? this.store.grantsList().find((g) => g.refresh_hash === hash && !g.revoked_at);
+    if (!grant || (clientId !== null && grant.client_id !== clientId)) return;
+    if (this.store.revoke(grant.id, "revoked_by_client"))
+      this.audit("auth.revoked", { client_id: grant.client_id, client_name: grant.client_name, grant_id: grant.id, reason: "revoked_by_client" });
+  }
+
+  /** Who an access token is, if it is live and minted for `base`; else null. */
+  verifyAccess(token: string, base: string): { id: string; scopes: Scope[] } | null {
+    const hash = hashSecret(token);
+    const grant = this.store.accessGrant(hash);
+    if (!grant || grant.resource !== base) return null;
+    return { id: grant.id, scopes: this.narrowed.get(hash) ?? grant.scopes };
+  }
+
+  private accessRecord(token: string, grantId: string) {
+    return { hash: hashSecret(token), grant_id: grantId, expires_at: new Date(Date.now() + this.lifetimes().accessSeconds * 1000).toISOString() };
+  }
+
+  private refreshExpiry(from: Date): string {
+    return new Date(from.getTime() + this.lifetimes().refreshDays * 86_400_000).toISOString();
+  }
+
+  private response(access: string, refresh: string, scopes: Scope[]): TokenResponse {
+    return { access_token: access, token_type: "Bearer", expires_in: this.lifetimes().accessSeconds, refresh_token: refresh, scope: scopes.join(" ") };
+  }
+
+  private fail(code: "invalid_grant" | "invalid_target" | "invalid_scope", message: string, fields: AuditFields): OAuthError {
+    this.audit("auth.failed", { endpoint: "token", ...fields });
+    return new OAuthError(code, message);
+  }
+}

@@ -1,0 +1,81 @@
+import { ALL_SCOPES } from "../auth/tokens.ts";
+
+/** Where each OAuth endpoint lives under the server's base URL. */
+export const OAUTH_PATHS = {
+  protectedResource: "/.well-known/oauth-protected-resource",
+  authorizationServer: "/.well-known/oauth-authorization-server",
+  authorize: "/oauth/authorize",
+  token: "/oauth/token",
+  register: "/oauth/register",
+  revoke: "/oauth/revoke",
+} as const;
+
+/**
+ * This server's base URL: server.public_url when set (what a proxy or tunnel publishes), else the
+ * origin the request came to (loopback, a LAN name the Host guard let in). It is the issuer, the
+ * resource every token is minted for, and the prefix of every endpoint (docs/remote-access.md).
+ */
+export function baseUrlOf(request: Request, publicUrl: string | null): string {
+  if (publicUrl) return publicUrl.replace(/\/+$/, "");
+  return new URL(request.url).origin;
+}
+
+/**
+ * The resource a client names (RFC 8707) in the one form indx stores: the base URL. The MCP
+ * endpoint and the REST root name the same server; scheme and host case do not matter. Anything
+ * else (another server, a query, a fragment) is not this resource: null.
+ */
+export function canonicalResource(named: string, base: string): string | null {
+  let url: URL;
+  try {
+    url = new URL(named);
+  } catch {
+    return null;
+  }
+  if (url.search || url.hash || url.username || url.password) return null;
+  const mine = new URL(base);
+  if (url.origin !== mine.origin) return null;
+  const root = mine.pathname.replace(/\/+$/, "");
+  const path = url.pathname.replace(/\/+$/, "");
+  return [root, `${root}/mcp`, `${root}/v1`].includes(path) ? base : null;
+}
+
+/** RFC 9728: what this protected resource is and who issues its tokens. */
+export function protectedResourceMetadata(base: string): Record<string, unknown> {
+  return {
+    resource: base,
+    authorization_servers: [base],
+    scopes_supported: [...ALL_SCOPES],
+    bearer_methods_supported: ["header"],
+    resource_name: "indx",
+    resource_documentation: "https://github.com/indx/indx/blob/main/docs/remote-access.md",
+  };
+}
+
+/** RFC 8414 (with RFC 9207's iss flag and the Client ID Metadata Document flag MCP clients look for). */
+export function authorizationServerMetadata(base: string): Record<string, unknown> {
+  return {
+    issuer: base,
+    authorization_endpoint: `${base}${OAUTH_PATHS.authorize}`,
+    token_endpoint: `${base}${OAUTH_PATHS.token}`,
+    registration_endpoint: `${base}${OAUTH_PATHS.register}`,
+    revocation_endpoint: `${base}${OAUTH_PATHS.revoke}`,
+    response_types_supported: ["code"],
+    response_modes_supported: ["query"],
+    grant_types_supported: ["authorization_code", "refresh_token"],
+    code_challenge_methods_supported: ["S256"],
+    token_endpoint_auth_methods_supported: ["none"],
+    revocation_endpoint_auth_methods_supported: ["none"],
+    scopes_supported: [...ALL_SCOPES],
+    client_id_metadata_document_supported: true,
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: "https://github.com/indx/indx/blob/main/docs/remote-access.md",
+  };
+}
+
+/** The WWW-Authenticate challenge of a 401 on /mcp or /v1: where to start the OAuth dance (RFC 9728 §5.1). */
+export function bearerChallenge(base: string, error?: "invalid_token"): string {
+  const parts = ['Bearer realm="indx"', `resource_metadata="${base}${OAUTH_PATHS.protectedResource}"`];
+  if (error) parts.push(`error="${error}"`);
+  return parts.join(", ");
+}
