@@ -278,7 +278,7 @@ export class VaultWriter {
       if (!independent && changes.length > 1) for (const c of changes) this.recheck(c, applied);
       for (const c of changes) {
         this.recheck(c, applied);
-        if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
+        if (c.type === "write" || c.type === "write_bytes") await this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
@@ -288,14 +288,14 @@ export class VaultWriter {
       // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
       staging?.discardRest();
-      syncFolders(applied.folders);
+      await syncFolders(applied.folders);
       this.journal.finish();
       await this.land(applied.touched, applied.events, started);
       throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
     // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
-    syncFolders(applied.folders);
+    await syncFolders(applied.folders);
     this.journal.finish();
     const landed = this.land(applied.touched, [...applied.events, ...events], started);
     return { committed: { value, etags: applied.etags, trashed: applied.trashed }, landed };
@@ -325,10 +325,10 @@ export class VaultWriter {
     }
   }
 
-  private applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): void {
+  private async applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): Promise<void> {
     const { path } = c;
     const before = io.read(path);
-    applied.folders.add(dirname(staging.commit(c)));
+    applied.folders.add(dirname(await staging.commit(c)));
     const etag = etagOf(bytesOf(c, io));
     applied.etags[path] = etag;
     applied.touched.push(path);
