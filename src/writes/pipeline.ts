@@ -153,6 +153,7 @@ export class VaultWriter {
     const dataDir = ctx.vault.ensureDataDir();
     this.pathLocks = new PathLocks();
     this.landed = new LandedWrites(
+      syncFolders,
       (paths) => this.reindex(paths),
       (events, started) => this.emit(events, started),
     );
@@ -290,21 +291,26 @@ export class VaultWriter {
       staging?.discardRest();
       await syncFolders(applied.folders);
       this.journal.finish();
-      await this.land(applied.touched, applied.events, started);
+      await this.land(applied.touched, applied.events, started, []);
       throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
-    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
-    await syncFolders(applied.folders);
-    this.journal.finish();
-    const landed = this.land(applied.touched, [...applied.events, ...events], started);
+    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches"). A
+    // write of one file has no journal: its folder's fsync goes with its batch, once for every
+    // write in the batch, still before its caller hears it is written.
+    const journaled = changes.length > 1;
+    if (journaled) {
+      await syncFolders(applied.folders);
+      this.journal.finish();
+    }
+    const landed = this.land(applied.touched, [...applied.events, ...events], started, journaled ? [] : [...applied.folders]);
     return { committed: { value, etags: applied.etags, trashed: applied.trashed }, landed };
   }
 
   /** Hands the reindex and events of files now in place to the next batch (LandedWrites). */
-  private land(paths: string[], events: NewEvent[], started: number): Promise<Warning[]> {
-    if (paths.length === 0 && events.length === 0) return Promise.resolve([]);
-    return this.landed.add({ paths, events, started });
+  private land(paths: string[], events: NewEvent[], started: number, folders: string[]): Promise<Warning[]> {
+    if (paths.length === 0 && events.length === 0 && folders.length === 0) return Promise.resolve([]);
+    return this.landed.add({ paths, events, started, folders });
   }
 
   private emit(events: readonly NewEvent[], started: number): void {
