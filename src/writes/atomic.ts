@@ -1,12 +1,10 @@
-import { closeSync, type Dirent, fsync, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, type Dirent, fsyncSync, lstatSync, openSync, readdirSync, realpathSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { open, rename } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { promisify } from "node:util";
 import type { IndxError } from "../core/errors.ts";
 import { randomHex } from "../core/random.ts";
 import { renameOver } from "../core/rename-over.ts";
 import { writeError } from "./fs-errors.ts";
-
-const fsyncAsync = promisify(fsync);
 
 /** Temp files are hidden, so the scanner and the watcher never take them for notes. */
 export const TEMP_PREFIX = ".indx-tmp-";
@@ -54,22 +52,29 @@ export async function stageFiles(files: readonly { target: string; bytes: Uint8A
   return staged;
 }
 
+/**
+ * One file staged off the thread that answers requests: creating, writing and fsyncing a file wait
+ * on the file system's journal, which a busy disk makes milliseconds each (docs/decisions.md,
+ * "One queue of writers per vault").
+ */
 async function stageFile({ target, bytes }: { target: string; bytes: Uint8Array }): Promise<StagedFile | IndxError> {
-  let temp: string;
-  let fd: number;
+  const temp = tempBeside(target);
+  let file: Awaited<ReturnType<typeof open>>;
   try {
-    ({ temp, fd } = writeTemp(target, bytes));
+    file = await open(temp, "wx", existingMode(target) ?? 0o644);
   } catch (err) {
     return writeError(err);
   }
   try {
-    await fsyncAsync(fd);
+    let off = 0;
+    while (off < bytes.length) off += (await file.write(bytes, off, bytes.length - off)).bytesWritten;
+    await file.sync();
     return { target, temp };
   } catch (err) {
     unlinkQuietly(temp);
     return writeError(err);
   } finally {
-    closeSync(fd);
+    await file.close();
   }
 }
 
@@ -83,19 +88,33 @@ export function commitStaged(staged: StagedFile): void {
   }
 }
 
+/**
+ * commitStaged off this thread where a rename is one call (POSIX); Windows keeps renameOver's
+ * retries while another program holds the target open.
+ */
+export async function commitStagedAsync(staged: StagedFile): Promise<void> {
+  if (process.platform === "win32") return commitStaged(staged);
+  try {
+    await rename(staged.temp, staged.target);
+  } catch (err) {
+    unlinkQuietly(staged.temp);
+    throw writeError(err);
+  }
+}
+
 export function discardStaged(staged: StagedFile): void {
   unlinkQuietly(staged.temp);
 }
 
-/** Makes the renames into these folders durable. */
-export function syncFolders(dirs: Iterable<string>): void {
-  for (const dir of dirs) fsyncDir(dir);
+/** Makes the renames into these folders durable, the folders fsynced together off this thread. */
+export async function syncFolders(dirs: Iterable<string>): Promise<void> {
+  await Promise.all([...dirs].map(fsyncDirAsync));
 }
 
 /** The bytes in a new hidden temp file beside `abs` (its mode, unless given), open for the fsync. */
 function writeTemp(abs: string, bytes: Uint8Array, modeOverride?: number): { temp: string; fd: number } {
   const mode = modeOverride ?? existingMode(abs) ?? 0o644;
-  const temp = join(dirname(abs), `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomHex(6)}`);
+  const temp = tempBeside(abs);
   const fd = openSync(temp, "wx", mode);
   try {
     let off = 0;
@@ -146,6 +165,22 @@ function existingMode(abs: string): number | null {
   } catch {
     return null;
   }
+}
+
+function tempBeside(abs: string): string {
+  return join(dirname(abs), `${TEMP_PREFIX}${basename(abs).slice(0, 40)}-${randomHex(6)}`);
+}
+
+async function fsyncDirAsync(dir: string): Promise<void> {
+  // As fsyncDir: some file systems refuse a folder's fsync, which is fine.
+  try {
+    const handle = await open(dir, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {}
 }
 
 function fsyncDir(dir: string): void {

@@ -4,6 +4,8 @@ import type { Warning } from "../ops/schemas.ts";
 /** A write whose files are in place: what it touched, what it announces, since when it ran. */
 export interface Landed {
   paths: readonly string[];
+  /** Folders whose fsync makes its replaces durable, left to the batch. */
+  folders: readonly string[];
   events: readonly NewEvent[];
   started: number;
 }
@@ -13,8 +15,8 @@ interface Waiting extends Landed {
 }
 
 /**
- * The reindex and the events of writes whose files are in place, in batches (docs/decisions.md,
- * "One queue of writers per vault"). A landed write's reindex starts at once when none runs;
+ * The folder fsyncs, the reindex and the events of writes whose files are in place, in batches
+ * (docs/decisions.md, "One queue of writers per vault"). A landed write's reindex starts at once when none runs;
  * otherwise it joins the next batch, which starts when the running one ends. The writer's turn ends
  * as soon as its files are in place, so the next writer's files go in while the index worker
  * takes the previous batch, and one index pass serves every write that landed meanwhile. Each
@@ -26,6 +28,8 @@ export class LandedWrites {
   private running: Promise<void> | null = null;
 
   constructor(
+    /** Fsyncs folders; never throws (a folder's fsync is best effort). */
+    private readonly syncFolders: (folders: string[]) => Promise<void>,
     /** Reindexes paths; never throws (a failure is a warning: the file landed). */
     private readonly reindex: (paths: string[]) => Promise<Warning[]>,
     private readonly announce: (events: readonly NewEvent[], started: number) => void,
@@ -59,6 +63,7 @@ export class LandedWrites {
   }
 
   private async run(batch: readonly Waiting[]): Promise<void> {
+    await this.syncFolders([...new Set(batch.flatMap((w) => w.folders))]);
     const warnings = await this.reindex([...new Set(batch.flatMap((w) => w.paths))]);
     for (const w of batch) {
       try {

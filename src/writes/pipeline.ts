@@ -153,6 +153,7 @@ export class VaultWriter {
     const dataDir = ctx.vault.ensureDataDir();
     this.pathLocks = new PathLocks();
     this.landed = new LandedWrites(
+      syncFolders,
       (paths) => this.reindex(paths),
       (events, started) => this.emit(events, started),
     );
@@ -282,7 +283,7 @@ export class VaultWriter {
       if (!independent && changes.length > 1) for (const c of changes) this.recheck(c, applied);
       for (const c of changes) {
         this.recheck(c, applied);
-        if (c.type === "write" || c.type === "write_bytes") this.applyWrite(op, c, staging, io, applied);
+        if (c.type === "write" || c.type === "write_bytes") await this.applyWrite(op, c, staging, io, applied);
         else if (c.type === "delete") this.applyDelete(op, c, applied);
         else this.applyMove(op, c, io, applied);
         applied.files++;
@@ -292,23 +293,28 @@ export class VaultWriter {
       // the index and the events follow the disk either way. The journal is for crashes: a
       // failure reported to the caller (permissions, a full disk) is not retried behind its back.
       staging?.discardRest();
-      syncFolders(applied.folders);
+      await syncFolders(applied.folders);
       this.journal.finish();
-      await this.land(applied.touched, applied.events, started);
+      await this.land(applied.touched, applied.events, started, []);
       throw new PartlyWritten(fsError(err, applied.files, changes.length), applied.etags);
     }
 
-    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches").
-    syncFolders(applied.folders);
-    this.journal.finish();
-    const landed = this.land(applied.touched, [...applied.events, ...events], started);
+    // Every rename is durable before the journal goes (docs/decisions.md, "Writes in batches"). A
+    // write of one file has no journal: its folder's fsync goes with its batch, once for every
+    // write in the batch, still before its caller hears it is written.
+    const journaled = changes.length > 1;
+    if (journaled) {
+      await syncFolders(applied.folders);
+      this.journal.finish();
+    }
+    const landed = this.land(applied.touched, [...applied.events, ...events], started, journaled ? [] : [...applied.folders]);
     return { committed: { value, etags: applied.etags, trashed: applied.trashed }, landed };
   }
 
   /** Hands the reindex and events of files now in place to the next batch (LandedWrites). */
-  private land(paths: string[], events: NewEvent[], started: number): Promise<Warning[]> {
-    if (paths.length === 0 && events.length === 0) return Promise.resolve([]);
-    return this.landed.add({ paths, events, started });
+  private land(paths: string[], events: NewEvent[], started: number, folders: string[]): Promise<Warning[]> {
+    if (paths.length === 0 && events.length === 0 && folders.length === 0) return Promise.resolve([]);
+    return this.landed.add({ paths, events, started, folders });
   }
 
   private emit(events: readonly NewEvent[], started: number): void {
@@ -329,10 +335,10 @@ export class VaultWriter {
     }
   }
 
-  private applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): void {
+  private async applyWrite(op: string, c: WriteChange, staging: Staging<Change>, io: WriteIO, applied: Applied): Promise<void> {
     const { path } = c;
     const before = io.read(path);
-    applied.folders.add(dirname(staging.commit(c)));
+    applied.folders.add(dirname(await staging.commit(c)));
     const etag = etagOf(bytesOf(c, io));
     applied.etags[path] = etag;
     applied.touched.push(path);

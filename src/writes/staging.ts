@@ -1,5 +1,5 @@
 import { IndxError } from "../core/errors.ts";
-import { commitStaged, discardStaged, type StagedFile, stageFiles } from "./atomic.ts";
+import { commitStagedAsync, discardStaged, type StagedFile, stageFiles } from "./atomic.ts";
 
 /** A write of a plan, ready to stage: where its bytes go, or why they cannot go there. */
 export type WriteTarget<K> = { key: K; target: string; bytes: Uint8Array } | { key: K; error: IndxError };
@@ -26,12 +26,12 @@ export class Staging<K> {
   }
 
   /** Replaces the file of `key` with its staged bytes (returning the file's path), or throws the error staging them met. */
-  commit(key: K): string {
+  async commit(key: K): Promise<string> {
     const staged = this.pending.get(key);
     this.pending.delete(key);
     if (staged === undefined) throw new Error("commit of a write that was not staged");
     if (staged instanceof Error) throw staged;
-    commitStaged(staged);
+    await commitStagedAsync(staged);
     return staged.target;
   }
 

@@ -6,6 +6,7 @@ import { noteMove } from "../../../src/notes/move-ops.ts";
 import { notePatch, noteWrite } from "../../../src/notes/write-ops.ts";
 import { VaultWriteLock } from "../../../src/writes/lock.ts";
 import { WriterQueue } from "../../../src/writes/queue.ts";
+import { indexRows } from "../../support/index-rows.ts";
 import { invoke } from "../../support/ops.ts";
 import { type Sandbox, sandbox } from "../../support/vault.ts";
 
@@ -58,6 +59,35 @@ describe('writers of one process take turns in a queue (docs/decisions.md, "One 
     const rounds = committed.map((c) => c.round);
     expect(rounds).toEqual([...rounds].sort((a, b) => a - b));
     expect(committed.length).toBe(CLIENTS * ROUNDS);
+  }, 60_000);
+
+  test("with reindexes shared between writes, each answer still reads what it wrote, and events follow the order writes landed", async () => {
+    await setup(10);
+    ctx.useIndexWorker();
+    const announced: { path: string; etag: string }[] = [];
+    const stop = ctx.events.subscribe((e) => {
+      if (e.kind === "note.updated" && e.etag && e.path) announced.push({ path: e.path, etag: e.etag });
+    });
+    // The order the writes took their turns (each stages its bytes inside its turn).
+    const turns: string[] = [];
+    const stopHook = ctx.writer.onStaged((paths) => turns.push(...paths));
+    const stale: string[] = [];
+    const answered: string[] = [];
+    const client = async (i: number) => {
+      for (let round = 0; round < 3; round++) {
+        const out = (await invoke(notePatch, ctx, { path: `Notes/n${i}.md`, ops: [{ op: "append_body", markdown: `r${round}\n` }] })) as { etag: string };
+        answered.push(out.etag);
+        const indexed = indexRows<{ etag: string }>(ctx, "SELECT etag FROM files WHERE path = ?", `Notes/n${i}.md`)[0]?.etag;
+        if (indexed !== out.etag) stale.push(`n${i} round ${round}`);
+      }
+    };
+    await Promise.all(Array.from({ length: 10 }, (_, i) => client(i)));
+    stop();
+    stopHook();
+    expect(stale).toEqual([]);
+    // One event per write, with the etag its caller got, in the order the writes took their turns.
+    expect(new Set(announced.map((e) => e.etag))).toEqual(new Set(answered));
+    expect(announced.map((e) => e.path)).toEqual(turns);
   }, 60_000);
 
   test("a write whose plan reads the index, queued behind writes not indexed yet, plans from an index that has them", async () => {
