@@ -45,7 +45,8 @@ export function protectedResourceMetadata(base: string): Record<string, unknown>
   return {
     resource: base,
     authorization_servers: [base],
-    scopes_supported: [...ALL_SCOPES],
+    // What a client needs for everyday work; vault:admin is asked for only on purpose (MCP: scope minimisation).
+    scopes_supported: ["vault:read", "vault:write"],
     bearer_methods_supported: ["header"],
     resource_name: "indx",
     resource_documentation: "https://github.com/indx/indx/blob/main/docs/remote-access.md",
