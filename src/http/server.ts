@@ -147,11 +147,16 @@ export function createApp(ctx: App, o: AppOptions) {
     return res;
   };
 
-  /** A 401 names where OAuth clients find the authorization server (RFC 9728 §5.1). */
-  const challengeOf = (err: IndxError, request: Request): Record<string, string> =>
-    err.code === "unauthorized" && o.oauth
-      ? { "www-authenticate": bearerChallenge(o.oauth.base(request), err.details?.reason === "invalid_token" ? "invalid_token" : undefined) }
-      : {};
+  /** A 401 names where OAuth clients find the authorization server (RFC 9728 §5.1); a 403 for a scope names the scope. */
+  const challengeOf = (err: IndxError, request: Request): Record<string, string> => {
+    if (!o.oauth) return {};
+    if (err.code === "unauthorized")
+      return { "www-authenticate": bearerChallenge(o.oauth.base(request), err.details?.reason === "invalid_token" ? "invalid_token" : undefined) };
+    const needed = err.details?.needed;
+    if (err.code === "forbidden" && typeof needed === "string")
+      return { "www-authenticate": bearerChallenge(o.oauth.base(request), "insufficient_scope", needed) };
+    return {};
+  };
 
   /** /.well-known/oauth-* and /oauth/*: the Host guard and a per-address rate, then the OAuth server (src/oauth/server.ts). */
   const oauthRoute = async (c: HandlerContext): Promise<Response> => {

@@ -156,11 +156,16 @@ export class Authorizer {
     return this.d.store.spendApproval(hashSecret(normalizeApprovalCode(proof)));
   }
 
-  /** A browser names where a form came from; a cross-site one is refused even with the right fields. */
+  /**
+   * A browser names where a form came from; one from another site is refused even with the right
+   * fields. Origin "null" (a privacy setting or referrer policy hides it) proves nothing either way:
+   * then Sec-Fetch-Site, when sent, must say same-origin.
+   */
   private sameOrigin(request: Request, base: string): boolean {
-    if (request.headers.get("sec-fetch-site") === "cross-site") return false;
+    const site = request.headers.get("sec-fetch-site");
+    if (site !== null && site !== "same-origin") return false;
     const origin = request.headers.get("origin");
-    if (!origin || origin === "null") return origin === null;
+    if (origin === null || origin === "null") return true;
     return origin === new URL(base).origin || origin === new URL(request.url).origin;
   }
 
@@ -220,7 +225,8 @@ function pageHeaders(redirectOrigin: string | null): Record<string, string> {
     "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action ${formAction}; frame-ancestors 'none'; base-uri 'none'`,
     "x-frame-options": "DENY",
     "x-content-type-options": "nosniff",
-    "referrer-policy": "no-referrer",
+    // same-origin: the form's POST carries this page's Origin; nothing leaks to other sites.
+    "referrer-policy": "same-origin",
   };
 }
 

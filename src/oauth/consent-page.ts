@@ -55,14 +55,19 @@ button.deny{background:transparent;color:var(--fg);border-color:var(--line)}
 export function renderConsent(v: ConsentView): string {
   const offered = LEVELS.filter((l) => v.requested.includes(l.needs));
   const levels = offered.length > 0 ? offered : LEVELS.slice(0, 1);
-  const top = levels[levels.length - 1]?.value;
+  // Pre-selected: the most the client asked for, short of full control, which the owner picks on purpose.
+  const top = levels.filter((l) => l.value !== "admin").at(-1)?.value ?? levels[0]?.value;
   const choices = levels
     .map(
       (l) => `<label class="choice"><input type="radio" name="access" value="${l.value}"${l.value === top ? " checked" : ""}>
 <span><strong>${l.label}</strong> <span class="muted">${escapeHtml(l.hint)}</span></span></label>`,
     )
     .join("\n");
-  const vouch = v.clientUrl ? `<p class="muted who">Identified by <code>${escapeHtml(v.clientUrl)}</code></p>` : "";
+  // A registered client's name is its own claim; a metadata document's URL says who stands behind it.
+  const vouch = v.clientUrl
+    ? `<p class="muted who">Identified by <code>${escapeHtml(v.clientUrl)}</code></p>`
+    : `<p class="muted">The application chose this name itself.</p>`;
+  const asked = v.requested.map((s) => `<code>${s}</code>`).join(" ");
   const error = v.error ? `<p class="error" role="alert" id="proof-error">${escapeHtml(v.error)}</p>` : "";
   const described = v.error ? "proof-hint proof-error" : "proof-hint";
   return `<!doctype html>
@@ -70,7 +75,6 @@ export function renderConsent(v: ConsentView): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
 <title>Allow ${escapeHtml(v.clientName)} to use your vault? · indx</title>
 <style>${STYLE}</style>
 </head>
@@ -78,6 +82,7 @@ export function renderConsent(v: ConsentView): string {
 <main>
 <h1 class="who">Allow <strong>${escapeHtml(v.clientName)}</strong> to use your vault?</h1>
 ${vouch}
+<p>It asks for ${asked}.</p>
 <p class="who">After you decide, you go back to <strong>${escapeHtml(v.redirectHost)}</strong>.</p>
 ${error}
 <form method="post" action="authorize">

@@ -45,7 +45,8 @@ export function protectedResourceMetadata(base: string): Record<string, unknown>
   return {
     resource: base,
     authorization_servers: [base],
-    scopes_supported: [...ALL_SCOPES],
+    // What a client needs for everyday work; vault:admin is asked for only on purpose (MCP: scope minimisation).
+    scopes_supported: ["vault:read", "vault:write"],
     bearer_methods_supported: ["header"],
     resource_name: "indx",
     resource_documentation: "https://github.com/indx/indx/blob/main/docs/remote-access.md",
@@ -73,9 +74,13 @@ export function authorizationServerMetadata(base: string): Record<string, unknow
   };
 }
 
-/** The WWW-Authenticate challenge of a 401 on /mcp or /v1: where to start the OAuth dance (RFC 9728 §5.1). */
-export function bearerChallenge(base: string, error?: "invalid_token"): string {
-  const parts = ['Bearer realm="indx"', `resource_metadata="${base}${OAUTH_PATHS.protectedResource}"`];
+/**
+ * The WWW-Authenticate challenge on /mcp and /v1: a 401 says where to start the OAuth dance
+ * (RFC 9728 §5.1) and which scopes to ask; a 403 for want of a scope names the scope needed
+ * (RFC 6750 §3.1, MCP scope challenges).
+ */
+export function bearerChallenge(base: string, error?: "invalid_token" | "insufficient_scope", scope = "vault:read vault:write"): string {
+  const parts = ['Bearer realm="indx"', `resource_metadata="${base}${OAUTH_PATHS.protectedResource}"`, `scope="${scope}"`];
   if (error) parts.push(`error="${error}"`);
   return parts.join(", ");
 }

@@ -253,6 +253,8 @@ describe("consent", () => {
       body: "{}",
     });
     expect(write.status).toBe(403);
+    expect(write.headers.get("www-authenticate")).toContain('error="insufficient_scope"');
+    expect(write.headers.get("www-authenticate")).toMatch(/scope="vault:(write|admin)"/);
     expect((await statusWith(base, got.body.access_token)).status).toBe(200);
   });
 

@@ -104,3 +104,13 @@ describe("a client with a metadata document, approved from the CLI", () => {
     expect(page.location).toBeNull();
   });
 });
+
+describe("rate limits", () => {
+  test("a flood from one address on an OAuth endpoint gets 429 with Retry-After (server.rate_limit_*)", async () => {
+    const answers = await Promise.all(Array.from({ length: 150 }, () => fetch(`${base}/.well-known/oauth-authorization-server`)));
+    const limited = answers.filter((r) => r.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    expect(Number(limited[0]?.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
+    expect(answers.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(100);
+  });
+});
