@@ -200,7 +200,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   auth: "*",
   templates: "*",
   maintenance: "*",
-  service: ["manager.ts", "spec.ts"],
+  service: ["health.ts", "manager.ts", "spec.ts"],
   markdown: [
     "blocks.ts",
     "chars.ts",
