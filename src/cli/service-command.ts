@@ -60,7 +60,7 @@ function installLines(r: InstallReport): string {
 
 const uninstall = command({
   description: "Stop and remove the user service installed by `indx service install` (nothing to do when there is none).",
-  examples: ["indx service uninstall", "indx service uninstall --dry-run"],
+  examples: ["indx service uninstall --dry-run", "indx service uninstall"],
   args: dryRunArg,
   run(flags) {
     const r = uninstallService(options(flags["dry-run"] === true));

@@ -19,8 +19,8 @@ const IDLE_TIMEOUT_S = 30;
  * The socket side of `indx serve`: one Bun server, the socket peer of every request (for the
  * proxy rules of src/http/proxy.ts), and a certificate swap. Bun's `server.reload` ignores `tls`,
  * so a renewed pair is put in service by closing the listening socket (open connections finish on
- * the old server) and binding a new one on the same port at once: a gap of well under a
- * millisecond in which a new connection would be refused (docs/decisions.md, "Public deployment").
+ * the old server) and binding a new one on the same port at once: a gap of a fraction of a
+ * millisecond in which a new connection may be refused or reset (docs/decisions.md, "Public deployment").
  */
 export class Listener {
   private server: Server<unknown>;
@@ -56,8 +56,9 @@ export class Listener {
     }
   }
 
+  /** Stops listening and waits for requests in flight, as Elysia's stop did. */
   async stop(): Promise<void> {
-    await this.server.stop(true);
+    await this.server.stop();
   }
 
   /**

@@ -202,7 +202,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   oauth: ["client-metadata.ts", "metadata.ts", "secrets.ts", "server.ts", "store.ts"],
   templates: "*",
   maintenance: "*",
-  service: ["manager.ts", "spec.ts"],
+  service: ["health.ts", "manager.ts", "spec.ts"],
   markdown: [
     "blocks.ts",
     "chars.ts",
