@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { App } from "../../src/app/context.ts";
+import { chunkGet } from "../../src/notes/retrieval-ops.ts";
+import { vaultSearch } from "../../src/search/ops.ts";
+import { invoke } from "../support/ops.ts";
+import { type Sandbox, sandbox } from "../support/vault.ts";
+
+/**
+ * PDF and DOCX text in the index (docs/documents.md), on real files nobody here wrote
+ * (fixtures/documents/README.md): a sentence of a given page is found on that page, a DOCX
+ * section under its heading, and a file without text is an attachment with a warning saying why.
+ */
+const FIXTURES = join(import.meta.dir, "..", "..", "fixtures", "documents");
+
+let sb: Sandbox;
+let ctx: App;
+let warnings: { code: string; path: string; message: string }[];
+
+beforeAll(async () => {
+  sb = sandbox({ "Reading.md": "# Reading\n\nThe essay [[issue918.pdf]] and [[knockout_groups_test.pdf#page=3]].\n" });
+  for (const folder of ["pdfjs", "mammoth", "python-docx"]) cpSync(join(FIXTURES, folder), join(sb.vault, "Papers", folder), { recursive: true });
+  ctx = sb.context();
+  warnings = (await ctx.updateIndex({ build: true })).warnings;
+});
+
+afterAll(() => {
+  ctx.close();
+  sb.cleanup();
+});
+
+const search = (query: string) => invoke(vaultSearch, ctx, { q: query, limit: 5 });
+
+describe("document text in search", () => {
+  test("a sentence of page 3 finds the PDF at page 3, the form Obsidian links with", async () => {
+    const out = await search('"Non-isolated Inner Sub-group"');
+    const hit = out.results[0]!;
+    expect(hit.path).toBe("Papers/pdfjs/knockout_groups_test.pdf");
+    expect(hit.heading).toBe("page=3");
+    expect(hit.chunk_id).toBe("Papers/pdfjs/knockout_groups_test.pdf#2");
+    expect(hit.line).toBe(3);
+    expect(hit.snippet).toContain("**Inner**");
+    const chunk = await invoke(chunkGet, ctx, { id: hit.chunk_id });
+    expect(chunk.heading).toBe("page=3");
+    expect(chunk.content).toContain("Nested K=false, inner I=false: sees outer content");
+    expect(chunk.content_type).toBe("text/plain");
+  });
+
+  test("each page of a rotated and a landscape PDF is its own section", async () => {
+    const out = await search("landscape layout");
+    expect(out.results[0]!.chunk_id).toBe("Papers/pdfjs/rotation.pdf#1");
+    expect((await search('"Document 1 Page 2"')).results[0]!.heading).toBe("page=2");
+  });
+
+  test("CJK text, a form's labels and a PDF's metadata title are searchable", async () => {
+    expect((await search("電線接続端子部")).results[0]!.path).toBe("Papers/pdfjs/issue16063.pdf");
+    expect((await search("AcroForm TextField")).results[0]!.path).toBe("Papers/pdfjs/file_pdfjs_form.pdf");
+    // The essay's metadata has an empty title: its file name stands in, as a note's does.
+    const essay = (await search("greengrocer")).results[0]!;
+    expect(essay.path).toBe("Papers/pdfjs/issue918.pdf");
+    expect(essay.title).toBe("issue918");
+    expect((await search("AcroForm TextField")).results[0]!.title).toBe("Test Form");
+  });
+
+  test("a DOCX is sectioned by its headings; tables, footnotes and text boxes are text", async () => {
+    const body = (await search('"Body Text"')).results[0]!;
+    expect(body.path).toBe("Papers/python-docx/par-known-styles.docx");
+    expect(body.heading_path).toEqual(["Heading 1"]);
+    expect((await search('"Bottom right"')).results[0]!.path).toBe("Papers/mammoth/tables.docx");
+    const note = (await search("tachyon")).results.map((r) => `${r.path} ${r.heading}`);
+    expect(note).toContain("Papers/mammoth/footnotes.docx Notes");
+    expect((await search('"python-docx was here too"')).results[0]!.title).toBe("python-docx was here!");
+    const box = await invoke(chunkGet, ctx, { id: "Papers/mammoth/text-box.docx#0" });
+    expect(box.content).toBe("Datum plane");
+  });
+
+  test("an encrypted PDF, an image-only PDF and a picture-only DOCX are attachments with a warning saying why", () => {
+    const why = (path: string) => warnings.find((w) => w.path === path);
+    expect(why("Papers/pdfjs/encrypted-attachment.pdf")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("encrypted") });
+    expect(why("Papers/pdfjs/images_1bit_grayscale.pdf")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no OCR") });
+    expect(why("Papers/mammoth/tiny-picture.docx")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no text") });
+    expect(warnings.filter((w) => w.code.startsWith("document")).length).toBe(3);
+  });
+});
+
+describe("documents are indexed incrementally", () => {
+  test("an unchanged vault extracts nothing; a renamed PDF takes its text from the cache by content hash", async () => {
+    expect((await ctx.updateIndex({ full: true })).changed).toEqual([]);
+    // The cache entry of the essay's bytes says something the PDF does not: reading it proves no extraction ran.
+    const cacheDir = join(sb.dataDir, "documents");
+    const essayEtag = readdirSync(cacheDir).find((name) => {
+      const doc = JSON.parse(Bun.zstdDecompressSync(readFileSync(join(cacheDir, name))).toString());
+      return doc.sections[0]?.text.includes("greengrocer");
+    })!;
+    const cached = JSON.parse(Bun.zstdDecompressSync(readFileSync(join(cacheDir, essayEtag))).toString());
+    cached.sections[0].text += " quixotic marmalade";
+    writeFileSync(join(cacheDir, essayEtag), Bun.zstdCompressSync(Buffer.from(JSON.stringify(cached))));
+    renameSync(join(sb.vault, "Papers/pdfjs/issue918.pdf"), join(sb.vault, "Papers/Essay.pdf"));
+    const report = await ctx.updateIndex({ full: true });
+    expect(report.addedPaths).toEqual(["Papers/Essay.pdf"]);
+    expect(report.deletedPaths).toEqual(["Papers/pdfjs/issue918.pdf"]);
+    expect((await search("quixotic marmalade")).results[0]!.path).toBe("Papers/Essay.pdf");
+  });
+});
