@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../src/app/context.ts";
+import { linkBacklinks, linkBrokenAnchors, linkForward } from "../../src/links/ops.ts";
 import { chunkGet } from "../../src/notes/retrieval-ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { invoke } from "../support/ops.ts";
@@ -19,7 +20,16 @@ let ctx: App;
 let warnings: { code: string; path: string; message: string }[];
 
 beforeAll(async () => {
-  sb = sandbox({ "Reading.md": "# Reading\n\nThe essay [[issue918.pdf]] and [[knockout_groups_test.pdf#page=3]].\n" });
+  sb = sandbox({
+    "Reading.md": [
+      "# Reading",
+      "",
+      "The essay [[issue918.pdf]] and [[knockout_groups_test.pdf#page=3]], embedded: ![[rotation.pdf#page=2]].",
+      "Past the last page: [[knockout_groups_test.pdf#page=4]] and [[issue918.pdf#page=2&selection=1,0,1,4]].",
+      "A heading of a DOCX: [[par-known-styles.docx#Heading 1]], and one it lacks: [[par-known-styles.docx#Heading 9]].",
+      "",
+    ].join("\n"),
+  });
   for (const folder of ["pdfjs", "mammoth", "python-docx"]) cpSync(join(FIXTURES, folder), join(sb.vault, "Papers", folder), { recursive: true });
   ctx = sb.context();
   warnings = (await ctx.updateIndex({ build: true })).warnings;
@@ -81,6 +91,28 @@ describe("document text in search", () => {
     expect(why("Papers/pdfjs/images_1bit_grayscale.pdf")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no OCR") });
     expect(why("Papers/mammoth/tiny-picture.docx")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no text") });
     expect(warnings.filter((w) => w.code.startsWith("document")).length).toBe(3);
+  });
+});
+
+describe("links into documents", () => {
+  test("page links resolve, a page past the last is a broken anchor, and DOCX headings are checked as a note's", async () => {
+    const forward = await invoke(linkForward, ctx, { path: "Reading.md" });
+    const byRaw = new Map(forward.links.map((l) => [l.raw, l]));
+    expect(byRaw.get("[[knockout_groups_test.pdf#page=3]]")).toMatchObject({ target: "Papers/pdfjs/knockout_groups_test.pdf", anchor_resolved: true });
+    expect(byRaw.get("![[rotation.pdf#page=2]]")).toMatchObject({ target: "Papers/pdfjs/rotation.pdf", anchor_resolved: true, embed: true });
+    expect(byRaw.get("[[knockout_groups_test.pdf#page=4]]")?.anchor_resolved).toBe(false);
+    expect(byRaw.get("[[par-known-styles.docx#Heading 1]]")?.anchor_resolved).toBe(true);
+    const broken = await invoke(linkBrokenAnchors, ctx, { limit: 100 });
+    expect(broken.anchors.map((a) => `${a.raw} ${a.kind}`)).toEqual([
+      "[[knockout_groups_test.pdf#page=4]] page",
+      "[[issue918.pdf#page=2&selection=1,0,1,4]] page",
+      "[[par-known-styles.docx#Heading 9]] heading",
+    ]);
+  });
+
+  test("backlinks into a document list the notes that link or embed it", async () => {
+    const back = await invoke(linkBacklinks, ctx, { path: "Papers/pdfjs/rotation.pdf" });
+    expect(back.backlinks.map((b) => `${b.source} ${b.raw} ${b.embed}`)).toEqual(["Reading.md ![[rotation.pdf#page=2]] true"]);
   });
 });
 
