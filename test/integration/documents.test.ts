@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { cpSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../src/app/context.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward } from "../../src/links/ops.ts";
+import { documentRead } from "../../src/notes/document-ops.ts";
 import { chunkGet } from "../../src/notes/retrieval-ops.ts";
 import { vaultSearch } from "../../src/search/ops.ts";
 import { invoke } from "../support/ops.ts";
@@ -94,6 +95,48 @@ describe("document text in search", () => {
   });
 });
 
+describe("document_read", () => {
+  test("reads a PDF by page range, each page with the anchor that links to it", async () => {
+    const out = await invoke(documentRead, ctx, { path: "Papers/pdfjs/knockout_groups_test.pdf", from: 2, to: 3 });
+    expect(out).toMatchObject({ format: "pdf", unit: "page", total: 3, title: "knockout_groups_test" });
+    expect(out.sections.map((x) => [x.index, x.anchor])).toEqual([
+      [2, "page=2"],
+      [3, "page=3"],
+    ]);
+    expect(out.sections[1]!.text).toContain("Non-isolated Inner Sub-group");
+    expect(out.next_from).toBeUndefined();
+    expect(out.etag).toMatch(/^[0-9a-f]{16}$/);
+    const first = await invoke(documentRead, ctx, { path: "Papers/pdfjs/knockout_groups_test.pdf", to: 1 });
+    expect(first.sections.map((x) => x.index)).toEqual([1]);
+    expect(first.next_from).toBe(2);
+  });
+
+  test("stops at the budget: whole pages, or the first cut to fit, and says where to read on", async () => {
+    const whole = await invoke(documentRead, ctx, { path: "Papers/pdfjs/knockout_groups_test.pdf" });
+    const firstBytes = new TextEncoder().encode(whole.sections[0]!.text).length;
+    const two = await invoke(documentRead, ctx, { path: "Papers/pdfjs/knockout_groups_test.pdf", budget_bytes: firstBytes + 10 });
+    expect(two.sections.map((x) => x.index)).toEqual([1]);
+    expect(two.next_from).toBe(2);
+    expect(two.truncated).toBeUndefined();
+    const cut = await invoke(documentRead, ctx, { path: "Papers/pdfjs/knockout_groups_test.pdf", budget_bytes: 40 });
+    expect(cut.truncated).toBe(true);
+    expect(cut.used_bytes).toBeLessThanOrEqual(40);
+    expect(whole.sections[0]!.text.startsWith(cut.sections[0]!.text)).toBe(true);
+  });
+
+  test("a DOCX reads by heading section; a file without text says why; a note or an image is refused", async () => {
+    const docx = await invoke(documentRead, ctx, { path: "Papers/python-docx/par-known-styles.docx" });
+    expect(docx).toMatchObject({ format: "docx", unit: "section", total: 2 });
+    expect(docx.sections.map((x) => x.anchor)).toEqual([null, "Heading 1"]);
+    const locked = await invoke(documentRead, ctx, { path: "Papers/pdfjs/encrypted-attachment.pdf" });
+    expect(locked.sections).toEqual([]);
+    expect(locked.problem?.reason).toBe("encrypted");
+    await expect(invoke(documentRead, ctx, { path: "Reading.md" })).rejects.toMatchObject({ code: "path_invalid" });
+    await expect(invoke(documentRead, ctx, { path: "Papers/mammoth/LICENSE" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(invoke(documentRead, ctx, { path: "Papers/nothing.pdf" })).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
 describe("links into documents", () => {
   test("page links resolve, a page past the last is a broken anchor, and DOCX headings are checked as a note's", async () => {
     const forward = await invoke(linkForward, ctx, { path: "Reading.md" });
@@ -133,5 +176,10 @@ describe("documents are indexed incrementally", () => {
     expect(report.addedPaths).toEqual(["Papers/Essay.pdf"]);
     expect(report.deletedPaths).toEqual(["Papers/pdfjs/issue918.pdf"]);
     expect((await search("quixotic marmalade")).results[0]!.path).toBe("Papers/Essay.pdf");
+    // Once no file has those bytes, a full pass drops their cache entry.
+    rmSync(join(sb.vault, "Papers/Essay.pdf"));
+    await ctx.updateIndex({ full: true });
+    expect(readdirSync(cacheDir)).not.toContain(essayEtag);
+    expect(readdirSync(cacheDir).length).toBeGreaterThan(5);
   });
 });

@@ -12,6 +12,7 @@ import { indexIdentity } from "../storage/connection.ts";
 import { setAsideDamaged } from "../storage/corruption.ts";
 import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
 import { damagedReason, IndexStore } from "../storage/store.ts";
+import { ExtractionCache } from "./document-extract.ts";
 import { type DocumentSettings, documentSettings } from "./document-rows.ts";
 import { type FileRows, type IndexWarning, readsWhole } from "./file-rows.ts";
 import { saveFolderStamps } from "./folder-check.ts";
@@ -198,6 +199,8 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     if (!opts.only) store.markBuildComplete();
     if (folders) saveFolderStamps(store, folders);
   })();
+  // The extraction cache keeps the documents the vault still has (a full pass knows them all).
+  if (!opts.only && documents && (changed.length || gone.length)) new ExtractionCache(documents.cacheDir).prune(store.documents.etags());
   opts.onProgress?.(total, total);
 
   return {
