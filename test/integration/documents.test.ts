@@ -2,10 +2,11 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { App } from "../../src/app/context.ts";
+import { activateContext } from "../../src/context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward } from "../../src/links/ops.ts";
 import { documentRead } from "../../src/notes/document-ops.ts";
 import { chunkGet } from "../../src/notes/retrieval-ops.ts";
-import { vaultSearch } from "../../src/search/ops.ts";
+import { related, vaultSearch } from "../../src/search/ops.ts";
 import { invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -134,6 +135,27 @@ describe("document_read", () => {
     await expect(invoke(documentRead, ctx, { path: "Reading.md" })).rejects.toMatchObject({ code: "path_invalid" });
     await expect(invoke(documentRead, ctx, { path: "Papers/mammoth/LICENSE" })).rejects.toMatchObject({ code: "not_found" });
     await expect(invoke(documentRead, ctx, { path: "Papers/nothing.pdf" })).rejects.toMatchObject({ code: "not_found" });
+  });
+});
+
+describe("related and activate_context point at the page", () => {
+  test("a context for a page's words opens the PDF at that page; a note linking to a page brings that page", async () => {
+    const byQuery = await invoke(activateContext, ctx, { query: "Nested reference group sees outer content" });
+    const pdf = byQuery.notes.find((n) => n.path === "Papers/pdfjs/knockout_groups_test.pdf")!;
+    expect(pdf.passages[0]).toMatchObject({ chunk_id: "Papers/pdfjs/knockout_groups_test.pdf#2", heading: "page=3", start_line: 3 });
+    const byNote = await invoke(activateContext, ctx, { path: "Reading.md", hops: 1 });
+    const linked = byNote.notes.find((n) => n.path === "Papers/pdfjs/knockout_groups_test.pdf");
+    expect(linked?.reason).toMatchObject({ kind: "link", from: "Reading.md" });
+    expect(linked?.passages[0]?.heading).toBe("page=3");
+  });
+
+  test("related to a page finds the other pages and documents like it, each at its best section", async () => {
+    const out = await invoke(related, ctx, { id: "Papers/pdfjs/doc_1_3_pages.pdf#1" });
+    expect(out.results.length).toBeGreaterThan(0);
+    for (const r of out.results) expect(r.chunk_id.startsWith(`${r.path}#`)).toBe(true);
+    const pdfHits = out.results.filter((r) => r.path.endsWith(".pdf"));
+    expect(pdfHits.length).toBeGreaterThan(0);
+    expect(pdfHits.every((r) => /^page=\d+$/.test(r.heading ?? ""))).toBe(true);
   });
 });
 
