@@ -127,8 +127,12 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_DOCUMENTS",
     type: "list",
     default: ["pdf", "docx"],
-    description: "Attachment formats whose text is extracted and searched (pdf, docx); empty: none, they are plain attachments (docs/documents.md).",
-    itemProblem: (item) => (["pdf", "docx"].includes(item.trim().toLowerCase().replace(/^\./, "")) ? null : "is not a document format indx reads (pdf, docx)"),
+    description:
+      "Attachment formats whose text is extracted and searched (pdf, docx); none (or an empty list): they are plain attachments (docs/documents.md).",
+    itemProblem: (item) =>
+      ["pdf", "docx", "none"].includes(item.trim().toLowerCase().replace(/^\./, ""))
+        ? null
+        : "is not a document format indx reads (pdf, docx; none for no text)",
   },
   {
     key: "index.max_document_bytes",

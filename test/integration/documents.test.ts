@@ -205,3 +205,21 @@ describe("documents are indexed incrementally", () => {
     expect(readdirSync(cacheDir).length).toBeGreaterThan(5);
   });
 });
+
+describe("index.documents", () => {
+  test("none leaves PDFs and DOCX files plain attachments: no text, no warning", async () => {
+    const off = sandbox();
+    cpSync(join(FIXTURES, "pdfjs"), join(off.vault, "Papers"), { recursive: true });
+    Object.assign(off.env, { INDX_DOCUMENTS: "none" });
+    const app = off.context();
+    try {
+      const report = await app.updateIndex({ build: true });
+      expect(report.warnings).toEqual([]);
+      expect((await invoke(vaultSearch, app, { q: "landscape layout" })).results).toEqual([]);
+      await expect(invoke(documentRead, app, { path: "Papers/rotation.pdf" })).rejects.toMatchObject({ code: "not_found" });
+    } finally {
+      app.close();
+      off.cleanup();
+    }
+  });
+});

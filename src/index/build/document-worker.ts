@@ -12,6 +12,8 @@ import { pdfText } from "./pdf-text.ts";
 
 declare const self: Worker;
 
+const GC_ABOVE_BYTES = 64 * 1024 * 1024;
+
 let channel: ExtractInit | null = null;
 
 self.onmessage = async (event: MessageEvent<ExtractRequest | ExtractInit>) => {
@@ -34,6 +36,7 @@ self.onmessage = async (event: MessageEvent<ExtractRequest | ExtractInit>) => {
   port.postMessage(answer);
   Atomics.add(signal, 0, 1);
   Atomics.notify(signal, 0);
-  // A document's parse leaves fonts, streams and pages behind: collected now, the next one starts from a small heap.
-  fullGC();
+  // A large document's parse leaves fonts, streams and pages behind: collected now, the next one
+  // starts from a small heap. Not after every document: a full collection costs more than a small PDF's parse.
+  if (process.memoryUsage().heapUsed > GC_ABOVE_BYTES) fullGC();
 };
