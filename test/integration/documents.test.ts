@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { App } from "../../src/app/context.ts";
 import { activateContext } from "../../src/context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward } from "../../src/links/ops.ts";
+import { vaultStatus } from "../../src/maintenance/ops.ts";
 import { documentRead } from "../../src/notes/document-ops.ts";
 import { chunkGet } from "../../src/notes/retrieval-ops.ts";
 import { related, vaultSearch } from "../../src/search/ops.ts";
@@ -93,6 +94,18 @@ describe("document text in search", () => {
     expect(why("Papers/pdfjs/images_1bit_grayscale.pdf")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no OCR") });
     expect(why("Papers/mammoth/tiny-picture.docx")).toMatchObject({ code: "document_not_extracted", message: expect.stringContaining("no text") });
     expect(warnings.filter((w) => w.code.startsWith("document")).length).toBe(3);
+  });
+});
+
+describe("vault_status", () => {
+  test("counts the searchable documents and keeps saying why the others are not", async () => {
+    const status = await invoke(vaultStatus, ctx, { probe: false });
+    expect(status.index.counts?.documents).toBe(14);
+    expect(status.warnings.filter((w) => w.code === "document_not_extracted").map((w) => w.path)).toEqual([
+      "Papers/mammoth/tiny-picture.docx",
+      "Papers/pdfjs/encrypted-attachment.pdf",
+      "Papers/pdfjs/images_1bit_grayscale.pdf",
+    ]);
   });
 });
 

@@ -33,6 +33,16 @@ export class DocumentQueries {
     return { ...rest, text: noteText ? decodeNoteText(noteText) : null };
   }
 
+  /** The documents whose text is missing or partial, and why, by path. */
+  problems(): { path: string; problem: string; message: string }[] {
+    return this.db
+      .query<{ path: string; problem: string; message: string }, []>(
+        `SELECT f.path, d.problem, coalesce(d.message, d.problem) AS message FROM documents d JOIN files f ON f.id = d.file_id
+          WHERE d.problem IS NOT NULL ORDER BY f.path`,
+      )
+      .all();
+  }
+
   /** The content hashes of every indexed document: what the extraction cache keeps. */
   etags(): Set<string> {
     return new Set(
