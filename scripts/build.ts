@@ -60,6 +60,7 @@ export function buildBinary(o: BuildOptions): void {
       "src/main.ts",
       "src/index/build/index-worker.ts",
       "src/index/build/rows-worker.ts",
+      "src/index/build/document-worker.ts",
       "src/app/reader-worker.ts",
       "src/vault/stat-worker.ts",
       "src/index/storage/check-worker.ts",

@@ -8,8 +8,9 @@ import type { Passage } from "./passages.ts";
 export const Citation = Type.Object({
   path: Type.String(),
   etag: Type.String({ description: "The version cited: compare with note_read's etag to see whether the note changed since." }),
-  anchor: Type.Optional(Type.String({ description: "The section's heading, usable after '#' in a link." })),
-  line: Type.Optional(Type.Integer({ description: "The line where the quote starts." })),
+  anchor: Type.Optional(Type.String({ description: "The section's heading, usable after '#' in a link ('page=3' in a PDF)." })),
+  page: Type.Optional(Type.Integer({ description: "A PDF's page the quote is on, verified against that page's text at etag." })),
+  line: Type.Optional(Type.Integer({ description: "The line where the quote starts (in a PDF, its page)." })),
   span: Type.Optional(Type.Tuple([Type.Integer(), Type.Integer()], { description: "The cited passage's first and last line." })),
   snippet: Type.Optional(Type.String({ description: "The quote, as it is written in the note." })),
 });
@@ -73,12 +74,14 @@ export async function verifyCitations(
       drop(id, "drift", { code: "citation_drift", message: `${passage.path} changed since the model read it.`, path: passage.path });
       continue;
     }
-    const line = passage.startLine + countNewlines(passage.text, found.start);
+    // A PDF passage is a page: its lines are the page's, not the file's (docs/documents.md).
+    const line = passage.page ?? passage.startLine + countNewlines(passage.text, found.start);
     const snippet = passage.text.slice(found.start, found.end).replace(/\s+/g, " ").slice(0, MAX_SNIPPET_CHARS);
     out.citations.push({
       path: passage.path,
       etag: passage.etag,
       ...(passage.anchor ? { anchor: passage.anchor } : {}),
+      ...(passage.page !== undefined ? { page: passage.page } : {}),
       line,
       span: [passage.startLine, passage.endLine],
       snippet,

@@ -17,12 +17,16 @@ export interface Passage {
   heading: string | null;
   /** What a link to the section appends after '#' (the heading text), null when none. */
   anchor: string | null;
-  /** 1-based, inclusive, in the note's file. */
+  /** A PDF's page (its chunk is the page: docs/documents.md); undefined for a note or a DOCX. */
+  page?: number;
+  /** 1-based, inclusive, in the note's file; a PDF passage's page. */
   startLine: number;
   endLine: number;
   text: string;
   tokens: number;
 }
+
+const PDF = /\.pdf$/i;
 
 function toPassages(rows: ChunkSource[]): Passage[] {
   return rows.map((r, i) => {
@@ -35,6 +39,7 @@ function toPassages(rows: ChunkSource[]): Passage[] {
       ord: r.ord,
       heading,
       anchor: heading,
+      ...(PDF.test(r.path) ? { page: r.startLine } : {}),
       startLine: r.startLine,
       endLine: r.endLine,
       text: r.text,

@@ -80,7 +80,7 @@ function requireNote(ctx: OpContext, path: string): string {
 }
 
 function pathsOf(ctx: OpContext, ids: Set<number> | null): string[] {
-  return ctx.index.files.notes().flatMap((n) => (ids === null || ids.has(n.id) ? [n.path] : []));
+  return ctx.index.files.withText().flatMap((n) => (ids === null || ids.has(n.id) ? [n.path] : []));
 }
 
 /**
@@ -95,7 +95,8 @@ function linkedNotes(ctx: OpContext, start: string, hops: number): string[] {
     for (const path of frontier)
       for (const link of ctx.index.links.forward(path)) {
         const target = link.target;
-        if (target?.toLowerCase().endsWith(".md") && !seen.has(target)) {
+        // A linked PDF or DOCX with text is read as a note is (docs/documents.md).
+        if (target && !seen.has(target) && (target.toLowerCase().endsWith(".md") || ctx.index.documents.get(target)?.text)) {
           seen.add(target);
           next.push(target);
         }

@@ -8,6 +8,7 @@ import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresol
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
+import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
@@ -55,6 +56,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   activateContext,
   chunkGet,
   attachmentGet,
+  documentRead,
   attachmentWrite,
   aiStatus,
   ...AI_OPERATIONS,

@@ -9,6 +9,7 @@ import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigGet, vaultStatus } from "../maintenance/ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
+import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteOutline, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
@@ -224,7 +225,7 @@ export const chunkCommand: CommandDef = {
 };
 
 export const attachmentCommand: CommandDef = {
-  meta: { description: "Attachments (non-Markdown files): metadata or bytes (get), upload (put)." },
+  meta: { description: "Attachments (non-Markdown files): metadata or bytes (get), a PDF's or DOCX's text (text), upload (put)." },
   subCommands: {
     get: opCommand(attachmentGet, {
       positionals: ["path"],
@@ -234,6 +235,17 @@ export const attachmentCommand: CommandDef = {
         strip: ({ data_base64: _bytes, ...meta }) => meta,
       },
       examples: ["indx attachment get Attachments/diagram.png", "indx attachment get Attachments/diagram.png --output diagram.png"],
+    }),
+    text: opCommand(documentRead, {
+      positionals: ["path"],
+      human: (o, s, summary) =>
+        [
+          ...o.sections.map((x) => `${s.bold(`==> ${o.path}#${x.anchor ?? ""} <==`)}\n${x.text}`),
+          ...(o.problem ? [s.yellow(o.problem.message)] : []),
+          s.dim(summary),
+          ...(o.next_from ? [s.dim(`read on: --from ${o.next_from}`)] : []),
+        ].join("\n"),
+      examples: ["indx attachment text Papers/Attention.pdf --from 3 --to 4", "indx attachment text Specs/Contract.docx --budget-bytes 20000 --json"],
     }),
     put: opCommand(attachmentWrite, {
       flags: {

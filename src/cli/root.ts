@@ -59,7 +59,7 @@ const ROOT_SUMMARIES: Readonly<Record<string, string>> = {
   link: "The link graph: backlinks, forward links, unresolved links, links to missing headings and blocks, orphans",
   tag: "Tags: list them, the notes that carry one, rename one everywhere",
   chunk: "Chunks (heading-aware sections) of notes",
-  attachment: "Attachments (non-Markdown files): metadata or bytes (get), upload (put)",
+  attachment: "Attachments (non-Markdown files): metadata or bytes (get), a PDF's or DOCX's text (text), upload (put)",
   canvas: "JSON Canvas files: get, create (or replace), patch",
   base: "Obsidian bases: run a view of a .base file, a note's base block, or inline base YAML",
   vault: "The vault and its index: status, index, config, property checks",

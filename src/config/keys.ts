@@ -237,6 +237,30 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "Notes larger than this are listed and readable but not parsed, chunked or searched.",
   },
   {
+    key: "index.documents",
+    env: "INDX_DOCUMENTS",
+    type: "list",
+    default: ["pdf", "docx"],
+    description:
+      "Attachment formats whose text is extracted and searched (pdf, docx); none (or an empty list): they are plain attachments (docs/documents.md).",
+    itemProblem: (item) =>
+      ["pdf", "docx", "none"].includes(item.trim().toLowerCase().replace(/^\./, ""))
+        ? null
+        : "is not a document format indx reads (pdf, docx; none for no text)",
+  },
+  {
+    key: "index.max_document_bytes",
+    type: "int",
+    default: 64 * 1024 * 1024,
+    description: "PDF and DOCX files larger than this are listed as attachments, their text not extracted.",
+  },
+  {
+    key: "index.max_document_pages",
+    type: "int",
+    default: 2000,
+    description: "Pages of a PDF whose text is extracted; the pages past this are counted, not searched.",
+  },
+  {
     key: "index.debounce_ms",
     type: "int",
     default: 250,

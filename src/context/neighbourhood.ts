@@ -83,14 +83,22 @@ export function byRank(a: Candidate, b: Candidate): number {
 function edgesOf(index: IndexStore, typed: TypedLinks, path: string): Edge[] {
   const edges = new Map<string, Edge>();
   const add = (edge: Edge) => {
-    if (edge.to === path || fileKind(edge.to) !== "note") return;
+    // A PDF or DOCX with text is a neighbour as a note is (docs/documents.md): it has a notes row.
+    if (edge.to === path || (fileKind(edge.to) !== "note" && !index.notes.byPath(edge.to))) return;
     const known = edges.get(edge.to);
     if (!known || EDGE_WEIGHT[edge.kind] > EDGE_WEIGHT[known.kind]) edges.set(edge.to, edge);
   };
   for (const link of index.links.forward(path)) {
     if (link.target === null) continue;
     const rel = typed.relOf(link.property);
-    const heading = link.subpath.startsWith("#^") ? undefined : link.subpath.split("#").filter(Boolean).pop();
+    // `#page=3&selection=…` into a PDF focuses its page.
+    const heading = link.subpath.startsWith("#^")
+      ? undefined
+      : link.subpath
+          .split("#")
+          .filter(Boolean)
+          .pop()
+          ?.replace(/^(page=\d+)&.*$/i, "$1");
     add({ to: link.target, kind: rel ? "typed_link" : "link", ...(rel ? { rel } : {}), focus: heading ? { heading } : {} });
   }
   for (const back of index.links.backlinks(path)) {

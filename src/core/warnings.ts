@@ -12,6 +12,9 @@ export const WARNING_CODES = {
   unreadable: "The file could not be read and was skipped.",
   vault_empty: "The vault folder has no files to index: it may be the wrong folder.",
   symlink_escape: "A symlink leads outside the vault and was skipped.",
+  document_not_extracted:
+    "A PDF or DOCX is listed as an attachment but its text is not searchable; the message says why (encrypted, image-only: indx does no OCR, malformed, over a limit).",
+  document_truncated: "Only part of a PDF's or DOCX's text is searchable (a page or size limit); the message says how much.",
   // Search.
   query_empty: "The query has no searchable words.",
   embeddings_unavailable: "Hybrid or semantic retrieval fell back to lexical.",

@@ -15,6 +15,7 @@ import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresol
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
+import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { noteReadMany } from "../notes/read-many-ops.ts";
@@ -97,6 +98,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/bases/query", op: baseQuery, input: "body" },
   { method: "GET", prefix: "/v1/bases/", suffix: "/query", wildParam: "path", op: baseQuery, input: "query" },
   { method: "GET", prefix: "/v1/attachments/", wildParam: "path", op: attachmentGet, input: "query", respond: "attachment" },
+  { method: "GET", prefix: "/v1/documents/", wildParam: "path", op: documentRead, input: "query" },
   {
     method: "POST",
     prefix: "/v1/attachments",

@@ -90,9 +90,11 @@ export const BrokenAnchor = Type.Object({
   source: Type.String({ description: "The note holding the link." }),
   line: Type.Integer(),
   raw: Type.String({ description: "The link as written." }),
-  target: Type.String({ description: "The note the link resolves to." }),
-  subpath: Type.String({ description: "The anchor as written: #Heading, #A#B or #^block." }),
-  kind: Type.Union([Type.Literal("heading"), Type.Literal("block")]),
+  target: Type.String({ description: "The note (or PDF, DOCX) the link resolves to." }),
+  subpath: Type.String({ description: "The anchor as written: #Heading, #A#B, #^block, or a PDF's #page=N." }),
+  kind: Type.Union([Type.Literal("heading"), Type.Literal("block"), Type.Literal("page")], {
+    description: "page: a PDF page past its last (docs/documents.md).",
+  }),
 });
 export type BrokenAnchor = Static<typeof BrokenAnchor>;
 
@@ -105,6 +107,8 @@ export function brokenAnchors(index: IndexStore): BrokenAnchor[] {
   return index.links.anchored().flatMap((l) => {
     const anchor = parseAnchor(l.subpath);
     if (anchor === null || checker.resolves(l.subpath, l.target) !== false) return [];
-    return [{ ...l, kind: anchor.kind }];
+    // A page anchor into a note or a DOCX is checked as a heading of that name (anchorExists).
+    const kind = anchor.kind === "page" && !l.target.toLowerCase().endsWith(".pdf") ? "heading" : anchor.kind;
+    return [{ ...l, kind }];
   });
 }

@@ -28,6 +28,7 @@ const IndexCounts = Type.Object({
   unresolved_links: Type.Integer(),
   tags: Type.Integer(),
   tasks: Type.Integer(),
+  documents: Type.Integer({ description: "PDFs and DOCX files whose text is searchable." }),
 });
 
 const EmbeddingsStatus = Type.Object({
@@ -218,6 +219,9 @@ export const vaultStatus = defineOp({
             ? { code: "binary_content", path: p.path, message: "binary content in a Markdown file; not searchable" }
             : { code: "frontmatter_invalid", path: p.path, message: p.frontmatterError ?? "invalid frontmatter" },
     );
+    // A document whose text is missing or partial says why for as long as it is (docs/documents.md).
+    for (const d of index.documents.problems())
+      warnings.push({ code: d.problem === "truncated" ? "document_truncated" : "document_not_extracted", path: d.path, message: d.message });
     let size = 0;
     for (const suffix of ["", "-wal"]) {
       try {
@@ -247,6 +251,7 @@ export const vaultStatus = defineOp({
           unresolved_links: counts.unresolvedLinks,
           tags: counts.tags,
           tasks: counts.tasks,
+          documents: counts.documents,
         },
       },
       warnings: warnings.slice(0, MAX_WARNINGS),

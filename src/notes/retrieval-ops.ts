@@ -29,7 +29,9 @@ export const chunkGet = defineOp({
     start_line: Type.Integer(),
     end_line: Type.Integer(),
     content: Type.String(),
-    content_type: Type.Literal("text/markdown"),
+    content_type: Type.Union([Type.Literal("text/markdown"), Type.Literal("text/plain")], {
+      description: "text/plain for a section of a PDF or DOCX (its extracted text, docs/documents.md).",
+    }),
     size: Type.Integer(),
     meta: CompactMeta,
   }),
@@ -51,13 +53,17 @@ export const chunkGet = defineOp({
       start_line: row.startLine,
       end_line: row.endLine,
       content: row.text,
-      content_type: "text/markdown" as const,
+      content_type: isMarkdown(path) ? ("text/markdown" as const) : ("text/plain" as const),
       size: new TextEncoder().encode(row.text).length,
       meta: compactMeta(frontmatterOf(row), aliasesOf(row)),
     };
   },
   summary: (o) => `${o.id}: ${o.heading ?? o.title} (lines ${o.start_line}-${o.end_line})`,
 });
+
+function isMarkdown(path: string): boolean {
+  return /\.(md|markdown)$/i.test(path);
+}
 
 export const attachmentGet = defineOp({
   name: "attachment_get",

@@ -210,7 +210,8 @@ export class DenyWall {
    */
   static of(index: IndexStore, globs: AiGlobs): DenyWall {
     if (!globs.restricts) return DenyWall.open(globs);
-    const notes = index.files.notes();
+    // Documents too: a PDF's pages are sections like a note's (docs/documents.md).
+    const notes = index.files.withText();
     const denied = notes.filter((n) => !globs.allows(n.path));
     if (denied.length === 0) return DenyWall.open(globs);
     const deniedIds = denied.map((n) => n.id);

@@ -26,7 +26,8 @@ export function filterNoteIds(index: IndexStore, f: NoteFilterInput): Set<number
   }
   if (f.path_glob) {
     const re = globToRegExp(f.path_glob);
-    sets.push(new Set(index.files.notes().flatMap((n) => (re.test(n.path) ? [n.id] : []))));
+    // Every file with sections: a PDF in the folder is searched with the notes there (docs/documents.md).
+    sets.push(new Set(index.files.withText().flatMap((n) => (re.test(n.path) ? [n.id] : []))));
   }
   for (const [key, value] of Object.entries(f.frontmatter ?? {})) {
     if (/["\\]/.test(key)) throw new IndxError("validation_failed", "Frontmatter keys in filters may not contain quotes or backslashes.", { key });

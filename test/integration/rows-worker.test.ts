@@ -129,7 +129,7 @@ describe("the rows worker", () => {
 
   test("hands over each batch as the calling thread computes it", () => {
     const files = scanVault(vault.root, vault.exclusions).files;
-    const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, storedEtag: () => null };
+    const options = { root: vault.root, maxNoteBytes: MAX_NOTE_BYTES, documents: null, storedEtag: () => null };
     const inline = new InlineRows(options);
     const ends = Array.from({ length: Math.ceil(files.length / 250) }, (_, k) => Math.min(files.length, (k + 1) * 250));
     const threaded = new WorkerRows(options, files, ends);

@@ -12,11 +12,26 @@ import type { ScannedFile } from "../../vault/scan.ts";
 import { searchDocument, searchHeadings } from "../lexical/search-document.ts";
 import { contentHashKey } from "../storage/chunk-keys.ts";
 import { noteRecord } from "../storage/note-text.ts";
-import type { BlockValues, ChunkValues, FtsValues, LinkValues, NoteRows, NoteStatus, NoteValues, PropertyValues, TagValues } from "../storage/rows.ts";
+import type {
+  BlockValues,
+  ChunkValues,
+  DocumentValues,
+  FtsValues,
+  LinkValues,
+  NoteRows,
+  NoteStatus,
+  NoteValues,
+  PropertyValues,
+  TagValues,
+} from "../storage/rows.ts";
 import { storedLinkForms } from "../storage/schema.ts";
+import { type DocumentReader, type DocumentSettings, extractedFormat, readsDocument } from "./document-rows.ts";
 
 export interface IndexWarning {
-  code: Extract<WarningCode, "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable">;
+  code: Extract<
+    WarningCode,
+    "frontmatter_invalid" | "note_too_large" | "binary_content" | "symlink_escape" | "unreadable" | "document_not_extracted" | "document_truncated"
+  >;
   path: string;
   message: string;
 }
@@ -27,6 +42,8 @@ export interface FileRows {
   etag: string | null;
   /** The note's rows; null for other kinds of file, and for bytes equal to the stored ones (`storedEtag`). */
   note: NoteRows | null;
+  /** A PDF's or DOCX's documents row: its pages and why its text is missing or partial. */
+  document?: DocumentValues;
   warning?: IndexWarning;
 }
 
@@ -36,11 +53,17 @@ export interface FileRowsOptions {
   storedEtag?: string | null;
   /** The file's bytes when they were read ahead (rows-worker.ts); otherwise, or null when that read failed, read here. */
   bytes?: Uint8Array | null;
+  /** Extracts the text of PDFs and DOCX files (document-rows.ts); none: they are plain attachments. */
+  documents?: DocumentReader | null;
 }
 
-/** Whether fileRows() reads the whole file: not for attachments, nor for notes over the size limit. */
-export function readsWhole(f: ScannedFile, maxNoteBytes: number): boolean {
-  return f.kind !== "attachment" && !(f.kind === "note" && f.size > maxNoteBytes);
+/**
+ * Whether fileRows() reads the whole file: not for attachments (but the documents whose text is
+ * extracted, within their size limit), nor for notes over the size limit.
+ */
+export function readsWhole(f: ScannedFile, maxNoteBytes: number, documents?: DocumentSettings | null): boolean {
+  if (f.kind === "attachment") return readsDocument(f, documents);
+  return !(f.kind === "note" && f.size > maxNoteBytes);
 }
 
 /**
@@ -49,7 +72,7 @@ export function readsWhole(f: ScannedFile, maxNoteBytes: number): boolean {
  */
 export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): FileRows | null {
   try {
-    if (f.kind === "attachment") return { etag: null, note: null };
+    if (f.kind === "attachment") return attachmentRows(root, f, opts);
     if (!readsWhole(f, opts.maxNoteBytes)) {
       // Listed and readable, but never read whole at index time: no etag, no parse.
       return {
@@ -79,6 +102,18 @@ export function fileRows(root: string, f: ScannedFile, opts: FileRowsOptions): F
   } catch {
     return null;
   }
+}
+
+/** An attachment's rows: none, but for a PDF or DOCX whose text is extracted (document-rows.ts). */
+function attachmentRows(root: string, f: ScannedFile, opts: FileRowsOptions): FileRows {
+  const reader = opts.documents;
+  const format = extractedFormat(f, reader?.settings);
+  if (!reader || !format) return { etag: null, note: null };
+  if (!readsDocument(f, reader.settings)) return reader.tooLarge(f, format);
+  const bytes = opts.bytes ?? readFileSync(join(root, f.path));
+  const etag = etagOf(bytes);
+  if (etag === opts.storedEtag) return { etag, note: null };
+  return reader.rows(f, format, bytes, etag);
 }
 
 export function baseTitle(path: string): string {

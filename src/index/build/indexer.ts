@@ -12,6 +12,8 @@ import { indexIdentity } from "../storage/connection.ts";
 import { setAsideDamaged } from "../storage/corruption.ts";
 import type { FileStamp, StoredFile } from "../storage/queries/files.ts";
 import { damagedReason, IndexStore } from "../storage/store.ts";
+import { ExtractionCache } from "./document-extract.ts";
+import { type DocumentSettings, documentSettings } from "./document-rows.ts";
 import { type FileRows, type IndexWarning, readsWhole } from "./file-rows.ts";
 import { saveFolderStamps } from "./folder-check.ts";
 import type { IndexJob } from "./jobs.ts";
@@ -149,14 +151,15 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
         touchedOnly++;
         return;
       }
-      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver);
+      writer.upsert({ path: f.path, kind: f.kind, size: f.size, mtimeMs: f.mtimeMs, etag: result.etag }, result.note, resolver, result.document ?? null);
       changedPaths.push(f.path);
       if (prev) updated++;
       else added++;
     });
   });
-  const ends = batchEnds(changed, vault.config.int("index.max_note_bytes"));
-  const rows = rowSource(vault, stored, changed, ends, opts.rowsWorker);
+  const documents = documentSettings(vault);
+  const ends = batchEnds(changed, vault.config.int("index.max_note_bytes"), documents);
+  const rows = rowSource(vault, stored, changed, ends, documents, opts.rowsWorker);
   const loadBatch = (start: number, end: number): number => {
     const batch = changed.slice(start, end);
     applyBatch(batch, rows.next(batch));
@@ -196,6 +199,8 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     if (!opts.only) store.markBuildComplete();
     if (folders) saveFolderStamps(store, folders);
   })();
+  // The extraction cache keeps the documents the vault still has (a full pass knows them all).
+  if (!opts.only && documents && (changed.length || gone.length)) new ExtractionCache(documents.cacheDir).prune(store.documents.etags());
   opts.onProgress?.(total, total);
 
   return {
@@ -256,13 +261,13 @@ export function runIndex(vault: Vault, opts: IndexPassOptions & { rebuild?: bool
 }
 
 /** Where each batch ends: after BATCH files, or once its files hold BATCH_BYTES to read. */
-function batchEnds(files: readonly ScannedFile[], maxNoteBytes: number): number[] {
+function batchEnds(files: readonly ScannedFile[], maxNoteBytes: number, documents: DocumentSettings | null): number[] {
   const ends: number[] = [];
   let count = 0;
   let bytes = 0;
   files.forEach((f, i) => {
     count++;
-    if (readsWhole(f, maxNoteBytes)) bytes += f.size;
+    if (readsWhole(f, maxNoteBytes, documents)) bytes += f.size;
     if (count === BATCH || bytes >= BATCH_BYTES || i === files.length - 1) {
       ends.push(i + 1);
       count = 0;
@@ -272,9 +277,17 @@ function batchEnds(files: readonly ScannedFile[], maxNoteBytes: number): number[
   return ends;
 }
 
-function rowSource(vault: Vault, stored: Map<string, StoredFile>, files: ScannedFile[], ends: number[], worker?: boolean): RowSource {
+function rowSource(
+  vault: Vault,
+  stored: Map<string, StoredFile>,
+  files: ScannedFile[],
+  ends: number[],
+  documents: DocumentSettings | null,
+  worker?: boolean,
+): RowSource {
   const o = {
     root: vault.root,
+    documents,
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
     storedEtag: (path: string) => stored.get(path)?.etag ?? null,
   };

@@ -1,4 +1,15 @@
-import type { BlockValues, ChunkValues, FtsValues, LinkValues, NoteRows, NoteStatus, NoteValues, PropertyValues, TagValues } from "../storage/rows.ts";
+import type {
+  BlockValues,
+  ChunkValues,
+  DocumentValues,
+  FtsValues,
+  LinkValues,
+  NoteRows,
+  NoteStatus,
+  NoteValues,
+  PropertyValues,
+  TagValues,
+} from "../storage/rows.ts";
 import type { FileRows, IndexWarning } from "./file-rows.ts";
 
 /**
@@ -24,6 +35,13 @@ export function encodeRows(batch: (FileRows | null)[], into: Uint8Array, grow: (
     }
     w.flag(file.note !== null);
     if (file.note) writeNote(w, file.note);
+    w.flag(file.document !== undefined);
+    if (file.document) {
+      const [format, pages, problem, message] = file.document;
+      w.text(format);
+      w.number(pages);
+      w.texts(problem, message);
+    }
   }
   w.end();
   return { buffer: w.buffer, length: w.length };
@@ -36,7 +54,8 @@ export function decodeRows(bytes: Uint8Array): (FileRows | null)[] {
     const etag = r.text();
     const warning = r.flag() ? readWarning(r) : undefined;
     const note = r.flag() ? readNote(r) : null;
-    return warning ? { etag, note, warning } : { etag, note };
+    const document: DocumentValues | undefined = r.flag() ? [r.str(), r.number(), r.text(), r.text()] : undefined;
+    return { etag, note, ...(warning ? { warning } : {}), ...(document ? { document } : {}) };
   });
 }
 

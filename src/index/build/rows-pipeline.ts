@@ -2,6 +2,7 @@ import { MessageChannel, type MessagePort, receiveMessageOnPort } from "node:wor
 import { IndxError } from "../../core/errors.ts";
 import { debugLog, logEvent } from "../../core/log.ts";
 import type { ScannedFile } from "../../vault/scan.ts";
+import { DocumentReader, type DocumentSettings } from "./document-rows.ts";
 import { type FileRows, fileRows } from "./file-rows.ts";
 import { decodeRows } from "./rows-codec.ts";
 import { CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SIGNAL_CELLS, SLOT_BYTES, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
@@ -16,20 +17,27 @@ export interface RowSource {
 export interface RowSourceOptions {
   root: string;
   maxNoteBytes: number;
+  documents: DocumentSettings | null;
   /** The etag the index holds for a file, or null. */
   storedEtag(path: string): string | null;
 }
 
 /** Computes each batch when asked, on the calling thread. */
 export class InlineRows implements RowSource {
-  constructor(private readonly o: RowSourceOptions) {}
+  private readonly documents: DocumentReader | null;
+
+  constructor(private readonly o: RowSourceOptions) {
+    this.documents = o.documents ? new DocumentReader(o.documents) : null;
+  }
 
   next(batch: ScannedFile[]): (FileRows | null)[] {
     const { root, maxNoteBytes } = this.o;
-    return batch.map((f) => fileRows(root, f, { maxNoteBytes, storedEtag: this.o.storedEtag(f.path) }));
+    return batch.map((f) => fileRows(root, f, { maxNoteBytes, storedEtag: this.o.storedEtag(f.path), documents: this.documents }));
   }
 
-  close(): void {}
+  close(): void {
+    this.documents?.close();
+  }
 }
 
 /** How long the writer waits for a rows worker to start before it computes the rows itself. */
@@ -63,6 +71,7 @@ export class WorkerRows implements RowSource {
     const request: RowsRequest = {
       root: o.root,
       maxNoteBytes: o.maxNoteBytes,
+      documents: o.documents,
       files,
       storedEtags: files.map((f) => o.storedEtag(f.path)),
       ends,
@@ -102,6 +111,7 @@ export class WorkerRows implements RowSource {
   }
 
   close(): void {
+    this.inline?.close();
     Atomics.store(this.signal, STOP, 1);
     Atomics.notify(this.signal, CONSUMED);
     this.worker?.terminate();

@@ -1,9 +1,12 @@
 import type { ScannedFile } from "../../vault/scan.ts";
+import type { DocumentSettings } from "./document-rows.ts";
 
 /** The one message the main thread sends a rows worker: everything it computes, in order. */
 export interface RowsRequest {
   root: string;
   maxNoteBytes: number;
+  /** Which PDFs and DOCX files have their text extracted; null: none. */
+  documents: DocumentSettings | null;
   files: ScannedFile[];
   /** The etag the index holds for each file, or null: equal bytes are not parsed again. */
   storedEtags: (string | null)[];

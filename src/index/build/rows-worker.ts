@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { compressNoteRecord } from "../storage/note-text.ts";
 import { RECORD_AT } from "../storage/rows.ts";
+import { DocumentReader } from "./document-rows.ts";
 import { fileRows, readsWhole } from "./file-rows.ts";
 import { encodeRows } from "./rows-codec.ts";
 import { AHEAD, CONSUMED, PRODUCED, type RowsBatch, type RowsRequest, SLOTS, STARTED, STOP } from "./rows-protocol.ts";
@@ -35,6 +36,7 @@ self.onmessage = async (event: MessageEvent<RowsRequest>) => {
   };
   Atomics.store(signal, STARTED, 1);
   Atomics.notify(signal, STARTED);
+  const documents = r.documents ? new DocumentReader(r.documents) : null;
   try {
     const slots: Uint8Array[] = r.slots.map((b) => new Uint8Array(b));
     let reading = readAhead(r, 0);
@@ -47,7 +49,7 @@ self.onmessage = async (event: MessageEvent<RowsRequest>) => {
       if (room === "stopped") return;
       // Ahead of the writer: take more of its compressing; behind it: leave more to it.
       share = Math.min(1, Math.max(0, share + (room === "waited" ? SHARE_STEP : -SHARE_STEP)));
-      post(writeBatch(r, k, bytes, slots, k % SLOTS, share));
+      post(writeBatch(r, k, bytes, slots, k % SLOTS, share, documents));
       // The batch's rows are garbage now, and young: collecting them at once keeps this thread's
       // memory flat. (Collected in the batch's own frame, the stack still pointed at them.) The
       // bytes read ahead outlive eden collections (a promise handed them over): a full collection
@@ -58,6 +60,8 @@ self.onmessage = async (event: MessageEvent<RowsRequest>) => {
     }
   } catch (err) {
     post({ error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+  } finally {
+    documents?.close();
   }
 };
 
@@ -68,7 +72,9 @@ self.onmessage = async (event: MessageEvent<RowsRequest>) => {
  * 0.7 s read 250 at a time, and then behind the parsing of the batch before.
  */
 function readAhead(r: RowsRequest, k: number): Promise<(Uint8Array | null)[]> {
-  return Promise.all(filesOf(r, k).map((f) => (readsWhole(f, r.maxNoteBytes) ? readFile(join(r.root, f.path)).catch(() => null) : Promise.resolve(null))));
+  return Promise.all(
+    filesOf(r, k).map((f) => (readsWhole(f, r.maxNoteBytes, r.documents) ? readFile(join(r.root, f.path)).catch(() => null) : Promise.resolve(null))),
+  );
 }
 
 /** The files of batch k (none past the last). */
@@ -80,9 +86,19 @@ function filesOf(r: RowsRequest, k: number): RowsRequest["files"] {
  * Computes the rows of batch k's files, compresses the records of the first `share` of them, and
  * writes them into a slot (a larger one when they do not fit).
  */
-function writeBatch(r: RowsRequest, k: number, bytes: (Uint8Array | null)[], slots: Uint8Array[], slot: number, share: number): RowsBatch {
+function writeBatch(
+  r: RowsRequest,
+  k: number,
+  bytes: (Uint8Array | null)[],
+  slots: Uint8Array[],
+  slot: number,
+  share: number,
+  documents: DocumentReader | null,
+): RowsBatch {
   const start = k ? r.ends[k - 1]! : 0;
-  const rows = filesOf(r, k).map((f, i) => fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, storedEtag: r.storedEtags[start + i], bytes: bytes[i] }));
+  const rows = filesOf(r, k).map((f, i) =>
+    fileRows(r.root, f, { maxNoteBytes: r.maxNoteBytes, storedEtag: r.storedEtags[start + i], bytes: bytes[i], documents }),
+  );
   const compressed = Math.round(share * rows.length);
   for (const row of rows.slice(0, compressed)) {
     const values = row?.note?.note;

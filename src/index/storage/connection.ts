@@ -33,6 +33,9 @@ export function indexIdentity(vault: Vault): IndexIdentity {
     exclude: vault.config.list("index.exclude"),
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
     chunkMaxChars: CHUNK_MAX_CHARS,
+    documents: vault.config.list("index.documents"),
+    maxDocumentBytes: vault.config.int("index.max_document_bytes"),
+    maxDocumentPages: vault.config.int("index.max_document_pages"),
   };
   return { vaultId: vault.id, configFingerprint: etagOf(JSON.stringify(settings)) };
 }

@@ -59,6 +59,9 @@ export type ChunkValues = [ord: number, startLine: number, endLine: number, hash
  */
 export type FtsValues = [title: string, aliases: string, tags: string, headings: string, body: string | Uint8Array];
 
+/** A PDF's or DOCX's row in the documents table. */
+export type DocumentValues = [format: string, pages: number, problem: string | null, message: string | null];
+
 /** Every row a note adds to the index. */
 export interface NoteRows {
   note: NoteValues;

@@ -4,7 +4,7 @@ import { IndxError } from "../../core/errors.ts";
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 9;
+export const SCHEMA_VERSION = 10;
 
 /** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/storage/queries/fts.ts). */
 export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
@@ -88,6 +88,17 @@ CREATE TABLE blocks (
   id_lower TEXT NOT NULL,
   id       TEXT NOT NULL,
   line     INTEGER NOT NULL
+);
+
+-- One row per PDF or DOCX whose text extraction ran (docs/documents.md): its sections are the
+-- file's notes and chunks rows (a PDF's chunk ord is its page less one); this says how many pages
+-- the file has (anchors past the last are broken) and why its text is missing or partial.
+CREATE TABLE documents (
+  file_id  INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+  format   TEXT NOT NULL,           -- pdf | docx
+  pages    INTEGER NOT NULL,        -- a PDF's page count; 0 for DOCX
+  problem  TEXT,                    -- NULL, or encrypted | image_only | malformed | too_large | timeout | memory | truncated
+  message  TEXT                     -- the problem in words
 );
 
 -- A chunk's id is (file_id, ord) in one number (src/index/storage/chunk-keys.ts).

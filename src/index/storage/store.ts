@@ -8,6 +8,7 @@ import { dataDirError } from "../../vault/vault.ts";
 import { setAsideDamaged } from "./corruption.ts";
 import { BaseQueries } from "./queries/bases.ts";
 import { ChunkQueries } from "./queries/chunks.ts";
+import { DocumentQueries } from "./queries/documents.ts";
 import { FileQueries } from "./queries/files.ts";
 import { FtsQueries } from "./queries/fts.ts";
 import { LinkQueries } from "./queries/links.ts";
@@ -56,6 +57,7 @@ export class IndexStore {
   readonly fts: FtsQueries;
   readonly stats: StatsQueries;
   readonly bases: BaseQueries;
+  readonly documents: DocumentQueries;
   private readonly memo = new VersionedMemo();
 
   private constructor(
@@ -70,6 +72,7 @@ export class IndexStore {
     this.fts = new FtsQueries(db);
     this.stats = new StatsQueries(db, this.links);
     this.bases = new BaseQueries(db);
+    this.documents = new DocumentQueries(db);
     this.inode = fileIdentity(path);
   }
 

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import { keysForFile, type LinkResolver } from "../../vault/link-resolver.ts";
 import type { FileKind } from "../../vault/scan.ts";
 import { storedNoteRecord } from "./note-text.ts";
-import type { NoteRows } from "./rows.ts";
+import type { DocumentValues, NoteRows } from "./rows.ts";
 import { LINK_KEY_SQL, storedLinkDst } from "./schema.ts";
 
 export interface FileRecord {
@@ -33,7 +33,7 @@ export class IndexWriter {
    * Inserts or replaces a file and everything derived from it; its links resolve against
    * `resolver` (the files the index holds once the pass ends). Returns the file id.
    */
-  upsert(file: FileRecord, note: NoteRows | null, resolver: LinkResolver): number {
+  upsert(file: FileRecord, note: NoteRows | null, resolver: LinkResolver, document: DocumentValues | null = null): number {
     const existing = this.s.fileId.get(file.path) as { id: number } | null;
     let id: number;
     if (existing) {
@@ -45,6 +45,7 @@ export class IndexWriter {
       id = Number(this.s.insertFile.run(file.path, file.kind, file.size, file.mtimeMs, file.etag).lastInsertRowid);
     }
     if (note) this.writeNote(id, file.path, note, resolver);
+    if (document) this.s.insertDocument.run(id, ...document);
     return id;
   }
 
@@ -82,6 +83,7 @@ export class IndexWriter {
     this.s.deleteTags.run(id);
     this.s.deleteBlocks.run(id);
     this.s.deleteProperties.run(id);
+    this.s.deleteDocument.run(id);
   }
 
   private writeNote(id: number, path: string, rows: NoteRows, resolver: LinkResolver): void {
@@ -118,6 +120,8 @@ function statements(db: Database) {
     deleteTags: q("DELETE FROM tags WHERE file_id = ?"),
     deleteBlocks: q("DELETE FROM blocks WHERE file_id = ?"),
     deleteProperties: q("DELETE FROM properties WHERE file_id = ?"),
+    deleteDocument: q("DELETE FROM documents WHERE file_id = ?"),
+    insertDocument: q("INSERT INTO documents(file_id, format, pages, problem, message) VALUES (?, ?, ?, ?, ?)"),
     deleteFile: q("DELETE FROM files WHERE id = ?"),
     insertNote: q("INSERT INTO notes(file_id, title, aliases, tags, frontmatter, fm_error, status, tasks, text) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"),
     insertLink: q(

@@ -11,10 +11,10 @@ const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
 const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
 
 describe("the tool catalogue", () => {
-  test('costs an agent at most 5,350 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The MCP catalogue budget")', () => {
+  test('costs an agent at most 5,430 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The MCP catalogue budget")', () => {
     const size = catalogueSize(ALL);
     expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
-    expect(size.tokens).toBeLessThanOrEqual(5350);
+    expect(size.tokens).toBeLessThanOrEqual(5430);
     expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
   });
 

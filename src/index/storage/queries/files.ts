@@ -84,6 +84,15 @@ export class FileQueries {
     return this.db.query<NoteFile, []>("SELECT id, path FROM files WHERE kind = 'note'").all();
   }
 
+  /**
+   * The files whose text the index holds: every note, and each PDF or DOCX with extracted text
+   * (docs/documents.md). Search filters, AI scopes and the deny wall read these, so a glob or a
+   * deny rule covers a document's sections exactly as a note's.
+   */
+  withText(): NoteFile[] {
+    return this.db.query<NoteFile, []>("SELECT f.id, f.path FROM files f JOIN notes n ON n.file_id = f.id").all();
+  }
+
   /** The indexed version of each of these files that has one, in the order given. */
   etagsOf(paths: readonly string[]): { path: string; etag: string }[] {
     return this.db

@@ -76,6 +76,8 @@ export interface AnchoredLink {
 export interface NoteAnchorRows {
   headings: { level: number; text: string }[];
   blocks: Set<string>;
+  /** A PDF's page count (its anchors are `#page=N`); undefined for a note or a DOCX. */
+  pages?: number;
 }
 
 export interface NoteTitle {
@@ -135,22 +137,28 @@ export class LinkQueries {
     return this.db
       .query<AnchoredLink, []>(
         `SELECT f.path AS source, l.line, ${LINK_RAW_SQL} AS raw, l.subpath, d.path AS target
-           FROM links l JOIN files f ON f.id = l.src_id JOIN files d ON d.path = ${LINK_DST_SQL} AND d.kind = 'note'
+           FROM links l JOIN files f ON f.id = l.src_id
+           JOIN files d ON d.path = ${LINK_DST_SQL} AND (d.kind = 'note' OR d.id IN (SELECT file_id FROM documents))
           WHERE l.subpath <> '' ORDER BY f.path, l.ord`,
       )
       .all();
   }
 
-  /** What links into `path` can point at; null when it is not an indexed note. */
+  /**
+   * What links into `path` can point at: a note's headings and blocks, a DOCX's headings, a PDF's
+   * pages (docs/documents.md); null when it is none of those.
+   */
   anchorsOf(path: string): NoteAnchorRows | null {
     const row = this.db
-      .query<{ noteText: Uint8Array | null; blocks: string }, [string]>(
-        `SELECT n.text AS noteText, (SELECT json_group_array(b.id_lower) FROM blocks b WHERE b.file_id = f.id) AS blocks
-           FROM files f JOIN notes n ON n.file_id = f.id WHERE f.path = ? AND f.kind = 'note'`,
+      .query<{ noteText: Uint8Array | null; blocks: string; format: string | null; pages: number | null }, [string]>(
+        `SELECT n.text AS noteText, (SELECT json_group_array(b.id_lower) FROM blocks b WHERE b.file_id = f.id) AS blocks, d.format, d.pages
+           FROM files f LEFT JOIN notes n ON n.file_id = f.id LEFT JOIN documents d ON d.file_id = f.id
+          WHERE f.path = ? AND (f.kind = 'note' AND n.file_id IS NOT NULL OR d.file_id IS NOT NULL)`,
       )
       .get(path);
     if (!row) return null;
-    return { headings: row.noteText ? decodeNoteText(row.noteText).outline : [], blocks: new Set(JSON.parse(row.blocks) as string[]) };
+    const headings = row.noteText ? decodeNoteText(row.noteText).outline : [];
+    return { headings, blocks: new Set(JSON.parse(row.blocks) as string[]), ...(row.format === "pdf" ? { pages: row.pages ?? 0 } : {}) };
   }
 
   /** Every unresolved link, by target as written, then by source. */

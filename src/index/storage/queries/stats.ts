@@ -14,6 +14,8 @@ export interface IndexCounts {
   /** Distinct tags, case-insensitive. */
   tags: number;
   tasks: number;
+  /** PDFs and DOCX files whose text is searchable (docs/documents.md). */
+  documents: number;
 }
 
 export class StatsQueries {
@@ -41,6 +43,7 @@ export class StatsQueries {
       unresolvedLinks: this.links.unresolvedCount(),
       tags: count("SELECT count(DISTINCT tag_lower) AS n FROM tags"),
       tasks: count("SELECT coalesce(sum(tasks), 0) AS n FROM notes"),
+      documents: count("SELECT count(*) AS n FROM documents d JOIN notes n ON n.file_id = d.file_id"),
     };
   }
 }
