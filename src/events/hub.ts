@@ -1,6 +1,7 @@
 import { randomHex } from "../core/random.ts";
 import { followLog } from "./follow.ts";
 import type { EventLog } from "./log.ts";
+import { type EventsAfter, eventsAfter } from "./since.ts";
 import type { NewEvent, VaultEvent } from "./types.ts";
 
 export type EventListener = (event: VaultEvent) => void;
@@ -39,6 +40,11 @@ export class EventHub {
       stop();
       this.stopFollowing = null;
     };
+  }
+
+  /** The events of every indx process logged after `id` (since.ts); nothing is known without a log. */
+  after(id: string): EventsAfter {
+    return this.log ? eventsAfter(this.log.file, id) : { found: false, events: [] };
   }
 
   private deliver(event: VaultEvent): void {
