@@ -1,3 +1,4 @@
+import { statSync } from "node:fs";
 import { randomHex } from "../core/random.ts";
 import { followLog } from "./follow.ts";
 import type { EventLog } from "./log.ts";
@@ -40,6 +41,16 @@ export class EventHub {
       stop();
       this.stopFollowing = null;
     };
+  }
+
+  /** How far the shared log has grown (its size in bytes; 0 without a log): it moves whenever any indx process writes. */
+  position(): number {
+    if (!this.log) return 0;
+    try {
+      return statSync(this.log.file).size;
+    } catch {
+      return 0;
+    }
   }
 
   /** The events of every indx process logged after `id` (since.ts); nothing is known without a log. */

@@ -149,16 +149,11 @@ export class McpHttpHandler {
 
   private modernRequest(request: Request, body: unknown, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> | Response {
     if (!isModernRequest(body)) {
+      // A modern version header on a body without the required _meta: the request is malformed (spec, Versioning).
       const id = typeof body === "object" && body !== null && "id" in body && (typeof body.id === "string" || typeof body.id === "number") ? body.id : null;
-      const version = request.headers.get("mcp-protocol-version") ?? "";
-      return Response.json(
-        modernError(
-          id,
-          CODE.headerMismatch,
-          `Header mismatch: MCP-Protocol-Version ${version.slice(0, 40)} needs a single JSON-RPC request with _meta["${META.protocolVersion}"].`,
-        ),
-        { status: 400 },
-      );
+      return Response.json(modernError(id, CODE.invalidParams, `A 2026-07-28 request is one JSON-RPC request with _meta["${META.protocolVersion}"].`), {
+        status: 400,
+      });
     }
     return this.modern.handle(request, body, scopes, { surface: "mcp", ...(tokenId ? { token_id: tokenId } : {}) });
   }

@@ -37,6 +37,7 @@ export class McpHub {
   private readonly pending = new Set<string>();
   private pendingListChange = false;
   private pendingEventId: string | null = null;
+  private logPosition = -1;
   private flushQueued = false;
 
   /**
@@ -55,6 +56,20 @@ export class McpHub {
 
   get sessionCount(): number {
     return this.sessions.size;
+  }
+
+  /**
+   * Forgets replays and derived views when the shared event log moved since the last call: another
+   * indx process on the vault wrote (a replica behind a load balancer, a CLI), and its event may
+   * not have been followed yet (follow.ts polls). One stat per call keeps a replay from answering
+   * with what that write changed (docs/mcp.md, MCP 2026-07-28).
+   */
+  syncWithLog(): void {
+    const at = this.ctx.events.position();
+    if (at !== this.logPosition) {
+      if (this.logPosition !== -1) this.invalidate();
+      this.logPosition = at;
+    }
   }
 
   /** Forgets replays and derived views: after any index update, and after any unsafe call. */

@@ -3,7 +3,7 @@ import type { Scope } from "../ops/define.ts";
 import type { McpHub } from "./hub.ts";
 import { ListenStream } from "./listen.ts";
 import { ModernServer, methodNotFound } from "./modern.ts";
-import { CODE, claimedVersion, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, rpcError } from "./modern-protocol.ts";
+import { CODE, claimedVersion, envelopeError, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, rpcError } from "./modern-protocol.ts";
 
 /** subscriptions/listen streams one process holds at once; each is an open connection. */
 const MAX_STREAMS = 256;
@@ -83,7 +83,8 @@ export class ModernHttp {
   }
 
   async handle(request: Request, body: JsonRpcRequest, scopes: ReadonlySet<Scope>, caller: Caller): Promise<Response> {
-    const refused = headerError(request, body);
+    // The spec's order: the headers agree with the body, then the body's envelope is whole (both 400).
+    const refused = headerError(request, body) ?? envelopeError(body);
     if (refused) return json(refused, 400);
     if (body.method === "subscriptions/listen") return this.listen(request, body, scopes);
     if (!this.server.handles(body.method)) {

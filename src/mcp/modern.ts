@@ -149,14 +149,21 @@ export class ModernServer {
     if (refused) return refused;
     const handler = Object.hasOwn(this.handlers, request.method) ? this.handlers[request.method] : undefined;
     if (!handler) return methodNotFound(request);
+    // Another replica may have written since the last request: caches here must not answer for it.
+    this.hub.syncWithLog();
     try {
       const result = await handler(request.params ?? {}, call, request);
       return { jsonrpc: "2.0", id: request.id, result: { ...completeResult(result), ...CACHE_HINTS[request.method] } };
     } catch (err) {
       const e = protocolError(err);
       const rpc = e instanceof RpcError ? e : new RpcError(CODE.internal, e.message);
-      // 2026-07-28 moved "resource not found" to Invalid params (-32602); 2025 sessions keep -32002.
-      return rpcError(request.id, rpc.code === RESOURCE_NOT_FOUND ? CODE.invalidParams : rpc.code, rpc.message, rpc.data);
+      // 2026-07-28 moved "resource not found" to Invalid params (-32602), naming the URI; 2025 sessions keep -32002.
+      if (rpc.code !== RESOURCE_NOT_FOUND) return rpcError(request.id, rpc.code, rpc.message, rpc.data);
+      const uri = request.params?.uri;
+      return rpcError(request.id, CODE.invalidParams, rpc.message, {
+        ...(typeof rpc.data === "object" ? rpc.data : {}),
+        ...(typeof uri === "string" ? { uri } : {}),
+      });
     }
   }
 

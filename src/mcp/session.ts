@@ -131,6 +131,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     guarded(async () => {
       await hub.ready;
+      hub.syncWithLog();
       return readResource(hub, contextOf(extra), req.params.uri);
     }),
   );
