@@ -5,7 +5,7 @@ import type { Scope } from "../ops/define.ts";
 import type { McpHub } from "./hub.ts";
 import { ListenStream } from "./listen.ts";
 import { ModernServer } from "./modern.ts";
-import { isModernRequest, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse } from "./modern-protocol.ts";
+import { isModernRequest, type JsonRpcId, type JsonRpcNotification, type JsonRpcRequest, type JsonRpcResponse, missingEnvelope } from "./modern-protocol.ts";
 
 type Outgoing = JsonRpcNotification | JsonRpcResponse;
 
@@ -71,6 +71,11 @@ export class DualStdioTransport implements Transport {
       this.inFlight.get(cancelled)?.abort();
       this.streams.get(cancelled)?.close();
       this.streams.delete(cancelled);
+      return;
+    }
+    const malformed = missingEnvelope(message);
+    if (malformed) {
+      void this.write(malformed);
       return;
     }
     if (!isModernRequest(message)) {

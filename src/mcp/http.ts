@@ -7,7 +7,7 @@ import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";
 import { McpHub } from "./hub.ts";
 import { ModernHttp } from "./modern-http.ts";
-import { CODE, isModernRequest, META, MODERN_VERSION, rpcError as modernError } from "./modern-protocol.ts";
+import { CODE, isModernRequest, META, MODERN_VERSION, missingEnvelope, rpcError as modernError } from "./modern-protocol.ts";
 import { createSession } from "./session.ts";
 
 export interface McpHttpOptions {
@@ -130,6 +130,8 @@ export class McpHttpHandler {
     if (!body.ok) return body.response;
     // MCP 2026-07-28: a request that names its version in _meta (or a modern version header) stands alone, without a session.
     if (isModernRequest(body.value) || isModernHeader(request)) return this.modernRequest(request, body.value, scopes, tokenId);
+    const malformed = missingEnvelope(body.value);
+    if (malformed) return Response.json(malformed, { status: 400 });
     const messages = Array.isArray(body.value) ? body.value : [body.value];
     // A notification needs no session in 2026 (a 2.x client's cancel of a listen stream, say): accepted, nothing to do.
     if (messages.length > 0 && messages.every(isNotification)) return new Response(null, { status: 202 });

@@ -78,6 +78,16 @@ export function isModernRequest(message: unknown): message is JsonRpcRequest {
   );
 }
 
+/** Methods only the 2026 era has: without a version in `_meta` such a request is malformed, not a 2025 one. */
+const MODERN_ONLY = new Set(["server/discover", "subscriptions/listen"]);
+
+/** A 2026-only request that lacks its `_meta` version: Invalid params (spec, Versioning), else null. */
+export function missingEnvelope(message: unknown): JsonRpcResponse | null {
+  if (!isObject(message) || typeof message.method !== "string" || !MODERN_ONLY.has(message.method) || claimedVersion(message) !== null) return null;
+  const id = typeof message.id === "string" || typeof message.id === "number" ? message.id : null;
+  return rpcError(id, CODE.invalidParams, `${message.method} needs _meta["${META.protocolVersion}"] (and the client's capabilities).`);
+}
+
 export function rpcError(id: JsonRpcId | null, code: number, message: string, data?: unknown): JsonRpcResponse {
   return { jsonrpc: "2.0", id, error: { code, message, ...(data === undefined ? {} : { data }) } };
 }

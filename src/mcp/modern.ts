@@ -157,13 +157,11 @@ export class ModernServer {
     } catch (err) {
       const e = protocolError(err);
       const rpc = e instanceof RpcError ? e : new RpcError(CODE.internal, e.message);
-      // 2026-07-28 moved "resource not found" to Invalid params (-32602), naming the URI; 2025 sessions keep -32002.
-      if (rpc.code !== RESOURCE_NOT_FOUND) return rpcError(request.id, rpc.code, rpc.message, rpc.data);
-      const uri = request.params?.uri;
-      return rpcError(request.id, CODE.invalidParams, rpc.message, {
-        ...(typeof rpc.data === "object" ? rpc.data : {}),
-        ...(typeof uri === "string" ? { uri } : {}),
-      });
+      // 2026-07-28 moved "resource not found" to Invalid params (-32602); 2025 sessions keep -32002. A read's error names its URI.
+      const code = rpc.code === RESOURCE_NOT_FOUND ? CODE.invalidParams : rpc.code;
+      const uri = request.method === "resources/read" ? request.params?.uri : undefined;
+      const data = typeof uri === "string" ? { ...(typeof rpc.data === "object" ? rpc.data : {}), uri } : rpc.data;
+      return rpcError(request.id, code, rpc.message, data);
     }
   }
 

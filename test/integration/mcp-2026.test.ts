@@ -148,6 +148,36 @@ describe("stateless requests", () => {
     expect(unknown.json.error.code).toBe(-32601);
   });
 
+  test("notifications/message only for a request whose _meta names a log level, on its own stream", async () => {
+    const raw = async (extraMeta: Record<string, unknown>) => {
+      const res = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${admin}`,
+          "mcp-protocol-version": V26,
+          "mcp-method": "tools/call",
+          "mcp-name": "vault_status",
+        },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: 3,
+          method: "tools/call",
+          params: { _meta: { ...meta(), ...extraMeta }, name: "vault_status", arguments: {} },
+        }),
+      });
+      return [...(await res.text()).matchAll(/^data: (.+)$/gm)].map((m) => JSON.parse(m[1] ?? "null"));
+    };
+    const quiet = await raw({});
+    expect(quiet.filter((m) => m.method === "notifications/message")).toHaveLength(0);
+    expect(quiet.at(-1).result.resultType).toBe("complete");
+    const chatty = await raw({ "io.modelcontextprotocol/logLevel": "debug" });
+    const logs = chatty.filter((m) => m.method === "notifications/message");
+    expect(logs.map((m) => m.params.data.event)).toContain("tool_call");
+    expect(chatty.at(-1).id).toBe(3);
+  });
+
   test("a missing resource is -32602 in 2026 (it stays -32002 for 2025 sessions)", async () => {
     const r = await post("resources/read", { uri: "vault://Nope.md" });
     expect(r.json.error.code).toBe(-32602);
@@ -251,5 +281,23 @@ describe("subscriptions/listen on the wire", () => {
     expect(again.events.some((e) => e.data.params?.uri === "vault://Reference/Listen%20A.md")).toBe(false);
     again.close();
     await again.done;
+  });
+
+  test("a base result is announced only when an edit changes it", async () => {
+    const uri = "vault://base/Projects.base?view=By%20status";
+    const l = listen({ notifications: { resourceSubscriptions: [uri] } });
+    expect(await until(() => l.events.length > 0)).toBe(true);
+    const updates = () => l.events.filter((e) => e.data.params?.uri === uri);
+    // Body text is not in the result: nothing.
+    sb.write("Projects/Beacon Research.md", "---\ntags:\n  - project/research\nstatus: paused\n---\n# Beacon Research\n\nMore words.\n");
+    await server.watcher?.flush();
+    await Bun.sleep(600);
+    const before = updates().length;
+    expect(before).toBe(0);
+    // A status change moves the note to another group.
+    sb.write("Projects/Beacon Research.md", "---\ntags:\n  - project/research\nstatus: active\n---\n# Beacon Research\n\nMore words.\n");
+    expect(await until(() => updates().length > before)).toBe(true);
+    l.close();
+    await l.done;
   });
 });
