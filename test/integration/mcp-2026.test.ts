@@ -42,8 +42,8 @@ async function post(method: string, params: Record<string, unknown> = {}, header
   return { status: res.status, headers: res.headers, json: JSON.parse(data) };
 }
 
-async function modernClient(): Promise<Client> {
-  const client = new Client({ name: "sdk2", version: "1.0.0" }, { versionNegotiation: { mode: { pin: V26 } } });
+async function modernClient(mode: "auto" | { pin: string } = { pin: V26 }): Promise<Client> {
+  const client = new Client({ name: "sdk2", version: "1.0.0" }, { versionNegotiation: { mode } });
   await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${admin}` } } }));
   clients.push(client);
   return client;
@@ -197,6 +197,12 @@ describe("the 2.x SDK client pinned to 2026-07-28", () => {
     expect(JSON.stringify(prompt.messages)).toContain("Daily/2026-01-07.md");
   });
 
+  test("left to negotiate (auto), the client finds 2026-07-28", async () => {
+    const client = await modernClient("auto");
+    expect(client.getNegotiatedProtocolVersion()).toBe(V26);
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
   test("subscriptions/listen: a glob reports a write with the file's URI, once, and nothing outside it", async () => {
     const client = await modernClient();
     const seen: string[] = [];
@@ -281,6 +287,8 @@ describe("subscriptions/listen on the wire", () => {
     expect(again.events.some((e) => e.data.params?.uri === "vault://Reference/Listen%20A.md")).toBe(false);
     again.close();
     await again.done;
+    // A closed stream leaves nothing behind.
+    expect(await until(() => server.mcp.modern.streamCount === 0)).toBe(true);
   });
 
   test("a base result is announced only when an edit changes it", async () => {
