@@ -150,6 +150,8 @@ export class McpHttpHandler {
   }
 
   private modernRequest(request: Request, body: unknown, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> | Response {
+    // A notification (a 2.x client's cancel of a listen stream, which closing the stream already ended): nothing to answer.
+    if (isNotification(body)) return new Response(null, { status: 202 });
     if (!isModernRequest(body)) {
       // A modern version header on a body without the required _meta: the request is malformed (spec, Versioning).
       const id = typeof body === "object" && body !== null && "id" in body && (typeof body.id === "string" || typeof body.id === "number") ? body.id : null;

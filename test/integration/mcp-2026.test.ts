@@ -178,6 +178,24 @@ describe("stateless requests", () => {
     expect(chatty.at(-1).id).toBe(3);
   });
 
+  test("a notification needs no session (202); a body without _meta under a 2026 header is -32602 (400)", async () => {
+    const send = (body: unknown) =>
+      fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          authorization: `Bearer ${admin}`,
+          "mcp-protocol-version": V26,
+        },
+        body: JSON.stringify(body),
+      });
+    expect((await send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "x" } })).status).toBe(202);
+    const bare = await send({ jsonrpc: "2.0", id: 9, method: "tools/list" });
+    expect(bare.status).toBe(400);
+    expect(((await bare.json()) as { error: { code: number } }).error.code).toBe(-32602);
+  });
+
   test("a missing resource is -32602 in 2026 (it stays -32002 for 2025 sessions)", async () => {
     const r = await post("resources/read", { uri: "vault://Nope.md" });
     expect(r.json.error.code).toBe(-32602);
