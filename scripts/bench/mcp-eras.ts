@@ -5,9 +5,11 @@
  * - tools/call vault_search in a 2025-11-25 session (initialize once, then Mcp-Session-Id) and as
  *   a stateless 2026-07-28 request (its `_meta` and headers on every call): raw JSON-RPC POSTs,
  *   the same inputs, each distinct so nothing is replayed. Per query: 1 warm-up + N runs →
- *   per-query median → median and p90 over the queries, and the ratio 2026 / 2025.
+ *   per-query median → median and p90 over the queries, and the ratio 2026 / 2025. The two run
+ *   alternately (A B A B) so the machine's load falls on both alike.
  * - server/discover: the first answer after start (instructions computed: counts the notes) and
- *   the median of the next N (kept until the index changes).
+ *   the median of the next N (kept until the index changes); then a 2025 initialize, which
+ *   computes the same instructions.
  * Build the binary first (`bun run build`).
  */
 import { existsSync, readFileSync } from "node:fs";
@@ -42,21 +44,26 @@ async function post(body: Record<string, unknown>, headers: Record<string, strin
 const firstPage = (run: number) => Buffer.from(JSON.stringify({ o: 0, run, era: id })).toString("base64url");
 const search = (q: string, run: number) => ({ method: "tools/call", params: { name: "vault_search", arguments: { q, limit: 10, cursor: firstPage(run) } } });
 
-async function measure(label: string, once: (q: string, run: number) => Promise<unknown>): Promise<number> {
-  const perQuery: number[] = [];
+/** Both eras per query and run, alternating (A B A B), so load on the machine falls on both alike. */
+async function measurePair(labels: [string, string], once: [(q: string, run: number) => Promise<unknown>, (q: string, run: number) => Promise<unknown>]) {
+  const perQuery: [number[], number[]] = [[], []];
   for (const q of queries) {
-    await once(q, -1);
-    const times: number[] = [];
-    for (let i = 0; i < RUNS; i++) {
-      const t = performance.now();
-      await once(q, i);
-      times.push(performance.now() - t);
-    }
-    perQuery.push(median(times));
+    for (const f of once) await f(q, -1);
+    const times: [number[], number[]] = [[], []];
+    for (let i = 0; i < RUNS; i++)
+      for (const k of [0, 1] as const) {
+        const t = performance.now();
+        await once[k](q, i);
+        times[k].push(performance.now() - t);
+      }
+    for (const k of [0, 1] as const) perQuery[k].push(median(times[k]));
   }
-  const m = median(perQuery);
-  emit({ bench: label, queries: queries.length, runs: RUNS, median_ms: round(m, 3), p90_ms: round(percentile(perQuery, 90), 3) });
-  return m;
+  const medians = perQuery.map((xs, k) => {
+    const m = median(xs);
+    emit({ bench: labels[k], queries: queries.length, runs: RUNS, median_ms: round(m, 3), p90_ms: round(percentile(xs, 90), 3) });
+    return m;
+  });
+  return medians as [number, number];
 }
 
 try {
@@ -72,17 +79,31 @@ try {
   }
   emit({ bench: "mcp.2026.discover", notes: Number(process.env.BENCH_N ?? 5000), first_ms: round(first, 3), cached_median_ms: round(median(again), 3) });
 
+  t = performance.now();
   const init = await post(
     { method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "bench", version: "0" } } },
     { "mcp-protocol-version": "2025-11-25" },
   );
+  emit({ bench: "mcp.2025.initialize", ms: round(performance.now() - t, 3) });
   const session = init.headers.get("mcp-session-id") ?? "";
-  await fetch(endpoint, { method: "POST", headers: { ...base, "mcp-session-id": session }, body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) });
-  const legacy = await measure("mcp.2025.session.vault_search", (q, run) => post(search(q, run), { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }));
-  const modern = await measure("mcp.2026.stateless.vault_search", (q, run) => {
-    const body = search(q, run);
-    return post({ ...body, params: { ...body.params, _meta: meta } }, { "mcp-protocol-version": V26, "mcp-method": "tools/call", "mcp-name": "vault_search" });
+  await fetch(endpoint, {
+    method: "POST",
+    headers: { ...base, "mcp-session-id": session },
+    body: JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
   });
+  const [legacy, modern] = await measurePair(
+    ["mcp.2025.session.vault_search", "mcp.2026.stateless.vault_search"],
+    [
+      (q, run) => post(search(q, run), { "mcp-session-id": session, "mcp-protocol-version": "2025-11-25" }),
+      (q, run) => {
+        const body = search(q, run);
+        return post(
+          { ...body, params: { ...body.params, _meta: meta } },
+          { "mcp-protocol-version": V26, "mcp-method": "tools/call", "mcp-name": "vault_search" },
+        );
+      },
+    ],
+  );
   emit({ bench: "mcp.eras.ratio", stateless_over_session: round(modern / legacy, 3) });
 } finally {
   await stop();
