@@ -1,6 +1,8 @@
+import { statSync } from "node:fs";
 import { randomHex } from "../core/random.ts";
 import { followLog } from "./follow.ts";
 import type { EventLog } from "./log.ts";
+import { type EventsAfter, eventsAfter } from "./since.ts";
 import { isAuditKind, type NewEvent, type VaultEvent } from "./types.ts";
 
 export type EventListener = (event: VaultEvent) => void;
@@ -39,6 +41,24 @@ export class EventHub {
       stop();
       this.stopFollowing = null;
     };
+  }
+
+  /** How far the shared log has grown (its size in bytes; 0 without a log): it moves whenever any indx process writes. */
+  position(): number {
+    if (!this.log) return 0;
+    try {
+      return statSync(this.log.file).size;
+    } catch {
+      return 0;
+    }
+  }
+
+  /** The events of every indx process logged after `id` (since.ts); nothing is known without a log. */
+  after(id: string): EventsAfter {
+    if (!this.log) return { found: false, events: [] };
+    const after = eventsAfter(this.log.file, id);
+    // Audit events are the owner's record, never replayed to a stream (as deliver does for live ones).
+    return { found: after.found, events: after.events.filter((e) => !isAuditKind(e.kind)) };
   }
 
   private deliver(event: VaultEvent): void {

@@ -6,6 +6,8 @@ import type { Scope } from "../ops/define.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";
 import { McpHub } from "./hub.ts";
+import { ModernHttp } from "./modern-http.ts";
+import { CODE, isModernRequest, META, MODERN_VERSION, missingEnvelope, rpcError as modernError } from "./modern-protocol.ts";
 import { createSession } from "./session.ts";
 
 export interface McpHttpOptions {
@@ -24,6 +26,8 @@ export interface McpHttpOptions {
 }
 
 const MAX_INIT_BODY = 1024 * 1024;
+/** A 2026 request carries a tool call's whole input (an attachment's base64 too): bounded like a REST body. */
+const MAX_BODY = 8 * 1024 * 1024;
 
 function rpcError(status: number, code: number, message: string, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
@@ -32,9 +36,9 @@ function rpcError(status: number, code: number, message: string, headers: Record
   });
 }
 
-async function readJson(request: Request): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+async function readJson(request: Request, limit: number): Promise<{ ok: true; value: unknown; size: number } | { ok: false; response: Response }> {
   const declared = Number(request.headers.get("content-length") ?? "0");
-  if (declared > MAX_INIT_BODY) return { ok: false, response: rpcError(413, -32000, "Request body too large.") };
+  if (declared > limit) return { ok: false, response: rpcError(413, -32000, "Request body too large.") };
   const reader = request.body?.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -42,18 +46,25 @@ async function readJson(request: Request): Promise<{ ok: true; value: unknown } 
     const { value, done } = await reader.read();
     if (done) break;
     size += value.byteLength;
-    if (size > MAX_INIT_BODY) {
+    if (size > limit) {
       await reader.cancel().catch(() => {});
       return { ok: false, response: rpcError(413, -32000, "Request body too large.") };
     }
     chunks.push(value);
   }
   try {
-    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString("utf8")), size };
   } catch {
     return { ok: false, response: rpcError(400, -32700, "Parse error: Invalid JSON") };
   }
 }
+
+/** A version header of the modern era: the request must then be a 2026 one, whatever its body says. */
+function isModernHeader(request: Request): boolean {
+  return request.headers.get("mcp-protocol-version") === MODERN_VERSION;
+}
+
+const isNotification = (m: unknown) => typeof m === "object" && m !== null && "method" in m && !("id" in m);
 
 /** Who opened a session: a hash of the request's credentials (the guard has verified them already). */
 function ownerOf(request: Request): string {
@@ -71,6 +82,8 @@ const sessionNotFound = () => rpcError(404, -32001, "Session not found: initiali
  */
 export class McpHttpHandler {
   readonly hub: McpHub;
+  /** MCP 2026-07-28 on the same endpoint: stateless requests and subscriptions/listen streams. */
+  readonly modern: ModernHttp;
   private readonly sessions = new Map<string, HttpSession>();
   private readonly sweeper: ReturnType<typeof setInterval>;
   private readonly maxSessions: number;
@@ -85,6 +98,7 @@ export class McpHttpHandler {
   ) {
     this.hub = new McpHub(ctx);
     this.hub.readers = opts.readers ?? null;
+    this.modern = new ModernHttp(this.hub, opts.keepAliveMs ?? 5000);
     this.maxSessions = opts.maxSessions ?? 64;
     this.idleTimeoutMs = opts.idleTimeoutMs ?? 30 * 60_000;
     const every = opts.sweepIntervalMs ?? Math.min(60_000, Math.max(1000, this.idleTimeoutMs / 10));
@@ -101,7 +115,8 @@ export class McpHttpHandler {
     // The token's id rides along for the ai.invocation event (src/mcp/session.ts); the token itself never does.
     const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId ? { extra: { token_id: tokenId } } : {}) };
     const id = request.headers.get("mcp-session-id");
-    if (id) {
+    // A 2026 request ignores any session id it carries (spec, Streamable HTTP, Backward Compatibility).
+    if (id && !(request.method === "POST" && isModernHeader(request))) {
       const s = this.sessions.get(id);
       if (!s) return sessionNotFound();
       // Ending a session is for whoever opened it; to anyone else it does not exist.
@@ -111,10 +126,17 @@ export class McpHttpHandler {
       return s.transport.handleRequest(request, { authInfo });
     }
     if (request.method !== "POST") return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
-    const body = await readJson(request);
+    const body = await readJson(request, MAX_BODY);
     if (!body.ok) return body.response;
+    // MCP 2026-07-28: a request that names its version in _meta (or a modern version header) stands alone, without a session.
+    if (isModernRequest(body.value) || isModernHeader(request)) return this.modernRequest(request, body.value, scopes, tokenId);
+    const malformed = missingEnvelope(body.value);
+    if (malformed) return Response.json(malformed, { status: 400 });
     const messages = Array.isArray(body.value) ? body.value : [body.value];
+    // A notification needs no session in 2026 (a 2.x client's cancel of a listen stream, say): accepted, nothing to do.
+    if (messages.length > 0 && messages.every(isNotification)) return new Response(null, { status: 202 });
     if (!messages.some(isInitializeRequest)) return rpcError(400, -32000, "Bad Request: Mcp-Session-Id header is required.");
+    if (body.size > MAX_INIT_BODY) return rpcError(413, -32000, "Request body too large.");
     if (this.sessions.size + this.opening >= this.maxSessions && !this.evictIdle(ownerOf(request))) {
       logEvent("mcp.session_refused", { sessions: this.sessions.size });
       return rpcError(503, -32000, "Too many MCP sessions; close one (DELETE /mcp) or retry later.", { "retry-after": "30" });
@@ -125,6 +147,19 @@ export class McpHttpHandler {
     } finally {
       this.opening--;
     }
+  }
+
+  private modernRequest(request: Request, body: unknown, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> | Response {
+    // A notification (a 2.x client's cancel of a listen stream, which closing the stream already ended): nothing to answer.
+    if (isNotification(body)) return new Response(null, { status: 202 });
+    if (!isModernRequest(body)) {
+      // A modern version header on a body without the required _meta: the request is malformed (spec, Versioning).
+      const id = typeof body === "object" && body !== null && "id" in body && (typeof body.id === "string" || typeof body.id === "number") ? body.id : null;
+      return Response.json(modernError(id, CODE.invalidParams, `A 2026-07-28 request is one JSON-RPC request with _meta["${META.protocolVersion}"].`), {
+        status: 400,
+      });
+    }
+    return this.modern.handle(request, body, scopes, { surface: "mcp", ...(tokenId ? { token_id: tokenId } : {}) });
   }
 
   private async open(
@@ -201,6 +236,7 @@ export class McpHttpHandler {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.sweeper);
+    this.modern.close();
     await Promise.all([...this.sessions.values()].map((s) => this.end(s)));
     this.hub.close();
   }

@@ -7,8 +7,11 @@ import { ReplayCache } from "./replay.ts";
 
 /** A connected session, as the hub sees it: told about index updates. */
 export interface HubSession {
-  /** `listChanged`: files were added or deleted, so resources/list changed too. */
-  indexChanged(changed: readonly string[], listChanged: boolean): void;
+  /**
+   * `listChanged`: files were added or deleted, so resources/list changed too. `eventId`: the
+   * last vault event of the burst (events.log), where a resumed subscriptions/listen stream starts.
+   */
+  indexChanged(changed: readonly string[], listChanged: boolean, eventId: string | null): void;
 }
 
 /**
@@ -33,6 +36,8 @@ export class McpHub {
   private readonly unlisten: (() => void)[];
   private readonly pending = new Set<string>();
   private pendingListChange = false;
+  private pendingEventId: string | null = null;
+  private logPosition = -1;
   private flushQueued = false;
 
   /**
@@ -53,6 +58,20 @@ export class McpHub {
     return this.sessions.size;
   }
 
+  /**
+   * Forgets replays and derived views when the shared event log moved since the last call: another
+   * indx process on the vault wrote (a replica behind a load balancer, a CLI), and its event may
+   * not have been followed yet (follow.ts polls). One stat per call keeps a replay from answering
+   * with what that write changed (docs/mcp.md, MCP 2026-07-28).
+   */
+  syncWithLog(): void {
+    const at = this.ctx.events.position();
+    if (at !== this.logPosition) {
+      if (this.logPosition !== -1) this.invalidate();
+      this.logPosition = at;
+    }
+  }
+
   /** Forgets replays and derived views: after any index update, and after any unsafe call. */
   invalidate(): void {
     this.generation++;
@@ -65,6 +84,7 @@ export class McpHub {
     this.invalidate();
     for (const p of [e.path, e.from, e.to]) if (typeof p === "string") this.pending.add(p);
     if (e.kind !== "note.updated") this.pendingListChange = true;
+    this.pendingEventId = e.id;
     // One index pass emits an event per file: sessions hear about them together.
     if (!this.flushQueued) {
       this.flushQueued = true;
@@ -75,11 +95,13 @@ export class McpHub {
   private flush(): void {
     const changed = [...this.pending];
     const listChanged = this.pendingListChange;
+    const eventId = this.pendingEventId;
     this.pending.clear();
+    this.pendingEventId = null;
     this.pendingListChange = false;
     this.flushQueued = false;
     if (changed.length === 0) return;
-    for (const s of this.sessions) s.indexChanged(changed, listChanged);
+    for (const s of this.sessions) s.indexChanged(changed, listChanged, eventId);
     this.liveAi.vaultChanged();
   }
 

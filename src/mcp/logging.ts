@@ -33,7 +33,20 @@ export class SessionLog {
   }
 
   private emit(level: LoggingLevel, data: LogEvent, send: Send): void {
-    if (SEVERITY.indexOf(level) < SEVERITY.indexOf(this.level)) return;
-    send({ method: "notifications/message", params: { level, logger: "indx", data } }).catch(() => {});
+    emitAtOrAbove(this.level, level, data, send);
   }
+}
+
+/**
+ * A 2026 request's log: only when its `_meta` names a level (the spec forbids notifications/message
+ * otherwise), and only on that request's own answer stream.
+ */
+export function requestLog(threshold: unknown, send: Send): Log | undefined {
+  const level = SEVERITY.find((l) => l === threshold);
+  return level ? (at, data) => emitAtOrAbove(level, at, data, send) : undefined;
+}
+
+function emitAtOrAbove(threshold: LoggingLevel, level: LoggingLevel, data: LogEvent, send: Send): void {
+  if (SEVERITY.indexOf(level) < SEVERITY.indexOf(threshold)) return;
+  send({ method: "notifications/message", params: { level, logger: "indx", data } }).catch(() => {});
 }

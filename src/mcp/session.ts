@@ -15,15 +15,12 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { IndxError, toIndxError } from "../core/errors.ts";
-import { etagOf } from "../core/hash.ts";
+import { IndxError } from "../core/errors.ts";
 import { noteList } from "../notes/ops.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
-import { AiSubscriptions } from "./ai-subscriptions.ts";
-import { isAiUri } from "./ai-uris.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
@@ -34,7 +31,7 @@ import { SessionLog } from "./logging.ts";
 import { getPrompt, listPrompts } from "./prompts.ts";
 import { listResources, RESOURCE_TEMPLATES, readResource } from "./resources.ts";
 import { intersectScopes, parseScopeList } from "./scopes.ts";
-import { Subscriptions } from "./subscriptions.ts";
+import { SubscriptionSet } from "./subscription-set.ts";
 import { callTool } from "./tool-call.ts";
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
@@ -46,7 +43,7 @@ export interface SessionOptions {
 
 export interface McpSession {
   server: Server;
-  subscriptions: Subscriptions;
+  subscriptions: SubscriptionSet;
   close(): Promise<void>;
 }
 
@@ -56,14 +53,12 @@ export interface McpSession {
  * (extra.authInfo); a request may do only what both the session and that token allow.
  */
 export async function createSession(hub: McpHub, opts: SessionOptions): Promise<McpSession> {
-  const instructions = instructionsFor({
-    scopes: opts.scopes,
-    noteCount: await noteCount(hub.ctx.forCall({ scopes: opts.scopes })),
-    glossary: glossaryOf(visibleTools(opts.scopes, hub.ctx)),
-  });
+  const instructions = await instructionsOf(hub, opts.scopes);
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
-  const subscriptions = new Subscriptions();
-  const aiSubscriptions = new AiSubscriptions(hub.liveAi, (uri) => server.sendResourceUpdated({ uri }).catch(() => {}));
+  const subscriptions = new SubscriptionSet(hub, {
+    updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
+    listChanged: () => void server.sendResourceListChanged().catch(() => {}),
+  });
   const log = new SessionLog(server);
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
@@ -136,48 +131,21 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   server.setRequestHandler(ReadResourceRequestSchema, (req, extra) =>
     guarded(async () => {
       await hub.ready;
+      hub.syncWithLog();
       return readResource(hub, contextOf(extra), req.params.uri);
     }),
   );
 
-  /** What a result URI reads as now: a hash of its text, or the code of the error it gives. */
-  const fingerprintOf = async (uri: string): Promise<string> => {
-    try {
-      const read = await readResource(hub, hub.ctx, uri);
-      const first = read.contents[0];
-      return etagOf(first && "text" in first ? first.text : "");
-    } catch (err) {
-      return `error:${toIndxError(err).code}`;
-    }
-  };
-
-  /** After an index update: each subscribed base result is read again and announced if it changed. */
-  const recheckResults = async () => {
-    for (const uri of subscriptions.resultUris())
-      if (subscriptions.resultChanged(uri, await fingerprintOf(uri))) server.sendResourceUpdated({ uri }).catch(() => {});
-  };
-
   server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>
     guarded(async () => {
       needRead(scopesOf(extra));
-      const uri = req.params.uri;
-      if (isAiUri(uri)) {
-        await hub.ready;
-        await aiSubscriptions.add(uri);
-        return {};
-      }
-      subscriptions.add(uri);
-      if (subscriptions.resultUris().includes(uri)) {
-        await hub.ready;
-        subscriptions.resultChanged(uri, await fingerprintOf(uri));
-      }
+      await subscriptions.add(req.params.uri);
       return {};
     }),
   );
 
   server.setRequestHandler(UnsubscribeRequestSchema, (req) => {
     subscriptions.remove(req.params.uri);
-    aiSubscriptions.remove(req.params.uri);
     return {};
   });
 
@@ -190,14 +158,12 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const detach = hub.attach({
     indexChanged(changed, listChanged) {
       log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
-      for (const uri of subscriptions.updatedUris(changed)) server.sendResourceUpdated({ uri }).catch(() => {});
-      if (subscriptions.resultUris().length) void recheckResults();
-      if (listChanged) server.sendResourceListChanged().catch(() => {});
+      subscriptions.indexChanged(changed, listChanged);
     },
   });
   const release = () => {
     detach();
-    aiSubscriptions.clear();
+    subscriptions.close();
   };
   server.onclose = release;
 
@@ -209,6 +175,15 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
       await server.close();
     },
   };
+}
+
+/** The instructions for a caller with these scopes: sent at initialize (2025) and by server/discover (2026). */
+export async function instructionsOf(hub: McpHub, scopes: ReadonlySet<Scope>): Promise<string> {
+  return instructionsFor({
+    scopes,
+    noteCount: await noteCount(hub.ctx.forCall({ scopes })),
+    glossary: glossaryOf(visibleTools(scopes, hub.ctx)),
+  });
 }
 
 /** Notes in the index, for the instructions; null while there is no usable index (stdio builds it after the handshake). */

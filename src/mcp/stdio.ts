@@ -1,9 +1,9 @@
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { App } from "../app/context.ts";
 import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import type { Scope } from "../ops/define.ts";
+import { DualStdioTransport } from "./dual-stdio.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
 
@@ -91,7 +91,8 @@ export async function serveStdio(ctx: App, opts: StdioOptions): Promise<void> {
     process.once("SIGTERM", resolve);
   });
 
-  await session.server.connect(new StdioServerTransport());
+  // 2026-07-28 requests need no initialize: the first one starts the index work as an initialize would.
+  await session.server.connect(new DualStdioTransport(hub, opts.scopes, () => setTimeout(prepare, 0)));
   logEvent("mcp.stdio_started", { scopes: [...opts.scopes] });
   await closed;
 

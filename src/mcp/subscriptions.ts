@@ -45,6 +45,11 @@ export class Subscriptions {
     return changed;
   }
 
+  /** Every subscribed URI, of any kind. */
+  uris(): string[] {
+    return [...this.byUri.keys()];
+  }
+
   get size(): number {
     return this.byUri.size;
   }

@@ -105,6 +105,7 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
   // AI results have their own cache, which also records each call and streams; the replay cache stays out of their way.
   const key = op.safe && !op.ai ? ReplayCache.key(op.name, args) : null;
+  if (key) hub.syncWithLog();
   const replay = key ? hub.replays.get(key) : undefined;
   if (replay) return { result: replay };
   await hub.ready;
