@@ -17,10 +17,9 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
-import { noteList } from "../notes/ops.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
-import { hasScope, invoke } from "../ops/invoke.ts";
+import { hasScope } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
 import { AiSubscriptions } from "./ai-subscriptions.ts";
 import { isAiUri } from "./ai-uris.ts";
@@ -211,10 +210,19 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   };
 }
 
-/** Notes in the index, for the instructions; null while there is no usable index (stdio builds it after the handshake). */
+/**
+ * Notes in the index, for the instructions; null while there is no usable index (stdio builds it
+ * after the handshake). One count, kept until the index changes, never a listing: a session starts
+ * in the same time at any vault size (docs/mcp.md, Identity).
+ */
 async function noteCount(ctx: OpContext): Promise<number | null> {
   try {
-    return (await invoke(noteList, ctx, { limit: 1 })).total;
+    const { index } = ctx;
+    return index.derived(
+      "mcp:note_count",
+      () => index.notes.count(),
+      () => 1,
+    );
   } catch {
     return null;
   }
