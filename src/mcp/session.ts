@@ -26,7 +26,6 @@ import { isAiUri } from "./ai-uris.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
-import { glossaryOf } from "./glossary.ts";
 import type { McpHub } from "./hub.ts";
 import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./identity.ts";
 import { SessionLog } from "./logging.ts";
@@ -58,7 +57,8 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   const instructions = instructionsFor({
     scopes: opts.scopes,
     noteCount: await noteCount(hub.ctx.forCall({ scopes: opts.scopes })),
-    glossary: glossaryOf(visibleTools(opts.scopes, hub.ctx)),
+    tools: visibleTools(opts.scopes, hub.ctx),
+    allowed: visibleTools(opts.scopes, hub.ctx, { profile: false }).map((t) => t.name),
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
   const subscriptions = new Subscriptions();
