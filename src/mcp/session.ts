@@ -212,17 +212,14 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 
 /**
  * Notes in the index, for the instructions; null while there is no usable index (stdio builds it
- * after the handshake). One count, kept until the index changes, never a listing: a session starts
- * in the same time at any vault size (docs/mcp.md, Identity).
+ * after the handshake). Read from the full-text index's own row count, one record at any size, never
+ * a listing or a count(*) of the wide notes table: a session starts in the same time at any vault
+ * size (docs/mcp.md, Identity).
  */
 async function noteCount(ctx: OpContext): Promise<number | null> {
   try {
     const { index } = ctx;
-    return index.derived(
-      "mcp:note_count",
-      () => index.notes.count(),
-      () => 1,
-    );
+    return index.fts.noteCount() ?? index.notes.count();
   } catch {
     return null;
   }
