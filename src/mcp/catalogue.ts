@@ -21,6 +21,14 @@ export const TOOL_PROFILES: Readonly<Record<string, readonly string[]>> = {
   core: ["vault_search", "note_read", "note_write", "note_patch", "note_list", "link_backlinks"],
 };
 
+/**
+ * Writes that a repeat with the same input leaves as the first call left them (MCP
+ * idempotentHint): a whole-file write, a delete, a move or rename (the second finds nothing left
+ * to do), a config value, an index update, a daily note made only if missing. A patch (append
+ * again), a capture or attachment (a new file each time) and a canvas patch (adds again) are not.
+ */
+const REPEATABLE_WRITES = new Set(["note_write", "note_delete", "note_move", "tag_rename", "canvas_write", "vault_config_set", "vault_reindex", "daily_note"]);
+
 /** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools); its inputSchema compacted for the agent. */
 export function toolOf(op: AnyOperation): Tool {
   return toolFor(op, ALL_SCOPES);
@@ -41,7 +49,7 @@ function toolFor(op: AnyOperation, scopes: ReadonlySet<Scope>, openWorld = false
       annotations: {
         title: op.title,
         readOnlyHint: form.readOnly,
-        idempotentHint: op.safe,
+        idempotentHint: op.safe || REPEATABLE_WRITES.has(op.name),
         destructiveHint: op.destructive === true && !form.readOnly,
         openWorldHint: openWorld,
       },
