@@ -6,6 +6,7 @@ import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
+import { didYouMean } from "../core/suggest.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
@@ -18,7 +19,6 @@ import { selectPlainFields } from "./fields.ts";
 import { print, printErr } from "./io.ts";
 import { chooseFormat, NO_RESULTS, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
-import { didYouMean } from "./suggest.ts";
 
 const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
   print(render(selectPlainFields(data), chooseFormat(flags, process.stdout.isTTY === true), human));

@@ -5,6 +5,7 @@ import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { type Config, loadConfig } from "../config/load.ts";
 import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
@@ -13,7 +14,6 @@ import { probeChat } from "../providers/probe.ts";
 import type { AiSettings } from "../providers/settings.ts";
 import { scanVault } from "../vault/scan.ts";
 import { dataDirError, Vault } from "../vault/vault.ts";
-import { didYouMean } from "./suggest.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

@@ -38,7 +38,7 @@ export function instructionsFor(facts: SessionFacts): string {
   const listed = new Set(facts.tools.map((t) => t.name));
   const has = (name: string) => listed.has(name);
   const lines = [
-    `You are connected to an indx vault${size}: Markdown notes named by vault-relative paths ('Projects/Foo.md').`,
+    `You are connected to an indx vault${size}: Markdown notes named by vault-relative paths ('Projects/Foo.md'); reads also take a note's name ('Foo').`,
     `Search before you read: vault_search gives compact hits; read only what you need${has("chunk_get") ? " with chunk_get or note_read" : " with note_read"}${has("activate_context") ? ", or get a project's context at once with activate_context" : ""}.`,
     hasScope(facts.scopes, "vault:write")
       ? "Read before you write and pass the etag back as if_match; to change part of a note prefer note_patch over note_write. A failed write changes nothing; dry_run shows a plan first."

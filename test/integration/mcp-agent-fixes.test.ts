@@ -54,3 +54,35 @@ describe("annotations", () => {
     expect(hint("vault_search")).toBe(true);
   });
 });
+
+describe("paths by name", () => {
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const r = await client.callTool({ name, arguments: args });
+    const text = (r.content as { type: string; text: string }[])[0]?.text ?? "";
+    return { isError: r.isError === true, structured: r.structuredContent as Record<string, unknown> | undefined, error: r.isError ? JSON.parse(text) : null };
+  };
+
+  test("note_read takes a note's name, resolved as the wikilink [[name]] would be", async () => {
+    const r = await call("note_read", { path: "Apollo Launch" });
+    expect(r.isError).toBe(false);
+    expect(r.structured?.path).toBe("Projects/Apollo Launch.md");
+    const outline = await call("note_outline", { path: "Runbook" });
+    expect(outline.structured?.path).toBe("Reference/Runbook.md");
+    const many = await call("note_read_many", { paths: ["Apollo Launch", "Welcome.md"] });
+    expect(((many.structured?.notes ?? []) as { path: string }[]).map((n) => n.path)).toEqual(["Projects/Apollo Launch.md", "Welcome.md"]);
+  });
+
+  test("a path that names nothing is not_found with the closest paths as suggestions", async () => {
+    const r = await call("note_read", { path: "Projects/Apolo Launch.md" });
+    expect(r.error).toMatchObject({ code: "not_found", details: { suggestions: ["Projects/Apollo Launch.md"] } });
+    expect(r.error.message).toContain("Did you mean Projects/Apollo Launch.md?");
+  });
+
+  test("an exact path wins, and a write never writes to a guessed note", async () => {
+    const w = await call("note_write", { path: "Apollo Launch.md", body: "# A new note at the root\n", if_not_exists: true });
+    expect(w.structured?.path).toBe("Apollo Launch.md");
+    expect((await call("note_read", { path: "Apollo Launch.md" })).structured?.path).toBe("Apollo Launch.md");
+    const exists = await call("note_exists", { path: "Runbook" });
+    expect(exists.structured?.exists).toBe(false);
+  });
+});
