@@ -20,7 +20,7 @@ const MAX_HOPS = 3;
 export const AiScope = Type.Object(
   {
     kind: Type.Union([Type.Literal("paths"), Type.Literal("glob"), Type.Literal("tag"), Type.Literal("query"), Type.Literal("note")], {
-      description: "paths: `paths`; glob: `path_glob`; tag: `tag`; query: `q` (+ mode, limit); note: `path` (+ include_linked).",
+      description: "Fields: paths: paths; glob: path_glob; tag: tag; query: q, mode?, limit?; note: path, include_linked?.",
     }),
     paths: Type.Optional(Type.Array(VaultPath, { minItems: 1, maxItems: MAX_PATHS })),
     path_glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "e.g. 'Projects/**'." })),
@@ -29,9 +29,9 @@ export const AiScope = Type.Object(
     mode: Type.Optional(Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")])),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     path: Type.Optional(VaultPath),
-    include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: "Also the notes the note links to, this many hops out." })),
+    include_linked: Type.Optional(Type.Integer({ minimum: 0, maximum: MAX_HOPS, description: "Also linked notes, this many hops out." })),
   },
-  { additionalProperties: false, title: "AiScope", description: "The notes to work on." },
+  { additionalProperties: false, title: "AiScope", description: "The notes." },
 );
 export type AiScope = Static<typeof AiScope>;
 

@@ -41,22 +41,23 @@ export const attachmentWrite = defineOp({
   name: "attachment_write",
   errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "payload_too_large"],
   title: "Upload an attachment",
-  description:
-    "Save a file (image, PDF, …) where Obsidian's settings put attachments of `note`; a taken name gets ' 1' (on_conflict=fail refuses). Returns the embed to paste.",
+  description: "Save a file where Obsidian puts attachments; returns the embed to paste.",
   scope: "vault:write",
   safe: false,
   input: Type.Object(
     {
-      name: Type.String({ minLength: 1, maxLength: 255, description: "e.g. 'diagram.png'." }),
-      data_base64: Type.String({ maxLength: INPUT_LIMITS.attachmentBase64Chars }),
+      name: Type.String({ minLength: 1, maxLength: 255, description: "File name, e.g. 'diagram.png'." }),
+      data_base64: Type.String({ maxLength: INPUT_LIMITS.attachmentBase64Chars, description: "The bytes, base64." }),
       note: Type.Optional(
         Type.String({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
-          description: "The note it is for.",
+          description: "Note it is for (decides the folder).",
         }),
       ),
-      on_conflict: Type.Optional(Type.Union([Type.Literal("rename"), Type.Literal("fail")], { default: "rename" })),
+      on_conflict: Type.Optional(
+        Type.Union([Type.Literal("rename"), Type.Literal("fail")], { default: "rename", description: "A taken name: rename (' 1') or fail." }),
+      ),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },

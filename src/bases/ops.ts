@@ -53,15 +53,15 @@ export const baseQuery = defineOp({
   name: "base_query",
   errors: ["path_invalid", "not_found", "parse_failed", "query_too_costly"],
   title: "Run an Obsidian base",
-  description: "Runs a view (default: the first) of the Obsidian base at path (.base file, or a note's ```base block) or given as YAML in base.",
+  description: "Run a view of an Obsidian base (a .base file or a note's base block).",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
       path: Type.Optional(VaultPath),
       // Described in the operation's description: the catalogue an agent reads each turn stays small.
-      base: Type.Optional(Type.String({ maxLength: BASE_LIMITS.chars })),
-      view: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars })),
+      base: Type.Optional(Type.String({ maxLength: BASE_LIMITS.chars, description: "Base YAML, instead of path." })),
+      view: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "View name; default the first." })),
       limit: Type.Optional(Limit(100, 1000)),
       cursor: Type.Optional(Cursor),
     },

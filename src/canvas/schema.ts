@@ -12,7 +12,7 @@ export const CANVAS_COLOR_PATTERN = "^(?:[1-6]|#[0-9A-Fa-f]{3}(?:[0-9A-Fa-f]{3})
 export const CanvasColor = Type.String({
   maxLength: 7,
   pattern: CANVAS_COLOR_PATTERN,
-  description: 'A preset "1".."6" (red, orange, yellow, green, cyan, purple) or hex like "#FF0000".',
+  description: 'Preset "1".."6" or hex "#FF0000".',
 });
 export const CanvasSide = Type.Union([Type.Literal("top"), Type.Literal("right"), Type.Literal("bottom"), Type.Literal("left")]);
 const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Type.Literal("arrow")], { description });
@@ -20,7 +20,7 @@ const CanvasEnd = (description: string) => Type.Union([Type.Literal("none"), Typ
 const open = { additionalProperties: true } as const;
 
 const nodeBase = {
-  id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Unique node id (Obsidian writes 16 hex characters)." }),
+  id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Unique id." }),
   x: Type.Integer(),
   y: Type.Integer(),
   width: Type.Integer(),
@@ -69,26 +69,26 @@ export const CanvasNodeSchema = Type.Object(
   {
     ...nodeBase,
     type: Type.Union([Type.Literal("text"), Type.Literal("file"), Type.Literal("link"), Type.Literal("group")]),
-    text: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "type text (required): Markdown." })),
-    file: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type file (required): vault path of the file shown." })),
-    subpath: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, pattern: "^#", description: "type file: #Heading or #^blockid." })),
-    url: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "type link (required)." })),
-    label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "type group: the group's label." })),
-    background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "type group: vault path of a background image." })),
-    backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "type group." })),
+    text: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "text node: Markdown." })),
+    file: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "file node: vault path." })),
+    subpath: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, pattern: "^#", description: "file node: #Heading or #^block." })),
+    url: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "link node: URL." })),
+    label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars, description: "group: label." })),
+    background: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "group: image path." })),
+    backgroundStyle: Type.Optional(Type.Union([Type.Literal("cover"), Type.Literal("ratio"), Type.Literal("repeat")], { description: "group." })),
   },
-  { ...open, title: "CanvasNode", description: "A text, file, link or group node." },
+  { ...open, title: "CanvasNode", description: "A node." },
 );
 
 export const CanvasEdgeSchema = Type.Object(
   {
     id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars }),
-    fromNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "The start node's id." }),
+    fromNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "Start node id." }),
     fromSide: Type.Optional(CanvasSide),
-    fromEnd: Type.Optional(CanvasEnd('Default "none".')),
-    toNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "The end node's id." }),
+    fromEnd: Type.Optional(CanvasEnd("Default none.")),
+    toNode: Type.String({ maxLength: INPUT_LIMITS.nameChars, description: "End node id." }),
     toSide: Type.Optional(CanvasSide),
-    toEnd: Type.Optional(CanvasEnd('Default "arrow".')),
+    toEnd: Type.Optional(CanvasEnd("Default arrow.")),
     color: Type.Optional(CanvasColor),
     label: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.textLineChars })),
   },
@@ -100,7 +100,7 @@ export const CanvasSchema = Type.Object(
     nodes: Type.Optional(Type.Array(CanvasNodeSchema, { maxItems: INPUT_LIMITS.canvasNodes })),
     edges: Type.Optional(Type.Array(CanvasEdgeSchema, { maxItems: INPUT_LIMITS.canvasEdges })),
   },
-  { ...open, title: "JSON Canvas 1.0", description: "Nodes (drawn in array order, first lowest) and the edges between them." },
+  { ...open, title: "JSON Canvas 1.0", description: "Nodes and edges." },
 );
 
 export type CanvasDoc = Static<typeof CanvasSchema>;
@@ -108,14 +108,14 @@ export type CanvasDoc = Static<typeof CanvasSchema>;
 /** Fields an update may set; `null` removes an optional field. */
 const FieldSet = Type.Record(Type.String(), Type.Unknown(), {
   maxProperties: INPUT_LIMITS.properties,
-  description: "Fields to set; null removes an optional field. The id cannot change.",
+  description: "Fields to set; null removes one.",
 });
 const Id = Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars });
 
 export const CanvasPatchOpSchema = Type.Union([
   Type.Object({ op: Type.Literal("add_node"), node: CanvasNodeSchema }, { additionalProperties: false }),
   Type.Object({ op: Type.Literal("update_node"), id: Id, set: FieldSet }, { additionalProperties: false }),
-  Type.Object({ op: Type.Literal("remove_node"), id: Id }, { additionalProperties: false, description: "Also removes the edges touching the node." }),
+  Type.Object({ op: Type.Literal("remove_node"), id: Id }, { additionalProperties: false, description: "Also removes its edges." }),
   Type.Object({ op: Type.Literal("add_edge"), edge: CanvasEdgeSchema }, { additionalProperties: false }),
   Type.Object({ op: Type.Literal("update_edge"), id: Id, set: FieldSet }, { additionalProperties: false }),
   Type.Object({ op: Type.Literal("remove_edge"), id: Id }, { additionalProperties: false }),

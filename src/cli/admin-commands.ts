@@ -5,6 +5,7 @@ import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
 import { EventHub } from "../events/hub.ts";
 import { EventLog } from "../events/log.ts";
@@ -21,7 +22,6 @@ import { print, printErr } from "./io.ts";
 import { chooseFormat, NO_RESULTS, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
 import { absoluteAsTyped } from "./shell-paths.ts";
-import { didYouMean } from "./suggest.ts";
 
 const out = (flags: GlobalFlags, data: unknown, human: () => string) =>
   print(render(selectPlainFields(data), chooseFormat(flags, process.stdout.isTTY === true), human));

@@ -1,6 +1,6 @@
 import { IndxError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { GLOBAL_ARGS } from "./global-args.ts";
-import { didYouMean } from "./suggest.ts";
 
 const VALUE_FLAGS = new Set(Object.entries(GLOBAL_ARGS).flatMap(([n, a]) => (a.type === "string" ? [`--${n}`] : [])));
 const FIELD_LIST = /^[a-z_][a-z0-9_]*(,[a-z_][a-z0-9_]*)*$/;

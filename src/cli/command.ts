@@ -1,9 +1,9 @@
 import type { ArgsDef, CommandDef, ParsedArgs } from "citty";
 import { IndxError } from "../core/errors.ts";
+import { closest } from "../core/suggest.ts";
 import type { AnyOperation } from "../ops/define.ts";
 import { GLOBAL_ARGS } from "./global-args.ts";
 import { HELP_TEXT } from "./help.ts";
-import { closest } from "./suggest.ts";
 
 /** The operation a command runs: lets a test check that every operation has a command. */
 export const COMMAND_OPS = new WeakMap<object, AnyOperation>();

@@ -2,9 +2,9 @@ import { basename } from "node:path";
 import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
 import { loadConfig } from "../config/load.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { Vault } from "../vault/vault.ts";
 import { printErr } from "./io.ts";
-import { didYouMean } from "./suggest.ts";
 
 export interface GlobalFlags {
   vault?: string;

@@ -8,6 +8,7 @@ import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/error
 import { currentPlatform } from "../core/platform-dirs.ts";
 import { checkBind } from "../http/bind-policy.ts";
 import { loadTlsPair, tlsFilesOf } from "../http/tls.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
@@ -17,7 +18,6 @@ import type { AiSettings } from "../providers/settings.ts";
 import { runCommand, serviceStatus } from "../service/manager.ts";
 import { scanVault } from "../vault/scan.ts";
 import { dataDirError, Vault } from "../vault/vault.ts";
-import { didYouMean } from "./suggest.ts";
 
 export type CheckStatus = "ok" | "warn" | "fail";
 

@@ -1,7 +1,7 @@
 import type { TSchema } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
+import { didYouMean } from "../core/suggest.ts";
 import type { AnyOperation } from "../ops/define.ts";
-import { didYouMean } from "./suggest.ts";
 
 /** Fields `--json a,b` may name for an operation: its output's own fields and those of its list rows. */
 export function outputFields(op: AnyOperation): { top: Set<string>; rows: Set<string> } {

@@ -2,6 +2,7 @@ import { type CommandDef, runCommand } from "citty";
 import { errnoOf } from "../core/errno.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
+import { didYouMean } from "../core/suggest.ts";
 import { VERSION } from "../core/version.ts";
 import { checkLeadingFlags, jsonFieldCandidate, normalizeArgv, takeColorFlags, takeJsonFields } from "./argv.ts";
 import { outputFields, requestFields } from "./fields.ts";
@@ -9,7 +10,6 @@ import { renderHelp } from "./help.ts";
 import { print, printErr } from "./io.ts";
 import { chooseColor } from "./output.ts";
 import { root } from "./root.ts";
-import { didYouMean } from "./suggest.ts";
 import { resolveValue } from "./tree.ts";
 
 /** Walks argv down the command tree: the deepest command named, and the word that named none. */

@@ -15,7 +15,7 @@ import { chooseFormat } from "./output.ts";
 export const mcpCommand = command({
   description: "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex).",
   long: "`indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get, vault_config_set). Over HTTP, MCP is at /mcp on `indx serve`.",
-  examples: ["indx mcp", "indx mcp --read-only", "claude mcp add indx -- indx mcp", "indx mcp catalogue"],
+  examples: ["indx mcp", "indx mcp --read-only", "indx mcp --tools core", "claude mcp add indx -- indx mcp", "indx mcp catalogue"],
   args: {
     action: {
       type: "positional",
@@ -26,6 +26,11 @@ export const mcpCommand = command({
     "read-only": { type: "boolean", description: "Only the vault:read scope: no write or admin tools." },
     admin: { type: "boolean", description: "Also grant vault:admin (reindex, configuration)." },
     "no-watch": { type: "boolean", description: "Do not watch the vault for changes." },
+    tools: {
+      type: "string",
+      description:
+        "The tools to list: all (the default), core (search, read, write, patch, list, backlinks) and/or tool names, comma-separated (config mcp.tools).",
+    },
   },
   async run(flags, rawArgs) {
     if (flags.action !== undefined && flags.action !== "serve" && flags.action !== "catalogue")
@@ -33,8 +38,9 @@ export const mcpCommand = command({
     const readOnly = flags["read-only"] === true;
     if (readOnly && flags.admin) throw new IndxError("validation_failed", "--read-only and --admin exclude each other.");
     const scopes = new Set<Scope>(readOnly ? ["vault:read"] : flags.admin ? ["vault:read", "vault:write", "vault:admin"] : ["vault:read", "vault:write"]);
-    if (flags.action === "catalogue") return printCatalogueSize(scopes, flags);
-    const ctx = openContext(flags);
+    const extra = flags.tools === undefined ? {} : { "mcp.tools": flags.tools };
+    if (flags.action === "catalogue") return printCatalogueSize(scopes, flags, extra);
+    const ctx = openContext(flags, extra);
     // Started by hand, `indx mcp` would otherwise sit silent: an agent starts it, not a person.
     if (process.stdin.isTTY)
       printErr(
@@ -47,12 +53,12 @@ export const mcpCommand = command({
 });
 
 /** `indx mcp catalogue`: the tools these flags' scopes would see, in tokens (a JSON object with --json or when piped). */
-async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags): Promise<void> {
+async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags, extra: Record<string, unknown>): Promise<void> {
   const { catalogueSize } = await import("../mcp/catalogue.ts");
   // The vault's configuration decides whether the AI tools are in it; no vault, no AI tools.
   let ctx: App | undefined;
   try {
-    ctx = openContext(flags);
+    ctx = openContext(flags, extra);
   } catch {
     ctx = undefined;
   }

@@ -2,6 +2,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
 import type { App } from "../app/context.ts";
+import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
@@ -12,7 +13,7 @@ import { outputFields, requestedFields, selectFields } from "./fields.ts";
 import { CLI_FLAG_HELP } from "./flag-help.ts";
 import { HELP_TEXT } from "./help.ts";
 import { print, printErr, stdoutIsTTY, write } from "./io.ts";
-import { resolveTypedPath, splitLineSuffix, withPathSuggestions } from "./note-path.ts";
+import { splitLineSuffix } from "./note-path.ts";
 import { chooseFormat, colorOn, keyValueLines, listingOf, NO_RESULTS, render, type Style, styleFor } from "./output.ts";
 import { allPagesFormat, cutNotice, nextCursorOf, withoutHeader } from "./pages.ts";
 import { refreshAnswer, refreshIndex } from "./refresh.ts";
@@ -197,11 +198,10 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (refresh) await refreshIndex(ctx);
         if (spec.lineSuffix && typeof input.path === "string") takeLineSuffix(ctx, input);
         if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
-        const typedPath = op.safe && spec.positionals?.includes("path") && typeof input.path === "string" ? input.path : null;
-        if (typedPath) input.path = resolveTypedPath(ctx, typedPath);
-        // Each of several typed paths is resolved as `note get` resolves one (`note get-many "Apollo Launch" Ideas`).
-        if (op.safe && spec.positionals?.includes("paths") && Array.isArray(input.paths))
-          input.paths = input.paths.map((p) => (typeof p === "string" ? resolveTypedPath(ctx, p) : p));
+        // A note's name where a read takes a path (`note get "Apollo Launch"`), as REST and MCP resolve it.
+        const named = withNamesResolved(op, ctx, input);
+        const typedPath = named.typed;
+        Object.assign(input, named.input);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];

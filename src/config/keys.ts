@@ -300,6 +300,15 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
   },
   { key: "search.default_limit", type: "int", default: 10, description: "Results per page when no limit is given." },
   {
+    key: "mcp.tools",
+    env: "INDX_MCP_TOOLS",
+    type: "list",
+    default: ["all"],
+    description:
+      "The MCP tools listed to agents: `all`, the `core` profile (search, read, write, patch, list, backlinks) and/or tool names; the session's scopes still apply (`indx mcp --tools core`).",
+    itemProblem: (item) => (/^[a-z][a-z_]*$/.test(item) ? null : "is not a profile (all, core) or a tool name"),
+  },
+  {
     key: "links.typed_keys",
     env: "INDX_LINKS_TYPED_KEYS",
     type: "list",

@@ -16,10 +16,10 @@ import { ContextOutput } from "./schema.ts";
 
 const Input = Type.Object(
   {
-    query: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "Searched as vault_search does." })),
+    query: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: "Search query." })),
     path: Type.Optional(VaultPath),
-    hops: Type.Optional(Type.Integer({ minimum: 0, maximum: 3, default: 2, description: "Links to walk from the hits." })),
-    max_tokens: Type.Optional(Type.Integer({ minimum: 500, maximum: 20_000, default: 4000, description: "Budget of the whole answer." })),
+    hops: Type.Optional(Type.Integer({ minimum: 0, maximum: 3, default: 2, description: "Link hops from the hits." })),
+    max_tokens: Type.Optional(Type.Integer({ minimum: 500, maximum: 20_000, default: 4000, description: "Token budget of the answer." })),
     hits: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 3, description: "Search hits to start from." })),
     limit: Type.Optional(Limit(12, 50)),
   },
@@ -31,8 +31,7 @@ export const activateContext = defineOp({
   name: "activate_context",
   errors: ["path_invalid", "not_found"],
   title: "A topic with its neighbourhood",
-  description:
-    "A ready context in one call: a query's best hits (or one note) and the notes their typed links, links and backlinks reach, ranked, with the passages that matter and why each is there, within max_tokens.",
+  description: "A query's (or a note's) best notes and their linked notes, with key passages, within max_tokens.",
   scope: "vault:read",
   safe: true,
   input: Input,

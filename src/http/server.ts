@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { App } from "../app/context.ts";
+import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
@@ -207,7 +208,14 @@ export function createApp(ctx: App, o: AppOptions) {
     if (route.op.ai && wantsAiStream(request, input))
       return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller }), input, opts).then((r) => r.result));
     const scoped = ctx.forCall({ scopes, signal, caller });
-    const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
+    // A note's name where a read takes a path, as the CLI and MCP resolve it (src/app/note-names.ts).
+    const named = withNamesResolved(route.op, ctx, input);
+    const { result, replayed } = await (o.readers
+      ? o.readers.invoke(route.op, scoped, named.input, opts)
+      : invokeOp(route.op, scoped, named.input, opts)
+    ).catch((err: unknown) => {
+      throw withPathSuggestions(err, ctx, named.typed);
+    });
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
 

@@ -8,15 +8,14 @@ import { relFilter, TypedLinks } from "./typed.ts";
 
 const RelName = Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars });
 const RelInput = Type.Union([RelName, Type.Array(RelName, { minItems: 1, maxItems: INPUT_LIMITS.tagFilters })], {
-  description: "Only typed links of this relation (frontmatter property) or these.",
+  description: "Only typed links of these frontmatter properties.",
 });
 
 export const linkBacklinks = defineOp({
   name: "link_backlinks",
   errors: ["path_invalid", "not_found"],
   title: "Notes that link here",
-  description:
-    "Every link, embed and frontmatter link that resolves to this file: source, line, text, and rel (the frontmatter property) for typed links. Check it before renaming or deleting a note.",
+  description: "Links to a file: source, line, text, rel.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath, rel: Type.Optional(RelInput) }, { additionalProperties: false }),
@@ -37,7 +36,7 @@ export const linkForward = defineOp({
   name: "link_forward",
   errors: ["path_invalid", "not_found"],
   title: "Links out of a note",
-  description: "A note's outgoing links: resolved target (null when unresolved), rel for typed links, anchor_resolved for #heading and #^block links.",
+  description: "A note's outgoing links and their targets.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ path: VaultPath, rel: Type.Optional(RelInput) }, { additionalProperties: false }),
@@ -60,7 +59,7 @@ export const linkUnresolved = defineOp({
   name: "link_unresolved",
   errors: [],
   title: "Broken links",
-  description: "Link targets that match no file, most referenced first, with the notes that contain them.",
+  description: "Link targets matching no file, with their sources.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
@@ -85,7 +84,7 @@ export const linkBrokenAnchors = defineOp({
   name: "link_broken_anchors",
   errors: [],
   title: "Links to missing headings and blocks",
-  description: "Links whose note exists but whose #heading (#A#B path) or #^block does not. Missing notes: link_unresolved.",
+  description: "Links to a #heading or #^block that does not exist.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),
@@ -107,7 +106,7 @@ export const linkOrphans = defineOp({
   name: "link_orphans",
   errors: [],
   title: "Notes without links",
-  description: "Notes with no links in or out: candidates for linking or cleanup.",
+  description: "Notes with no links in or out.",
   scope: "vault:read",
   safe: true,
   input: Type.Object({ limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) }, { additionalProperties: false }),

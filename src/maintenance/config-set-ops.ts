@@ -9,15 +9,16 @@ export const vaultConfigSet = defineOp({
   name: "vault_config_set",
   errors: ["not_found", "patch_target_not_found", "encoding_unsupported"],
   title: "Write a configuration key",
-  description:
-    "Write one key of the config file (null removes it), typed as vault_config_get lists them; indx reads it when it next starts. Secrets, paths, server.* and URLs: `indx config set` only.",
+  description: "Set one config key (null removes it); applies at next start.",
   scope: "vault:admin",
   destructive: true,
   safe: false,
   input: Type.Object(
     {
-      key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "A dotted key, e.g. search.default_limit." }),
-      value: Type.Union([Text, Type.Number(), Type.Boolean(), Type.Array(Text, { maxItems: 1_000 }), Type.Null()]),
+      key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Dotted key, e.g. search.default_limit." }),
+      value: Type.Union([Text, Type.Number(), Type.Boolean(), Type.Array(Text, { maxItems: 1_000 }), Type.Null()], {
+        description: "In the key's type; null removes it.",
+      }),
     },
     { additionalProperties: false },
   ),

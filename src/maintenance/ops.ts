@@ -146,13 +146,12 @@ export const vaultStatus = defineOp({
   errors: [],
   needsIndex: false,
   title: "Vault and index health",
-  description:
-    "Counts and health of the vault and its index (notes, links, tags, last update, embeddings) and notes that need attention. Call it first on an unfamiliar vault.",
+  description: "Vault and index counts and health. Call first on an unfamiliar vault.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      probe: Type.Optional(Type.Boolean({ default: true, description: "Ask the embeddings provider for one vector (model, dimension, latency)." })),
+      probe: Type.Optional(Type.Boolean({ default: true, description: "Test the embeddings provider with one vector." })),
     },
     { additionalProperties: false },
   ),
@@ -304,16 +303,15 @@ export const vaultReindex = defineOp({
   errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "ai_unavailable", "ai_provider_error", "index_incompatible", "cancelled"],
   needsIndex: false,
   title: "Update or rebuild the index",
-  description:
-    "Update the index from the files on disk (changed files only), or rebuild it with rebuild=true. Rarely needed: the server keeps the index current.",
+  description: "Update the index from disk (rarely needed).",
   scope: "vault:admin",
   safe: false,
   input: Type.Object(
     {
-      rebuild: Type.Optional(Type.Boolean({ default: false, description: "Drop the index and build it again (stored embeddings are kept)." })),
-      embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks (when a provider is configured)." })),
-      reembed: Type.Optional(Type.Boolean({ default: false, description: "Embed the whole vault again (after changing the model)." })),
-      require_embeddings: Type.Optional(Type.Boolean({ default: false, description: "Fail instead of warning when embeddings cannot be made." })),
+      rebuild: Type.Optional(Type.Boolean({ default: false, description: "Rebuild from scratch." })),
+      embeddings: Type.Optional(Type.Boolean({ default: true, description: "Embed new and changed chunks." })),
+      reembed: Type.Optional(Type.Boolean({ default: false, description: "Embed everything again." })),
+      require_embeddings: Type.Optional(Type.Boolean({ default: false, description: "Fail if embeddings cannot be made." })),
     },
     { additionalProperties: false },
   ),
@@ -390,7 +388,7 @@ export const vaultConfigGet = defineOp({
   errors: [],
   needsIndex: false,
   title: "Read the merged configuration",
-  description: "The effective configuration and where each value came from; secrets and local paths show only as set/unset.",
+  description: "The configuration and each value's source.",
   scope: "vault:admin",
   safe: true,
   input: Type.Object({}, { additionalProperties: false }),

@@ -1,118 +1,106 @@
 /**
  * The inputSchema an agent reads on every turn: the operation's input schema (a JSON round trip
- * of its TypeBox schema) made compact without changing what it accepts in any way an agent
- * relies on. The server still validates every call against the full operation schema (invoke).
+ * of its TypeBox schema) made compact without dropping any field or any field's meaning
+ * (docs/decisions.md, "An MCP catalogue an agent can afford"). Every field keeps its description:
+ * the meaning is in the tool itself, not in instructions a client may drop. The server still
+ * validates every call against the full operation schema (invoke), whose refusal names the rule.
  *
- * - A top-level field whose description is the shared one (the glossary: see glossary.ts) loses
- *   it, and its bounds and default too when they are the shared ones; a titled type several tools take (AiScope, CanvasNode) keeps
- *   its shape in each tool, and the server instructions say once what its parts mean.
+ * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches),
+ *   `additionalProperties: false`, a `type` beside a `const`, a `minimum` of 0 or 1, a `pattern`
+ *   beside a description (the description says it in words) and every `default` but `true` (a
+ *   boolean that is on unless turned off is worth knowing; other defaults are in the words) go.
  * - A description repeated inside one tool is kept at its first occurrence only.
- * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches;
- *   the server's refusal names the limit), `title`, `additionalProperties` (the instructions say that only listed fields
- *   are accepted), a `type` beside a `const`, and every `default` but `true` (a boolean that is
- *   on unless turned off is worth knowing) go: noise to a model.
- * - A `pattern` beside a description goes (the description says it in words).
- * - A union of constants becomes an `enum`, a union of plain types a `type` list, a union of
- *   objects states `type: "object"` once, and a catch-all patternProperties becomes additionalProperties.
+ * - A union of constants becomes an `enum`, a union of plain types a `type` list, a catch-all
+ *   patternProperties becomes additionalProperties.
+ * - A list of edits that is a union of objects told apart by `op` (note_patch, canvas_patch)
+ *   becomes one object: `op` lists each edit as `name(fields): what it does`, the fields are
+ *   merged. No `$ref`/`$defs`: several MCP clients cannot resolve them (docs/decisions.md).
+ * - A titled type (CanvasNode, AiScope) keeps its title, so that a catalogue can give it in full
+ *   once and name it elsewhere (sharedTypesOnce).
  */
-
-import type { Glossary } from "./glossary.ts";
 
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "title"]);
-
-export function compactInputSchema(schema: JsonObject, glossary: Glossary): JsonObject {
-  const out = compact(schema, new Set(), glossary.types);
-  const properties = out.properties;
-  if (isObject(properties))
-    for (const [name, p] of Object.entries(properties)) {
-      const shared = isObject(p) ? glossary.fields.get(name)?.find((meaning) => meaning.description === p.description) : undefined;
-      if (!isObject(p) || !shared) continue;
-      delete p.description;
-      const details = Object.entries(shared.details);
-      if (details.every(([key, value]) => JSON.stringify(p[key]) === JSON.stringify(value))) for (const [key] of details) delete p[key];
-    }
-  return out;
-}
-
-/** One field's schema compacted alone, as a tool's schema would give it but for the glossary's field descriptions. */
-export function compactField(schema: JsonObject, types: Glossary["types"]): JsonObject {
-  return compact(schema, new Set(), types);
-}
+const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "minProperties"]);
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-function compact(node: JsonObject, seen: Set<string>, types: Glossary["types"]): JsonObject {
-  const shared = typeof node.title === "string" ? types.get(node.title) : undefined;
-  if (shared !== undefined) return sharedTypeUse(node, shared, seen);
+export function compactInputSchema(schema: JsonObject): JsonObject {
+  return compact(schema, new Set());
+}
+
+function compact(node: JsonObject, seen: Set<string>): JsonObject {
+  const flat = Array.isArray(node.anyOf) ? flattenOpUnion(node) : null;
+  if (flat) return compact(flat, seen);
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
     if (DROPPED_KEYS.has(key) || (key === "default" && value !== true) || (key === "type" && "const" in node)) continue;
     if (key === "additionalProperties" && typeof value === "boolean") continue;
-    // A described field's pattern repeats the description in regex: the description stays, and the
-    // server's refusal names the pattern.
+    if (key === "minItems" && value === 1) continue;
+    if ((key === "minimum" || key === "exclusiveMinimum") && (value === 0 || value === 1)) continue;
     if (key === "pattern" && typeof node.description === "string") continue;
+    if (key === "title" && !isObject(node.properties) && !Array.isArray(node.anyOf)) continue;
     if (key === "description" && typeof value === "string") {
       if (seen.has(value)) continue;
       seen.add(value);
       out.description = value;
     } else if (key === "properties" && isObject(value)) {
-      out.properties = Object.fromEntries(Object.entries(value).map(([name, p]) => [name, isObject(p) ? compact(p, seen, types) : p]));
+      out.properties = Object.fromEntries(Object.entries(value).map(([name, p]) => [name, isObject(p) ? compact(p, seen) : p]));
     } else if (key === "patternProperties" && isObject(value) && Object.keys(value).length === 1 && isObject(value["^(.*)$"])) {
-      const values = compact(value["^(.*)$"], seen, types);
+      const values = compact(value["^(.*)$"], seen);
       if (Object.keys(values).length > 0) out.additionalProperties = values;
     } else if (key === "anyOf" && Array.isArray(value)) {
       const constants = constantsOf(value);
-      // Bounds go first (see DROPPED_KEYS), so a union of bounded plain types is a type list too.
       const typeList = value.every((v) => isObject(v) && Object.keys(v).filter((k) => !DROPPED_KEYS.has(k)).length === 1 && typeof v.type === "string")
-        ? value.flatMap((v) => {
-            const type = isObject(v) ? v.type : v;
-            return type === undefined ? [] : [type];
-          })
+        ? value.flatMap((v) => (isObject(v) && typeof v.type === "string" ? [v.type] : []))
         : null;
       if (constants) Object.assign(out, constants);
       else if (typeList) out.type = typeList;
       else if (value.every((v) => isObject(v) && v.type === "object")) {
         out.type = "object";
-        out.anyOf = value.map((v) => (isObject(v) ? compact(without(v, "type"), seen, types) : v));
-      } else out.anyOf = value.map((v) => (isObject(v) ? compact(v, seen, types) : v));
-    } else
-      out[key] = isObject(value) ? compact(value, seen, types) : Array.isArray(value) ? value.map((v) => (isObject(v) ? compact(v, seen, types) : v)) : value;
+        out.anyOf = value.map((v) => (isObject(v) ? compact(without(v, "type"), seen) : v));
+      } else out.anyOf = value.map((v) => (isObject(v) ? compact(v, seen) : v));
+    } else out[key] = isObject(value) ? compact(value, seen) : Array.isArray(value) ? value.map((v) => (isObject(v) ? compact(v, seen) : v)) : value;
   }
   return out;
 }
 
 /**
- * A field that takes a shared type: its title and its shape (field names, types, enums, required;
- * no descriptions), and what this field says of it if that differs from the type's own
- * description. The shape stays in the tool so a client that never shows the server instructions
- * still lets its model build a valid value; what each part means is said once, in the instructions.
+ * A union of objects each naming itself with a constant `op` as one object: `op`'s enum and, in
+ * its description, each edit with its required fields and what it does (its own description, and
+ * what a field means for this edit alone when that differs from the field's first meaning).
  */
-function sharedTypeUse(node: JsonObject, type: JsonObject, seen: Set<string>): JsonObject {
-  const out: JsonObject = {};
-  const { description } = node;
-  if (typeof description === "string" && description !== type.description && !seen.has(description)) {
-    seen.add(description);
-    out.description = description;
+function flattenOpUnion(node: JsonObject): JsonObject | null {
+  const branches = node.anyOf;
+  if (!Array.isArray(branches) || branches.length < 2) return null;
+  const ops: { name: string; branch: JsonObject; properties: JsonObject }[] = [];
+  for (const b of branches) {
+    if (!isObject(b) || !isObject(b.properties) || !isObject(b.properties.op) || typeof b.properties.op.const !== "string") return null;
+    ops.push({ name: b.properties.op.const, branch: b, properties: b.properties });
   }
-  out.title = String(node.title);
-  Object.assign(out, shapeOf(compact(without(node, "title"), new Set(), new Map())));
-  return out;
-}
-
-/** Said of a shared type once, in the instructions, with its descriptions. */
-const SHAPE_DROPS = new Set(["description", "minimum", "maximum", "minItems"]);
-
-/** A compacted schema without its descriptions and bounds: the shape alone. */
-function shapeOf(node: JsonObject): JsonObject {
-  const out: JsonObject = {};
-  for (const [key, value] of Object.entries(node)) {
-    if (SHAPE_DROPS.has(key)) continue;
-    out[key] = isObject(value) ? shapeOf(value) : Array.isArray(value) ? value.map((v) => (isObject(v) ? shapeOf(v) : v)) : value;
+  const merged: JsonObject = {};
+  const lines: string[] = [];
+  for (const { name, branch, properties } of ops) {
+    const required = Array.isArray(branch.required) ? branch.required.filter((f) => f !== "op").map(String) : [];
+    const optional = Object.keys(properties).filter((f) => f !== "op" && !required.includes(f));
+    const notes: string[] = [];
+    for (const text of [isObject(properties.op) ? properties.op.description : undefined, branch.description]) if (typeof text === "string") notes.push(text);
+    for (const [field, schema] of Object.entries(properties)) {
+      if (field === "op" || !isObject(schema)) continue;
+      const first = merged[field];
+      if (!isObject(first)) merged[field] = schema;
+      else if (typeof schema.description === "string" && schema.description !== first.description) notes.push(`${field}: ${schema.description}`);
+    }
+    const fields = [...required, ...optional.map((f) => `${f}?`)].join(", ");
+    lines.push(`${name}(${fields})${notes.length ? `: ${notes.join(" ")}` : ""}`);
   }
-  return out;
+  const description = [typeof node.description === "string" ? node.description : null, ...lines].filter(Boolean).join("\n");
+  return {
+    type: "object",
+    required: ["op"],
+    properties: { op: { type: "string", enum: ops.map((o) => o.name), description }, ...merged },
+  };
 }
 
 function without(node: JsonObject, key: string): JsonObject {
@@ -134,10 +122,37 @@ function constantsOf(branches: Json[]): { type: string; enum: Json[] } | null {
       continue;
     }
     const keys = Object.keys(b);
-    if (!("const" in b) || typeof b.type !== "string" || keys.some((k) => k !== "const" && k !== "type")) return null;
+    if (!("const" in b) || typeof b.type !== "string" || keys.some((k) => k !== "const" && k !== "type" && k !== "description")) return null;
     if (type !== null && b.type !== type) return null;
     type = b.type;
     values.push(b.const);
   }
   return type === null ? null : { type, enum: values };
+}
+
+/**
+ * A titled object type several tools of one catalogue take (CanvasNode, AiScope) is given in full,
+ * with its title, in the first of them; the others name it (`A CanvasNode, as in canvas_write.`):
+ * JSON Schema's `$ref` would say the same, but not every client resolves it (docs/decisions.md).
+ */
+export function sharedTypesOnce<T extends { name: string; inputSchema: JsonObject }>(tools: T[]): T[] {
+  const firstUse = new Map<string, string>();
+  return tools.map((tool) => {
+    const mine = new Set<string>();
+    const rewrite = (node: Json): Json => {
+      if (Array.isArray(node)) return node.map(rewrite);
+      if (!isObject(node)) return node;
+      const title = typeof node.title === "string" && (isObject(node.properties) || Array.isArray(node.anyOf)) ? node.title : null;
+      if (title) {
+        const owner = firstUse.get(title);
+        if (owner !== undefined && owner !== tool.name)
+          return { type: "object", description: `${typeof node.description === "string" ? `${node.description} ` : ""}A ${title}, as in ${owner}.` };
+        mine.add(title);
+      }
+      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewrite(v)]));
+    };
+    const inputSchema = rewrite(tool.inputSchema);
+    for (const title of mine) if (!firstUse.has(title)) firstUse.set(title, tool.name);
+    return isObject(inputSchema) && JSON.stringify(inputSchema) !== JSON.stringify(tool.inputSchema) ? { ...tool, inputSchema } : tool;
+  });
 }

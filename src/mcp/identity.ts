@@ -1,8 +1,7 @@
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { VERSION } from "../core/version.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
-import { compactField } from "./compact-schema.ts";
-import type { Glossary } from "./glossary.ts";
 
 /** Server identity and agent onboarding (docs/mcp.md, Identity). */
 export const SERVER_NAME = "indx";
@@ -22,39 +21,35 @@ export interface SessionFacts {
   scopes: ReadonlySet<Scope>;
   /** Notes in the index when the session opened; null when the index is not built yet. */
   noteCount: number | null;
-  /** Input fields and types several of this session's tools share (glossary.ts). */
-  glossary: Glossary;
+  /** The tools the session lists: the instructions name only those, and say how to reach the rest. */
+  tools: readonly Tool[];
+  /** Every tool the session's scopes allow, listed or not (a profile lists fewer). */
+  allowed?: readonly string[];
 }
 
 /**
  * The instructions sent at initialize, fitted to the session: a read-only session is not taught
- * how to write. They also carry what the tool schemas leave out to stay small: the fields and
- * types several tools share, said once.
+ * how to write; a session whose profile lists fewer tools is told what else it can ask for. What
+ * each field means is in the tool's own schema (docs/decisions.md, "An MCP catalogue an agent can
+ * afford"), so these stay short: clients drop or cut long instructions.
  */
 export function instructionsFor(facts: SessionFacts): string {
   const size = facts.noteCount === null ? "" : ` of ${facts.noteCount} notes`;
+  const listed = new Set(facts.tools.map((t) => t.name));
+  const has = (name: string) => listed.has(name);
   const lines = [
-    `You are connected to an indx vault${size}: Markdown notes identified by vault-relative POSIX paths.`,
-    "Search before you read: vault_search returns compact hits; read only what you need with chunk_get or note_read.",
+    `You are connected to an indx vault${size}: Markdown notes named by vault-relative paths ('Projects/Foo.md'); reads also take a note's name ('Foo').`,
+    `Search before you read: vault_search gives compact hits; read only what you need${has("chunk_get") ? " with chunk_get or note_read" : " with note_read"}${has("activate_context") ? ", or get a project's context at once with activate_context" : ""}.`,
     hasScope(facts.scopes, "vault:write")
-      ? "Read before you write and pass the etag back as if_match. To change part of a note prefer note_patch (structured ops) over note_write. A failed write changes nothing."
+      ? "Read before you write and pass the etag back as if_match; to change part of a note prefer note_patch over note_write. A failed write changes nothing; dry_run shows a plan first."
       : "This session is read-only: propose changes to the user instead of making them.",
-    "Every tool result carries its data as structuredContent and, for clients that show only text, as text content.",
-    "Resources (vault://<path>, vault://search?q=…, vault://graph, vault://tags) can be watched with resources/subscribe: notifications/resources/updated says when they change.",
+    "Results carry their data as structuredContent and as text. Lists page with limit and cursor (next_cursor).",
   ];
-  const { fields, types } = facts.glossary;
-  if (fields.size > 0) {
+  if (has("vault_search")) lines.push("Resources (vault://<path>, vault://search?q=…, vault://graph, vault://tags) can be watched with resources/subscribe.");
+  const unlisted = (facts.allowed ?? []).filter((name) => !listed.has(name));
+  if (unlisted.length > 0)
     lines.push(
-      "Tools accept only the fields their schemas list. Fields several tools share, with the bounds and default they take unless a tool's schema gives its own:",
+      `This session lists a profile of the tools. Also available by name, or listed with \`indx mcp --tools all\` (config mcp.tools): ${unlisted.join(", ")}.`,
     );
-    for (const [name, meanings] of fields)
-      for (const { description, details } of meanings)
-        lines.push(`- ${name}: ${description}${Object.keys(details).length > 0 ? ` ${JSON.stringify(details)}` : ""}`);
-  }
-  if (types.size > 0) {
-    lines.push("Types several tools share (a schema titled with one of these names is that type):");
-    for (const [title, { title: _title, description, ...schema }] of types)
-      lines.push(`- ${title}: ${typeof description === "string" ? `${description} ` : ""}${JSON.stringify(compactField(schema, types))}`);
-  }
   return lines.join("\n");
 }

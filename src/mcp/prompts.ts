@@ -1,10 +1,11 @@
-import type { GetPromptResult, Prompt } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, type GetPromptResult, type Prompt } from "@modelcontextprotocol/sdk/types.js";
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { type PeriodicNote, periodicNote } from "../periodic/note.ts";
 import type { Vault } from "../vault/vault.ts";
+import { RpcError } from "./errors.ts";
 
 /**
  * Prompts (docs/mcp.md, Prompts): starting points that tell an agent which tools to call, in which
@@ -232,7 +233,12 @@ export function listPrompts(): Prompt[] {
 
 export function getPrompt(name: string, args: Record<string, string> | undefined, scopes: ReadonlySet<Scope>, vault: Vault): GetPromptResult {
   const def = BY_NAME.get(name);
-  if (!def) throw new IndxError("not_found", `No prompt named ${name}. Call prompts/list.`, { prompt: name });
+  if (!def) {
+    // Like an unknown tool name: a malformed request (Invalid params), not a missing resource.
+    const shown = name.slice(0, 100);
+    const e = new IndxError("not_found", `No prompt named ${shown}. Call prompts/list.`, { prompt: shown });
+    throw new RpcError(ErrorCode.InvalidParams, e.message, e.toJSON());
+  }
   const known = new Set(def.arguments.map((a) => a.name));
   for (const k of Object.keys(args ?? {})) if (!known.has(k)) throw new IndxError("validation_failed", `${name} has no argument ${k}`, { field: k });
   const tools = allowedTools(def, scopes);

@@ -16,15 +16,13 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { IndxError } from "../core/errors.ts";
-import { noteList } from "../notes/ops.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
-import { hasScope, invoke } from "../ops/invoke.ts";
+import { hasScope } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
 import { protocolError } from "./errors.ts";
-import { glossaryOf } from "./glossary.ts";
 import type { McpHub } from "./hub.ts";
 import { CAPABILITIES, instructionsFor, SERVER_INFO } from "./identity.ts";
 import { SessionLog } from "./logging.ts";
@@ -182,14 +180,21 @@ export async function instructionsOf(hub: McpHub, scopes: ReadonlySet<Scope>): P
   return instructionsFor({
     scopes,
     noteCount: await noteCount(hub.ctx.forCall({ scopes })),
-    glossary: glossaryOf(visibleTools(scopes, hub.ctx)),
+    tools: visibleTools(scopes, hub.ctx),
+    allowed: visibleTools(scopes, hub.ctx, { profile: false }).map((t) => t.name),
   });
 }
 
-/** Notes in the index, for the instructions; null while there is no usable index (stdio builds it after the handshake). */
+/**
+ * Notes in the index, for the instructions; null while there is no usable index (stdio builds it
+ * after the handshake). Read from the full-text index's own row count, one record at any size, never
+ * a listing or a count(*) of the wide notes table: a session starts in the same time at any vault
+ * size (docs/mcp.md, Identity).
+ */
 async function noteCount(ctx: OpContext): Promise<number | null> {
   try {
-    return (await invoke(noteList, ctx, { limit: 1 })).total;
+    const { index } = ctx;
+    return index.fts.noteCount() ?? index.notes.count();
   } catch {
     return null;
   }

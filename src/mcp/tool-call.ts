@@ -2,6 +2,7 @@ import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.
 import type { TObject } from "@sinclair/typebox";
 import type { AiStreamSink } from "../ai/stream.ts";
 import type { App } from "../app/context.ts";
+import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { Caller } from "../ops/context.ts";
@@ -118,9 +119,12 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     progress: progress?.fn,
     aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,
   });
+  let typed: string | null = null;
   try {
     // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
-    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, args ?? {}) : await invokeOp(op, ctx, args ?? {});
+    const named = withNamesResolved(op, env.app, args ?? {});
+    typed = named.typed;
+    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, named.input) : await invokeOp(op, ctx, named.input);
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],
@@ -133,6 +137,6 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     return { result };
   } catch (err) {
     await progress?.settle();
-    return { error: toIndxError(err) };
+    return { error: toIndxError(withPathSuggestions(err, env.app, typed)) };
   }
 }

@@ -42,16 +42,18 @@ export const noteCapture = defineOp({
   name: "note_capture",
   errors: ["path_invalid", "encoding_unsupported", "idempotency_key_reused", "already_exists", "payload_too_large"],
   title: "Capture a note to the inbox",
-  description: "Save text as a new note in folder (default: config capture.folder, Inbox) named from title or the date-time; never overwrites.",
+  description: "Save text as a new note (default folder Inbox); never overwrites.",
   scope: "vault:write",
   dryRunNeedsRead: true,
   safe: false,
   input: Type.Object(
     {
-      text: Type.String({ maxLength: INPUT_LIMITS.noteChars }),
-      title: Type.Optional(Type.String({ maxLength: 300 })),
-      folder: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars })),
-      frontmatter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { maxProperties: INPUT_LIMITS.properties })),
+      text: Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "Markdown." }),
+      title: Type.Optional(Type.String({ maxLength: 300, description: "Names the note; default: the date-time." })),
+      folder: Type.Optional(Type.String({ maxLength: INPUT_LIMITS.pathChars, description: "Default: capture.folder." })),
+      frontmatter: Type.Optional(
+        Type.Record(Type.String(), Type.Unknown(), { maxProperties: INPUT_LIMITS.properties, description: "Frontmatter properties." }),
+      ),
       dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
     },

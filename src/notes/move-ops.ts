@@ -14,8 +14,7 @@ export const noteMove = defineOp({
   name: "note_move",
   errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "etag_mismatch"],
   title: "Move or rename a note and update its links",
-  description:
-    "Rename or move a file and rewrite every reference to it across the vault (wikilinks, embeds, Markdown and frontmatter links, canvas nodes) in the vault's link format. Try dry_run=true first.",
+  description: "Move or rename a file and rewrite every link to it.",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,
@@ -23,8 +22,8 @@ export const noteMove = defineOp({
   input: Type.Object(
     {
       from: VaultPath,
-      to: Type.String({ minLength: 1, maxLength: 1024, description: "The new vault-relative path, e.g. 'Archive/Foo.md'." }),
-      update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite references to the file." })),
+      to: Type.String({ minLength: 1, maxLength: 1024, description: "New vault path." }),
+      update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite links to it." })),
       dry_run: Type.Optional(DryRun),
       if_match: Type.Optional(IfMatch),
       idempotency_key: Type.Optional(IdempotencyKey),

@@ -44,23 +44,28 @@ export const noteReadMany = defineOp({
   name: "note_read_many",
   errors: [],
   title: "Read several notes at once",
-  description:
-    "Read many notes at once, `paths` in their order or a `glob` in path order: whole notes until the next would pass budget_bytes; it and the rest are listed in `omitted` with their sizes, unreadable paths in `errors`.",
+  description: "Read notes by paths or glob, whole, within budget_bytes; the rest are listed as omitted.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }), { minItems: 1, maxItems: READ_MANY.maxPaths })),
-      glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: `Indexed notes matching this glob, e.g. 'Projects/**'.` })),
+      paths: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }), {
+          minItems: 1,
+          maxItems: READ_MANY.maxPaths,
+          description: "Paths, read in this order.",
+        }),
+      ),
+      glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: "Notes matching a glob, e.g. 'Projects/**'." })),
       budget_bytes: Type.Optional(
         Type.Integer({
           minimum: 1,
           maximum: READ_MANY.maxBudget,
           default: READ_MANY.defaultBudget,
-          description: "UTF-8 bytes of note text to return at most.",
+          description: "Max bytes of note text.",
         }),
       ),
-      truncate: Type.Optional(Type.Boolean({ default: false, description: "Return the first lines of the note that passes the budget, not omit it." })),
+      truncate: Type.Optional(Type.Boolean({ default: false, description: "Cut the note that passes the budget." })),
     },
     { additionalProperties: false },
   ),

@@ -13,11 +13,13 @@ export const chunkGet = defineOp({
   name: "chunk_get",
   errors: ["path_invalid", "not_found"],
   title: "Read one chunk",
-  description:
-    "One heading-aware section of a note by its chunk id '<path>#<index>' (search hits carry chunk_id), without frontmatter: cheaper than note_read.",
+  description: "One section of a note by chunk id.",
   scope: "vault:read",
   safe: true,
-  input: Type.Object({ id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<index>'." }) }, { additionalProperties: false }),
+  input: Type.Object(
+    { id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<n>' from a search hit." }) },
+    { additionalProperties: false },
+  ),
   output: Type.Object({
     id: Type.String(),
     note_id: Type.String(),
@@ -69,15 +71,14 @@ export const attachmentGet = defineOp({
   name: "attachment_get",
   errors: ["path_invalid", "not_found", "payload_too_large", "parse_failed"],
   title: "Attachment metadata or bytes",
-  description:
-    "Metadata of a non-Markdown file (size, MIME type, modification time); its bytes (base64) with download=true, refused above retrieval.max_attachment_bytes unless allow_large=true.",
+  description: "An attachment's metadata, or its bytes (base64).",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      path: Type.String({ minLength: 1, maxLength: 1024 }),
-      download: Type.Optional(Type.Boolean({ default: false })),
-      allow_large: Type.Optional(Type.Boolean({ default: false })),
+      path: Type.String({ minLength: 1, maxLength: 1024, description: "Vault path." }),
+      download: Type.Optional(Type.Boolean({ default: false, description: "Return the bytes." })),
+      allow_large: Type.Optional(Type.Boolean({ default: false, description: "Past retrieval.max_attachment_bytes." })),
     },
     { additionalProperties: false },
   ),

@@ -51,12 +51,12 @@ export const vaultValidateFrontmatter = defineOp({
   name: "vault_validate_frontmatter",
   errors: ["path_invalid"],
   title: "Check notes' properties",
-  description: "Notes whose properties break .obsidian/types.json types or lack a key config properties.required names.",
+  description: "Notes whose properties break their declared types or lack required ones.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      path_glob: Type.Optional(Type.String({ maxLength: 500 })),
+      path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Path glob, e.g. 'Projects/**'." })),
       limit: Type.Optional(Limit(100, 1000)),
       cursor: Type.Optional(Cursor),
     },

@@ -98,8 +98,7 @@ export const noteWrite = defineOp({
     "payload_too_large",
   ],
   title: "Create or replace a note",
-  description:
-    "Create a note or replace a whole one (to change part of a note, use note_patch). if_not_exists=true only creates; if_match replaces only the version you read. Returns the note as written.",
+  description: "Create or replace a whole note (note_patch changes part).",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,
@@ -107,18 +106,18 @@ export const noteWrite = defineOp({
   input: Type.Object(
     {
       path: VaultPath,
-      body: Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "Markdown text of the note (after the frontmatter, if given)." }),
+      body: Type.String({ maxLength: INPUT_LIMITS.noteChars, description: "Markdown after the frontmatter." }),
       frontmatter: Type.Optional(
         Type.Record(Type.String(), Type.Unknown(), {
           maxProperties: INPUT_LIMITS.properties,
-          description: "Properties written as a YAML frontmatter block at the top.",
+          description: "Frontmatter properties.",
         }),
       ),
       template: Type.Optional(
         Type.String({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
-          description: "A template (name or vault path) to start from, its {{variables}} filled in; body follows it.",
+          description: "Template to start from.",
         }),
       ),
       if_match: Type.Optional(IfMatch),
@@ -175,8 +174,7 @@ export const notePatch = defineOp({
   name: "note_patch",
   errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "etag_mismatch", "parse_failed"],
   title: "Edit a note with structured ops",
-  description:
-    "Edit part of a note with structured ops: frontmatter keys, body, sections by heading, blocks by ^id, heading renames (links to the heading are updated across the vault). Bytes outside the edits stay identical: prefer it to note_write. Returns the note as written.",
+  description: "Edit part of a note: properties, body, sections by heading, blocks by ^id. Other bytes stay.",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,
@@ -184,7 +182,7 @@ export const notePatch = defineOp({
   input: Type.Object(
     {
       path: VaultPath,
-      ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "Edits, applied in order; if one fails, nothing is written." }),
+      ops: Type.Array(PatchOpSchema, { minItems: 1, maxItems: 100, description: "In order; all or nothing." }),
       if_match: Type.Optional(IfMatch),
       dry_run: Type.Optional(DryRun),
       idempotency_key: Type.Optional(IdempotencyKey),
@@ -234,7 +232,7 @@ export const noteDelete = defineOp({
   name: "note_delete",
   errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "etag_mismatch"],
   title: "Delete a note",
-  description: "Delete a file. It goes to the vault's trash as Obsidian's settings say (`.trash/` by default), so it can be recovered.",
+  description: "Delete a file (to the vault's trash).",
   scope: "vault:write",
   destructive: true,
   safe: false,

@@ -36,12 +36,12 @@ export const INPUT_LIMITS = {
 export const VaultPath = Type.String({
   minLength: 1,
   maxLength: INPUT_LIMITS.pathChars,
-  description: "Vault-relative POSIX path, e.g. 'Projects/Foo.md'.",
+  description: "Vault path, e.g. 'Projects/Foo.md'.",
 });
 
-export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Maximum items to return." });
+export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Max items." });
 
-export const Cursor = Type.String({ maxLength: 200, description: "Opaque cursor from a previous page's next_cursor." });
+export const Cursor = Type.String({ maxLength: 200, description: "From next_cursor." });
 
 export const NextCursor = Type.Union([Type.String(), Type.Null()], { description: "Pass as cursor to get the next page; null on the last page." });
 
@@ -50,8 +50,7 @@ export const FrontmatterFilter = Type.Record(
   Type.Union([Type.String({ maxLength: INPUT_LIMITS.filterValueChars }), Type.Number(), Type.Boolean(), Type.Null()]),
   {
     maxProperties: INPUT_LIMITS.frontmatterFilters,
-    description:
-      "Frontmatter conditions, all of which must hold: {key: value} matches when the property equals the value, or contains it when the property is a list; null matches a missing or empty property.",
+    description: "{property: value}, all must match; null: empty.",
   },
 );
 

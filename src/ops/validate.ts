@@ -64,10 +64,18 @@ function inWords(e: ValueError): string {
     const tagged = taggedUnionInWords(e.schema, e.value);
     if (tagged) return tagged;
   }
-  const expected = expectation(e.schema);
+  // A pattern is the rule a value of the right length broke: say it, not the length (the field's
+  // description says it in words, the pattern as written).
+  const expected = e.type === ValueErrorType.StringFormat || e.type === ValueErrorType.StringPattern ? patternInWords(e.schema) : expectation(e.schema);
   if (!expected) return e.message.replace(/^Expected/, "must be");
   const got = typeof e.value === "string" ? JSON.stringify(e.value.length > 40 ? `${e.value.slice(0, 40)}…` : e.value) : JSON.stringify(e.value);
   return got === undefined ? expected : `${expected} (got ${got})`;
+}
+
+function patternInWords(schema: TSchema): string | null {
+  const rule = typeof schema.pattern === "string" ? `the pattern ${schema.pattern}` : typeof schema.format === "string" ? `the format ${schema.format}` : null;
+  if (!rule) return expectation(schema);
+  return `must match ${rule}${typeof schema.description === "string" ? ` (${schema.description.replace(/\.$/, "")})` : ""}`;
 }
 
 /**

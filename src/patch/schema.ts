@@ -8,9 +8,7 @@ import { INPUT_LIMITS } from "../ops/schemas.ts";
 const Heading = Type.String({
   minLength: 1,
   maxLength: INPUT_LIMITS.textLineChars,
-  description:
-    'Heading text ("Tasks"), with #s for the level ("## Tasks"), or nested ("Projects > Tasks"); case and punctuation ' +
-    'are ignored. It must match exactly one heading; "Log[2]" is the second of two.',
+  description: 'Heading text ("Tasks"), "## Tasks" or nested "A > B"; "Log[2]": the second "Log".',
 });
 
 /** Markdown a patch inserts: whole lines (PatchOpSchema's description says so once for every op). */
@@ -20,10 +18,10 @@ const op = <L extends string>(name: L, description: string) => Type.Literal(name
 
 export const SetFrontmatterOp = Type.Object(
   {
-    op: op("set_frontmatter", "Set one frontmatter property (creating the frontmatter if needed)."),
-    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Top-level property name (case-sensitive)." }),
+    op: op("set_frontmatter", "Set a property."),
+    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Property name." }),
     value: Type.Unknown({
-      description: 'The whole new value, as Obsidian writes it: string, number, boolean, null (empty), list or object; dates as strings ("2024-05-01").',
+      description: "New value: string, number, boolean, null, list or object; dates as strings.",
     }),
   },
   { additionalProperties: false },
@@ -31,78 +29,78 @@ export const SetFrontmatterOp = Type.Object(
 
 export const DeleteFrontmatterOp = Type.Object(
   {
-    op: op("delete_frontmatter", "Remove one frontmatter property; a missing key is patch_target_not_found."),
-    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Top-level property name." }),
+    op: op("delete_frontmatter", "Remove a property."),
+    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Property name." }),
   },
   { additionalProperties: false },
 );
 
 export const AppendBodyOp = Type.Object(
   {
-    op: op("append_body", "Add lines at the end of the note."),
-    markdown: Markdown("Markdown to add."),
+    op: op("append_body", "At the end of the note."),
+    markdown: Markdown("Markdown lines."),
   },
   { additionalProperties: false },
 );
 
 export const PrependBodyOp = Type.Object(
   {
-    op: op("prepend_body", "Add lines at the start of the body (after the frontmatter)."),
-    markdown: Markdown("Markdown to add."),
+    op: op("prepend_body", "At the start of the body."),
+    markdown: Markdown("Markdown lines."),
   },
   { additionalProperties: false },
 );
 
 export const InsertBeforeHeadingOp = Type.Object(
   {
-    op: op("insert_before_heading", "Insert lines just before a heading line."),
+    op: op("insert_before_heading", "Before the heading line."),
     heading: Heading,
-    markdown: Markdown("Markdown to add."),
+    markdown: Markdown("Markdown lines."),
   },
   { additionalProperties: false },
 );
 
 export const InsertAfterHeadingOp = Type.Object(
   {
-    op: op("insert_after_heading", "Insert lines just after a heading line."),
+    op: op("insert_after_heading", "After the heading line."),
     heading: Heading,
-    markdown: Markdown("Markdown to add."),
+    markdown: Markdown("Markdown lines."),
   },
   { additionalProperties: false },
 );
 
 export const ReplaceSectionOp = Type.Object(
   {
-    op: op("replace_section", "Replace a section's content (its subsections included) and keep its heading line."),
+    op: op("replace_section", "Replace a section's content, subsections included."),
     heading: Heading,
-    markdown: Markdown("The new content, without the heading line; empty for an empty section."),
+    markdown: Markdown("without the heading line."),
   },
   { additionalProperties: false },
 );
 
 export const AppendToSectionOp = Type.Object(
   {
-    op: op("append_to_section", "Add lines at the end of a section, after its subsections."),
+    op: op("append_to_section", "At the end of a section."),
     heading: Heading,
-    markdown: Markdown("Markdown to add."),
+    markdown: Markdown("Markdown lines."),
   },
   { additionalProperties: false },
 );
 
 export const ReplaceBlockOp = Type.Object(
   {
-    op: op("replace_block", "Replace the paragraph, list item or block that carries ` ^id`."),
-    block_id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: 'The id, with or without "^"; case-insensitive.' }),
-    markdown: Markdown("The new block; its ` ^id` is kept if you leave it out."),
+    op: op("replace_block", "Replace the block carrying ^id."),
+    block_id: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "Block id, '^' optional." }),
+    markdown: Markdown("its ^id is kept."),
   },
   { additionalProperties: false },
 );
 
 export const RenameHeadingOp = Type.Object(
   {
-    op: op("rename_heading", "Change a heading's text (not its level); links to it across the vault are rewritten."),
+    op: op("rename_heading", "Rename a heading; links to it follow."),
     from: Heading,
-    to: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.textLineChars, description: "The new text, without #s." }),
+    to: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.textLineChars, description: "New heading text, no #s." }),
   },
   { additionalProperties: false },
 );
@@ -121,7 +119,7 @@ export const PatchOpSchema = Type.Union(
     RenameHeadingOp,
   ],
   {
-    description: "One structural edit. Markdown goes in as whole lines, with the note's line endings.",
+    description: "An edit; markdown is whole lines.",
   },
 );
 

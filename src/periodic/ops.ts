@@ -25,22 +25,21 @@ export const dailyNote = defineOp({
   name: "daily_note",
   errors: ["not_found", "patch_target_not_found", "encoding_unsupported"],
   title: "Today's (or a given day's) daily note",
-  description:
-    "The daily (or weekly, monthly, …) note of a day, default today, where the vault's Daily notes or Periodic Notes settings put it; create=true makes it from their template (vault:write). Never replaces a note.",
+  description: "The daily (or other periodic) note of a date, per the vault's settings.",
   scope: "vault:read",
   // With create it writes a note (the scope check for that is in run); it never replaces one.
   safe: false,
   input: Type.Object(
     {
-      date: Type.Optional(Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", maxLength: 10, description: "YYYY-MM-DD." })),
-      tz: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA zone of today, e.g. Europe/Berlin." })),
+      date: Type.Optional(Type.String({ pattern: "^\\d{4}-\\d{2}-\\d{2}$", maxLength: 10, description: "YYYY-MM-DD; default today." })),
+      tz: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "IANA zone for today." })),
       period: Type.Optional(
         Type.Union(
           PERIODS.map((p) => Type.Literal(p)),
-          { default: "daily" },
+          { default: "daily", description: "Default daily." },
         ),
       ),
-      create: Type.Optional(Type.Boolean({ default: false })),
+      create: Type.Optional(Type.Boolean({ default: false, description: "Create it from the template if missing (vault:write)." })),
     },
     { additionalProperties: false },
   ),

@@ -187,25 +187,22 @@ export const vaultSearch = defineOp({
   name: "vault_search",
   errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Search the vault",
-  description:
-    'Search notes: compact hits, never whole notes: then chunk_get/note_read. Modes: lexical, semantic (needs embeddings), hybrid. Query: words (more matches rank higher), "a phrase", +required, -excluded, prefix*, OR; dates (2024-05, A..B) match date properties too. where: a Bases expression.',
+  description: 'Search notes; compact hits. Query: words, "phrase", +must, -not, prefix*, OR, dates (2024-05, A..B).',
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      q: Type.String({ maxLength: 2000, description: "What to look for." }),
-      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid where embeddings help, else lexical." })),
+      q: Type.String({ maxLength: 2000, description: "Query." }),
+      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: hybrid if embeddings exist." })),
       tag: Type.Optional(TagFilter("Only notes with all these tags.")),
-      path_glob: Type.Optional(
-        Type.String({ maxLength: 500, description: "Only notes whose path matches this glob (*, **, ?, [ab], {a,b}), e.g. 'Projects/**'." }),
-      ),
+      path_glob: Type.Optional(Type.String({ maxLength: 500, description: "Path glob, e.g. 'Projects/**'." })),
       frontmatter: Type.Optional(FrontmatterFilter),
       // Explained in the operation's description: the catalogue an agent reads each turn stays small.
-      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars })),
-      min_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+      where: Type.Optional(Type.String({ maxLength: EXPRESSION_LIMITS.chars, description: "Bases filter expression." })),
+      min_score: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "Drop hits scoring less." })),
       limit: Type.Optional(Limit(10, 100)),
       cursor: Type.Optional(Cursor),
-      rerank: Type.Optional(Type.Boolean({ description: "Rerank top hybrid hits by the chat model (default: search.rerank)." })),
+      rerank: Type.Optional(Type.Boolean({ description: "Rerank with the chat model." })),
     },
     { additionalProperties: false },
   ),
@@ -361,16 +358,13 @@ export const related = defineOp({
   name: "related",
   errors: ["path_invalid", "not_found", "ai_unavailable", "ai_provider_error", "cancelled"],
   title: "Notes related to a note or chunk",
-  description:
-    "Notes related to a note (its path) or a chunk ('<path>#<index>'), as compact hits like vault_search's: by embeddings when available, else by shared distinctive words.",
+  description: "Notes related to a note or chunk, as search hits.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      id: Type.String({ minLength: 1, maxLength: 1100, description: "A note path or a chunk id '<path>#<index>'." }),
-      mode: Type.Optional(
-        Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic when embeddings are available, else lexical." }),
-      ),
+      id: Type.String({ minLength: 1, maxLength: 1100, description: "Note path or chunk id '<path>#<n>'." }),
+      mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic if embeddings exist." })),
       limit: Type.Optional(Limit(10, 100)),
     },
     { additionalProperties: false },

@@ -9,7 +9,7 @@ export const tagList = defineOp({
   name: "tag_list",
   errors: [],
   title: "All tags",
-  description: "Every tag (frontmatter and inline, case-insensitive) with the number of notes that carry it; `prefix` narrows to one branch.",
+  description: "Tags with their note counts.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
@@ -33,11 +33,15 @@ export const tagNotes = defineOp({
   name: "tag_notes",
   errors: ["path_invalid", "not_found"],
   title: "Notes with a tag",
-  description: "Notes that carry a tag ('#' optional, case-insensitive); 'project' also finds 'project/alpha'.",
+  description: "Notes with a tag or its nested tags.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
-    { tag: Type.String({ minLength: 1, maxLength: 200 }), limit: Type.Optional(Limit(100, 1000)), cursor: Type.Optional(Cursor) },
+    {
+      tag: Type.String({ minLength: 1, maxLength: 200, description: "Tag ('#' optional)." }),
+      limit: Type.Optional(Limit(100, 1000)),
+      cursor: Type.Optional(Cursor),
+    },
     { additionalProperties: false },
   ),
   output: Type.Object({

@@ -11,14 +11,13 @@ import { planTagRename } from "./rename.ts";
 /** Identifies a plan by the exact versions of the notes it was made from. */
 const planEtag = (edits: FileEdit[]) => fingerprintOf(edits.map((e) => [e.path, e.etag]).sort()).slice(0, 16);
 
-const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} tag ('#' optional).` });
+const TagName = (what: string) => Type.String({ minLength: 1, maxLength: 200, description: `${what} tag.` });
 
 export const tagRename = defineOp({
   name: "tag_rename",
   errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "etag_mismatch"],
   title: "Rename a tag across the vault",
-  description:
-    "Rename a tag in frontmatter and inline #tags (nested tags follow: #old/x → #new/x; never inside code). Run with dry_run=true first, then pass its plan_etag: the rename is refused if a planned note changed meanwhile.",
+  description: "Rename a tag and its nested tags everywhere. dry_run first, then apply with its plan_etag.",
   scope: "vault:write",
   destructive: true,
   dryRunNeedsRead: true,
@@ -28,7 +27,7 @@ export const tagRename = defineOp({
       from: TagName("The current"),
       to: TagName("The new"),
       dry_run: Type.Optional(DryRun),
-      plan_etag: Type.Optional(Type.String({ maxLength: 64, description: "The plan_etag of the dry run this apply must match." })),
+      plan_etag: Type.Optional(Type.String({ maxLength: 64, description: "plan_etag of the dry run to apply." })),
       idempotency_key: Type.Optional(IdempotencyKey),
     },
     { additionalProperties: false },

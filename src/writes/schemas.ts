@@ -7,19 +7,18 @@ import type { FileEdit } from "./edit.ts";
 export const IfMatch = Type.String({
   minLength: 1,
   maxLength: 64,
-  description:
-    "The etag from your last read of this file. The write fails with etag_mismatch (412) if the file changed since. `*` matches any version of an existing file (and fails if there is none).",
+  description: "Etag of your read; fails if the file changed.",
 });
 
-export const IfNotExists = Type.Boolean({ default: false, description: "Create only; fail with already_exists if a file is there." });
+export const IfNotExists = Type.Boolean({ default: false, description: "Fail if the file exists." });
 
 export const IdempotencyKey = Type.String({
   minLength: 1,
   maxLength: 200,
-  description: "Retry-safe key: the same key with the same request within 24 h replays the first result (no second write, no second model call).",
+  description: "Retry key (24 h).",
 });
 
-export const DryRun = Type.Boolean({ default: false, description: "Plan only: list the edits without writing anything." });
+export const DryRun = Type.Boolean({ default: false, description: "Plan only." });
 
 /** Planned edits of one file, as a dry run shows them. */
 export const PlannedFile = Type.Object({

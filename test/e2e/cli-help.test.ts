@@ -161,7 +161,7 @@ describe("help", () => {
     const help = run(["help", "search"], { COLUMNS: "80" });
     expect(help.code).toBe(0);
     expect(help.stdout).toContain("Examples:");
-    expect(help.stdout).toContain("lexical, semantic, hybrid");
+    expect(help.stdout).toContain("--mode <lexical|semantic|hybrid|auto>");
     for (const line of help.stdout.split("\n")) expect(line.length).toBeLessThanOrEqual(80);
     const top = run(["--help"], { COLUMNS: "80" }).stdout;
     for (const line of top.split("\n")) expect(line.length).toBeLessThanOrEqual(80);

@@ -268,7 +268,7 @@ describe("indx mcp over stdio", () => {
       expect(got.messages.length).toBeGreaterThan(0);
     }
     await expect(client.getPrompt({ name: "daily_note", arguments: { date: "yesterday" } })).rejects.toMatchObject({ code: -32602 });
-    await expect(client.getPrompt({ name: "no_such_prompt" })).rejects.toMatchObject({ code: -32002 });
+    await expect(client.getPrompt({ name: "no_such_prompt" })).rejects.toMatchObject({ code: -32602 });
   });
 
   test("the stdio server watches the vault: an editor's write reaches a subscription", async () => {

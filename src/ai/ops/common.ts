@@ -22,23 +22,17 @@ export const ScopeResolved = Type.Object({
 
 export const Style = Type.Union([Type.Literal("neutral"), Type.Literal("bullets"), Type.Literal("executive"), Type.Literal("technical")], {
   default: "neutral",
-  description: "Tone and form of the prose.",
+  description: "Prose style.",
 });
 
 /** Knobs every AI call takes. */
 export const CallControls = {
-  max_tokens: Type.Optional(Type.Integer({ minimum: 16, maximum: 32_768, description: "Output tokens, clamped to ai.max_output_tokens." })),
-  seed: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 0, description: "Same input, same seed: the same output where the model allows." }),
-  ),
-  cache: Type.Optional(Type.Boolean({ default: true, description: "false: bypass the AI cache." })),
-  cache_ttl_seconds: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: "How long this result stays cached (default ai.cache_ttl_hours)." }),
-  ),
+  max_tokens: Type.Optional(Type.Integer({ minimum: 16, maximum: 32_768, description: "Output token cap." })),
+  seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1, default: 0, description: "For repeatable output." })),
+  cache: Type.Optional(Type.Boolean({ default: true, description: "false: skip the AI cache." })),
+  cache_ttl_seconds: Type.Optional(Type.Integer({ minimum: 0, maximum: 30 * 86_400, description: "Cache lifetime." })),
   idempotency_key: Type.Optional(IdempotencyKey),
-  stream: Type.Optional(Type.Boolean({ default: false, description: "Stream partial output (REST: or send Accept: text/event-stream; CLI: --stream)." })),
+  stream: Type.Optional(Type.Boolean({ default: false, description: "Stream partial output." })),
 };
 
-export const Language = Type.Optional(
-  Type.String({ minLength: 2, maxLength: 35, description: "Output language (BCP 47, e.g. en, ja); default: the notes' language." }),
-);
+export const Language = Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: "Output language (BCP 47); default: the notes'." }));

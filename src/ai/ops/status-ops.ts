@@ -92,8 +92,7 @@ export const aiStatus = defineOp({
   name: "ai_status",
   errors: [],
   title: "AI status",
-  description:
-    "What AI this vault offers: the chat and embeddings models, the operations that can run, limits, cache and today's spend. Cheap; call it first to learn what to expect.",
+  description: "The vault's AI models, limits and spend.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "any" },

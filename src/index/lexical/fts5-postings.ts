@@ -355,6 +355,16 @@ export class Fts5Postings {
   }
 
   /**
+   * Rows in the table, from the averages record FTS5 keeps up to date on every insert and delete:
+   * one read of one record, at any size (a count(*) of a wide table reads all of it).
+   */
+  rowCount(): number {
+    const averages = this.sql.page.get(1n);
+    if (!averages) throw new Fts5FormatError("no averages record");
+    return new Varints(averages.block).next();
+  }
+
+  /**
    * The current snapshot; throws Fts5FormatError when the table is not in a format read here. It
    * is read again after any commit to the database (PRAGMA data_version counts other connections'
    * commits, total_changes() this one's): a table rebuilt from scratch can have the same

@@ -2,10 +2,10 @@ import { describe, expect, test } from "bun:test";
 import { Type } from "@sinclair/typebox";
 import { normalizeArgv, takeJsonFields } from "../../../src/cli/argv.ts";
 import { progressLine } from "../../../src/cli/progress.ts";
-import { closest, didYouMean } from "../../../src/cli/suggest.ts";
 import { wrap } from "../../../src/cli/wrap.ts";
 import { unknownKeysIn } from "../../../src/config/load.ts";
 import { humanLine } from "../../../src/core/log.ts";
+import { closest, didYouMean } from "../../../src/core/suggest.ts";
 import { enumValues, expectation } from "../../../src/ops/schema-words.ts";
 
 describe("did you mean", () => {

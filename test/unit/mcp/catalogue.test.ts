@@ -1,139 +1,151 @@
-import { describe, expect, test } from "bun:test";
+import { afterAll, describe, expect, test } from "bun:test";
+import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
+import type { App } from "../../../src/app/context.ts";
 import { OPERATIONS } from "../../../src/app/registry.ts";
-import { catalogueSize, toolOf } from "../../../src/mcp/catalogue.ts";
-import { compactInputSchema } from "../../../src/mcp/compact-schema.ts";
-import { GLOSSARY, glossaryOf } from "../../../src/mcp/glossary.ts";
+import { catalogueSize, TOOL_PROFILES, toolOf, toolText, visibleTools } from "../../../src/mcp/catalogue.ts";
 import { instructionsFor } from "../../../src/mcp/identity.ts";
 import type { Scope } from "../../../src/ops/define.ts";
-import { sandbox } from "../../support/vault.ts";
+import { type Sandbox, sandbox } from "../../support/vault.ts";
 
 const ALL = new Set<Scope>(["vault:read", "vault:write", "vault:admin"]);
-const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as { properties: Record<string, unknown>; required?: string[] };
+const READ = new Set<Scope>(["vault:read"]);
+type Schema = { properties?: Record<string, Schema>; required?: string[]; description?: string; [key: string]: unknown };
+const plain = (schema: unknown) => JSON.parse(JSON.stringify(schema)) as Schema;
+const tokens = (tools: Tool[]) => tools.reduce((sum, t) => sum + encode(toolText(t)).length, 0);
 
-describe("the tool catalogue", () => {
-  test('costs an agent at most 5,430 tokens (name, description and inputSchema of every tool, chars/4; docs/decisions.md, "The MCP catalogue budget")', () => {
-    const size = catalogueSize(ALL);
-    expect(size.tools).toBe(OPERATIONS.filter((op) => !op.ai).length);
-    expect(size.tokens).toBeLessThanOrEqual(5430);
-    expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
+const sandboxes: Sandbox[] = [];
+const apps: App[] = [];
+function vaultWith(env: Record<string, string>): App {
+  const sb = sandbox();
+  Object.assign(sb.env, env);
+  sandboxes.push(sb);
+  const app = sb.context();
+  apps.push(app);
+  return app;
+}
+afterAll(() => {
+  for (const app of apps) app.close();
+  for (const sb of sandboxes) sb.cleanup();
+});
+const AI = { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model", INDX_EMBEDDINGS_PROVIDER: "ollama", INDX_EMBEDDINGS_MODEL: "any-embedding-model" };
+
+/** Budgets in o200k tokens (docs/decisions.md, "An MCP catalogue an agent can afford"; scripts/bench/catalogue.ts prints the figures). */
+describe("the tool catalogue's cost", () => {
+  test("the whole catalogue without AI tools costs at most 4,450 tokens, with every field described", () => {
+    const tools = visibleTools(ALL, vaultWith({}));
+    expect(tools).toHaveLength(OPERATIONS.filter((op) => !op.ai).length);
+    expect(tokens(tools)).toBeLessThanOrEqual(4450);
   });
 
-  test("is measured tool by tool too, adding up to the whole (within rounding)", () => {
+  test("with a chat model and embeddings, every tool costs at most 7,850 tokens", () => {
+    const tools = visibleTools(ALL, vaultWith(AI));
+    expect(tools).toHaveLength(OPERATIONS.length);
+    expect(tokens(tools)).toBeLessThanOrEqual(7850);
+  });
+
+  test("the core profile lists search, read, write, patch, list and backlinks in at most 1,500 tokens", () => {
+    const tools = visibleTools(ALL, vaultWith({ INDX_MCP_TOOLS: "core" }));
+    expect(tools.map((t) => t.name).sort()).toEqual([...(TOOL_PROFILES.core ?? [])].sort());
+    expect(tokens(tools)).toBeLessThanOrEqual(1500);
+  });
+
+  test("a profile and tool names combine; the scopes still decide", () => {
+    const app = vaultWith({ INDX_MCP_TOOLS: "core,tag_rename" });
+    expect(visibleTools(ALL, app).map((t) => t.name)).toContain("tag_rename");
+    expect(
+      visibleTools(READ, app)
+        .map((t) => t.name)
+        .sort(),
+    ).toEqual(["link_backlinks", "note_list", "note_read", "vault_search"]);
+  });
+
+  test("the instructions cost at most 500 tokens in every form, and a profile's name the tools it leaves out", () => {
+    const app = vaultWith({ INDX_MCP_TOOLS: "core" });
+    const everything = visibleTools(ALL, vaultWith(AI));
+    const core = visibleTools(ALL, app);
+    const forms = [
+      instructionsFor({ scopes: ALL, noteCount: 100000, tools: everything }),
+      instructionsFor({ scopes: READ, noteCount: null, tools: visibleTools(READ) }),
+      instructionsFor({ scopes: ALL, noteCount: 5000, tools: core, allowed: everything.map((t) => t.name) }),
+    ];
+    for (const text of forms) expect(encode(text).length).toBeLessThanOrEqual(500);
+    for (const name of everything.map((t) => t.name).filter((n) => !core.some((t) => t.name === n))) expect(forms[2]).toContain(name);
+    expect(forms[0]).not.toContain("indx mcp --tools all");
+  });
+
+  test("catalogueSize (chars/4, for `indx mcp catalogue`) adds up tool by tool", () => {
     const size = catalogueSize(ALL);
     const perTool = Object.values(size.per_tool);
     expect(perTool).toHaveLength(size.tools);
     expect(Math.abs(perTool.reduce((a, b) => a + b, 0) - size.tokens)).toBeLessThanOrEqual(size.tools / 2);
+    expect(size.tokens_with_output_schema).toBeGreaterThan(size.tokens);
+  });
+});
+
+describe("the tool catalogue's meaning", () => {
+  test("every input field of every tool is described in the tool itself", () => {
+    const undescribed = OPERATIONS.flatMap((op) =>
+      Object.entries(plain(toolOf(op).inputSchema).properties ?? {})
+        .filter(([, field]) => typeof field.description !== "string" || field.description.length === 0)
+        .map(([name]) => `${op.name}.${name}`),
+    );
+    expect(undescribed).toEqual([]);
   });
 
-  test('with a chat model, the AI tools add at most 3,950 tokens (docs/decisions.md, "The MCP catalogue budget")', () => {
-    const sb = sandbox();
-    Object.assign(sb.env, { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model" });
-    const ctx = sb.context();
-    try {
-      const size = catalogueSize(ALL, ctx);
-      expect(size.tools).toBe(OPERATIONS.length);
-      expect(size.tokens - catalogueSize(ALL).tokens).toBeLessThanOrEqual(3950);
-    } finally {
-      ctx.close();
-      sb.cleanup();
-    }
-  });
-
-  test("compact schemas keep every field and every required one", () => {
-    for (const op of OPERATIONS) {
-      const full = plain(op.input);
-      const compact = toolOf(op).inputSchema;
-      expect(Object.keys(compact.properties ?? {})).toEqual(Object.keys(full.properties));
-      expect(compact.required ?? []).toEqual(full.required ?? []);
-    }
-  });
-
-  test("a field description left out of a schema is in the instructions of every session that can use it", () => {
-    for (const scopes of [new Set<Scope>(["vault:read"]), ALL]) {
-      const tools = OPERATIONS.map(toolOf).filter((t) => scopes.has(String(t._meta?.["indx/scope"]) as Scope));
-      const instructions = instructionsFor({ scopes, noteCount: 1, glossary: glossaryOf(tools) });
-      for (const op of OPERATIONS.filter((o) => scopes.has(o.scope))) {
-        const full = plain(op.input).properties as Record<string, { description?: string }>;
-        const compact = toolOf(op).inputSchema.properties as Record<string, { description?: string }>;
-        for (const [name, field] of Object.entries(full))
-          if (field.description && !compact[name]!.description) expect(instructions).toContain(`- ${name}: ${field.description}`);
-      }
-    }
-  });
-
-  test("every description in an input schema, however deep, is in the tool's schema or in the instructions of every session that can use it", () => {
+  test("every description in an operation's input schema, however deep, is in its tool, or in the tool that gives a shared type in full", () => {
     const descriptionsIn = (node: unknown): string[] =>
       Array.isArray(node)
         ? node.flatMap(descriptionsIn)
         : typeof node === "object" && node !== null
           ? Object.entries(node).flatMap(([key, value]) => (key === "description" && typeof value === "string" ? [value] : descriptionsIn(value)))
           : [];
-    for (const scopes of [new Set<Scope>(["vault:read"]), ALL]) {
-      const ops = OPERATIONS.filter((o) => scopes.has(o.scope));
-      const instructions = instructionsFor({ scopes, noteCount: 1, glossary: glossaryOf(ops.map(toolOf)) });
-      for (const op of ops) {
-        const compact = JSON.stringify(toolOf(op).inputSchema);
-        for (const description of descriptionsIn(plain(op.input))) {
-          const said =
-            compact.includes(JSON.stringify(description)) || instructions.includes(description) || instructions.includes(JSON.stringify(description));
-          expect(said ? description : `${op.name}: "${description}" is nowhere`).toBe(description);
-        }
+    const tools = visibleTools(ALL, vaultWith(AI));
+    const catalogue = JSON.stringify(tools.map((t) => t.inputSchema));
+    for (const op of OPERATIONS) {
+      const own = JSON.stringify(tools.find((t) => t.name === op.name)?.inputSchema);
+      for (const description of descriptionsIn(plain(op.input))) {
+        const said = own.includes(JSON.stringify(description).slice(1, -1)) || catalogue.includes(JSON.stringify(description).slice(1, -1));
+        expect(said ? description : `${op.name}: "${description}" is nowhere`).toBe(description);
       }
     }
   });
 
-  test("a shared type is said once, in the instructions of every session whose tools take it, and keeps only its shape in the tools", () => {
-    const titlesIn = (schema: unknown): string[] => [...JSON.stringify(schema).matchAll(/"title":"([^"]+)"/g)].map((m) => m[1]!);
-    const tools = OPERATIONS.map(toolOf);
-    const instructions = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools) });
-    const named = new Set(tools.flatMap((t) => titlesIn(t.inputSchema)));
-    expect([...named].sort()).toEqual(["AiScope", "CanvasEdge", "CanvasNode"]);
-    // In a tool, a shared type is its shape: field names and types a client without the instructions can still fill, no descriptions.
-    const usesIn = (node: unknown): Record<string, unknown>[] =>
-      Array.isArray(node)
-        ? node.flatMap(usesIn)
-        : typeof node === "object" && node !== null
-          ? [...(named.has(String((node as { title?: unknown }).title)) ? [node as Record<string, unknown>] : []), ...Object.values(node).flatMap(usesIn)]
-          : [];
-    const uses = tools.flatMap((t) => usesIn(t.inputSchema));
-    expect(uses.length).toBeGreaterThanOrEqual(9);
-    for (const use of uses) {
-      expect(Object.keys(use.properties as object).length).toBeGreaterThan(3);
-      expect(JSON.stringify(use.properties)).not.toContain('"description"');
-    }
-    for (const title of named) expect(instructions.split("\n").filter((line) => line.startsWith(`- ${title}: `))).toHaveLength(1);
-    const canvasOnly = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools.filter((t) => t.name === "canvas_patch")) });
-    expect(canvasOnly).toContain("- CanvasNode: ");
-    expect(canvasOnly).not.toContain("- AiScope: ");
+  test("a shared type is given in full once per catalogue and named where it recurs", () => {
+    const tools = visibleTools(ALL);
+    const full = (title: string) => tools.filter((t) => JSON.stringify(t.inputSchema).includes(`"title":"${title}"`)).map((t) => t.name);
+    expect(full("CanvasNode")).toEqual(["canvas_write"]);
+    expect(JSON.stringify(tools.find((t) => t.name === "canvas_patch")?.inputSchema)).toContain("A CanvasNode, as in canvas_write.");
+    // Alone, a tool gives the type in full.
+    expect(JSON.stringify(toolOf(OPERATIONS.find((op) => op.name === "canvas_patch") ?? OPERATIONS[0]!).inputSchema)).toContain('"title":"CanvasNode"');
   });
 
-  test("a bound or default a tool's field leaves out is the shared one, in the instructions (seed, max_tokens, cache, limit, …)", () => {
-    const tools = OPERATIONS.map(toolOf);
-    const lines = instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(tools) }).split("\n");
-    const withoutFieldGlossary = { fields: new Map(), types: GLOSSARY.types };
-    let leftOut = 0;
+  test("no $ref or $defs: several clients cannot resolve them", () => {
+    expect(JSON.stringify(visibleTools(ALL, vaultWith(AI)).map((t) => t.inputSchema))).not.toMatch(/"\$(ref|defs)"/);
+  });
+
+  test("compact schemas keep every top-level field and every required one", () => {
     for (const op of OPERATIONS) {
-      const full = compactInputSchema(JSON.parse(JSON.stringify(op.input)), withoutFieldGlossary).properties as Record<string, Record<string, unknown>>;
-      const compact = toolOf(op).inputSchema.properties as Record<string, Record<string, unknown>>;
-      for (const [name, field] of Object.entries(full))
-        for (const [key, value] of Object.entries(field)) {
-          if (key === "description" || key in compact[name]!) continue;
-          leftOut++;
-          expect(lines.some((line) => line.startsWith(`- ${name}: `) && line.includes(`"${key}":${JSON.stringify(value)}`))).toBe(true);
-        }
+      const full = plain(op.input);
+      const compact = toolOf(op).inputSchema;
+      expect(Object.keys(compact.properties ?? {})).toEqual(Object.keys(full.properties ?? {}));
+      expect(compact.required ?? []).toEqual(full.required ?? []);
     }
-    expect(leftOut).toBeGreaterThan(0);
   });
 
-  test("a session's instructions give a shared field only in the meanings its tools use", () => {
-    const aiIfMatch = /^- if_match: path → etag/m;
-    const writeIfMatch = /^- if_match: The etag from your last read/m;
-    const instructionsOf = (ops: typeof OPERATIONS) => instructionsFor({ scopes: ALL, noteCount: 1, glossary: glossaryOf(ops.map(toolOf)) });
-    const withoutAi = instructionsOf(OPERATIONS.filter((op) => !op.ai));
-    expect(withoutAi).toMatch(writeIfMatch);
-    expect(withoutAi).not.toMatch(aiIfMatch);
-    const withAi = instructionsOf(OPERATIONS);
-    expect(withAi).toMatch(writeIfMatch);
-    expect(withAi).toMatch(aiIfMatch);
+  test("note_patch's edits are one object: op names each edit with the fields it requires", () => {
+    const op = OPERATIONS.find((o) => o.name === "note_patch");
+    if (!op) throw new Error("note_patch missing");
+    const items = plain(toolOf(op).inputSchema).properties?.ops?.items as Schema;
+    const opField = items.properties?.op as { enum: string[]; description: string };
+    const branches = (plain(op.input).properties?.ops?.items as { anyOf: Schema[] } | undefined)?.anyOf ?? [];
+    expect(branches.length).toBeGreaterThan(5);
+    expect(opField.enum).toHaveLength(branches.length);
+    for (const branch of branches) {
+      const name = (branch.properties?.op as { const: string } | undefined)?.const;
+      const required = (branch.required ?? []).filter((f) => f !== "op");
+      expect(opField.description).toContain(`${name}(${required.join(", ")}`);
+      for (const field of required) expect(items.properties).toHaveProperty(field);
+    }
   });
 });

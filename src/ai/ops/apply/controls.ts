@@ -14,19 +14,19 @@ export const ApplyControls = {
   apply: Type.Optional(
     Type.Boolean({
       default: false,
-      description: "Write the suggestions into the notes' frontmatter (needs vault:write); with dry_run, list the edits (`planned`). Default: suggest only.",
+      description: "Write the suggestions (vault:write); default: suggest only.",
     }),
   ),
   if_match: Type.Optional(
     Type.Record(Type.String({ maxLength: INPUT_LIMITS.pathChars }), Type.String({ minLength: 1, maxLength: 64 }), {
       maxProperties: MAX_IF_MATCH,
-      description: "path → etag: write that note only at this version (the suggestions' etag); otherwise ai_apply_conflict.",
+      description: "path → etag: write a note only at that version.",
     }),
   ),
   if_match_mode: Type.Optional(
     Type.Union([Type.Literal("stop"), Type.Literal("skip")], {
       default: "stop",
-      description: "On an if_match mismatch: stop (ai_apply_conflict, earlier notes stay written) or skip that note with a warning.",
+      description: "On an if_match mismatch: stop, or skip the note.",
     }),
   ),
   // The write operations' own dry_run, with its wording: one meaning, described once in the MCP instructions.

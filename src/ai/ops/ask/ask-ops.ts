@@ -24,24 +24,24 @@ const Turn = Type.Object({
 
 const Input = Type.Object(
   {
-    question: Type.String({ minLength: 1, maxLength: 4_000, description: "The question, in natural language." }),
+    question: Type.String({ minLength: 1, maxLength: 4_000, description: "The question." }),
     scope: Type.Optional(AiScope),
     mode: Type.Optional(
       Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
-        description: "Retrieval (default hybrid; lexical with a warning without embeddings).",
+        description: "Retrieval mode.",
       }),
     ),
-    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes whose best passage the model reads." })),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 8, description: "Notes the model reads." })),
     style: Type.Optional(Style),
     language: Language,
     cite: Type.Optional(
       Type.Boolean({
         default: true,
-        description: 'Kept for compatibility: every answer is made only of segments with verified citations, else it is "I don\'t know".',
+        description: "Ignored: answers are always cited.",
       }),
     ),
-    conversation_id: Type.Optional(Type.String({ maxLength: 200, description: "Opaque; only partitions the cache. The server keeps no chat memory." })),
-    history: Type.Optional(Type.Array(Turn, { maxItems: 40, description: "Earlier turns, oldest first: pass them on each call." })),
+    conversation_id: Type.Optional(Type.String({ maxLength: 200, description: "Partitions the cache only." })),
+    history: Type.Optional(Type.Array(Turn, { maxItems: 40, description: "Earlier turns, oldest first." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -64,8 +64,7 @@ export const aiAsk = defineOp({
   name: "ai_ask",
   errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Ask the vault",
-  description:
-    "Answers a question only from retrieved passages of the vault's notes, with verified citations (path, etag, line, quote); says it does not know rather than guess.",
+  description: "Answer a question from the notes, with citations.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "chat" },

@@ -26,7 +26,7 @@ const FrontmatterKey = Type.String({
   minLength: 1,
   maxLength: INPUT_LIMITS.nameChars,
   pattern: "^[^\\s\\u0000-\\u001f\\u007f](?:[^\\u0000-\\u001f\\u007f]*[^\\s\\u0000-\\u001f\\u007f])?$",
-  description: "The frontmatter key (destination frontmatter).",
+  description: "Frontmatter key.",
 });
 
 const Input = Type.Object(
@@ -35,26 +35,25 @@ const Input = Type.Object(
     // Its size, depth and keywords are checked by CallerSchema (ai_schema_invalid with every problem).
     schema: Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), {
       maxProperties: 32,
-      description:
-        "JSON Schema 2020-12 subset: type, properties, required, items, enum, const, min/maxLength, pattern, minimum, maximum, min/maxItems, additionalProperties, format (date, date-time, email, uri), anyOf, oneOf, $defs with local $ref.",
+      description: "JSON Schema (2020-12 subset) of one note's record.",
     }),
-    schema_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "A label for the schema, in the cache key." })),
+    schema_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: "Schema label." })),
     destination: Type.Optional(
       Type.Union([Type.Literal("json"), Type.Literal("frontmatter")], {
         default: "json",
-        description: "json: return the data; frontmatter: also propose it (or write it, with apply) as destination_key's value.",
+        description: "frontmatter: also propose (or apply) it as destination_key.",
       }),
     ),
     destination_key: Type.Optional(FrontmatterKey),
     apply_mode: Type.Optional(
       Type.Union([Type.Literal("set_missing"), Type.Literal("overwrite"), Type.Literal("merge")], {
         default: "set_missing",
-        description: "set_missing: only a missing or empty key; overwrite; merge: add new items to a list.",
+        description: "set_missing: empty keys only; merge: add list items.",
       }),
     ),
     ...ApplyControls,
     language: Language,
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop a note's data without a verified citation." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop uncited data." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -97,8 +96,7 @@ export const aiExtract = defineOp({
     "path_invalid",
   ],
   title: "Extract structured data",
-  description:
-    "Structured data from each note of a scope into your JSON Schema (action items, decisions, contacts…), each note's record validated and backed by verified citations. destination frontmatter proposes it as a key's value, or writes it with apply (needs vault:write).",
+  description: "Cited structured data from each note, to your JSON Schema.",
   scope: "vault:read",
   safe: false,
   destructive: true,

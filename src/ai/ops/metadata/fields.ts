@@ -14,21 +14,21 @@ const SCALAR_TYPES = [
 ] as const;
 
 const FieldType = Type.Union([...SCALAR_TYPES, Type.Literal("list")], {
-  description: "date: YYYY-MM-DD; datetime: YYYY-MM-DDTHH:mm:ssZ; list: of list_item_type (default string); enum: one of `enum`.",
+  description: "list: of list_item_type; enum: one of enum.",
 });
 
 export const FieldSpec = Type.Object(
   {
-    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, pattern: "^[^\\r\\n]+$", description: "The frontmatter key." }),
+    key: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, pattern: "^[^\\r\\n]+$", description: "Frontmatter key." }),
     type: FieldType,
-    description: Type.Optional(Type.String({ maxLength: 500, description: "A hint for the model." })),
-    required: Type.Optional(Type.Boolean({ description: "Warn (metadata_missing) when no value is found." })),
+    description: Type.Optional(Type.String({ maxLength: 500, description: "Hint for the model." })),
+    required: Type.Optional(Type.Boolean({ description: "Warn when none is found." })),
     enum: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { minItems: 1, maxItems: 100 })),
     list_item_type: Type.Optional(Type.Union([...SCALAR_TYPES])),
-    pattern: Type.Optional(Type.String({ maxLength: 500, description: "A regular expression string values must match (checked here, not by the model)." })),
-    min: Type.Optional(Type.Number({ description: "Least number, or least list length." })),
-    max: Type.Optional(Type.Number({ description: "Greatest number, or greatest list length." })),
-    default: Type.Optional(Type.Unknown({ description: "The value when the model finds none." })),
+    pattern: Type.Optional(Type.String({ maxLength: 500, description: "Regex string values must match." })),
+    min: Type.Optional(Type.Number({ description: "Min number or list length." })),
+    max: Type.Optional(Type.Number({ description: "Max number or list length." })),
+    default: Type.Optional(Type.Unknown({ description: "Value when none is found." })),
   },
   { additionalProperties: false },
 );

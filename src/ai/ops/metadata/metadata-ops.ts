@@ -29,16 +29,16 @@ export const METADATA_SYSTEM = `You fill in frontmatter fields for one of a pers
 const Input = Type.Object(
   {
     scope: AiScope,
-    fields: Type.Array(FieldSpec, { minItems: 1, maxItems: 30, description: "The keys to fill, each with its type." }),
+    fields: Type.Array(FieldSpec, { minItems: 1, maxItems: 30, description: "Keys to fill, with types." }),
     apply_mode: Type.Optional(
       Type.Union([Type.Literal("set_missing"), Type.Literal("overwrite"), Type.Literal("merge")], {
         default: "set_missing",
-        description: "set_missing writes only absent or empty keys; overwrite writes all; merge unions lists (scalars as set_missing).",
+        description: "set_missing: empty keys only; merge: union lists.",
       }),
     ),
     ...ApplyControls,
     language: Language,
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only values backed by a verified citation." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only cited values." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -96,8 +96,7 @@ export const aiMetadata = defineOp({
     "path_invalid",
   ],
   title: "Fill typed frontmatter",
-  description:
-    "Typed frontmatter values for each note of a scope (string, number, boolean, date, datetime, list, enum), each validated here and backed by verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write).",
+  description: "Suggest (or apply) typed property values for notes.",
   scope: "vault:read",
   safe: false,
   destructive: true,

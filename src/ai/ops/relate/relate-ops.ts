@@ -26,27 +26,27 @@ const MAX_SOURCES = 50;
  */
 const Source = Type.Object(
   { ...AiScope.properties, kind: Type.Union([Type.Literal("path"), ...AiScope.properties.kind.anyOf]) },
-  { additionalProperties: false, description: `The notes to relate: {kind: path, path} for one, or any AI scope; at most ${MAX_SOURCES} notes.` },
+  { additionalProperties: false, description: `The notes to relate (at most ${MAX_SOURCES}).` },
 );
 
 const Input = Type.Object(
   {
     source: Source,
     candidates: Type.Optional(
-      Type.Object(AiScope.properties, { additionalProperties: false, title: AiScope.title, description: "Only these notes may be related (default: all)." }),
+      Type.Object(AiScope.properties, { additionalProperties: false, title: AiScope.title, description: "Only these notes may be related." }),
     ),
-    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Neighbours per source." })),
+    top_k: Type.Optional(Type.Integer({ minimum: 1, maximum: 50, default: 10, description: "Neighbours per note." })),
     retrieve_mode: Type.Optional(
       Type.Union([Type.Literal("lexical"), Type.Literal("semantic"), Type.Literal("hybrid")], {
         default: "hybrid",
-        description: "Neighbour search (lexical without embeddings).",
+        description: "Neighbour search mode.",
       }),
     ),
-    classify: Type.Optional(Type.Boolean({ description: "Label each edge (default true; without a chat model, by a fixed rule)." })),
+    classify: Type.Optional(Type.Boolean({ description: "Label each edge." })),
     relations: Type.Optional(Type.Array(RelationLabel, { minItems: 1, maxItems: RELATION_LABELS.length, description: "Only these labels." })),
-    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "Minimum confidence (similarity for unlabelled edges)." })),
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop a labelled edge without a verified quote." })),
-    propose_links: Type.Optional(Type.Boolean({ default: false, description: "Also return note_patch drafts adding the missing links (never applied)." })),
+    threshold: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: "Min confidence." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Drop unquoted labelled edges." })),
+    propose_links: Type.Optional(Type.Boolean({ default: false, description: "Also draft note_patch ops adding the links." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -69,8 +69,7 @@ export const aiRelate = defineOp({
   name: "ai_relate",
   errors: ["idempotency_key_reused", "ai_grounding_failed", "path_invalid", "not_found"],
   title: "Relate notes",
-  description:
-    "Notes related to some notes (neighbours by embeddings and shared words), each relationship labelled with confidence, rationale and verified quotes; never writes.",
+  description: "Labelled, quoted relations between notes and their neighbours.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "either" },

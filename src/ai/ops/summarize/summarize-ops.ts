@@ -30,16 +30,14 @@ const Input = Type.Object(
       Type.Union([Type.Literal("short"), Type.Literal("medium"), Type.Literal("long")], { default: "medium", description: "About 50, 200 or 600 tokens." }),
     ),
     language: Language,
-    audience: Type.Optional(Type.String({ maxLength: 200, description: "Who reads the summary, e.g. 'incident responder'." })),
+    audience: Type.Optional(Type.String({ maxLength: 200, description: "Reader, e.g. 'incident responder'." })),
     include: Type.Optional(
       Type.Array(Type.Union(INCLUDE.map((i) => Type.Literal(i))), {
         maxItems: INCLUDE.length,
-        description: "Parts besides the text (default: tldr, key_points). outline is the notes' headings, read without the model.",
+        description: "Parts besides the text; default tldr, key_points.",
       }),
     ),
-    cite: Type.Optional(
-      Type.Boolean({ default: true, description: "Fail (ai_grounding_failed) when no segment survives; false returns an empty summary instead." }),
-    ),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "false: an empty summary rather than failing when nothing is grounded." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -65,8 +63,7 @@ export const aiSummarize = defineOp({
   name: "ai_summarize",
   errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Summarize notes",
-  description:
-    "A grounded summary of one note, several, or a scope (glob, tag, query, a note and its links): text, tl;dr, key points and open questions, every sentence backed by a verified citation. Scopes too large for one prompt are summarized map-reduce.",
+  description: "A cited summary of notes.",
   scope: "vault:read",
   safe: true,
   ai: { needs: "chat" },

@@ -26,15 +26,15 @@ const TagName = Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars })
 
 const Vocabulary = Type.Object(
   {
-    use_existing: Type.Optional(Type.Boolean({ default: true, description: "Offer the vault's most used tags as the preferred set." })),
-    allow_new: Type.Optional(Type.Boolean({ default: true, description: "false: only tags the vault already has." })),
+    use_existing: Type.Optional(Type.Boolean({ default: true, description: "Prefer the vault's common tags." })),
+    allow_new: Type.Optional(Type.Boolean({ default: true, description: "false: only existing tags." })),
     candidates: Type.Optional(Type.Array(TagName, { minItems: 1, maxItems: 200, description: "Only these tags." })),
-    forbid: Type.Optional(Type.Array(TagName, { maxItems: 200, description: "Never these tags (nor nested ones)." })),
-    namespace: Type.Optional({ ...TagName, description: "Only tags nested under this one." }),
+    forbid: Type.Optional(Type.Array(TagName, { maxItems: 200, description: "Never these tags." })),
+    namespace: Type.Optional({ ...TagName, description: "Only tags under this one." }),
     max_per_note: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5 })),
     min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.6 })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, description: "Which tags may be suggested." },
 );
 
 const Input = Type.Object(
@@ -44,12 +44,12 @@ const Input = Type.Object(
     apply_mode: Type.Optional(
       Type.Union([Type.Literal("merge"), Type.Literal("replace")], {
         default: "merge",
-        description: "merge adds to frontmatter tags; replace sets them. Inline #tags are never touched.",
+        description: "merge adds to frontmatter tags; replace sets them.",
       }),
     ),
     ...ApplyControls,
     language: Language,
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only tags backed by a verified citation." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only cited tags." })),
     ...CallControls,
   },
   { additionalProperties: false },
@@ -108,8 +108,7 @@ export const aiTag = defineOp({
     "path_invalid",
   ],
   title: "Suggest tags",
-  description:
-    "Tags for each note of a scope, biased to the vault's own tags, with confidence and verified evidence. Suggest-only (proposed_patches) unless apply (needs vault:write): frontmatter tags merged or replaced per note.",
+  description: "Suggest (or apply) tags for notes.",
   scope: "vault:read",
   safe: false,
   destructive: true,

@@ -28,36 +28,36 @@ const TocNodeSchema = Type.Recursive(
 export const Input = Type.Object(
   {
     mode: Type.Union([Type.Literal("note"), Type.Literal("moc")], {
-      description: "note: the table of contents of one note (no model unless include_descriptions); moc: a map of content over a scope.",
+      description: "note: one note's contents; moc: a map of content of a scope.",
     }),
     path: Type.Optional({ ...VaultPath, description: "note mode: the note." }),
-    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 6, default: 3, description: "note mode: deepest heading level listed." })),
-    include_descriptions: Type.Optional(Type.Boolean({ default: false, description: "note mode: one grounded line per section (calls the model)." })),
-    include_links: Type.Optional(Type.Boolean({ default: true, description: "Entries are wikilinks." })),
-    style: Type.Optional(Type.Union([Type.Literal("compact"), Type.Literal("expanded")], { default: "compact" })),
+    depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 6, default: 3, description: "note mode: deepest level." })),
+    include_descriptions: Type.Optional(Type.Boolean({ default: false, description: "note mode: a line per section (model)." })),
+    include_links: Type.Optional(Type.Boolean({ default: true, description: "Entries as wikilinks." })),
+    style: Type.Optional(Type.Union([Type.Literal("compact"), Type.Literal("expanded")], { default: "compact", description: "note mode: layout." })),
     scope: Type.Optional(AiScope),
     group_by: Type.Optional(
       Type.Union([Type.Literal("tag"), Type.Literal("folder"), Type.Literal("topic"), Type.Literal("frontmatter")], {
         default: "folder",
-        description: "moc mode: how notes are grouped (topic asks the model).",
+        description: "moc: grouping.",
       }),
     ),
-    group_by_key: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "moc mode, group_by frontmatter: the key." })),
-    max_groups: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    max_per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    include_summaries: Type.Optional(Type.Boolean({ default: false, description: "moc mode: a grounded one-line description per note." })),
-    title: Type.Optional(Type.String({ maxLength: 200, description: "moc mode: the map's title." })),
-    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only descriptions backed by a verified citation." })),
+    group_by_key: Type.Optional(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.nameChars, description: "moc: key for group_by frontmatter." })),
+    max_groups: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: "moc: max groups." })),
+    max_per_group: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: "moc: max notes per group." })),
+    include_summaries: Type.Optional(Type.Boolean({ default: false, description: "moc: a line per note." })),
+    title: Type.Optional(Type.String({ maxLength: 200, description: "moc: title." })),
+    cite: Type.Optional(Type.Boolean({ default: true, description: "Keep only cited descriptions." })),
     write: Type.Optional(
       Type.Object(
         {
           path: VaultPath,
-          if_not_exists: Type.Optional(Type.Boolean({ description: "Fail with already_exists rather than replace." })),
+          if_not_exists: Type.Optional(Type.Boolean({ description: "Fail if the note exists." })),
           // An empty If-Match is refused (as note_write refuses it), never read as "no condition".
-          if_match: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Replace only this version of the note." })),
+          if_match: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "Replace only this version." })),
           frontmatter: Type.Optional(Type.Record(Type.String({ maxLength: INPUT_LIMITS.nameChars }), Type.Unknown(), { maxProperties: 100 })),
         },
-        { additionalProperties: false, description: "Also write the result as a note (needs vault:write), through the standard write pipeline." },
+        { additionalProperties: false, description: "Also save it as a note (vault:write)." },
       ),
     ),
     ...CallControls,

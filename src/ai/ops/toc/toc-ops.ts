@@ -21,7 +21,7 @@ export const aiToc = defineOp({
   name: "ai_toc",
   errors: ["path_invalid", "not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "ai_grounding_failed"],
   title: "Table of contents or map of content",
-  description: "A note's table of contents from its headings, or a map of content over a scope with groups the model titles; `write` saves it as a note.",
+  description: "A note's table of contents, or a map of content of notes.",
   scope: "vault:read",
   // With `write` it replaces a note; without, it only reads.
   safe: false,

@@ -48,6 +48,16 @@ export class FtsQueries {
     this.postings = new Fts5Postings(db, "notes_fts", FTS_COLUMNS.length);
   }
 
+  /** Notes in the index, in constant time (one FTS5 record); null when the table is in a format not read here. */
+  noteCount(): number | null {
+    try {
+      return this.postings.rowCount();
+    } catch (err) {
+      if (err instanceof Fts5FormatError) return null;
+      throw err;
+    }
+  }
+
   /**
    * The best notes for a compiled expression by BM25F (src/index/lexical/bm25.ts), computed from the
    * index's posting lists, a note that `named` (the query's text as typed) names ranked first;
