@@ -11,6 +11,7 @@ import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
@@ -44,6 +45,7 @@ export class App implements OpContext {
   readonly signal: AbortSignal | undefined = undefined;
   readonly progress: ProgressFn | undefined = undefined;
   readonly aiStream: AiStreamSink | undefined = undefined;
+  readonly grant: Grant | null = null;
 
   constructor(
     readonly vault: Vault,
@@ -53,9 +55,18 @@ export class App implements OpContext {
     this.connection = new IndexConnection(vault);
   }
 
-  /** The context of one call: this vault and its services, with the caller's scopes, signal, progress and stream. */
+  /** The context of one call: this vault and its services, with the caller's scopes, grant, signal, progress and stream. */
   forCall(opts: CallOptions): OpContext {
-    return new CallContext(this, opts);
+    return new CallContext(this, opts, false);
+  }
+
+  wholeIndex(): OpContext {
+    return this;
+  }
+
+  /** The index as a folder grant sees it (docs/permissions.md); throws as `index` does. */
+  indexFor(grant: Grant): IndexStore {
+    return this.connection.openFor(grant);
   }
 
   /**
@@ -198,27 +209,39 @@ class CallContext implements OpContext {
   readonly progress: ProgressFn | undefined;
   readonly aiStream: AiStreamSink | undefined;
   readonly caller: Caller | undefined;
+  readonly grant: Grant | null;
+  private guardedWriter: VaultWriter | null = null;
 
   constructor(
     private readonly app: App,
-    opts: CallOptions,
+    private readonly opts: CallOptions,
+    /** This call plans a write: it reads the whole index, its writer guarded (OpContext.wholeIndex). */
+    private readonly whole: boolean,
   ) {
     this.scopes = opts.scopes ?? EVERY_SCOPE;
     this.signal = opts.signal;
     this.progress = opts.progress;
     this.aiStream = opts.aiStream;
     this.caller = opts.caller ?? app.caller;
-    Object.freeze(this);
+    this.grant = opts.grant ?? null;
+    Object.seal(this);
+  }
+
+  wholeIndex(): OpContext {
+    return this.grant && !this.whole ? new CallContext(this.app, this.opts, true) : this;
   }
 
   get vault(): Vault {
     return this.app.vault;
   }
   get index(): IndexStore {
-    return this.app.index;
+    return this.grant && !this.whole ? this.app.indexFor(this.grant) : this.app.index;
   }
+  /** The vault's writer as this call may use it: every change checked against the grant, every event naming the caller. */
   get writer(): VaultWriter {
-    return this.app.writer;
+    if (!this.grant && !this.caller) return this.app.writer;
+    this.guardedWriter ??= this.app.writer.forCall({ grant: this.grant, caller: this.caller });
+    return this.guardedWriter;
   }
   get events(): EventHub {
     return this.app.events;

@@ -9,8 +9,10 @@ import { expandHome } from "../core/platform-dirs.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
+import { type GrantSpec, validateGrantSpec } from "../ops/grant.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { parseInput } from "../ops/validate.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
 import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
@@ -220,18 +222,53 @@ export const configCommand: CommandDef = {
 
 const tokenCreate = command({
   description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept.",
-  examples: ["indx token create --name agent --scopes vault:read", "indx token create --name editor --scopes vault:read,vault:write"],
+  examples: [
+    "indx token create --name agent --scopes vault:read",
+    "indx token create --name editor --scopes vault:read,vault:write",
+    "indx token create --name drafter --scopes vault:read,vault:write --read 'Projects/**' --write 'Inbox/**' --deny 'Projects/Secret/**'",
+  ],
+  long: "--read, --write and --deny give the token a folder grant (docs/permissions.md): vault-relative globs, each flag repeatable. Deny wins; a path it may write it may read; without globs the token sees the whole vault.",
   args: {
     name: { type: "string", required: true, description: "A name to recognise it by." },
     scopes: { type: "string", description: "Comma-separated: vault:read, vault:write, vault:admin (default vault:read)." },
+    read: { type: "string", description: "Folder grant: a glob of paths it may read (repeatable), e.g. 'Projects/**'." },
+    write: { type: "string", description: "Folder grant: a glob of paths it may write (repeatable), e.g. 'Inbox/**'." },
+    deny: { type: "string", description: "Folder grant: a glob of paths it may never see (repeatable); wins over --read and --write." },
   },
   run(flags) {
     const vault = Vault.open(configFromFlags(flags));
-    const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes));
+    const spec = grantFromFlags(flags);
+    // Compiled once here so a glob that does not compile is refused now, not on the first request.
+    compileGrant(spec);
+    const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes), spec);
     const { hash: _hash, ...shown } = record;
-    out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}; shown once, store it now)`);
+    out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}${grantText(record.grant)}; shown once, store it now)`);
   },
 });
+
+/** A repeatable flag as citty gives it: one string, or an array of them once it is given twice. */
+function globsOf(raw: unknown): string[] | undefined {
+  if (raw === undefined) return undefined;
+  const list = (Array.isArray(raw) ? raw : [raw]).map(String);
+  return list;
+}
+
+function grantFromFlags(flags: { read?: unknown; write?: unknown; deny?: unknown }): GrantSpec {
+  const spec: GrantSpec = {};
+  const read = globsOf(flags.read);
+  const write = globsOf(flags.write);
+  const deny = globsOf(flags.deny);
+  if (read) spec.read = read;
+  if (write) spec.write = write;
+  if (deny) spec.deny = deny;
+  return validateGrantSpec(spec);
+}
+
+function grantText(grant: GrantSpec | undefined): string {
+  if (!grant) return "";
+  const parts = (["read", "write", "deny"] as const).flatMap((k) => (grant[k] ? [`${k} ${grant[k].join(" ")}`] : []));
+  return parts.length ? `; ${parts.join("; ")}` : "";
+}
 
 const tokenList = command({
   description: "List this vault's tokens (never the tokens themselves).",
@@ -239,7 +276,7 @@ const tokenList = command({
   args: {},
   run(flags) {
     const tokens = new TokenStore(Vault.open(configFromFlags(flags)).dataDir).list();
-    out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`).join("\n") || NO_RESULTS);
+    out(flags, tokens, () => tokens.map((t) => `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}`).join("\n") || NO_RESULTS);
   },
 });
 

@@ -93,7 +93,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     adminKey: () => key,
     tokens,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    mcp: (request, scopes, tokenId) => mcp.handle(request, scopes, tokenId),
+    mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),

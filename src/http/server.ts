@@ -6,7 +6,9 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
 import type { Scope } from "../ops/define.ts";
+import type { GrantSpec } from "../ops/grant.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
@@ -22,7 +24,7 @@ export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
-  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string) => Promise<Response>;
+  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string, grant?: GrantSpec | null) => Promise<Response>;
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
@@ -66,6 +68,8 @@ interface Exchange {
   address: string;
   /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
   tokenId?: string;
+  /** That token's folder grant (docs/permissions.md), set with tokenId; null: the whole vault. */
+  grant?: GrantSpec | null;
 }
 
 const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
@@ -116,6 +120,7 @@ export function createApp(ctx: App, o: AppOptions) {
     const wait = rate.take(o.auth ? principal.id : exchange.address);
     if (wait) throw rateLimited("Too many requests for this token.", wait);
     exchange.tokenId = principal.id;
+    exchange.grant = principal.grant;
     return principal.scopes;
   };
 
@@ -163,9 +168,10 @@ export function createApp(ctx: App, o: AppOptions) {
     const signal = route.op.ai ? request.signal : undefined;
     const caller = { surface: "rest" as const, ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
+    const grant = compileGrant(exchange.grant);
     if (route.op.ai && wantsAiStream(request, input))
-      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller }), input, opts).then((r) => r.result));
-    const scoped = ctx.forCall({ scopes, signal, caller });
+      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller, grant }), input, opts).then((r) => r.result));
+    const scoped = ctx.forCall({ scopes, signal, caller, grant });
     const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
@@ -197,9 +203,9 @@ export function createApp(ctx: App, o: AppOptions) {
       ),
     )
     .get("/v1/events", (c) =>
-      guarded(c.request, on("/v1/events", c), true, (scopes) => {
+      guarded(c.request, on("/v1/events", c), true, (scopes, exchange) => {
         if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "The event stream needs the vault:read scope.");
-        return eventStream(ctx, c.request);
+        return eventStream(ctx, c.request, compileGrant(exchange.grant));
       }),
     )
     .all("/v1/*", (c) => guarded(c.request, on("/v1/*", c), true, (scopes, exchange) => dispatch(c.request, scopes, exchange)), { parse: "none" })
@@ -209,7 +215,7 @@ export function createApp(ctx: App, o: AppOptions) {
       (c) =>
         guarded(c.request, on("/mcp", c), true, (scopes, exchange) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(c.request, scopes, exchange.tokenId);
+          return o.mcp(c.request, scopes, exchange.tokenId, exchange.grant);
         }),
       { parse: "none" },
     )

@@ -1,8 +1,11 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { Value } from "@sinclair/typebox/value";
 import type { App } from "../app/context.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { logEvent } from "../core/log.ts";
 import type { Scope } from "../ops/define.ts";
+import { type GrantSpec, GrantSpecSchema } from "../ops/grant.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";
 import { McpHub } from "./hub.ts";
@@ -96,10 +99,12 @@ export class McpHttpHandler {
     return this.sessions.size;
   }
 
-  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> {
+  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string, grant?: GrantSpec | null): Promise<Response> {
     if (this.closed) return rpcError(503, -32000, "The server is shutting down.");
-    // The token's id rides along for the ai.invocation event (src/mcp/session.ts); the token itself never does.
-    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId ? { extra: { token_id: tokenId } } : {}) };
+    // The token's id rides along for the ai.invocation event (src/mcp/session.ts), its folder
+    // grant for every call of the request (docs/permissions.md); the token itself never does.
+    const extra = { ...(tokenId ? { token_id: tokenId } : {}), ...(grant ? { grant } : {}) };
+    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId || grant ? { extra } : {}) };
     const id = request.headers.get("mcp-session-id");
     if (id) {
       const s = this.sessions.get(id);
@@ -133,7 +138,8 @@ export class McpHttpHandler {
     scopes: ReadonlySet<Scope>,
     authInfo: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> },
   ) {
-    const session = await createSession(this.hub, { scopes: new Set(scopes) });
+    const spec = authInfo.extra?.grant;
+    const session = await createSession(this.hub, { scopes: new Set(scopes), grant: compileGrant(Value.Check(GrantSpecSchema, spec) ? spec : null) });
     let entry: HttpSession | null = null;
     const transport: TrackedTransport = new TrackedTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

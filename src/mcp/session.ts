@@ -15,12 +15,15 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
+import { Value } from "@sinclair/typebox/value";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { noteList } from "../notes/ops.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import { type Grant, GrantSpecSchema } from "../ops/grant.ts";
 import { hasScope, invoke } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
 import { AiSubscriptions } from "./ai-subscriptions.ts";
 import { isAiUri } from "./ai-uris.ts";
@@ -42,6 +45,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface SessionOptions {
   /** The session's scopes: stdio's from its flags, HTTP's from the token that initialized it. */
   scopes: ReadonlySet<Scope>;
+  /** The folder grant of the token that opened it (docs/permissions.md): its instructions and notifications keep to it. */
+  grant?: Grant | null;
 }
 
 export interface McpSession {
@@ -58,7 +63,7 @@ export interface McpSession {
 export async function createSession(hub: McpHub, opts: SessionOptions): Promise<McpSession> {
   const instructions = instructionsFor({
     scopes: opts.scopes,
-    noteCount: await noteCount(hub.ctx.forCall({ scopes: opts.scopes })),
+    noteCount: await noteCount(hub.ctx.forCall({ scopes: opts.scopes, grant: opts.grant ?? null })),
     glossary: glossaryOf(visibleTools(opts.scopes, hub.ctx)),
   });
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
@@ -71,7 +76,12 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
     const tokenId = extra.authInfo?.extra?.token_id;
     return { surface: "mcp", ...(typeof tokenId === "string" ? { token_id: tokenId } : {}) };
   };
-  const contextOf = (extra: Extra) => hub.ctx.forCall({ scopes: scopesOf(extra), caller: callerOf(extra) });
+  /** Over HTTP each request carries its own token's grant (src/mcp/http.ts); stdio's is the session's. */
+  const grantOf = (extra: Extra): Grant | null => {
+    const spec = extra.authInfo?.extra?.grant;
+    return extra.authInfo ? compileGrant(Value.Check(GrantSpecSchema, spec) ? spec : null) : (opts.grant ?? null);
+  };
+  const contextOf = (extra: Extra) => hub.ctx.forCall({ scopes: scopesOf(extra), caller: callerOf(extra), grant: grantOf(extra) });
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
   };
@@ -101,6 +111,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
         app: hub.ctx,
         scopes: scopesOf(extra),
         caller: callerOf(extra),
+        grant: grantOf(extra),
         progress,
         // Aborted by notifications/cancelled for this request.
         signal: extra.signal,
@@ -143,7 +154,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   /** What a result URI reads as now: a hash of its text, or the code of the error it gives. */
   const fingerprintOf = async (uri: string): Promise<string> => {
     try {
-      const read = await readResource(hub, hub.ctx, uri);
+      const read = await readResource(hub, hub.ctx.forCall({ scopes: opts.scopes, grant: opts.grant ?? null }), uri);
       const first = read.contents[0];
       return etagOf(first && "text" in first ? first.text : "");
     } catch (err) {
@@ -188,7 +199,11 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   );
 
   const detach = hub.attach({
-    indexChanged(changed, listChanged) {
+    indexChanged(all, listChanged) {
+      // A change to a file the session's grant hides is no change to it (docs/permissions.md).
+      const grant = opts.grant;
+      const changed = grant ? all.filter((p) => grant.canRead(p)) : all;
+      if (changed.length === 0) return;
       log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
       for (const uri of subscriptions.updatedUris(changed)) server.sendResourceUpdated({ uri }).catch(() => {});
       if (subscriptions.resultUris().length) void recheckResults();

@@ -5,7 +5,8 @@ import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
+import type { Caller, OpContext } from "../ops/context.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
@@ -133,11 +134,41 @@ export class VaultWriter {
   /** Folders already swept for leftover temp files by this process. */
   private readonly swept = new Set<string>();
   private readonly stagedHooks = new Set<StagedHook>();
+  /** Set on a call's writer only (forCall): the caller's folder grant and who the caller is. */
+  private callGrant: Grant | null = null;
+  private callCaller: Caller | undefined = undefined;
 
   constructor(private readonly ctx: OpContext) {
     const dataDir = ctx.vault.ensureDataDir();
     this.vaultLock = new VaultWriteLock(dataDir);
     this.journal = new WriteJournal(dataDir);
+  }
+
+  /**
+   * This writer as one call uses it: the same locks, journal and staging (the object behind it),
+   * with every plan checked against the caller's grant before anything is written
+   * (docs/permissions.md) and every event naming the caller (the audit log).
+   */
+  forCall(call: { grant: Grant | null; caller: Caller | undefined }): VaultWriter {
+    const writer: VaultWriter = Object.create(this);
+    writer.callGrant = call.grant;
+    writer.callCaller = call.caller;
+    return writer;
+  }
+
+  /**
+   * A plan that would change a file outside the grant's write globs is refused whole, before its
+   * first byte: a move or tag rename that must rewrite a note the token may not write is not
+   * applied in part. The message names no file: one the token may not read does not exist for it.
+   */
+  private assertGranted(changes: readonly Change[]): void {
+    const grant = this.callGrant;
+    if (!grant) return;
+    const paths = changes.flatMap((c) => (c.type === "move" ? [c.from, c.to] : [c.path]));
+    if (paths.every((p) => grant.canWrite(p))) return;
+    throw new IndxError("forbidden", "This edit would change files outside the folders this token may write; nothing was changed.", {
+      reason: "outside_write_grant",
+    });
   }
 
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
@@ -157,6 +188,7 @@ export class VaultWriter {
   preview<T>(plan: (io: WriteIO) => Plan<T>): Previewed<T> {
     const io = this.freshIO();
     const { changes, value } = plan(io);
+    this.assertGranted(changes);
     for (const c of changes) this.check(c, io);
     const etags: Record<string, string> = {};
     const files: PlannedWrite[] = [];
@@ -197,6 +229,7 @@ export class VaultWriter {
   private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
     const io = this.freshIO();
     const { changes, value, events = [], independent = false } = plan(io);
+    this.assertGranted(changes);
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
@@ -245,7 +278,8 @@ export class VaultWriter {
 
   private emit(events: readonly NewEvent[], started: number): void {
     const duration = Math.round(performance.now() - started);
-    for (const e of events) this.ctx.events.emit({ ...e, duration_ms: duration });
+    const by = this.callCaller ? { surface: this.callCaller.surface, ...(this.callCaller.token_id ? { token_id: this.callCaller.token_id } : {}) } : {};
+    for (const e of events) this.ctx.events.emit({ ...e, ...by, duration_ms: duration });
   }
 
   /** Where a write's bytes go (its folder made, and swept of a crashed writer's temp files), or why they cannot. */
