@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS } from "../ops/schemas.ts";
+import { INPUT_LIMITS, PATH_MARK } from "../ops/schemas.ts";
 import { globToRegExp } from "../vault/glob.ts";
 import { type NoteOnDisk, readNote, statNote } from "../vault/read.ts";
 import { countLines } from "./line-range.ts";
@@ -50,7 +50,9 @@ export const noteReadMany = defineOp({
   safe: true,
   input: Type.Object(
     {
-      paths: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }), { minItems: 1, maxItems: READ_MANY.maxPaths })),
+      paths: Type.Optional(
+        Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars, [PATH_MARK]: true }), { minItems: 1, maxItems: READ_MANY.maxPaths }),
+      ),
       glob: Type.Optional(Type.String({ minLength: 1, maxLength: 500, description: `Indexed notes matching this glob, e.g. 'Projects/**'.` })),
       budget_bytes: Type.Optional(
         Type.Integer({

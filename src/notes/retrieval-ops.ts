@@ -4,7 +4,7 @@ import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { aliasesOf, frontmatterOf } from "../index/storage/json-columns.ts";
 import { defineOp } from "../ops/define.ts";
-import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
+import { CompactMeta, compactMeta, Nullable, PATH_MARK } from "../ops/schemas.ts";
 import { parseChunkId } from "../search/related.ts";
 import { statVaultFile } from "../vault/read.ts";
 import { mimeType } from "./mime.ts";
@@ -17,7 +17,10 @@ export const chunkGet = defineOp({
     "One heading-aware section of a note by its chunk id '<path>#<index>' (search hits carry chunk_id), without frontmatter: cheaper than note_read.",
   scope: "vault:read",
   safe: true,
-  input: Type.Object({ id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<index>'." }) }, { additionalProperties: false }),
+  input: Type.Object(
+    { id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<index>'.", [PATH_MARK]: true }) },
+    { additionalProperties: false },
+  ),
   output: Type.Object({
     id: Type.String(),
     note_id: Type.String(),
@@ -69,7 +72,7 @@ export const attachmentGet = defineOp({
   safe: true,
   input: Type.Object(
     {
-      path: Type.String({ minLength: 1, maxLength: 1024 }),
+      path: Type.String({ minLength: 1, maxLength: 1024, [PATH_MARK]: true }),
       download: Type.Optional(Type.Boolean({ default: false })),
       allow_large: Type.Optional(Type.Boolean({ default: false })),
     },

@@ -5,7 +5,7 @@ import { planHeadingRename } from "../links/rewrite.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
+import { INPUT_LIMITS, PATH_MARK, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches, type PatchResult } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { renderTemplate } from "../templates/render.ts";
@@ -119,6 +119,8 @@ export const noteWrite = defineOp({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
           description: "A template (name or vault path) to start from, its {{variables}} filled in; body follows it.",
+          // Read, not written: a folder grant must let the caller read it (docs/permissions.md).
+          [PATH_MARK]: "read",
         }),
       ),
       if_match: Type.Optional(IfMatch),

@@ -12,10 +12,17 @@ import { PATH_MARK } from "./schemas.ts";
  * as a second wall, what goes out.
  */
 
+interface MarkedPath {
+  path: string;
+  /** Only read, even by a call that writes (a template). */
+  readOnly: boolean;
+}
+
 /** The values of the input fields the schema marks as vault paths (PATH_MARK), wherever they sit. */
-export function markedPaths(schema: TSchema, value: unknown, out: string[] = []): string[] {
+export function markedPaths(schema: TSchema, value: unknown, out: MarkedPath[] = []): MarkedPath[] {
   if (value === undefined || value === null) return out;
-  if (schema[PATH_MARK] === true && typeof value === "string") out.push(value);
+  const mark = schema[PATH_MARK];
+  if ((mark === true || mark === "read") && typeof value === "string") out.push({ path: value, readOnly: mark === "read" });
   if (Array.isArray(value) && schema.items) for (const item of value) markedPaths(schema.items as TSchema, item, out);
   if (typeof value === "object" && !Array.isArray(value) && schema.properties) {
     const props = schema.properties as Record<string, TSchema>;
@@ -32,16 +39,18 @@ function writes(op: AnyOperation, input: Record<string, unknown>): boolean {
 }
 
 /**
- * Before the operation runs: a path the grant may not read does not exist for the caller
- * (not_found, in the words a missing file gets); a path it may read but not write, in a call
- * that writes, is refused before anything is read or planned.
+ * Before the operation runs. In a call that writes, a path outside the grant's write globs is
+ * refused before anything is read or planned (forbidden, whether or not the file exists: the
+ * answer tells nothing of what is there). In a read, a path the grant may not read does not exist
+ * for the caller: not_found, in the words a missing file gets ("No file at …").
  */
 export function checkGrantedInput(op: AnyOperation, grant: Grant, input: Record<string, unknown>): void {
   const writing = writes(op, input);
-  for (const path of markedPaths(op.input, input)) {
-    if (!grant.canRead(path)) throw new IndxError("not_found", `No file at ${path}`, { path });
-    if (writing && !grant.canWrite(path))
-      throw new IndxError("forbidden", `This token may not write ${path}: it is outside the folders it may write.`, { reason: "outside_write_grant", path });
+  for (const { path, readOnly } of markedPaths(op.input, input)) {
+    if (writing && !readOnly) {
+      if (!grant.canWrite(path))
+        throw new IndxError("forbidden", `This token may not write ${path}: it is outside the folders it may write.`, { reason: "outside_write_grant", path });
+    } else if (!grant.canRead(path)) throw new IndxError("not_found", `No file at ${path}`, { path });
   }
 }
 
@@ -88,7 +97,10 @@ export function assertNothingHidden(ctx: OpContext, grant: Grant, output: unknow
   if (seen(output, 0)) throw withheld();
 }
 
-/** An error of the operation that names a hidden file is replaced by one that names nothing. */
+/**
+ * An error of the operation that names a hidden file is replaced by one that names nothing. (The
+ * input check's own refusals name only the caller's input and never come here.)
+ */
 export function scrubError(ctx: OpContext, grant: Grant, err: IndxError): IndxError {
   let hidden: ReadonlySet<string>;
   try {

@@ -36,16 +36,22 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
   const { grant } = ctx;
+  // A folder grant, checked here for every operation (docs/permissions.md, "One choke point"):
+  // its input paths first, before anything is read. These refusals name only the caller's input.
+  if (grant)
+    try {
+      checkGrantedInput(op, grant, input);
+    } catch (err) {
+      throw undeclared(op, toIndxError(err));
+    }
   // The model an operation declares it needs, checked once here for every AI operation: a missing
   // one is ai_unavailable naming the role and the fix, before anything is read or sent.
   try {
     // The vault folder gone under a long-running server: every operation says so (vault_missing).
     ctx.vault.assertPresent();
-    // A folder grant, checked here for every operation (docs/permissions.md, "One choke point"):
-    // its input paths first; a write plans against the whole index (so a plan that would rewrite
-    // a note outside the grant is refused whole by the call's writer), anything else reads the
-    // grant's view of it; the output is checked again on the way out.
-    if (grant) checkGrantedInput(op, grant, input);
+    // Under a grant a write plans against the whole index (so a plan that would rewrite a note
+    // outside the grant is refused whole by the call's writer); anything else reads the grant's
+    // view of it. The output is checked again on the way out.
     const runCtx = grant && !op.safe && !op.ai ? ctx.wholeIndex() : ctx;
     if (op.ai?.needs === "chat" && (op.ai.when?.(input) ?? true)) ctx.ai.chat();
     let out: Invoked<I, O>;

@@ -36,7 +36,8 @@ export const INPUT_LIMITS = {
 /**
  * The mark of an input field that names one vault file: the folder-grant check of every call
  * (src/ops/grant-check.ts) finds these fields in the operation's schema, so a new operation's
- * paths are checked without a list to keep (docs/permissions.md).
+ * paths are checked without a list to keep (docs/permissions.md). `true`: the file the call
+ * reads or, in a call that writes, writes; `"read"`: a file only read, even by a write.
  */
 export const PATH_MARK = "x-indx-path";
 

@@ -7,7 +7,7 @@ import type { VectorStore } from "../embeddings/store.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
+import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, PATH_MARK, TagFilter, Warning } from "../ops/schemas.ts";
 import { createChatProvider } from "../providers/providers.ts";
 import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../providers/settings.ts";
 import { type ChatProvider, ProviderError } from "../providers/types.ts";
@@ -367,7 +367,7 @@ export const related = defineOp({
   safe: true,
   input: Type.Object(
     {
-      id: Type.String({ minLength: 1, maxLength: 1100, description: "A note path or a chunk id '<path>#<index>'." }),
+      id: Type.String({ minLength: 1, maxLength: 1100, description: "A note path or a chunk id '<path>#<index>'.", [PATH_MARK]: true }),
       mode: Type.Optional(
         Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic when embeddings are available, else lexical." }),
       ),

@@ -50,7 +50,11 @@ function build(clean: GrantSpec, key: string): Grant {
       // Not a vault path at all (the operation refuses it itself): nothing can match it.
       return [path];
     }
-    return p.endsWith(".md") ? [p, p.slice(0, -3)] : [p, `${p}.md`];
+    // A chunk id (`Notes/A.md#3`) is its note's path and an index: the note decides.
+    const file = p.includes("#") ? (p.split("#")[0] ?? p) : p;
+    const out = file.endsWith(".md") ? [file, file.slice(0, -3)] : [file, `${file}.md`];
+    if (file !== p) out.push(p);
+    return out;
   };
   const isDenied = (all: string[]) => all.some(denied);
   const canWriteForms = (all: string[]) => !isDenied(all) && (write ? all.some(write) : canReadForms(all, false));
