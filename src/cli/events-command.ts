@@ -56,6 +56,10 @@ export const eventsCommand = command({
 
 function human(e: VaultEvent): string {
   const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : "");
-  const extra = [e.op, e.duration_ms !== undefined ? `${e.duration_ms} ms` : ""].filter(Boolean).join(", ");
+  // Who did it (the audit log, docs/permissions.md): the surface and the token's id, never the token.
+  const by = e.surface ?? e.ai?.surface;
+  const token = e.token_id ?? e.ai?.token_id;
+  const who = by ? `by ${by}${token ? ` ${token}` : ""}` : "";
+  const extra = [e.op, e.duration_ms !== undefined ? `${e.duration_ms} ms` : "", who].filter(Boolean).join(", ");
   return `${e.time}  ${e.kind.padEnd(14)} ${e.source.padEnd(8)} ${what}${extra ? `  (${extra})` : ""}`;
 }

@@ -47,6 +47,8 @@ export interface SessionOptions {
   scopes: ReadonlySet<Scope>;
   /** The folder grant of the token that opened it (docs/permissions.md): its instructions and notifications keep to it. */
   grant?: Grant | null;
+  /** stdio served as a token (`indx mcp --token`): its id, for the audit log. */
+  tokenId?: string;
 }
 
 export interface McpSession {
@@ -73,7 +75,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
   const callerOf = (extra: Extra): Caller => {
-    const tokenId = extra.authInfo?.extra?.token_id;
+    const tokenId = extra.authInfo?.extra?.token_id ?? opts.tokenId;
     return { surface: "mcp", ...(typeof tokenId === "string" ? { token_id: tokenId } : {}) };
   };
   /** Over HTTP each request carries its own token's grant (src/mcp/http.ts); stdio's is the session's. */

@@ -278,7 +278,9 @@ export class VaultWriter {
 
   private emit(events: readonly NewEvent[], started: number): void {
     const duration = Math.round(performance.now() - started);
-    const by = this.callCaller ? { surface: this.callCaller.surface, ...(this.callCaller.token_id ? { token_id: this.callCaller.token_id } : {}) } : {};
+    // The audit log (docs/permissions.md): who wrote, by surface and token id, never the token.
+    const caller = this.callCaller ?? this.ctx.caller;
+    const by = caller ? { surface: caller.surface, ...(caller.token_id ? { token_id: caller.token_id } : {}) } : {};
     for (const e of events) this.ctx.events.emit({ ...e, ...by, duration_ms: duration });
   }
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../../src/app/context.ts";
@@ -35,6 +36,7 @@ let fake: FakeAiServer;
 let granted: string;
 let admin: string;
 const SCOPES: Scope[] = ["vault:read", "vault:write"];
+const MAIN = join(import.meta.dir, "..", "..", "src", "main.ts");
 
 /** Every file outside Inbox/, by path, with a hash of its bytes. */
 function diskOutsideInbox(): Record<string, string> {
@@ -93,8 +95,63 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
+/** Everything an MCP client can ask, asked as the granted token; every answer checked for canaries. */
+async function mcpSweep(client: CheckedClient, via: string): Promise<void> {
+  const instructions = client.getInstructions() ?? "";
+  check(`${via} instructions`, instructions);
+  expect(instructions).toContain(`vault of ${visibleNotes()} notes`);
+  for (const tool of (await client.listTools()).tools) {
+    const op = OPERATION_BY_NAME.get(tool.name);
+    if (!op) continue;
+    for (const input of inputsFor(op)) check(`${via} tool ${tool.name}`, await client.callTool({ name: tool.name, arguments: input }), input);
+  }
+  const listed = await client.listResources();
+  check(`${via} resources/list`, listed);
+  const uris = [
+    ...listed.resources.map((r) => r.uri),
+    vaultUri("Personal/Diary zqcanary01.md"),
+    vaultUri("Projects/Secret/Plan zqcanary09.md"),
+    "vault://graph",
+    "vault://tags",
+    "vault://search?q=zebra",
+    "vault://graph/backlinks/Projects/Alpha.md",
+    "vault://graph/forward/Projects/Alpha.md",
+    "vault://base/Projects/All.base",
+    "vault://base/Personal/zqcanary05.base",
+  ];
+  for (const uri of uris) {
+    try {
+      check(`${via} read ${uri}`, await client.readResource({ uri }), uri);
+    } catch (err) {
+      check(`${via} read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^vault:\/\/(base\/)?/, "")]);
+    }
+  }
+  check(`${via} templates`, await client.listResourceTemplates());
+  for (const prompt of (await client.listPrompts()).prompts) {
+    const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, a.name === "date" ? "2026-01-01" : "3"]));
+    try {
+      check(`${via} prompt ${prompt.name}`, await client.getPrompt({ name: prompt.name, arguments: args }));
+    } catch (err) {
+      check(`${via} prompt ${prompt.name} (error)`, String(err));
+    }
+  }
+  for (const t of (await client.listResourceTemplates()).resourceTemplates)
+    for (const name of t.uriTemplate.match(/[a-z_]+(?=[,}])/g) ?? [])
+      for (const value of ["", "P", "z", "s"]) {
+        try {
+          check(
+            `complete ${t.uriTemplate} ${name}=${value}`,
+            await client.complete({ ref: { type: "ref/resource", uri: t.uriTemplate }, argument: { name, value } }),
+            value,
+          );
+        } catch (err) {
+          check(`${via} complete ${t.uriTemplate} (error)`, String(err), value);
+        }
+      }
+}
+
 describe("targeted: what a grant hides is not there", () => {
-  const call = () => ctx.forCall({ scopes: new Set(SCOPES), grant: compileGrant(GRANT) });
+  const call = () => ctx.forCall({ scopes: new Set(SCOPES), grant: compileGrant(GRANT), caller: { surface: "rest", token_id: "tok_audit" } });
   const run = async (name: string, input: unknown) => (await invokeOp(OPERATION_BY_NAME.get(name)!, call(), input)).result as any;
   const fail = async (name: string, input: unknown) => {
     try {
@@ -137,8 +194,25 @@ describe("targeted: what a grant hides is not there", () => {
     expect((await fail("tag_rename", { from: "shared", to: "common" })).code).toBe("forbidden");
     expect(diskOutsideInbox()).toEqual(snapshot);
     expect(readFileSync(join(sb.vault, "Inbox/Linked.md"), "utf8")).toBe(inbox);
-    // What the grant may write, it writes, and the event names the token.
+    // What the grant may write, it writes, and the event names the token (the audit log).
     await run("note_write", { path: "Inbox/New.md", body: "# New\n" });
+    const logged = readFileSync(join(sb.dataDir, "events.log"), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(logged.find((e) => e.kind === "note.created" && e.path === "Inbox/New.md")).toMatchObject({ surface: "rest", token_id: "tok_audit" });
+  });
+
+  test("a second wall: an answer that names a hidden file fails closed, whatever read it", async () => {
+    // A context that hands the operation the whole index (as a narrowing bug would) under the grant.
+    const granted = call();
+    const bypass: typeof granted = Object.create(granted, { index: { get: () => ctx.index } });
+    const err = await invokeOp(OPERATION_BY_NAME.get("note_list")!, bypass, {}).then(
+      () => null,
+      (e) => toIndxError(e),
+    );
+    expect(err?.code).toBe("internal");
+    expect(JSON.stringify(err?.toJSON())).not.toMatch(CANARY);
   });
 
   test("the SSE stream and MCP subscriptions hear of visible changes only", async () => {
@@ -243,57 +317,19 @@ describe("a granted token sees only its folders", () => {
     const client = new CheckedClient({ name: "leak", version: "1" });
     await client.connect(transport);
     try {
-      const instructions = client.getInstructions() ?? "";
-      check("instructions", instructions);
-      expect(instructions).toContain(`vault of ${visibleNotes()} notes`);
-      for (const tool of (await client.listTools()).tools) {
-        const op = OPERATION_BY_NAME.get(tool.name);
-        if (!op) continue;
-        for (const input of inputsFor(op)) check(`tool ${tool.name}`, await client.callTool({ name: tool.name, arguments: input }), input);
-      }
-      const listed = await client.listResources();
-      check("resources/list", listed);
-      const uris = [
-        ...listed.resources.map((r) => r.uri),
-        vaultUri("Personal/Diary zqcanary01.md"),
-        vaultUri("Projects/Secret/Plan zqcanary09.md"),
-        "vault://graph",
-        "vault://tags",
-        "vault://search?q=zebra",
-        "vault://graph/backlinks/Projects/Alpha.md",
-        "vault://graph/forward/Projects/Alpha.md",
-        "vault://base/Projects/All.base",
-        "vault://base/Personal/zqcanary05.base",
-      ];
-      for (const uri of uris) {
-        try {
-          check(`read ${uri}`, await client.readResource({ uri }), uri);
-        } catch (err) {
-          check(`read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^vault:\/\/(base\/)?/, "")]);
-        }
-      }
-      check("templates", await client.listResourceTemplates());
-      for (const prompt of (await client.listPrompts()).prompts) {
-        const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, a.name === "date" ? "2026-01-01" : "3"]));
-        try {
-          check(`prompt ${prompt.name}`, await client.getPrompt({ name: prompt.name, arguments: args }));
-        } catch (err) {
-          check(`prompt ${prompt.name} (error)`, String(err));
-        }
-      }
-      for (const t of (await client.listResourceTemplates()).resourceTemplates)
-        for (const name of t.uriTemplate.match(/[a-z_]+(?=[,}])/g) ?? [])
-          for (const value of ["", "P", "z", "s"]) {
-            try {
-              check(
-                `complete ${t.uriTemplate} ${name}=${value}`,
-                await client.complete({ ref: { type: "ref/resource", uri: t.uriTemplate }, argument: { name, value } }),
-                value,
-              );
-            } catch (err) {
-              check(`complete ${t.uriTemplate} (error)`, String(err), value);
-            }
-          }
+      await mcpSweep(client, "http");
+    } finally {
+      await client.close();
+    }
+    expect(leaks).toEqual([]);
+  }, 120_000);
+
+  test("MCP over stdio served as the granted token (indx mcp --token)", async () => {
+    const transport = new StdioClientTransport({ command: "bun", args: [MAIN, "mcp"], env: { ...sb.env, INDX_TOKEN: granted }, stderr: "ignore" });
+    const client = new CheckedClient({ name: "leak-stdio", version: "1" });
+    await client.connect(transport);
+    try {
+      await mcpSweep(client, "stdio");
     } finally {
       await client.close();
     }
