@@ -235,9 +235,9 @@ const tokenCreate = command({
     write: { type: "string", description: "Folder grant: a glob of paths it may write (repeatable), e.g. 'Inbox/**'." },
     deny: { type: "string", description: "Folder grant: a glob of paths it may never see (repeatable); wins over --read and --write." },
   },
-  run(flags) {
+  run(flags, rawArgs) {
     const vault = Vault.open(configFromFlags(flags));
-    const spec = grantFromFlags(flags);
+    const spec = grantFromFlags(rawArgs);
     // Compiled once here so a glob that does not compile is refused now, not on the first request.
     compileGrant(spec);
     const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes), spec);
@@ -246,21 +246,27 @@ const tokenCreate = command({
   },
 });
 
-/** A repeatable flag as citty gives it: one string, or an array of them once it is given twice. */
-function globsOf(raw: unknown): string[] | undefined {
-  if (raw === undefined) return undefined;
-  const list = (Array.isArray(raw) ? raw : [raw]).map(String);
-  return list;
+/**
+ * Every value of a repeatable flag (`--read A --read B`, `--read=A`), read from the arguments
+ * themselves: citty keeps only the last one. Undefined when the flag is not given.
+ */
+function repeated(rawArgs: readonly string[], name: string): string[] | undefined {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i];
+    if (a === "--") break;
+    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(String(rawArgs[++i]));
+    else if (a?.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+  }
+  return out.length ? out : undefined;
 }
 
-function grantFromFlags(flags: { read?: unknown; write?: unknown; deny?: unknown }): GrantSpec {
+function grantFromFlags(rawArgs: readonly string[]): GrantSpec {
   const spec: GrantSpec = {};
-  const read = globsOf(flags.read);
-  const write = globsOf(flags.write);
-  const deny = globsOf(flags.deny);
-  if (read) spec.read = read;
-  if (write) spec.write = write;
-  if (deny) spec.deny = deny;
+  for (const kind of ["read", "write", "deny"] as const) {
+    const globs = repeated(rawArgs, kind);
+    if (globs) spec[kind] = globs;
+  }
   return validateGrantSpec(spec);
 }
 

@@ -6,7 +6,7 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
 import type { Scope } from "../ops/define.ts";
-import type { GrantSpec } from "../ops/grant.ts";
+import type { Grant, GrantSpec } from "../ops/grant.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { compileGrant } from "../vault/grant.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
@@ -199,7 +199,11 @@ export function createApp(ctx: App, o: AppOptions) {
         c.request,
         on("/metrics", c),
         true,
-        () => new Response(metrics.render(gauges(ctx, o.readers ?? null)), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+        // A granted token's gauges count only what its grant sees (docs/permissions.md).
+        (_, exchange) =>
+          new Response(metrics.render(gauges(ctx, o.readers ?? null, compileGrant(exchange.grant))), {
+            headers: { "content-type": "text/plain; version=0.0.4" },
+          }),
       ),
     )
     .get("/v1/events", (c) =>
@@ -282,10 +286,10 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: App, readers: ReaderPool | null): Record<string, number> {
+function gauges(ctx: App, readers: ReaderPool | null, grant: Grant | null): Record<string, number> {
   const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
-    const counts = ctx.index.stats.counts();
+    const counts = (grant ? ctx.indexFor(grant) : ctx.index).stats.counts();
     return { indx_index_notes: counts.notes, indx_index_chunks: counts.chunks, indx_index_unresolved_links: counts.unresolvedLinks, ...threads };
   } catch {
     return threads;

@@ -21,7 +21,8 @@ import type { Glossary } from "./glossary.ts";
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "title"]);
+// PATH_MARK (src/ops/schemas.ts) is for the folder-grant check, not for a model.
+const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "title", "x-indx-path"]);
 
 export function compactInputSchema(schema: JsonObject, glossary: Glossary): JsonObject {
   const out = compact(schema, new Set(), glossary.types);

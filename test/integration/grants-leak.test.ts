@@ -309,6 +309,13 @@ describe("a granted token sees only its folders", () => {
         const res = await fetch(server.url + url, init);
         check(`${route.method} ${url}`, `${[...res.headers].join(" ")} ${await res.text()}`, input);
       }
+    // The routes outside the operations.
+    for (const path of ["/metrics", "/openapi.json", "/health", "/v1/nothing"]) {
+      const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${granted}` } });
+      check(`GET ${path}`, await res.text());
+    }
+    const metrics = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${granted}` } })).text();
+    expect(metrics).toContain(`indx_index_notes ${visibleNotes()}`);
     expect(leaks).toEqual([]);
   }, 120_000);
 

@@ -1,6 +1,7 @@
 import { etagOf } from "../../core/hash.ts";
 import { CHUNK_MAX_CHARS } from "../../markdown/chunks.ts";
 import type { Grant } from "../../ops/grant.ts";
+import { readObsidianApp } from "../../vault/obsidian-app.ts";
 import type { Vault } from "../../vault/vault.ts";
 import { SCHEMA_VERSION } from "./schema.ts";
 import { type IndexIdentity, IndexStore } from "./store.ts";
@@ -63,6 +64,8 @@ export function indexIdentity(vault: Vault): IndexIdentity {
   const settings = {
     schema: SCHEMA_VERSION,
     exclude: vault.config.list("index.exclude"),
+    // Obsidian's excluded files, when they exclude (index.obsidian_excluded): a change rebuilds the index.
+    ...(vault.config.get<boolean>("index.obsidian_excluded") === true ? { obsidianExcluded: readObsidianApp(vault.root).userIgnoreFilters } : {}),
     maxNoteBytes: vault.config.int("index.max_note_bytes"),
     chunkMaxChars: CHUNK_MAX_CHARS,
   };
