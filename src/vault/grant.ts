@@ -30,6 +30,13 @@ export function compileGrant(spec: GrantSpec | null | undefined): Grant | null {
   return grant;
 }
 
+/**
+ * A path already in normal form (as the index stores them): no leading `/` or `~`, no `\\`, `%`
+ * or NUL, no empty, `.` or `..` segment. normalizeVaultPath would return it unchanged.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the NUL is what it rules out.
+const PLAIN = /^(?![/~])(?!.*(?:^|\/)\.{1,2}(?:\/|$))(?!.*\/\/)[^\\%\u0000]+(?<!\/)$/;
+
 /** Each request of a granted token compiles its grant: the same globs get the same predicate. */
 const compiled = new Map<string, Grant>();
 const COMPILED_LIMIT = 64;
@@ -44,12 +51,14 @@ function build(clean: GrantSpec, key: string): Grant {
   const write = clean.write === undefined ? null : test(clean.write, false);
   const forms = (path: string): string[] => {
     let p: string;
-    try {
-      p = normalizeVaultPath(path);
-    } catch {
-      // Not a vault path at all (the operation refuses it itself): nothing can match it.
-      return [path];
-    }
+    if (PLAIN.test(path)) p = path;
+    else
+      try {
+        p = normalizeVaultPath(path);
+      } catch {
+        // Not a vault path at all (the operation refuses it itself): nothing can match it.
+        return [path];
+      }
     // A chunk id (`Notes/A.md#3`) is its note's path and an index: the note decides.
     const file = p.includes("#") ? (p.split("#")[0] ?? p) : p;
     const out = file.endsWith(".md") ? [file, file.slice(0, -3)] : [file, `${file}.md`];

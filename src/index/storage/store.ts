@@ -15,7 +15,7 @@ import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
 import { DATA_SQL, DROP_DATA_SQL, HASH_INDEX_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
-import { dataVersion, fillVisible, installVisibility } from "./visibility.ts";
+import { dataVersion, installVisibility, VisibleFiles } from "./visibility.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -59,7 +59,7 @@ export class IndexStore {
   readonly bases: BaseQueries;
   private readonly memo = new VersionedMemo();
   /** A grant's store (openScoped): what it may read, and the data_version it was last filled at. */
-  private readonly visibility: { canRead: (path: string) => boolean; ids: Set<number>; version: number } | null;
+  private readonly visibility: { files: VisibleFiles; ids: ReadonlySet<number>; version: number } | null;
 
   private constructor(
     private readonly db: Database,
@@ -67,7 +67,7 @@ export class IndexStore {
     canRead: ((path: string) => boolean) | null = null,
   ) {
     if (canRead) installVisibility(db);
-    this.visibility = canRead ? { canRead, ids: new Set(), version: -1 } : null;
+    this.visibility = canRead ? { files: new VisibleFiles(canRead), ids: new Set(), version: -1 } : null;
     this.files = new FileQueries(db);
     this.notes = new NoteQueries(db);
     this.links = new LinkQueries(db);
@@ -114,7 +114,8 @@ export class IndexStore {
     if (!v) throw new Error("visibleIds() of an unscoped store");
     const version = dataVersion(this.db);
     if (version !== v.version) {
-      v.ids = fillVisible(this.db, v.canRead);
+      v.files.sync(this.db);
+      v.ids = v.files.ids;
       v.version = version;
     }
     return v.ids;

@@ -23,30 +23,62 @@ const LINK_COLUMNS = "src_id, ord, embed, syntax, linkpath, subpath, display, ra
 
 export function installVisibility(db: Database): void {
   db.run("CREATE TEMP TABLE IF NOT EXISTS visible (id INTEGER PRIMARY KEY, path TEXT NOT NULL UNIQUE)");
-  db.run("CREATE TEMP VIEW IF NOT EXISTS files AS SELECT * FROM main.files WHERE id IN (SELECT id FROM temp.visible)");
+  // `+`: the membership is a test on each row, never what drives a join. Offered as an index,
+  // it made SQLite walk every visible note and look each up in a json_each list (a search's
+  // sections: 94 ms instead of 2 at 20,000 notes).
+  db.run("CREATE TEMP VIEW IF NOT EXISTS files AS SELECT * FROM main.files WHERE +id IN (SELECT id FROM temp.visible)");
   for (const [table, key] of Object.entries(FILE_TABLES))
-    db.run(`CREATE TEMP VIEW IF NOT EXISTS ${table} AS SELECT * FROM main.${table} WHERE ${key} IN (SELECT id FROM temp.visible)`);
+    db.run(`CREATE TEMP VIEW IF NOT EXISTS ${table} AS SELECT * FROM main.${table} WHERE +${key} IN (SELECT id FROM temp.visible)`);
   db.run(
     `CREATE TEMP VIEW IF NOT EXISTS links AS SELECT ${LINK_COLUMNS},
        CASE WHEN l.dst_path IS NULL OR (${LINK_DST_SQL}) IN (SELECT path FROM temp.visible) THEN l.dst_path END AS dst_path
-       FROM main.links l WHERE l.src_id IN (SELECT id FROM temp.visible)`,
+       FROM main.links l WHERE +l.src_id IN (SELECT id FROM temp.visible)`,
   );
 }
 
-/** Fills `temp.visible` with the files of the index `canRead` allows; returns their ids. */
-export function fillVisible(db: Database, canRead: (path: string) => boolean): Set<number> {
-  const rows = db.query<{ id: number; path: string }, []>("SELECT id, path FROM main.files").all();
-  const ids = new Set<number>();
-  db.transaction(() => {
-    db.run("DELETE FROM temp.visible");
-    const insert = db.query<void, [number, string]>("INSERT INTO temp.visible (id, path) VALUES (?, ?)");
-    for (const { id, path } of rows)
-      if (canRead(path)) {
-        insert.run(id, path);
-        ids.add(id);
+/**
+ * What a grant's connection shows, kept in step with `temp.visible`: after the index changed,
+ * only the files added, removed or renamed since are tested and written (an edit of a note
+ * changes none), and a path once tested is not tested again.
+ */
+export class VisibleFiles {
+  /** The visible files: id → path, as `temp.visible` holds them. */
+  private shown = new Map<number, string>();
+  /** The predicate's verdict per path (a rename or a new file adds one). */
+  private readonly verdicts = new Map<string, boolean>();
+
+  constructor(private readonly canRead: (path: string) => boolean) {}
+
+  get ids(): ReadonlySet<number> {
+    return new Set(this.shown.keys());
+  }
+
+  /** Brings `temp.visible` in line with `main.files`. */
+  sync(db: Database): void {
+    const rows = db.query<{ id: number; path: string }, []>("SELECT id, path FROM main.files").values() as [number, string][];
+    const next = new Map<number, string>();
+    const seen = new Set<string>();
+    for (const [id, path] of rows) {
+      seen.add(path);
+      let ok = this.verdicts.get(path);
+      if (ok === undefined) {
+        ok = this.canRead(path);
+        this.verdicts.set(path, ok);
       }
-  })();
-  return ids;
+      if (ok) next.set(id, path);
+    }
+    for (const path of this.verdicts.keys()) if (!seen.has(path)) this.verdicts.delete(path);
+    const gone = [...this.shown].filter(([id, path]) => next.get(id) !== path).map(([id]) => id);
+    const added = [...next].filter(([id, path]) => this.shown.get(id) !== path);
+    if (gone.length || added.length)
+      db.transaction(() => {
+        const remove = db.query<void, [number]>("DELETE FROM temp.visible WHERE id = ?");
+        for (const id of gone) remove.run(id);
+        const insert = db.query<void, [number, string]>("INSERT INTO temp.visible (id, path) VALUES (?, ?)");
+        for (const [id, path] of added) insert.run(id, path);
+      })();
+    this.shown = next;
+  }
 }
 
 /** Commits of other connections move it: the visible set is filled again once it changes. */
