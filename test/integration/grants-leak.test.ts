@@ -165,7 +165,14 @@ describe("targeted: what a grant hides is not there", () => {
   test("counts, totals and lists count only the visible notes", async () => {
     expect(visibleNotes()).toBe(VISIBLE_NOTES.length);
     expect((await run("note_list", { limit: 1 })).total).toBe(VISIBLE_NOTES.length);
-    expect((await run("vault_status", {})).index.counts.notes).toBe(VISIBLE_NOTES.length);
+    // The whole vault's status first: a count cached for it must not reach the grant, nor the reverse.
+    const whole = (await invokeOp(OPERATION_BY_NAME.get("vault_status")!, ctx, {})).result as any;
+    const status = await run("vault_status", {});
+    expect(status.index.counts.notes).toBe(VISIBLE_NOTES.length);
+    expect(status.embeddings.counts.chunks).toBeGreaterThan(0);
+    expect(status.embeddings.counts.chunks).toBeLessThan(whole.embeddings.counts.chunks);
+    const again = (await invokeOp(OPERATION_BY_NAME.get("vault_status")!, ctx, {})).result as any;
+    expect(again.embeddings.counts).toEqual(whole.embeddings.counts);
     const shared = (await run("tag_list", {})).tags.find((t: { tag: string }) => t.tag === "shared");
     expect(shared.count).toBe(2);
     const search = await run("vault_search", { q: "zebra", mode: "lexical" });
