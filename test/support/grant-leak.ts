@@ -11,7 +11,7 @@ import { PATH_MARK } from "../../src/ops/schemas.ts";
  */
 export const GRANT = { read: ["Projects/**"], write: ["Inbox/**"], deny: ["Projects/Secret/**"] };
 
-export const CANARY = /zq[a-z]+\d\d|zebra/i;
+export const CANARY = /zq[a-z]+\d\d|zebra|Personal\/|Journal\/|Projects\/Secret/i;
 
 const hidden = (n: string) =>
   `---\ntitle: zqtitle${n}\nzqkey${n}: zqvalue${n}\ntags: [shared, zqtag${n}]\naliases: [zqalias${n}]\nup: "[[Alpha]]"\n---\n# zqhead${n}\n\nzebra zqcanary${n} lives here. See [[Alpha]], [[Linked]], [[zqlink${n}]], [[Beta#zqanchor${n}]] and #zqtag${n}.\n\n- [ ] zqtask${n}\n\nA paragraph. ^zqblock${n}\n`;
@@ -21,7 +21,7 @@ export const VISIBLE_NOTES = ["Inbox/Draft.md", "Inbox/Linked.md", "Projects/Alp
 export const LEAK_FILES: Record<string, string | Uint8Array> = {
   "Projects/Alpha.md":
     "---\ntags: [shared, proj]\nstatus: active\n---\n# Alpha\n\nAlpha plan links [[Beta]] and ![[Beta#Goals]]. Alpha words.\n\n- [ ] task one\n",
-  "Projects/Beta.md": "# Beta\n\n## Goals\n\nBeta goals link [[Alpha]] and [[Missing note]]. #shared\n",
+  "Projects/Beta.md": "# Beta\n\n## Goals\n\nBeta goals link [[Alpha]] and [[Missing note]]. #shared\n\nSee [[Plain]], [[Plain#Inside]] and ![[Plain]].\n",
   "Projects/Board.canvas": JSON.stringify({ nodes: [{ id: "a", type: "file", file: "Projects/Alpha.md", x: 0, y: 0, width: 200, height: 100 }], edges: [] }),
   "Projects/All.base": "views:\n  - type: table\n    name: All\n",
   "Inbox/Draft.md": "# Draft\n\nAn inbox draft about Alpha. [[Alpha]]\n",
@@ -37,6 +37,8 @@ export const LEAK_FILES: Record<string, string | Uint8Array> = {
   "Personal/zqcanary05.base": "views:\n  - type: table\n    name: zqview05\n",
   "Personal/zqcanary06 pic.png": new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 1, 2, 3]),
   "Personal/Empty zqcanary07.md": "zebra zqcanary07\n",
+  // A hidden note whose name has no canary, linked and embedded from a visible one: its path is the canary.
+  "Personal/Plain.md": `${hidden("10")}\n## Inside\n\nzebra again.\n`,
   "Personal/Note with ![[embed]] zqcanary08.md": `${hidden("08")}\n![[Draft]]\n`,
 };
 
@@ -52,6 +54,7 @@ export const PATH_POOL = [
   "Personal/Diary zqcanary01.md#0",
   "Projects/Alpha.md",
   "Projects/Alpha.md#0",
+  "Projects/Beta.md",
   "Inbox/Draft.md",
 ];
 
