@@ -135,6 +135,19 @@ async function mcpSweep(client: CheckedClient, via: string): Promise<void> {
       check(`${via} prompt ${prompt.name} (error)`, String(err));
     }
   }
+  for (const prompt of (await client.listPrompts()).prompts)
+    for (const arg of prompt.arguments ?? [])
+      for (const value of ["", "P", "z", "2026"]) {
+        try {
+          check(
+            `${via} complete prompt ${prompt.name} ${arg.name}=${value}`,
+            await client.complete({ ref: { type: "ref/prompt", name: prompt.name }, argument: { name: arg.name, value } }),
+            value,
+          );
+        } catch (err) {
+          check(`${via} complete prompt ${prompt.name} (error)`, String(err), value);
+        }
+      }
   for (const t of (await client.listResourceTemplates()).resourceTemplates)
     for (const name of t.uriTemplate.match(/[a-z_]+(?=[,}])/g) ?? [])
       for (const value of ["", "P", "z", "s"]) {

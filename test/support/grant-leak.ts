@@ -56,6 +56,10 @@ export const PATH_POOL = [
   "Projects/Alpha.md#0",
   "Projects/Beta.md",
   "Inbox/Draft.md",
+  // Missing, where the grant reads: a did-you-mean must not reach for the hidden near-misses.
+  "Projects/Plain.md",
+  "Projects/Diary zqcanary01.md",
+  "Plain",
 ];
 
 let keySeq = 0;
