@@ -175,6 +175,12 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
       needRead(scopesOf(extra));
       const uri = req.params.uri;
       if (isAiUri(uri)) {
+        // Live AI resources are derived for every session together, over the whole vault: a
+        // folder grant's session reads them (through its grant) but does not subscribe to them.
+        if (grantOf(extra) || opts.grant)
+          throw new IndxError("forbidden", "A token with a folder grant cannot subscribe to ai:// resources; read them instead.", {
+            reason: "folder_grant",
+          });
         await hub.ready;
         await aiSubscriptions.add(uri);
         return {};

@@ -261,6 +261,11 @@ describe("targeted: what a grant hides is not there", () => {
     await client.setLoggingLevel("debug");
     for (const uri of ["vault://Personal/**", "vault://**", "vault://graph", "vault://tags", vaultUri("Personal/Diary zqcanary01.md")])
       await client.subscribeResource({ uri });
+    const aiSub = await client.subscribeResource({ uri: "ai://summary/glob/**" }).then(
+      () => "subscribed",
+      (e) => String(e),
+    );
+    expect(aiSub).toContain("folder grant");
     writeFileSync(join(sb.vault, "Personal/Diary zqcanary01.md"), `${LEAK_FILES["Personal/Diary zqcanary01.md"]}\nzqedit01\n`);
     const until = async (ok: () => boolean) => {
       for (let i = 0; i < 100 && !ok(); i++) await Bun.sleep(100);
