@@ -60,6 +60,8 @@ export const PATH_POOL = [
   "Projects/Plain.md",
   "Projects/Diary zqcanary01.md",
   "Plain",
+  // Missing, where the grant writes: a write's errors must not name the hidden near-miss either.
+  "Inbox/Plain.md",
 ];
 
 let keySeq = 0;
