@@ -11,6 +11,7 @@ import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
@@ -45,6 +46,7 @@ export class App implements OpContext {
   readonly signal: AbortSignal | undefined = undefined;
   readonly progress: ProgressFn | undefined = undefined;
   readonly aiStream: AiStreamSink | undefined = undefined;
+  readonly grant: Grant | null = null;
 
   constructor(
     readonly vault: Vault,
@@ -54,9 +56,18 @@ export class App implements OpContext {
     this.connection = new IndexConnection(vault);
   }
 
-  /** The context of one call: this vault and its services, with the caller's scopes, signal, progress and stream. */
+  /** The context of one call: this vault and its services, with the caller's scopes, grant, signal, progress and stream. */
   forCall(opts: CallOptions): OpContext {
-    return new CallContext(this, opts);
+    return new CallContext(this, opts, false);
+  }
+
+  wholeIndex(): OpContext {
+    return this;
+  }
+
+  /** The index as a folder grant sees it (docs/permissions.md); throws as `index` does. */
+  indexFor(grant: Grant): IndexStore {
+    return this.connection.openFor(grant);
   }
 
   /**
@@ -204,31 +215,41 @@ class CallContext implements OpContext {
   readonly progress: ProgressFn | undefined;
   readonly aiStream: AiStreamSink | undefined;
   readonly caller: Caller | undefined;
+  readonly grant: Grant | null;
+  private callWriter: VaultWriter | null = null;
 
   constructor(
     private readonly app: App,
-    opts: CallOptions,
+    private readonly opts: CallOptions,
+    /** This call plans a write: it reads the whole index, its writer guarded (OpContext.wholeIndex). */
+    private readonly whole: boolean,
   ) {
     this.scopes = opts.scopes ?? EVERY_SCOPE;
     this.signal = opts.signal;
     this.progress = opts.progress;
     this.aiStream = opts.aiStream;
     this.caller = opts.caller ?? app.caller;
-    Object.freeze(this);
+    this.grant = opts.grant ?? null;
+    Object.seal(this);
+  }
+
+  wholeIndex(): OpContext {
+    return this.grant && !this.whole ? new CallContext(this.app, this.opts, true) : this;
   }
 
   get vault(): Vault {
     return this.app.vault;
   }
   get index(): IndexStore {
-    return this.app.index;
+    return this.grant && !this.whole ? this.app.indexFor(this.grant) : this.app.index;
   }
   get indexReads(): number {
     return this.app.indexReads;
   }
-  /** The vault's one writer, with this call's signal: a cancelled call leaves the write queue (src/writes/queue.ts). */
+  /** The vault's writer as this call may use it: its signal leaves the queue, its grant checks every change, its events name the caller. */
   get writer(): VaultWriter {
-    return this.app.writer.forSignal(this.signal);
+    this.callWriter ??= this.app.writer.forCall({ signal: this.signal, grant: this.grant, caller: this.caller });
+    return this.callWriter;
   }
   get events(): EventHub {
     return this.app.events;

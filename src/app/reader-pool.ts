@@ -79,7 +79,15 @@ export class ReaderPool {
     opts: { coerce?: boolean } = {},
   ): Promise<Invoked<I, O>> {
     if (!ReaderPool.serves(op) || !this.readers.some((r) => r.ready)) return invokeOp(op, ctx, raw, opts);
-    const message: RunMessage = { type: "run", id: this.nextId++, op: op.name, input: raw, scopes: [...ctx.scopes], coerce: opts.coerce === true };
+    const message: RunMessage = {
+      type: "run",
+      id: this.nextId++,
+      op: op.name,
+      input: raw,
+      scopes: [...ctx.scopes],
+      grant: ctx.grant?.spec ?? null,
+      coerce: opts.coerce === true,
+    };
     const result = await new Promise<OutputOf<AnyOperation>>((resolve, reject) => {
       this.queue.push({ message, retried: false, resolve, reject });
       this.pump();

@@ -7,6 +7,7 @@ import { edenGC } from "bun:jsc";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { setPageCacheKiB } from "../index/storage/store.ts";
 import { invokeOp } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { Vault } from "../vault/vault.ts";
 import { App } from "./context.ts";
 import type { FromReader, ToReader } from "./reader-protocol.ts";
@@ -55,7 +56,9 @@ async function run(message: Extract<ToReader, { type: "run" }>): Promise<void> {
   try {
     const op = OPERATION_BY_NAME.get(message.op);
     if (!ctx || !op?.safe) throw new IndxError("internal", "A reader worker was asked for something it does not answer.");
-    const { result } = await invokeOp(op, ctx.forCall({ scopes: new Set(message.scopes) }), message.input, { coerce: message.coerce });
+    const { result } = await invokeOp(op, ctx.forCall({ scopes: new Set(message.scopes), grant: compileGrant(message.grant) }), message.input, {
+      coerce: message.coerce,
+    });
     answer({ type: "done", id, result });
   } catch (err) {
     answer({ type: "failed", id, error: toIndxError(err).toJSON() });

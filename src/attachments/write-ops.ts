@@ -4,7 +4,7 @@ import { newLinkText } from "../links/link-text.ts";
 import { ATTACHMENT_EXTENSIONS, extensionOf, mimeType } from "../notes/mime.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS, Warning } from "../ops/schemas.ts";
+import { INPUT_LIMITS, PATH_MARK, Warning } from "../ops/schemas.ts";
 import { LinkResolver } from "../vault/link-resolver.ts";
 import { readObsidianApp } from "../vault/obsidian-app.ts";
 import { fileKind, scanVault } from "../vault/scan.ts";
@@ -53,6 +53,8 @@ export const attachmentWrite = defineOp({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
           description: "Note it is for (decides the folder).",
+          // Read, not written (it places the attachment): a folder grant must let the caller read it.
+          [PATH_MARK]: "read",
         }),
       ),
       on_conflict: Type.Optional(

@@ -6,6 +6,7 @@ import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import { renameOver } from "../core/rename-over.ts";
 import type { Scope } from "../ops/define.ts";
+import { type GrantSpec, GrantSpecSchema, isRestricting, validateGrantSpec } from "../ops/grant.ts";
 
 export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault:admin"];
 
@@ -19,6 +20,8 @@ const StoredTokenSchema = Type.Object({
   /** sha256 of the token, hex; the token itself is shown once and never stored. */
   hash: Type.String({ pattern: "^[0-9a-f]{64}$" }),
   created_at: Type.String(),
+  /** Folder grant (docs/permissions.md): the globs it may read, write, and never see; none: the whole vault. */
+  grant: Type.Optional(GrantSpecSchema),
 });
 export type StoredToken = Static<typeof StoredTokenSchema> & { scopes: Scope[] };
 
@@ -101,7 +104,7 @@ export class TokenStore {
     if (this.stamp() !== this.loadedStamp) this.tokens = this.read();
   }
 
-  create(name: string, scopes: Scope[]): { token: string; record: StoredToken } {
+  create(name: string, scopes: Scope[], grant?: GrantSpec): { token: string; record: StoredToken } {
     if (!name.trim() || name.length > 100) throw new IndxError("validation_failed", "A token needs a name of 1–100 characters.");
     const token = newToken();
     const record: StoredToken = {
@@ -110,6 +113,7 @@ export class TokenStore {
       scopes,
       hash: sha256(token),
       created_at: new Date().toISOString(),
+      ...(isRestricting(grant) ? { grant: validateGrantSpec(grant) } : {}),
     };
     this.tokens = [...this.read(), record];
     this.write();
@@ -128,12 +132,12 @@ export class TokenStore {
     return true;
   }
 
-  /** Who a presented token is (the token's id, or "admin" for the admin key) and its scopes, or null. */
-  verify(presented: string, adminKey: string | null): { id: string; scopes: Scope[] } | null {
-    if (adminKey && sameSecret(presented, adminKey)) return { id: ADMIN_ID, scopes: [...ALL_SCOPES] };
+  /** Who a presented token is (the token's id, or "admin" for the admin key), its scopes and its folder grant, or null. */
+  verify(presented: string, adminKey: string | null): { id: string; scopes: Scope[]; grant: GrantSpec | null } | null {
+    if (adminKey && sameSecret(presented, adminKey)) return { id: ADMIN_ID, scopes: [...ALL_SCOPES], grant: null };
     this.refresh();
     const hash = sha256(presented);
     const hit = this.tokens.find((t) => timingSafeEqual(Buffer.from(t.hash, "hex"), Buffer.from(hash, "hex")));
-    return hit ? { id: hit.id, scopes: hit.scopes } : null;
+    return hit ? { id: hit.id, scopes: hit.scopes, grant: isRestricting(hit.grant) ? hit.grant : null } : null;
   }
 }

@@ -12,8 +12,10 @@ import { EventLog } from "../events/log.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
 import { OAuthStore } from "../oauth/store.ts";
+import { type GrantSpec, validateGrantSpec } from "../ops/grant.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { parseInput } from "../ops/validate.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
 import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
@@ -235,18 +237,59 @@ export const configCommand: CommandDef = {
 
 const tokenCreate = command({
   description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept.",
-  examples: ["indx token create --name agent --scopes vault:read", "indx token create --name editor --scopes vault:read,vault:write"],
+  examples: [
+    "indx token create --name agent --scopes vault:read",
+    "indx token create --name editor --scopes vault:read,vault:write",
+    "indx token create --name drafter --scopes vault:read,vault:write --read 'Projects/**' --write 'Inbox/**' --deny 'Projects/Secret/**'",
+  ],
+  long: "--read, --write and --deny give the token a folder grant (docs/permissions.md): vault-relative globs, each flag repeatable. Deny wins; a path it may write it may read; without globs the token sees the whole vault.",
   args: {
     name: { type: "string", required: true, description: "A name to recognise it by." },
     scopes: { type: "string", description: "Comma-separated: vault:read, vault:write, vault:admin (default vault:read)." },
+    read: { type: "string", description: "Folder grant: a glob of paths it may read (repeatable), e.g. 'Projects/**'." },
+    write: { type: "string", description: "Folder grant: a glob of paths it may write (repeatable), e.g. 'Inbox/**'." },
+    deny: { type: "string", description: "Folder grant: a glob of paths it may never see (repeatable); wins over --read and --write." },
   },
-  run(flags) {
+  run(flags, rawArgs) {
     const vault = Vault.open(configFromFlags(flags));
-    const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes));
+    const spec = grantFromFlags(rawArgs);
+    // Compiled once here so a glob that does not compile is refused now, not on the first request.
+    compileGrant(spec);
+    const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes), spec);
     const { hash: _hash, ...shown } = record;
-    out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}; shown once, store it now)`);
+    out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}${grantText(record.grant)}; shown once, store it now)`);
   },
 });
+
+/**
+ * Every value of a repeatable flag (`--read A --read B`, `--read=A`), read from the arguments
+ * themselves: citty keeps only the last one. Undefined when the flag is not given.
+ */
+function repeated(rawArgs: readonly string[], name: string): string[] | undefined {
+  const out: string[] = [];
+  for (let i = 0; i < rawArgs.length; i++) {
+    const a = rawArgs[i];
+    if (a === "--") break;
+    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(String(rawArgs[++i]));
+    else if (a?.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
+  }
+  return out.length ? out : undefined;
+}
+
+function grantFromFlags(rawArgs: readonly string[]): GrantSpec {
+  const spec: GrantSpec = {};
+  for (const kind of ["read", "write", "deny"] as const) {
+    const globs = repeated(rawArgs, kind);
+    if (globs) spec[kind] = globs;
+  }
+  return validateGrantSpec(spec);
+}
+
+function grantText(grant: GrantSpec | undefined): string {
+  if (!grant) return "";
+  const parts = (["read", "write", "deny"] as const).flatMap((k) => (grant[k] ? [`${k} ${grant[k].join(" ")}`] : []));
+  return parts.length ? `; ${parts.join("; ")}` : "";
+}
 
 const tokenList = command({
   description: "List this vault's tokens (never the tokens themselves): bearer tokens, then OAuth grants with their client and scopes.",
@@ -271,7 +314,7 @@ const tokenList = command({
     const tokens = [...bearer, ...grants];
     const human = (t: (typeof tokens)[number]) =>
       t.kind === "bearer"
-        ? `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}`
+        ? `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}`
         : `${t.id}  ${t.name} (OAuth ${t.client_id})  ${t.scopes.join(",")}  ${t.created_at}${t.revoked_at ? `  revoked: ${t.revoked_reason}` : ""}`;
     out(flags, tokens, () => tokens.map(human).join("\n") || NO_RESULTS);
   },

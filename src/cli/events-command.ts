@@ -55,8 +55,12 @@ export const eventsCommand = command({
 });
 
 function human(e: VaultEvent): string {
-  const who = e.auth ? [e.auth.client_name ?? e.auth.client_id, e.auth.grant_id].filter(Boolean).join(" ") : "";
-  const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : who);
-  const extra = [e.op, e.auth?.reason, e.auth?.scopes?.join(" "), e.duration_ms !== undefined ? `${e.duration_ms} ms` : ""].filter(Boolean).join(", ");
+  const auth = e.auth ? [e.auth.client_name ?? e.auth.client_id, e.auth.grant_id].filter(Boolean).join(" ") : "";
+  const what = e.path ?? (e.from && e.to ? `${e.from} → ${e.to}` : e.count !== undefined ? `${e.count} file${e.count === 1 ? "" : "s"}` : auth);
+  // Who did it (the audit log, docs/permissions.md): the surface and the token's id, never the token.
+  const by = e.surface ?? e.ai?.surface;
+  const token = e.token_id ?? e.ai?.token_id;
+  const who = by ? `by ${by}${token ? ` ${token}` : ""}` : "";
+  const extra = [e.op, e.auth?.reason, e.auth?.scopes?.join(" "), e.duration_ms !== undefined ? `${e.duration_ms} ms` : "", who].filter(Boolean).join(", ");
   return `${e.time}  ${e.kind.padEnd(14)} ${e.source.padEnd(8)} ${what}${extra ? `  (${extra})` : ""}`;
 }

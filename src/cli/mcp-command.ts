@@ -1,6 +1,10 @@
 import type { App } from "../app/context.ts";
+import { TokenStore } from "../auth/tokens.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
+import type { GrantSpec } from "../ops/grant.ts";
+import { hasScope } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { command } from "./command.ts";
 import { type GlobalFlags, openContext } from "./context.ts";
 import { print, printErr } from "./io.ts";
@@ -31,6 +35,11 @@ export const mcpCommand = command({
       description:
         "The tools to list: all (the default), core (search, read, write, patch, list, backlinks) and/or tool names, comma-separated (config mcp.tools).",
     },
+    token: {
+      type: "string",
+      description:
+        "Serve as this bearer token (or set INDX_TOKEN, which no process list shows): its scopes narrow these, its folder grant applies (docs/permissions.md).",
+    },
   },
   async run(flags, rawArgs) {
     if (flags.action !== undefined && flags.action !== "serve" && flags.action !== "catalogue")
@@ -41,16 +50,33 @@ export const mcpCommand = command({
     const extra = flags.tools === undefined ? {} : { "mcp.tools": flags.tools };
     if (flags.action === "catalogue") return printCatalogueSize(scopes, flags, extra);
     const ctx = openContext(flags, extra);
+    const presented = typeof flags.token === "string" ? flags.token : process.env.INDX_TOKEN;
+    const as = presented ? stdioToken(ctx, presented, scopes) : null;
     // Started by hand, `indx mcp` would otherwise sit silent: an agent starts it, not a person.
     if (process.stdin.isTTY)
       printErr(
         "indx mcp: waiting for an MCP client on stdin (an agent starts this command; `indx init` prints the set-ups for Claude Code, Cursor and Codex). Ctrl-C to quit.",
       );
     const { serveStdio } = await import("../mcp/stdio.ts");
-    await serveStdio(ctx, { scopes, watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch") });
+    await serveStdio(ctx, {
+      scopes: as?.scopes ?? scopes,
+      ...(as ? { grant: compileGrant(as.grant), tokenId: as.id } : {}),
+      watch: flags["no-watch"] !== true && !rawArgs.includes("--no-watch"),
+    });
     process.exit(0);
   },
 });
+
+/**
+ * `indx mcp --token`: stdio served as a token, as /mcp serves it over HTTP: the flags' scopes
+ * narrowed to the token's, and its folder grant on every call. A token that is not one is refused.
+ */
+function stdioToken(ctx: App, presented: string, asked: ReadonlySet<Scope>): { id: string; scopes: Set<Scope>; grant: GrantSpec | null } {
+  const hit = new TokenStore(ctx.vault.dataDir).verify(presented, ctx.vault.config.str("server.api_key") ?? null);
+  if (!hit) throw new IndxError("unauthorized", "Invalid token (--token or INDX_TOKEN).", { reason: "invalid_token" });
+  const own = new Set(hit.scopes);
+  return { id: hit.id, scopes: new Set([...asked].filter((s) => hasScope(own, s))), grant: hit.grant };
+}
 
 /** `indx mcp catalogue`: the tools these flags' scopes would see, in tokens (a JSON object with --json or when piped). */
 async function printCatalogueSize(scopes: ReadonlySet<Scope>, flags: GlobalFlags, extra: Record<string, unknown>): Promise<void> {

@@ -231,6 +231,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "Extra vault-relative globs to leave out of the index (hidden files, .obsidian, .git, node_modules and build folders are always out).",
   },
   {
+    key: "index.obsidian_excluded",
+    env: "INDX_OBSIDIAN_EXCLUDED",
+    type: "bool",
+    default: false,
+    description:
+      'Leave Obsidian\'s own "Excluded files" (userIgnoreFilters in .obsidian/app.json) out of the index too, as index.exclude does: not searched, listed or read (docs/permissions.md).',
+  },
+  {
     key: "index.max_note_bytes",
     type: "int",
     default: 5 * 1024 * 1024,

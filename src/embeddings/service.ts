@@ -49,7 +49,11 @@ export class EmbeddingService {
   private providerKey = "";
   private providerInst: EmbeddingProvider | null = null;
   private queue: Promise<unknown> = Promise.resolve();
-  private coverage: { chunks: number; pending: number } | null = null;
+  /**
+   * Coverage per index view: a folder grant's view counts its own chunks (docs/permissions.md),
+   * and never hands its count to the whole index's callers, or theirs to it.
+   */
+  private coverage = new WeakMap<IndexStore, { chunks: number; pending: number }>();
   private downUntil = 0;
   private readonly queryCache = new Map<string, Float32Array>();
   private readonly changeListeners = new Set<() => void>();
@@ -111,13 +115,13 @@ export class EmbeddingService {
 
   /** An index update makes the coverage stale (the context that owns this service calls it). */
   indexChanged(): void {
-    this.coverage = null;
+    this.coverage = new WeakMap();
     this.wallValue = null;
   }
 
   /** Another thread's embedding run added or removed vectors (the reader workers of `serve` hear of the main thread's). */
   vectorsChangedElsewhere(): void {
-    this.coverage = null;
+    this.coverage = new WeakMap();
   }
 
   /** Long-lived processes and threads keep the vectors in memory for exact scans (VectorStore.keepWarm). */
@@ -128,15 +132,17 @@ export class EmbeddingService {
 
   /** Distinct chunk contents, and how many of them have no vector yet. */
   counts(index: IndexStore, store: VectorStore | null): { chunks: number; embedded: number; pending: number } {
-    if (!this.coverage) {
+    let coverage = this.coverage.get(index);
+    if (!coverage) {
       const live = index.chunks.distinctHashes();
       for (const h of this.wall().deniedHashes) live.delete(h);
       const have = store ? store.hashes() : new Set<string>();
       let pending = 0;
       for (const h of live) if (!have.has(h)) pending++;
-      this.coverage = { chunks: live.size, pending };
+      coverage = { chunks: live.size, pending };
+      this.coverage.set(index, coverage);
     }
-    return { chunks: this.coverage.chunks, embedded: this.coverage.chunks - this.coverage.pending, pending: this.coverage.pending };
+    return { chunks: coverage.chunks, embedded: coverage.chunks - coverage.pending, pending: coverage.pending };
   }
 
   /**
@@ -237,11 +243,11 @@ export class EmbeddingService {
           denied: this.wall().deniedHashes,
         });
         changed ||= report.embedded > 0 || report.pruned > 0;
-        this.coverage = null;
+        this.coverage = new WeakMap();
         if (!report.error) await this.measureFusion(index, store, s, opts.signal);
         return report;
       } finally {
-        this.coverage = null;
+        this.coverage = new WeakMap();
         if (changed) for (const fn of this.changeListeners) fn();
       }
     });

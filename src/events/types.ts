@@ -35,6 +35,10 @@ export const VaultEventSchema = Type.Object({
   etag: Type.Optional(Type.String()),
   count: Type.Optional(Type.Integer()),
   duration_ms: Type.Optional(Type.Integer()),
+  surface: Type.Optional(
+    Type.Union([Type.Literal("cli"), Type.Literal("rest"), Type.Literal("mcp")], { description: "A write through indx: where it came from." }),
+  ),
+  token_id: Type.Optional(Type.String({ description: "A write through indx over REST or MCP over HTTP: the id of the token that made it (never the token)." })),
   ai: Type.Optional(
     Type.Object(
       {

@@ -2,6 +2,7 @@ import type { TokenStore } from "../auth/tokens.ts";
 import { IndxError } from "../core/errors.ts";
 import type { OAuthServer } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
+import type { GrantSpec } from "../ops/grant.ts";
 
 export interface GuardOptions {
   host: string;
@@ -76,6 +77,8 @@ export interface Principal {
   /** Whose requests these are: a token id, "admin", or "anonymous" when auth is off. */
   id: string;
   scopes: Set<Scope>;
+  /** The token's folder grant (docs/permissions.md); null: the whole vault. */
+  grant: GrantSpec | null;
 }
 
 /**
@@ -84,11 +87,12 @@ export interface Principal {
  * A wrong token (a guess, which the failure throttle counts) is told apart from a missing one.
  */
 export function authenticate(request: Request, o: GuardOptions): Principal {
-  if (!o.auth) return { id: "anonymous", scopes: new Set(["vault:read", "vault:write", "vault:admin"]) };
+  if (!o.auth) return { id: "anonymous", scopes: new Set(["vault:read", "vault:write", "vault:admin"]), grant: null };
   const header = request.headers.get("authorization") ?? "";
   const token = /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   if (!token) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
   const hit = o.tokens.verify(token, o.adminKey()) ?? o.oauth?.verifyAccess(token, request) ?? null;
   if (!hit) throw new IndxError("unauthorized", "Invalid bearer token.", { reason: "invalid_token" });
-  return { id: hit.id, scopes: new Set(hit.scopes) };
+  // OAuth grants carry no folder grant yet: their scopes alone decide (docs/remote-access.md).
+  return { id: hit.id, scopes: new Set(hit.scopes), grant: "grant" in hit ? (hit.grant ?? null) : null };
 }

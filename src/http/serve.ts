@@ -124,7 +124,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     tokens,
     oauth,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    mcp: (request, scopes, tokenId) => mcp.handle(request, scopes, tokenId),
+    mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),

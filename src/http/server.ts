@@ -8,7 +8,9 @@ import { VERSION } from "../core/version.ts";
 import { bearerChallenge } from "../oauth/metadata.ts";
 import { OAuthServer } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant, GrantSpec } from "../ops/grant.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { aiEventStream, wantsAiStream } from "./ai-stream.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
@@ -25,7 +27,7 @@ export interface AppOptions extends GuardOptions {
   /** Logs one line per request (route template, status, duration: never paths or bodies). */
   accessLog?: boolean;
   /** MCP over Streamable HTTP at /mcp (src/mcp/http.ts); the route is guarded like /v1. */
-  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string) => Promise<Response>;
+  mcp?: (request: Request, scopes: Set<Scope>, tokenId?: string, grant?: GrantSpec | null) => Promise<Response>;
   limits?: RequestLimits;
   /** Threads that answer the safe operations; without them every operation runs on this thread. */
   readers?: ReaderPool | null;
@@ -69,6 +71,8 @@ interface Exchange extends ClientView {
   route: string;
   /** The token that authenticated the request (its id, "admin", or "anonymous" without auth); set once admitted. */
   tokenId?: string;
+  /** That token's folder grant (docs/permissions.md), set with tokenId; null: the whole vault. */
+  grant?: GrantSpec | null;
 }
 
 const READ_ONLY: ReadonlySet<Scope> = new Set(["vault:read"]);
@@ -118,6 +122,7 @@ export function createApp(ctx: App, o: AppOptions) {
     const wait = rate.take(o.auth ? principal.id : exchange.address);
     if (wait) throw rateLimited("Too many requests for this token.", wait);
     exchange.tokenId = principal.id;
+    exchange.grant = principal.grant;
     return principal.scopes;
   };
 
@@ -205,9 +210,10 @@ export function createApp(ctx: App, o: AppOptions) {
     const signal = route.op.ai ? request.signal : undefined;
     const caller = { surface: "rest" as const, ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
+    const grant = compileGrant(exchange.grant);
     if (route.op.ai && wantsAiStream(request, input))
-      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller }), input, opts).then((r) => r.result));
-    const scoped = ctx.forCall({ scopes, signal, caller });
+      return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller, grant }), input, opts).then((r) => r.result));
+    const scoped = ctx.forCall({ scopes, signal, caller, grant });
     // A note's name where a read takes a path, as the CLI and MCP resolve it (src/app/note-names.ts).
     const named = withNamesResolved(route.op, ctx, input);
     const { result, replayed } = await (o.readers
@@ -242,13 +248,17 @@ export function createApp(ctx: App, o: AppOptions) {
         c.request,
         on("/metrics", c),
         true,
-        () => new Response(metrics.render(gauges(ctx, o.readers ?? null)), { headers: { "content-type": "text/plain; version=0.0.4" } }),
+        // A granted token's gauges count only what its grant sees (docs/permissions.md).
+        (_, exchange) =>
+          new Response(metrics.render(gauges(ctx, o.readers ?? null, compileGrant(exchange.grant))), {
+            headers: { "content-type": "text/plain; version=0.0.4" },
+          }),
       ),
     )
     .get("/v1/events", (c) =>
-      guarded(c.request, on("/v1/events", c), true, (scopes) => {
+      guarded(c.request, on("/v1/events", c), true, (scopes, exchange) => {
         if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "The event stream needs the vault:read scope.");
-        return eventStream(ctx, c.request);
+        return eventStream(ctx, c.request, compileGrant(exchange.grant));
       }),
     )
     .all("/.well-known/oauth-protected-resource", oauthRoute, { parse: "none" })
@@ -263,7 +273,7 @@ export function createApp(ctx: App, o: AppOptions) {
       (c) =>
         guarded(c.request, on("/mcp", c), true, (scopes, exchange) => {
           if (!o.mcp) throw new IndxError("not_found", "MCP is not served here.", { reason: "route" });
-          return o.mcp(c.request, scopes, exchange.tokenId);
+          return o.mcp(c.request, scopes, exchange.tokenId, exchange.grant);
         }),
       { parse: "none" },
     )
@@ -337,10 +347,10 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: App, readers: ReaderPool | null): Record<string, number> {
+function gauges(ctx: App, readers: ReaderPool | null, grant: Grant | null): Record<string, number> {
   const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
-    const counts = ctx.index.stats.counts();
+    const counts = (grant ? ctx.indexFor(grant) : ctx.index).stats.counts();
     return { indx_index_notes: counts.notes, indx_index_chunks: counts.chunks, indx_index_unresolved_links: counts.unresolvedLinks, ...threads };
   } catch {
     return threads;

@@ -22,7 +22,8 @@
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "minProperties"]);
+// PATH_MARK (src/ops/schemas.ts) is for the folder-grant check, not for a model.
+const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "minProperties", "x-indx-path"]);
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 

@@ -2,6 +2,7 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage, MessageExtraInfo } from "@modelcontextprotocol/sdk/types.js";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { McpHub } from "./hub.ts";
 import { ListenStream } from "./listen.ts";
 import { ModernServer } from "./modern.ts";
@@ -37,6 +38,8 @@ export class DualStdioTransport implements Transport {
   constructor(
     private readonly hub: McpHub,
     private readonly scopes: ReadonlySet<Scope>,
+    /** `indx mcp --token`: who every 2026 request is (its id) and what its folder grant lets it see (docs/permissions.md). */
+    private readonly as: { grant: Grant | null; tokenId?: string },
     /** Called at the first 2026 request: stdio then brings the index up to date, as after an initialize. */
     private readonly onModern: () => void,
   ) {
@@ -96,7 +99,8 @@ export class DualStdioTransport implements Transport {
     try {
       const res = await this.modern.handle(request, {
         scopes: this.scopes,
-        caller: { surface: "mcp" },
+        caller: { surface: "mcp", ...(this.as.tokenId ? { token_id: this.as.tokenId } : {}) },
+        grant: this.as.grant,
         signal: abort.signal,
         notify: (n) => this.write(n),
       });
@@ -108,7 +112,7 @@ export class DualStdioTransport implements Transport {
   }
 
   private async listen(request: JsonRpcRequest): Promise<void> {
-    const opened = await ListenStream.open(this.hub, request, this.scopes, {
+    const opened = await ListenStream.open(this.hub, request, this.scopes, this.as.grant, {
       send: (n) => void this.write(n),
       end: (res) => void this.write(res),
     });

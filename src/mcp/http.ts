@@ -1,8 +1,11 @@
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
+import { Value } from "@sinclair/typebox/value";
 import type { App } from "../app/context.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { logEvent } from "../core/log.ts";
 import type { Scope } from "../ops/define.ts";
+import { type GrantSpec, GrantSpecSchema } from "../ops/grant.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { BoundedEventStore } from "./event-store.ts";
 import { HttpSession, TrackedTransport } from "./http-session.ts";
 import { McpHub } from "./hub.ts";
@@ -110,10 +113,12 @@ export class McpHttpHandler {
     return this.sessions.size;
   }
 
-  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> {
+  async handle(request: Request, scopes: ReadonlySet<Scope>, tokenId?: string, grant?: GrantSpec | null): Promise<Response> {
     if (this.closed) return rpcError(503, -32000, "The server is shutting down.");
-    // The token's id rides along for the ai.invocation event (src/mcp/session.ts); the token itself never does.
-    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId ? { extra: { token_id: tokenId } } : {}) };
+    // The token's id rides along for the ai.invocation event (src/mcp/session.ts), its folder
+    // grant for every call of the request (docs/permissions.md); the token itself never does.
+    const extra = { ...(tokenId ? { token_id: tokenId } : {}), ...(grant ? { grant } : {}) };
+    const authInfo = { token: "", clientId: "indx", scopes: [...scopes], ...(tokenId || grant ? { extra } : {}) };
     const id = request.headers.get("mcp-session-id");
     // A 2026 request ignores any session id it carries (spec, Streamable HTTP, Backward Compatibility).
     if (id && !(request.method === "POST" && isModernHeader(request))) {
@@ -129,7 +134,7 @@ export class McpHttpHandler {
     const body = await readJson(request, MAX_BODY);
     if (!body.ok) return body.response;
     // MCP 2026-07-28: a request that names its version in _meta (or a modern version header) stands alone, without a session.
-    if (isModernRequest(body.value) || isModernHeader(request)) return this.modernRequest(request, body.value, scopes, tokenId);
+    if (isModernRequest(body.value) || isModernHeader(request)) return this.modernRequest(request, body.value, scopes, tokenId, grant);
     const malformed = missingEnvelope(body.value);
     if (malformed) return Response.json(malformed, { status: 400 });
     const messages = Array.isArray(body.value) ? body.value : [body.value];
@@ -149,7 +154,7 @@ export class McpHttpHandler {
     }
   }
 
-  private modernRequest(request: Request, body: unknown, scopes: ReadonlySet<Scope>, tokenId?: string): Promise<Response> | Response {
+  private modernRequest(request: Request, body: unknown, scopes: ReadonlySet<Scope>, tokenId?: string, grant?: GrantSpec | null): Promise<Response> | Response {
     // A notification (a 2.x client's cancel of a listen stream, which closing the stream already ended): nothing to answer.
     if (isNotification(body)) return new Response(null, { status: 202 });
     if (!isModernRequest(body)) {
@@ -159,7 +164,7 @@ export class McpHttpHandler {
         status: 400,
       });
     }
-    return this.modern.handle(request, body, scopes, { surface: "mcp", ...(tokenId ? { token_id: tokenId } : {}) });
+    return this.modern.handle(request, body, scopes, { surface: "mcp", ...(tokenId ? { token_id: tokenId } : {}) }, compileGrant(grant ?? null));
   }
 
   private async open(
@@ -168,7 +173,8 @@ export class McpHttpHandler {
     scopes: ReadonlySet<Scope>,
     authInfo: { token: string; clientId: string; scopes: string[]; extra?: Record<string, unknown> },
   ) {
-    const session = await createSession(this.hub, { scopes: new Set(scopes) });
+    const spec = authInfo.extra?.grant;
+    const session = await createSession(this.hub, { scopes: new Set(scopes), grant: compileGrant(Value.Check(GrantSpecSchema, spec) ? spec : null) });
     let entry: HttpSession | null = null;
     const transport: TrackedTransport = new TrackedTransport({
       sessionIdGenerator: () => crypto.randomUUID(),

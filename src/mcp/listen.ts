@@ -1,5 +1,6 @@
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { protocolError, RpcError } from "./errors.ts";
 import type { HubSession, McpHub } from "./hub.ts";
@@ -71,9 +72,10 @@ export class ListenStream implements HubSession {
     private readonly hub: McpHub,
     private readonly id: JsonRpcId,
     private readonly filter: Filter,
+    grant: Grant | null,
     private readonly sink: ListenSink,
   ) {
-    this.set = new SubscriptionSet(hub, {
+    this.set = new SubscriptionSet(hub, grant, {
       updated: (uri) => this.notify("notifications/resources/updated", { uri }),
       listChanged: () => {
         if (filter.resourcesListChanged) this.notify("notifications/resources/list_changed", {});
@@ -89,6 +91,7 @@ export class ListenStream implements HubSession {
     hub: McpHub,
     request: JsonRpcRequest,
     scopes: ReadonlySet<Scope>,
+    grant: Grant | null,
     sink: ListenSink,
     lastEventId: string | null = null,
   ): Promise<ListenStream | JsonRpcResponse> {
@@ -99,7 +102,7 @@ export class ListenStream implements HubSession {
       const filter = filterOf(request.params ?? {});
       if ((filter.resourceSubscriptions?.length || filter.resourcesListChanged) && !hasScope(scopes, "vault:read"))
         throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
-      stream = new ListenStream(hub, request.id, filter, sink);
+      stream = new ListenStream(hub, request.id, filter, grant, sink);
       for (const uri of filter.resourceSubscriptions ?? []) await stream.set.add(uri);
     } catch (err) {
       stream?.set.close();

@@ -1,5 +1,6 @@
 import type { Caller } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { McpHub } from "./hub.ts";
 import { ListenStream } from "./listen.ts";
 import { ModernServer, methodNotFound } from "./modern.ts";
@@ -82,30 +83,30 @@ export class ModernHttp {
     return this.streams.size;
   }
 
-  async handle(request: Request, body: JsonRpcRequest, scopes: ReadonlySet<Scope>, caller: Caller): Promise<Response> {
+  async handle(request: Request, body: JsonRpcRequest, scopes: ReadonlySet<Scope>, caller: Caller, grant: Grant | null): Promise<Response> {
     // The spec's order: the headers agree with the body, then the body's envelope is whole (both 400).
     const refused = headerError(request, body) ?? envelopeError(body);
     if (refused) return json(refused, 400);
-    if (body.method === "subscriptions/listen") return this.listen(request, body, scopes);
+    if (body.method === "subscriptions/listen") return this.listen(request, body, scopes, grant);
     if (!this.server.handles(body.method)) {
       const res = methodNotFound(body);
       return json(res, statusOf(res));
     }
     const wantsStream = body.method === "tools/call" && (request.headers.get("accept") ?? "").includes("text/event-stream");
     if (!wantsStream) {
-      const res = await this.server.handle(body, { scopes, caller, signal: request.signal, notify: async () => {} });
+      const res = await this.server.handle(body, { scopes, caller, grant, signal: request.signal, notify: async () => {} });
       return json(res, statusOf(res));
     }
     // A tools/call may send progress and log notifications before its result: an SSE stream, opened at once.
     const { readable, writer } = sseChannel();
     void this.server
-      .handle(body, { scopes, caller, signal: request.signal, notify: async (n) => writer.event(n) })
+      .handle(body, { scopes, caller, grant, signal: request.signal, notify: async (n) => writer.event(n) })
       .then((res) => writer.event(res))
       .finally(() => writer.close());
     return sseResponse(readable);
   }
 
-  private async listen(request: Request, body: JsonRpcRequest, scopes: ReadonlySet<Scope>): Promise<Response> {
+  private async listen(request: Request, body: JsonRpcRequest, scopes: ReadonlySet<Scope>, grant: Grant | null): Promise<Response> {
     if (this.streams.size >= MAX_STREAMS)
       return json(rpcError(body.id, -32000, `Too many subscriptions/listen streams (${MAX_STREAMS}); retry later.`), 503, { "retry-after": "30" });
     const { readable, writer } = sseChannel();
@@ -113,6 +114,7 @@ export class ModernHttp {
       this.hub,
       body,
       scopes,
+      grant,
       { send: (n, id) => writer.event(n, id), end: (res) => writer.event(res).then(() => writer.close()) },
       request.headers.get("last-event-id"),
     );

@@ -13,6 +13,7 @@ import type { z } from "zod";
 import { IndxError } from "../core/errors.ts";
 import type { Caller } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
 import { visibleTools } from "./catalogue.ts";
@@ -43,6 +44,8 @@ import { callTool } from "./tool-call.ts";
 export interface ModernCall {
   scopes: ReadonlySet<Scope>;
   caller: Caller;
+  /** The token's folder grant (docs/permissions.md); null: the whole vault. */
+  grant: Grant | null;
   /** Aborted when the client gives up on the request (closes its HTTP stream, or cancels over stdio). */
   signal?: AbortSignal;
   /** Sends a notification on this request's own answer stream, before the result. */
@@ -78,7 +81,7 @@ export class ModernServer {
       "server/discover": async (_p, call) => ({
         supportedVersions: [...SUPPORTED_VERSIONS],
         capabilities: CAPABILITIES,
-        instructions: await this.instructionsFor(call.scopes),
+        instructions: await this.instructionsFor(call.scopes, call.grant),
       }),
       "tools/list": (_p, call, req) => {
         paramsOf(ListToolsRequestSchema, req);
@@ -93,6 +96,7 @@ export class ModernServer {
           app: hub.ctx,
           scopes: call.scopes,
           caller: call.caller,
+          grant: call.grant,
           signal: call.signal,
           log: requestLog(metaOf(req)?.[META.logLevel], send),
           progress:
@@ -166,14 +170,15 @@ export class ModernServer {
   }
 
   private contextOf(call: ModernCall) {
-    return this.hub.ctx.forCall({ scopes: call.scopes, caller: call.caller, signal: call.signal });
+    return this.hub.ctx.forCall({ scopes: call.scopes, caller: call.caller, signal: call.signal, grant: call.grant });
   }
 
-  private instructionsFor(scopes: ReadonlySet<Scope>): Promise<string> {
-    const key = [...scopes].sort().join(",");
+  private instructionsFor(scopes: ReadonlySet<Scope>, grant: Grant | null): Promise<string> {
+    // Per grant too: a folder grant's instructions count only the notes it may read.
+    const key = `${[...scopes].sort().join(",")}\n${grant?.key ?? ""}`;
     const cached = this.instructions.get(key);
     if (cached && cached.generation === this.hub.generation) return cached.text;
-    const text = instructionsOf(this.hub, scopes);
+    const text = instructionsOf(this.hub, scopes, grant);
     this.instructions.set(key, { generation: this.hub.generation, text });
     return text;
   }

@@ -175,7 +175,8 @@ interface GraphPage {
  * with its outgoing edges (whose targets may be on other pages). Cached until the next index update.
  */
 async function graphPage(hub: McpHub, ctx: OpContext, cursor: string | null): Promise<GraphPage> {
-  const key = `graph:${cursor ?? ""}`;
+  // A grant sees its own graph (docs/permissions.md): the cache is per grant.
+  const key = `graph:${ctx.grant?.key ?? ""}:${cursor ?? ""}`;
   const cached = hub.derived.get(key) as GraphPage | undefined;
   if (cached) return cached;
   const generation = hub.generation;

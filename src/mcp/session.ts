@@ -15,10 +15,14 @@ import {
   SubscribeRequestSchema,
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
-import { IndxError } from "../core/errors.ts";
+import { Value } from "@sinclair/typebox/value";
+import { IndxError, toIndxError } from "../core/errors.ts";
+import { etagOf } from "../core/hash.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
+import { type Grant, GrantSpecSchema } from "../ops/grant.ts";
 import { hasScope } from "../ops/invoke.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { AI_RESOURCE_TEMPLATES } from "./ai-resources.ts";
 import { visibleTools } from "./catalogue.ts";
 import { complete } from "./completions.ts";
@@ -37,6 +41,10 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 export interface SessionOptions {
   /** The session's scopes: stdio's from its flags, HTTP's from the token that initialized it. */
   scopes: ReadonlySet<Scope>;
+  /** The folder grant of the token that opened it (docs/permissions.md): its instructions and notifications keep to it. */
+  grant?: Grant | null;
+  /** stdio served as a token (`indx mcp --token`): its id, for the audit log. */
+  tokenId?: string;
 }
 
 export interface McpSession {
@@ -51,9 +59,9 @@ export interface McpSession {
  * (extra.authInfo); a request may do only what both the session and that token allow.
  */
 export async function createSession(hub: McpHub, opts: SessionOptions): Promise<McpSession> {
-  const instructions = await instructionsOf(hub, opts.scopes);
+  const instructions = await instructionsOf(hub, opts.scopes, opts.grant ?? null);
   const server = new Server({ ...SERVER_INFO }, { capabilities: CAPABILITIES, instructions });
-  const subscriptions = new SubscriptionSet(hub, {
+  const subscriptions = new SubscriptionSet(hub, opts.grant ?? null, {
     updated: (uri) => void server.sendResourceUpdated({ uri }).catch(() => {}),
     listChanged: () => void server.sendResourceListChanged().catch(() => {}),
   });
@@ -61,10 +69,15 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 
   const scopesOf = (extra: Extra): Set<Scope> => (extra.authInfo ? intersectScopes(opts.scopes, parseScopeList(extra.authInfo.scopes)) : new Set(opts.scopes));
   const callerOf = (extra: Extra): Caller => {
-    const tokenId = extra.authInfo?.extra?.token_id;
+    const tokenId = extra.authInfo?.extra?.token_id ?? opts.tokenId;
     return { surface: "mcp", ...(typeof tokenId === "string" ? { token_id: tokenId } : {}) };
   };
-  const contextOf = (extra: Extra) => hub.ctx.forCall({ scopes: scopesOf(extra), caller: callerOf(extra) });
+  /** Over HTTP each request carries its own token's grant (src/mcp/http.ts); stdio's is the session's. */
+  const grantOf = (extra: Extra): Grant | null => {
+    const spec = extra.authInfo?.extra?.grant;
+    return extra.authInfo ? compileGrant(Value.Check(GrantSpecSchema, spec) ? spec : null) : (opts.grant ?? null);
+  };
+  const contextOf = (extra: Extra) => hub.ctx.forCall({ scopes: scopesOf(extra), caller: callerOf(extra), grant: grantOf(extra) });
   const needRead = (scopes: ReadonlySet<Scope>) => {
     if (!hasScope(scopes, "vault:read")) throw new IndxError("forbidden", "Resources need the vault:read scope", { needed: "vault:read" });
   };
@@ -94,6 +107,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
         app: hub.ctx,
         scopes: scopesOf(extra),
         caller: callerOf(extra),
+        grant: grantOf(extra),
         progress,
         // Aborted by notifications/cancelled for this request.
         signal: extra.signal,
@@ -137,7 +151,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   server.setRequestHandler(SubscribeRequestSchema, (req, extra) =>
     guarded(async () => {
       needRead(scopesOf(extra));
-      await subscriptions.add(req.params.uri);
+      await subscriptions.add(req.params.uri, grantOf(extra));
       return {};
     }),
   );
@@ -154,7 +168,11 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   );
 
   const detach = hub.attach({
-    indexChanged(changed, listChanged) {
+    indexChanged(all, listChanged) {
+      // A change to a file the session's grant hides is no change to it (docs/permissions.md).
+      const grant = opts.grant;
+      const changed = grant ? all.filter((p) => grant.canRead(p)) : all;
+      if (changed.length === 0) return;
       log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
       subscriptions.indexChanged(changed, listChanged);
     },
@@ -176,10 +194,10 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
 }
 
 /** The instructions for a caller with these scopes: sent at initialize (2025) and by server/discover (2026). */
-export async function instructionsOf(hub: McpHub, scopes: ReadonlySet<Scope>): Promise<string> {
+export async function instructionsOf(hub: McpHub, scopes: ReadonlySet<Scope>, grant: Grant | null): Promise<string> {
   return instructionsFor({
     scopes,
-    noteCount: await noteCount(hub.ctx.forCall({ scopes })),
+    noteCount: await noteCount(hub.ctx.forCall({ scopes, grant })),
     tools: visibleTools(scopes, hub.ctx),
     allowed: visibleTools(scopes, hub.ctx, { profile: false }).map((t) => t.name),
   });

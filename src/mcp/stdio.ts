@@ -3,12 +3,16 @@ import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { logEvent } from "../core/log.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import { DualStdioTransport } from "./dual-stdio.ts";
 import { McpHub } from "./hub.ts";
 import { createSession } from "./session.ts";
 
 export interface StdioOptions {
   scopes: ReadonlySet<Scope>;
+  /** `indx mcp --token`: that token's folder grant and id (docs/permissions.md). */
+  grant?: Grant | null;
+  tokenId?: string;
   /** Watch the vault and keep the index current (default true). */
   watch?: boolean;
   /** How long to wait for notifications/initialized before indexing anyway. */
@@ -40,7 +44,7 @@ export async function serveStdio(ctx: App, opts: StdioOptions): Promise<void> {
   const hub = new McpHub(ctx);
   let markReady!: () => void;
   hub.ready = new Promise<void>((resolve) => (markReady = resolve));
-  const session = await createSession(hub, { scopes: opts.scopes });
+  const session = await createSession(hub, { scopes: opts.scopes, grant: opts.grant ?? null, ...(opts.tokenId ? { tokenId: opts.tokenId } : {}) });
   let watcher: VaultWatcher | null = null;
   let stopEmbedding = () => {};
 
@@ -92,7 +96,9 @@ export async function serveStdio(ctx: App, opts: StdioOptions): Promise<void> {
   });
 
   // 2026-07-28 requests need no initialize: the first one starts the index work as an initialize would.
-  await session.server.connect(new DualStdioTransport(hub, opts.scopes, () => setTimeout(prepare, 0)));
+  await session.server.connect(
+    new DualStdioTransport(hub, opts.scopes, { grant: opts.grant ?? null, ...(opts.tokenId ? { tokenId: opts.tokenId } : {}) }, () => setTimeout(prepare, 0)),
+  );
   logEvent("mcp.stdio_started", { scopes: [...opts.scopes] });
   await closed;
 

@@ -1,5 +1,6 @@
-import { toIndxError } from "../core/errors.ts";
+import { IndxError, toIndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
+import type { Grant } from "../ops/grant.ts";
 import { AiSubscriptions } from "./ai-subscriptions.ts";
 import { isAiUri } from "./ai-uris.ts";
 import type { McpHub } from "./hub.ts";
@@ -25,14 +26,22 @@ export class SubscriptionSet {
 
   constructor(
     private readonly hub: McpHub,
+    /** The subscriber's folder grant (docs/permissions.md): a change it hides is no change to it, results read through it. */
+    private readonly grant: Grant | null,
     private readonly sink: SubscriptionSink,
   ) {
     this.ai = new AiSubscriptions(hub.liveAi, (uri) => this.announce(uri));
   }
 
   /** Throws validation_failed for a URI that is neither vault:// nor ai://, or past the ai:// limit. */
-  async add(uri: string): Promise<void> {
+  async add(uri: string, requestGrant: Grant | null = null): Promise<void> {
     if (isAiUri(uri)) {
+      // Live AI resources are derived for every subscriber together, over the whole vault: a
+      // folder grant's subscriber reads them (through its grant) but does not subscribe to them.
+      if (this.grant || requestGrant)
+        throw new IndxError("forbidden", "A token with a folder grant cannot subscribe to ai:// resources; read them instead.", {
+          reason: "folder_grant",
+        });
       await this.hub.ready;
       await this.ai.add(uri);
       return;
@@ -50,7 +59,9 @@ export class SubscriptionSet {
   }
 
   /** After an index update that changed these paths: each matching URI once, base results only if they read differently. */
-  indexChanged(changed: readonly string[], listChanged: boolean): void {
+  indexChanged(all: readonly string[], listChanged: boolean): void {
+    const grant = this.grant;
+    const changed = grant ? all.filter((p) => grant.canRead(p)) : all;
     for (const uri of this.vault.updatedUris(changed)) this.announce(uri);
     if (this.vault.resultUris().length) void this.recheckResults();
     if (listChanged) this.sink.listChanged();
@@ -80,7 +91,7 @@ export class SubscriptionSet {
   /** What a result URI reads as now: a hash of its text, or the code of the error it gives. */
   private async fingerprintOf(uri: string): Promise<string> {
     try {
-      const read = await readResource(this.hub, this.hub.ctx, uri);
+      const read = await readResource(this.hub, this.hub.ctx.forCall({ grant: this.grant }), uri);
       const first = read.contents[0];
       return etagOf(first && "text" in first ? first.text : "");
     } catch (err) {

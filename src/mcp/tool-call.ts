@@ -7,6 +7,7 @@ import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { Caller } from "../ops/context.ts";
 import type { Operation, Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import { hasScope, invokeOp } from "../ops/invoke.ts";
 import { resultText } from "./content.ts";
 import { RpcError } from "./errors.ts";
@@ -20,6 +21,8 @@ export interface CallEnv {
   scopes: ReadonlySet<Scope>;
   /** The surface and the token's id, for the ai.invocation event. */
   caller?: Caller;
+  /** The token's folder grant (docs/permissions.md); none: the whole vault. */
+  grant?: Grant | null;
   /** Sends one notifications/progress; absent when the caller passed no progressToken. */
   progress?: (done: number, total?: number, message?: string) => Promise<void>;
   /** Aborted when the client cancels the call: long work (an index pass, a rerank) stops early. */
@@ -105,7 +108,8 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   if (!op.dryRunNeedsRead && !hasScope(env.scopes, op.scope))
     return { error: new IndxError("forbidden", `${op.name} needs the ${op.scope} scope`, { operation: op.name, needed: op.scope }) };
   // AI results have their own cache, which also records each call and streams; the replay cache stays out of their way.
-  const key = op.safe && !op.ai ? ReplayCache.key(op.name, args) : null;
+  // Replays are per grant: what one token may see is never replayed to another.
+  const key = op.safe && !op.ai ? `${env.grant?.key ?? ""}\n${ReplayCache.key(op.name, args)}` : null;
   if (key) hub.syncWithLog();
   const replay = key ? hub.replays.get(key) : undefined;
   if (replay) return { result: replay };
@@ -115,6 +119,7 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   const ctx = env.app.forCall({
     scopes: env.scopes,
     caller: env.caller,
+    grant: env.grant ?? null,
     signal: env.signal,
     progress: progress?.fn,
     aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,

@@ -2,7 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import { planMove } from "../links/rewrite.ts";
 import { defineOp } from "../ops/define.ts";
-import { VaultPath, Warning } from "../ops/schemas.ts";
+import { PATH_MARK, VaultPath, Warning } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import type { Change } from "../writes/pipeline.ts";
@@ -22,7 +22,7 @@ export const noteMove = defineOp({
   input: Type.Object(
     {
       from: VaultPath,
-      to: Type.String({ minLength: 1, maxLength: 1024, description: "New vault path." }),
+      to: Type.String({ minLength: 1, maxLength: 1024, description: "New vault path.", [PATH_MARK]: true }),
       update_links: Type.Optional(Type.Boolean({ default: true, description: "Rewrite links to it." })),
       dry_run: Type.Optional(DryRun),
       if_match: Type.Optional(IfMatch),

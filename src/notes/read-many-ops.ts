@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS } from "../ops/schemas.ts";
+import { INPUT_LIMITS, PATH_MARK } from "../ops/schemas.ts";
 import { globToRegExp } from "../vault/glob.ts";
 import { type NoteOnDisk, readNote, statNote } from "../vault/read.ts";
 import { countLines } from "./line-range.ts";
@@ -50,7 +50,7 @@ export const noteReadMany = defineOp({
   input: Type.Object(
     {
       paths: Type.Optional(
-        Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }), {
+        Type.Array(Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars, [PATH_MARK]: true }), {
           minItems: 1,
           maxItems: READ_MANY.maxPaths,
           description: "Paths, read in this order.",

@@ -4,7 +4,7 @@ import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { aliasesOf, frontmatterOf } from "../index/storage/json-columns.ts";
 import { defineOp } from "../ops/define.ts";
-import { CompactMeta, compactMeta, Nullable } from "../ops/schemas.ts";
+import { CompactMeta, compactMeta, Nullable, PATH_MARK } from "../ops/schemas.ts";
 import { parseChunkId } from "../search/related.ts";
 import { statVaultFile } from "../vault/read.ts";
 import { mimeType } from "./mime.ts";
@@ -17,7 +17,7 @@ export const chunkGet = defineOp({
   scope: "vault:read",
   safe: true,
   input: Type.Object(
-    { id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<n>' from a search hit." }) },
+    { id: Type.String({ minLength: 3, maxLength: 1100, description: "Chunk id '<path>#<n>' from a search hit.", [PATH_MARK]: true }) },
     { additionalProperties: false },
   ),
   output: Type.Object({
@@ -76,7 +76,7 @@ export const attachmentGet = defineOp({
   safe: true,
   input: Type.Object(
     {
-      path: Type.String({ minLength: 1, maxLength: 1024, description: "Vault path." }),
+      path: Type.String({ minLength: 1, maxLength: 1024, description: "Vault path.", [PATH_MARK]: true }),
       download: Type.Optional(Type.Boolean({ default: false, description: "Return the bytes." })),
       allow_large: Type.Optional(Type.Boolean({ default: false, description: "Past retrieval.max_attachment_bytes." })),
     },

@@ -5,7 +5,7 @@ import { planHeadingRename } from "../links/rewrite.ts";
 import { parseFrontmatterYaml, splitFrontmatter } from "../markdown/frontmatter.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS, VaultPath, Warning } from "../ops/schemas.ts";
+import { INPUT_LIMITS, PATH_MARK, VaultPath, Warning } from "../ops/schemas.ts";
 import { applyPatches, type PatchResult } from "../patch/engine.ts";
 import { type PatchOp, PatchOpSchema } from "../patch/schema.ts";
 import { renderTemplate } from "../templates/render.ts";
@@ -118,6 +118,8 @@ export const noteWrite = defineOp({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
           description: "Template to start from.",
+          // Read, not written: a folder grant must let the caller read it (docs/permissions.md).
+          [PATH_MARK]: "read",
         }),
       ),
       if_match: Type.Optional(IfMatch),

@@ -10,6 +10,7 @@ import type { Vault } from "../vault/vault.ts";
 import type { IdempotencyStore } from "../writes/idempotency.ts";
 import type { VaultWriter } from "../writes/pipeline.ts";
 import type { Scope } from "./define.ts";
+import type { Grant } from "./grant.ts";
 
 /** Who caused an index update: a write through indx (which emits its own events) or anything else. */
 export type UpdateOrigin = "write" | "watch" | "full";
@@ -33,6 +34,12 @@ export interface CallOptions {
   aiStream?: AiStreamSink;
   /** Who calls: the surface and, over HTTP, the token's id (the ai.invocation event names them). */
   caller?: Caller;
+  /**
+   * The caller's folder grant (docs/permissions.md), compiled (src/vault/grant.ts); none: the
+   * whole vault. The context then hands the operation a view of the index with only what the
+   * grant may read, and a writer that refuses any change outside what it may write.
+   */
+  grant?: Grant | null;
 }
 
 /**
@@ -48,7 +55,15 @@ export interface OpContext {
   readonly progress: ProgressFn | undefined;
   readonly aiStream: AiStreamSink | undefined;
   readonly caller: Caller | undefined;
-  /** The open index; throws index_missing / index_incompatible with the command that fixes it. */
+  /** The caller's folder grant, or null for the whole vault (docs/permissions.md). */
+  readonly grant: Grant | null;
+  /**
+   * This call's context over the whole index, its writer still guarded: a write plans against
+   * every note (a move must see each link it would rewrite), so a plan that would touch a note
+   * outside the grant is refused whole rather than applied in part (src/ops/invoke.ts).
+   */
+  wholeIndex(): OpContext;
+  /** The open index (with a grant: only what it may read); throws index_missing / index_incompatible with the command that fixes it. */
   readonly index: IndexStore;
   /** The write pipeline; one per vault per process, so its locks see every writer here. */
   readonly writer: VaultWriter;

@@ -1,6 +1,7 @@
 import type { Static, TObject } from "@sinclair/typebox";
 import type { ErrorCode } from "../core/errors.ts";
 import type { OpContext } from "./context.ts";
+import { PATH_MARK } from "./schemas.ts";
 
 export type Scope = "vault:read" | "vault:write" | "vault:admin";
 
@@ -100,11 +101,24 @@ export const MODEL_CALL_ERRORS: readonly ErrorCode[] = [
 ];
 
 /** Every code an operation can return: what it declares, what every operation can, and what a model call can. */
-export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai" | "safe">): ErrorCode[] {
+export function errorsOf(op: Pick<AnyOperation, "errors" | "needsIndex" | "ai" | "safe" | "input">): ErrorCode[] {
   const index: ErrorCode[] = op.needsIndex === false ? [] : ["index_missing", "index_incompatible", "index_corrupt"];
   const model: readonly ErrorCode[] = op.ai && op.ai.needs !== "any" ? MODEL_CALL_ERRORS : [];
+  // A path a folder grant hides is not_found to its caller (src/ops/grant-check.ts).
   const write: readonly ErrorCode[] = op.safe ? [] : WRITE_ERRORS;
-  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...model, ...write, ...op.errors])];
+  const paths: ErrorCode[] = takesPaths(op.input) ? ["not_found"] : [];
+  return [...new Set([...EVERY_OPERATION_ERRORS, ...index, ...model, ...write, ...paths, ...op.errors])];
+}
+
+const pathTaking = new WeakMap<TObject, boolean>();
+/** Does the input name a vault file (a field marked PATH_MARK, src/ops/schemas.ts)? */
+function takesPaths(input: TObject): boolean {
+  let known = pathTaking.get(input);
+  if (known === undefined) {
+    known = JSON.stringify(input).includes(`"${PATH_MARK}"`);
+    pathTaking.set(input, known);
+  }
+  return known;
 }
 
 /** What an operation returns: the static type of its output schema. */

@@ -3,6 +3,7 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog } from "../core/log.ts";
 import type { OpContext } from "./context.ts";
 import { type AnyOperation, errorsOf, type Operation, type Scope } from "./define.ts";
+import { assertNothingHidden, checkGrantedInput, scrubError } from "./grant-check.ts";
 import { parseInput } from "./validate.ts";
 
 /** admin ⊇ write ⊇ read. */
@@ -34,19 +35,40 @@ export async function invokeOp<I extends TObject, O extends TObject>(
   const { dry_run, idempotency_key: key }: WriteControls = input;
   if (op.dryRunNeedsRead) requireScope(op, ctx, dry_run === true ? "vault:read" : op.scope);
   if (op.writes?.when(input)) requireScope(op, ctx, "vault:write", ` to write (${op.writes.fields.join(", ")})`);
+  const { grant } = ctx;
+  // A folder grant, checked here for every operation (docs/permissions.md, "One choke point"):
+  // its input paths first, before anything is read. These refusals name only the caller's input.
+  if (grant)
+    try {
+      checkGrantedInput(op, grant, input);
+    } catch (err) {
+      throw undeclared(op, toIndxError(err));
+    }
   // The model an operation declares it needs, checked once here for every AI operation: a missing
   // one is ai_unavailable naming the role and the fix, before anything is read or sent.
   try {
     // The vault folder gone under a long-running server: every operation says so (vault_missing).
     ctx.vault.assertPresent();
+    // Under a grant a write plans against the whole index (so a plan that would rewrite a note
+    // outside the grant is refused whole by the call's writer); anything else reads the grant's
+    // view of it. The output is checked again on the way out.
+    const runCtx = grant && !op.safe && !op.ai ? ctx.wholeIndex() : ctx;
     if (op.ai?.needs === "chat" && (op.ai.when?.(input) ?? true)) ctx.ai.chat();
-    if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) return { input, result: await op.run(ctx, input), replayed: false };
-    const { idempotency_key: _, ...request } = input;
-    const { result, replayed } = await ctx.idempotency.once(key, { op: op.name, input: request }, async () => op.run(ctx, input));
-    return { input, result, replayed };
+    let out: Invoked<I, O>;
+    if ((op.safe && !op.ai) || typeof key !== "string" || dry_run === true) out = { input, result: await op.run(runCtx, input), replayed: false };
+    else {
+      const { idempotency_key: _, ...request } = input;
+      // A key is the caller's: under a grant its stored answers are its grant's alone.
+      const scope = grant ? { op: op.name, input: request, grant: grant.key } : { op: op.name, input: request };
+      const { result, replayed } = await ctx.idempotency.once(key, scope, async () => op.run(runCtx, input));
+      out = { input, result, replayed };
+    }
+    if (grant) assertNothingHidden(ctx, grant, out.result);
+    return out;
   } catch (err) {
     if (!(err instanceof IndxError)) debugLog("operation failed", { operation: op.name, error: err });
-    throw undeclared(op, ctx.vault.storageError(err) ?? toIndxError(err));
+    const typed = ctx.vault.storageError(err) ?? toIndxError(err);
+    throw undeclared(op, grant ? scrubError(ctx, grant, typed) : typed);
   }
 }
 

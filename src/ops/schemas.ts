@@ -33,11 +33,18 @@ export const INPUT_LIMITS = {
   depth: 64,
 } as const;
 
-export const VaultPath = Type.String({
-  minLength: 1,
-  maxLength: INPUT_LIMITS.pathChars,
-  description: "Vault path, e.g. 'Projects/Foo.md'.",
-});
+/**
+ * The mark of an input field that names one vault file: the folder-grant check of every call
+ * (src/ops/grant-check.ts) finds these fields in the operation's schema, so a new operation's
+ * paths are checked without a list to keep (docs/permissions.md). `true`: the file the call
+ * reads or, in a call that writes, writes; `"read"`: a file only read, even by a write.
+ */
+export const PATH_MARK = "x-indx-path";
+
+/** A vault file named in an input, marked for the grant check; `description` says what it is. */
+export const VaultPathOf = (description: string) => Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars, description, [PATH_MARK]: true });
+
+export const VaultPath = VaultPathOf("Vault path, e.g. 'Projects/Foo.md'.");
 
 export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Max items." });
 

@@ -7,7 +7,7 @@ import type { VectorStore } from "../embeddings/store.ts";
 import type { IndexStore } from "../index/storage/store.ts";
 import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
-import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, TagFilter, Warning } from "../ops/schemas.ts";
+import { Cursor, decodeCursor, encodeCursor, FrontmatterFilter, Limit, NextCursor, PATH_MARK, TagFilter, Warning } from "../ops/schemas.ts";
 import { createChatProvider } from "../providers/providers.ts";
 import { aiEnabled, chatSettings, type EmbeddingsSettings } from "../providers/settings.ts";
 import { type ChatProvider, ProviderError } from "../providers/types.ts";
@@ -363,7 +363,7 @@ export const related = defineOp({
   safe: true,
   input: Type.Object(
     {
-      id: Type.String({ minLength: 1, maxLength: 1100, description: "Note path or chunk id '<path>#<n>'." }),
+      id: Type.String({ minLength: 1, maxLength: 1100, description: "Note path or chunk id '<path>#<n>'.", [PATH_MARK]: true }),
       mode: Type.Optional(Type.Union([Mode, Type.Literal("auto")], { default: "auto", description: "auto: semantic if embeddings exist." })),
       limit: Type.Optional(Limit(10, 100)),
     },

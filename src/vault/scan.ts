@@ -27,7 +27,11 @@ export function fileKind(path: string): FileKind {
 
 export class Exclusions {
   private readonly globs: RegExp[];
-  constructor(userGlobs: readonly string[]) {
+  constructor(
+    userGlobs: readonly string[],
+    /** Obsidian's "Excluded files" when index.obsidian_excluded is on (src/vault/obsidian-app.ts ignoredBy), else null. */
+    private readonly obsidianIgnored: ((path: string) => boolean) | null = null,
+  ) {
     this.globs = userGlobs.map((g) => globToRegExp(g));
   }
   /** True when a vault-relative path (file or folder) is out of the vault's content. */
@@ -35,12 +39,17 @@ export class Exclusions {
     const parts = rel.split("/");
     if (parts.some((p) => p.startsWith("."))) return true;
     if (parts.slice(0, isDir ? parts.length : -1).some((p) => EXCLUDED_DIRS.has(p))) return true;
-    return this.globs.some((re) => re.test(rel) || (isDir && re.test(`${rel}/`)));
+    return this.globs.some((re) => re.test(rel) || (isDir && re.test(`${rel}/`))) || this.ignoredByObsidian(rel, isDir);
   }
 
   /** excludes() for a file not hidden, in a folder not excluded: only the globs can leave it out. */
   globExcludes(rel: string): boolean {
-    return this.globs.length > 0 && this.globs.some((re) => re.test(rel));
+    return (this.globs.length > 0 && this.globs.some((re) => re.test(rel))) || this.ignoredByObsidian(rel, false);
+  }
+
+  /** A folder is excluded by a prefix written with its slash ("Templates/") too. */
+  private ignoredByObsidian(rel: string, isDir: boolean): boolean {
+    return this.obsidianIgnored !== null && (this.obsidianIgnored(rel) || (isDir && this.obsidianIgnored(`${rel}/`)));
   }
 }
 

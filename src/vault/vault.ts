@@ -4,6 +4,7 @@ import { Config, type ConfigSnapshot } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { currentPlatform, dataHome, expandHome } from "../core/platform-dirs.ts";
+import { ignoredBy, readObsidianApp } from "./obsidian-app.ts";
 import { assertInsideVault, normalizeVaultPath } from "./paths.ts";
 import { Exclusions, vaultMissingError } from "./scan.ts";
 
@@ -12,6 +13,16 @@ export interface VaultSnapshot {
   root: string;
   dataDir: string;
   config: ConfigSnapshot;
+}
+
+/**
+ * Obsidian's "Excluded files" as an exclusion, when index.obsidian_excluded asks for it
+ * (docs/permissions.md): read once per Vault, as index.exclude is.
+ */
+function obsidianExcluded(root: string, config: Config): ((path: string) => boolean) | null {
+  if (config.get<boolean>("index.obsidian_excluded") !== true) return null;
+  const filters = readObsidianApp(root).userIgnoreFilters;
+  return filters.length ? ignoredBy(filters) : null;
 }
 
 /** One opened vault: where it lives, where its index and state live, what is excluded. */
@@ -26,7 +37,7 @@ export class Vault {
     readonly config: Config,
   ) {
     this.id = vaultId(root);
-    this.exclusions = new Exclusions(config.list("index.exclude"));
+    this.exclusions = new Exclusions(config.list("index.exclude"), obsidianExcluded(root, config));
   }
 
   static open(config: Config, env: Record<string, string | undefined> = process.env): Vault {

@@ -5,7 +5,8 @@ import { INDEX_NEEDS_BUILD, IndxError } from "../core/errors.ts";
 import { etagOf } from "../core/hash.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import type { NewEvent } from "../events/types.ts";
-import type { OpContext } from "../ops/context.ts";
+import type { Caller, OpContext } from "../ops/context.ts";
+import type { Grant } from "../ops/grant.ts";
 import type { Warning } from "../ops/schemas.ts";
 import { removeStaleTemps, renameDurable, sweepStaleTemps, syncFolders, unlinkDurable, writeTarget } from "./atomic.ts";
 import { decodeUtf8, startsWithUtf8Bom } from "./encoding.ts";
@@ -139,6 +140,9 @@ export class VaultWriter {
   private readonly swept: Set<string>;
   private readonly stagedHooks: Set<StagedHook>;
   private readonly landed: LandedWrites;
+  /** Set on a call's writer only (forCall): the caller's folder grant and who the caller is. */
+  private callGrant: Grant | null = null;
+  private callCaller: Caller | undefined = undefined;
 
   constructor(
     private readonly ctx: OpContext,
@@ -168,8 +172,34 @@ export class VaultWriter {
    * This writer for one call: the same locks and queue, with the call's signal, so a caller that
    * goes away (an MCP cancel) leaves the queue at once rather than writing when its turn comes.
    */
-  forSignal(signal: AbortSignal | undefined): VaultWriter {
-    return signal === undefined || signal === this.signal ? this : new VaultWriter(this.ctx, signal, this);
+
+  /**
+   * This writer as one call uses it: the same locks, queue, journal and staging (the object behind
+   * it), with the call's signal, so a caller that goes away (an MCP cancel) leaves the queue at once
+   * rather than writing when its turn comes; every plan checked against the caller's grant before
+   * anything is written (docs/permissions.md); every event naming the caller (the audit log).
+   */
+  forCall(call: { signal?: AbortSignal; grant?: Grant | null; caller?: Caller }): VaultWriter {
+    if (call.signal === this.signal && !call.grant && !call.caller) return this;
+    const writer = new VaultWriter(this.ctx, call.signal, this);
+    writer.callGrant = call.grant ?? null;
+    writer.callCaller = call.caller;
+    return writer;
+  }
+
+  /**
+   * A plan that would change a file outside the grant's write globs is refused whole, before its
+   * first byte: a move or tag rename that must rewrite a note the token may not write is not
+   * applied in part. The message names no file: one the token may not read does not exist for it.
+   */
+  private assertGranted(changes: readonly Change[]): void {
+    const grant = this.callGrant;
+    if (!grant) return;
+    const paths = changes.flatMap((c) => (c.type === "move" ? [c.from, c.to] : [c.path]));
+    if (paths.every((p) => grant.canWrite(p))) return;
+    throw new IndxError("forbidden", "This edit would change files outside the folders this token may write; nothing was changed.", {
+      reason: "outside_write_grant",
+    });
   }
 
   async transact<T>(op: string, lockPaths: string[], plan: (io: WriteIO) => Plan<T>): Promise<Committed<T>> {
@@ -194,6 +224,7 @@ export class VaultWriter {
   preview<T>(plan: (io: WriteIO) => Plan<T>): Previewed<T> {
     const io = this.freshIO();
     const { changes, value } = plan(io);
+    this.assertGranted(changes);
     for (const c of changes) this.check(c, io);
     const etags: Record<string, string> = {};
     const files: PlannedWrite[] = [];
@@ -262,6 +293,7 @@ export class VaultWriter {
   private async applyPlan<T>(op: string, plan: (io: WriteIO) => Plan<T>): Promise<{ committed: Omit<Committed<T>, "warnings">; landed: Promise<Warning[]> }> {
     const { io, planned } = await this.planned(plan);
     const { changes, value, events = [], independent = false } = planned;
+    this.assertGranted(changes);
     for (const c of changes) this.check(c, io);
 
     const started = performance.now();
@@ -314,7 +346,11 @@ export class VaultWriter {
   /** Hands the reindex and events of files now in place to the next batch (LandedWrites). */
   private land(paths: string[], events: NewEvent[], started: number, folders: string[]): Promise<Warning[]> {
     if (paths.length === 0 && events.length === 0 && folders.length === 0) return Promise.resolve([]);
-    return this.landed.add({ paths, events, started, folders });
+    // The audit log (docs/permissions.md): who wrote, by surface and token id, never the token.
+    // Stamped here, by the call's own writer: the batch that announces it is shared.
+    const caller = this.callCaller ?? this.ctx.caller;
+    const by = caller ? { surface: caller.surface, ...(caller.token_id ? { token_id: caller.token_id } : {}) } : {};
+    return this.landed.add({ paths, events: events.map((e) => ({ ...e, ...by })), started, folders });
   }
 
   private emit(events: readonly NewEvent[], started: number): void {

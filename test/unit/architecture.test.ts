@@ -217,7 +217,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
     "tasks.ts",
     "types.ts",
   ],
-  vault: ["glob.ts", "link-resolver.ts", "obsidian-app.ts", "paths.ts", "read.ts", "scan.ts", "vault.ts"],
+  vault: ["glob.ts", "grant.ts", "link-resolver.ts", "obsidian-app.ts", "paths.ts", "read.ts", "scan.ts", "vault.ts"],
   providers: ["globs.ts", "meter.ts", "pricing.ts", "probe.ts", "providers.ts", "settings.ts", "spend.ts", "tokens.ts", "types.ts", "wall.ts"],
   "index/lexical": ["bm25.ts", "fts5-postings.ts", "marks.ts", "match-windows.ts", "search-document.ts", "unicode61.ts"],
   "index/storage": [

@@ -16,6 +16,7 @@ import { NoteQueries } from "./queries/notes.ts";
 import { StatsQueries } from "./queries/stats.ts";
 import { TagQueries } from "./queries/tags.ts";
 import { DATA_SQL, DROP_DATA_SQL, HASH_INDEX_SQL, INDEX_NAMES, INDEX_SQL, SCHEMA_SQL, SCHEMA_VERSION } from "./schema.ts";
+import { dataVersion, installVisibility, VisibleFiles } from "./visibility.ts";
 import { IndexWriter } from "./writer.ts";
 
 export interface IndexIdentity {
@@ -59,17 +60,22 @@ export class IndexStore {
   readonly bases: BaseQueries;
   readonly documents: DocumentQueries;
   private readonly memo = new VersionedMemo();
+  /** A grant's store (openScoped): what it may read, and the data_version it was last filled at. */
+  private readonly visibility: { files: VisibleFiles; ids: ReadonlySet<number>; version: number } | null;
 
   private constructor(
     private readonly db: Database,
     readonly path: string,
+    canRead: ((path: string) => boolean) | null = null,
   ) {
+    if (canRead) installVisibility(db);
+    this.visibility = canRead ? { files: new VisibleFiles(canRead), ids: new Set(), version: -1 } : null;
     this.files = new FileQueries(db);
     this.notes = new NoteQueries(db);
     this.links = new LinkQueries(db);
     this.tags = new TagQueries(db);
     this.chunks = new ChunkQueries(db);
-    this.fts = new FtsQueries(db);
+    this.fts = new FtsQueries(db, this.visibility ? () => this.visibleIds() : null);
     this.stats = new StatsQueries(db, this.links);
     this.bases = new BaseQueries(db);
     this.documents = new DocumentQueries(db);
@@ -97,8 +103,34 @@ export class IndexStore {
     return this.inode !== null && fileIdentity(this.path) === this.inode;
   }
 
+  /**
+   * Another read connection to this index that sees only the files `canRead` allows
+   * (src/index/storage/visibility.ts): a folder grant's view (docs/permissions.md).
+   */
+  static openScoped(path: string, identity: IndexIdentity, canRead: (path: string) => boolean): IndexStore {
+    return IndexStore.openExisting(path, identity, canRead);
+  }
+
+  /** The ids a grant's store shows, filled again whenever the index changed since (a grant's store only). */
+  private visibleIds(): ReadonlySet<number> {
+    const v = this.visibility;
+    if (!v) throw new Error("visibleIds() of an unscoped store");
+    const version = dataVersion(this.db);
+    if (version !== v.version) {
+      v.files.sync(this.db);
+      v.ids = v.files.ids;
+      v.version = version;
+    }
+    return v.ids;
+  }
+
+  /** Brings a grant's view in line with the index as it is now (the context calls it once per call); nothing for a whole store. */
+  refreshVisibility(): void {
+    if (this.visibility) this.visibleIds();
+  }
+
   /** Opens an existing index for reading and checks that it belongs to this vault and version. */
-  static openExisting(path: string, identity: IndexIdentity): IndexStore {
+  static openExisting(path: string, identity: IndexIdentity, canRead: ((path: string) => boolean) | null = null): IndexStore {
     if (!existsSync(path)) {
       const unusable = dataDirError(dirname(path));
       if (unusable) throw unusable;
@@ -109,7 +141,7 @@ export class IndexStore {
     let store: IndexStore;
     let problem: Problem | null;
     try {
-      store = new IndexStore(connect(path), path);
+      store = new IndexStore(connect(path), path, canRead);
     } catch (err) {
       throw isSqliteCorruption(err) ? indexCorruptError() : err;
     }

@@ -44,7 +44,15 @@ const inScope = (s: FileScope) => (s.allowed === null && !s.excluded?.length ? "
 export class FtsQueries {
   private readonly postings: Fts5Postings;
 
-  constructor(private readonly db: Database) {
+  /** A grant's store: its queries keep to `temp.visible` (src/index/storage/visibility.ts). */
+  private readonly only: string;
+
+  constructor(
+    private readonly db: Database,
+    /** The ids a grant's store may show, or null for the whole index. */
+    private readonly visible: (() => ReadonlySet<number>) | null = null,
+  ) {
+    this.only = visible ? " AND +rowid IN (SELECT id FROM temp.visible)" : "";
     this.postings = new Fts5Postings(db, "notes_fts", FTS_COLUMNS.length);
   }
 
@@ -105,8 +113,9 @@ export class FtsQueries {
     if (expr === null) return null;
     const { allowed } = scope;
     const excluded = new Set(scope.excluded ?? []);
+    const visible = this.visible?.() ?? null;
     try {
-      return rank(this.postings.current(), expr, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id));
+      return rank(this.postings.current(), expr, (id) => (allowed === null || allowed.has(id)) && !excluded.has(id) && (visible === null || visible.has(id)));
     } catch (err) {
       if (err instanceof Fts5FormatError) return null;
       throw err;
@@ -151,7 +160,7 @@ export class FtsQueries {
   countUpTo(match: string, cap: number): number {
     return (
       this.db
-        .query<{ n: number }, [string, number]>("SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?1 LIMIT ?2)")
+        .query<{ n: number }, [string, number]>(`SELECT count(*) AS n FROM (SELECT 1 FROM notes_fts WHERE notes_fts MATCH ?1${this.only} LIMIT ?2)`)
         .get(match, cap + 1)?.n ?? 0
     );
   }
@@ -160,7 +169,7 @@ export class FtsQueries {
   scored(match: string, scope: FileScope, limit: number): ScoredNote[] {
     return this.db
       .query<ScoredNote, [string, string | null, string, number]>(
-        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} ORDER BY bm25, rowid LIMIT ?4`,
+        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)}${this.only} ORDER BY bm25, rowid LIMIT ?4`,
       )
       .all(match, ...scopeParams(scope), limit);
   }
@@ -169,7 +178,7 @@ export class FtsQueries {
   scoredAmong(match: string, candidates: number[], limit: number): ScoredNote[] {
     return this.db
       .query<ScoredNote, [string, string, number]>(
-        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))
+        `SELECT rowid AS fileId, ${RANK} AS bm25 FROM notes_fts WHERE notes_fts MATCH ?1 AND +rowid IN (SELECT value FROM json_each(?2))${this.only}
           ORDER BY bm25, rowid LIMIT ?3`,
       )
       .all(match, jsonList(candidates), limit);
@@ -178,7 +187,9 @@ export class FtsQueries {
   /** The first notes matching an expression in index order: no ranking work. */
   firstMatching(match: string, scope: FileScope, limit: number): number[] {
     return this.db
-      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
+      .query<{ id: number }, [string, string | null, string, number]>(
+        `SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1${inScope(scope)}${this.only} LIMIT ?4`,
+      )
       .values(match, ...scopeParams(scope), limit)
       .map((r) => r[0] as number);
   }
@@ -186,7 +197,9 @@ export class FtsQueries {
   /** Notes with a CJK run inside their text's runs (the pairs index of src/core/cjk.ts). */
   containing(run: string, scope: FileScope, limit: number): number[] {
     return this.db
-      .query<{ id: number }, [string, string | null, string, number]>(`SELECT rowid AS id FROM cjk_fts WHERE cjk_fts MATCH ?1${inScope(scope)} LIMIT ?4`)
+      .query<{ id: number }, [string, string | null, string, number]>(
+        `SELECT rowid AS id FROM cjk_fts WHERE cjk_fts MATCH ?1${inScope(scope)}${this.only} LIMIT ?4`,
+      )
       .values(cjkGramQuery(run), ...scopeParams(scope), limit)
       .map((r) => r[0] as number);
   }
@@ -194,7 +207,7 @@ export class FtsQueries {
   /** Ids of the notes matching a compiled FTS5 expression. */
   filesMatching(match: string): number[] {
     return this.db
-      .query<{ id: number }, [string]>("SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?")
+      .query<{ id: number }, [string]>(`SELECT rowid AS id FROM notes_fts WHERE notes_fts MATCH ?1${this.only}`)
       .values(match)
       .map((r) => r[0] as number);
   }
