@@ -16,8 +16,7 @@ import {
   UnsubscribeRequestSchema,
 } from "@modelcontextprotocol/sdk/types.js";
 import { Value } from "@sinclair/typebox/value";
-import { IndxError, toIndxError } from "../core/errors.ts";
-import { etagOf } from "../core/hash.ts";
+import { IndxError } from "../core/errors.ts";
 import type { Caller, OpContext } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import { type Grant, GrantSpecSchema } from "../ops/grant.ts";
