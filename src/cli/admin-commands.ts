@@ -152,7 +152,7 @@ const configGet = command({
 
 const configSet = command({
   description:
-    "Write a key to the user config file (created with mode 0600). An empty value removes the key. `vault` and `data_dir` are stored as absolute paths; the vault folder must exist.",
+    "Write a key to the user config file (created with mode 0600). An empty value removes the key. `vault`, `data_dir`, `server.tls_cert` and `server.tls_key` are stored as absolute paths; the vault folder and the TLS files must exist.",
   runs: vaultConfigSet,
   examples: ["indx config set vault ~/Notes", "indx config set server.port 9000", 'indx config set embeddings.model ""   # remove the key'],
   args: {
@@ -162,7 +162,7 @@ const configSet = command({
   run(flags) {
     const cfg = configFromFlags(flags);
     const input = parseInput(vaultConfigSet, { key: flags.key, value: flags.value });
-    const value = (input.key === "vault" || input.key === "data_dir") && typeof input.value === "string" ? absoluteFolder(input.key, input.value) : input.value;
+    const value = LOCAL_PATH_KEYS.has(input.key) && typeof input.value === "string" ? absolutePath(input.key, input.value) : input.value;
     let change: ConfigChange;
     try {
       // The person at this machine may set what a remote caller may not (docs/decisions.md, "vault_config_set").
@@ -222,11 +222,16 @@ function unknownKey(key: string): IndxError {
 }
 
 /** `config set vault .` means this folder: stored absolute, and a vault folder must exist (the error names the path tried). */
-function absoluteFolder(key: string, value: string): string {
+/** Keys naming a path on this machine, stored absolute: `indx serve` and a service may start in another folder. */
+const LOCAL_PATH_KEYS: ReadonlySet<string> = new Set(["vault", "data_dir", "server.tls_cert", "server.tls_key"]);
+
+function absolutePath(key: string, value: string): string {
   if (value === "") return value;
   const abs = absoluteAsTyped(value);
   if (key === "vault" && !(existsSync(abs) && statSync(abs).isDirectory()))
     throw new IndxError("not_found", `The vault folder ${abs} does not exist or is not a folder.`, { vault: basename(abs) });
+  if (key.startsWith("server.tls_") && !(existsSync(abs) && statSync(abs).isFile()))
+    throw new IndxError("not_found", `${key}: ${abs} does not exist or is not a file.`, { key });
   return abs;
 }
 

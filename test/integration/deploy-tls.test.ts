@@ -139,3 +139,22 @@ describe.skipIf(!OPENSSL)("a TLS set-up that cannot work stops the start with it
     }
   });
 });
+
+describe.skipIf(!OPENSSL)("indx config set stores the TLS files as absolute paths", () => {
+  test("a relative path is resolved where the command runs; a missing file is refused", () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    try {
+      const c = makeCert(sb.dir, "c");
+      const main = join(import.meta.dir, "..", "..", "src", "main.ts");
+      const set = (value: string) =>
+        Bun.spawnSync(["bun", main, "config", "set", "server.tls_cert", value], { cwd: sb.dir, env: sb.env, stdout: "pipe", stderr: "pipe" });
+      expect(set("c.crt").exitCode).toBe(0);
+      expect(loadConfig({ env: sb.env }).str("server.tls_cert")).toBe(c.cert);
+      const missing = set("nope.crt");
+      expect(missing.exitCode).not.toBe(0);
+      expect(missing.stderr.toString()).toContain("does not exist or is not a file");
+    } finally {
+      sb.cleanup();
+    }
+  });
+});

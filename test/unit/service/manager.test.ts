@@ -12,13 +12,18 @@ import { installService, type Runner, serviceStatus, uninstallService } from "..
  */
 
 const homes: string[] = [];
+const startDir = process.cwd();
 afterEach(() => {
+  process.chdir(startDir);
   for (const h of homes.splice(0)) rmSync(h, { recursive: true, force: true });
 });
 
 function home(platform: NodeJS.Platform): PlatformEnv {
   const h = mkdtempSync(join(tmpdir(), "indx-service-"));
   homes.push(h);
+  // Off Windows, a Windows path (this home joined with backslashes) is a relative file name:
+  // work inside the temporary home so it lands there, never in the checkout.
+  if (platform === "win32" && process.platform !== "win32") process.chdir(h);
   const env: Record<string, string> = platform === "win32" ? { LOCALAPPDATA: join(h, "Local"), USERDOMAIN: "DESK", USERNAME: "ada" } : {};
   return { platform, env, home: h };
 }
