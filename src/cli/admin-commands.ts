@@ -327,7 +327,7 @@ const tokenList = command({
 
 const tokenRevoke = command({
   description: "Revoke a token by id or name, or an OAuth grant (oauth_…: every token of that client's grant).",
-  examples: ["indx token revoke agent", "indx token revoke oauth_3f9a0c1b2d4e"],
+  examples: ["indx token revoke agent"],
   args: { id: { type: "positional", required: true, description: "Token id (tok_…), name, or OAuth grant id (oauth_…)." } },
   run(flags) {
     const dataDir = Vault.open(configFromFlags(flags)).dataDir;

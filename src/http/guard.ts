@@ -67,7 +67,7 @@ export function corsHeaders(origin: string): Record<string, string> {
     "access-control-allow-origin": origin,
     "access-control-allow-methods": "GET, POST, PUT, PATCH, DELETE, HEAD, OPTIONS",
     "access-control-allow-headers": "authorization, content-type, if-match, idempotency-key, mcp-session-id, mcp-protocol-version, last-event-id",
-    "access-control-expose-headers": "etag, mcp-session-id, x-indx-idempotent-replay",
+    "access-control-expose-headers": "etag, mcp-session-id, x-indx-idempotent-replay, www-authenticate",
     "access-control-max-age": "600",
     vary: "origin",
   };

@@ -10,6 +10,7 @@ import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { DEFAULT_FETCH_POLICY } from "../oauth/client-metadata.ts";
+import { baseUrlOf } from "../oauth/metadata.ts";
 import { OAuthServer } from "../oauth/server.ts";
 import { OAuthStore } from "../oauth/store.ts";
 import { storageError } from "../vault/vault.ts";
@@ -201,7 +202,7 @@ function oauthServer(ctx: App, adminKey: () => string | null): OAuthServer {
   const windowMs = cfg.int("server.auth_failure_window_seconds") * 1000;
   return new OAuthServer({
     store: new OAuthStore(ctx.vault.dataDir),
-    publicUrl: () => cfg.str("server.public_url"),
+    baseOf: (request) => baseUrlOf(request, cfg.str("server.public_url")),
     adminKey,
     lifetimes: () => ({ accessSeconds: cfg.int("server.oauth_access_token_seconds"), refreshDays: cfg.int("server.oauth_refresh_token_days") }),
     audit: (kind, fields) => ctx.events.emit({ kind, source: "indx", auth: fields }),

@@ -91,7 +91,8 @@ export class Authorizer {
     if (!resource) return back("invalid_target", "The resource is not this server.");
 
     this.sweep();
-    if (this.pending.size >= MAX_PENDING) return problem(429, "Too many requests", "Too many authorizations are waiting; try again in a few minutes.");
+    // Past the cap the oldest waiting page goes (its owner reloads it), so a flood of requests cannot lock the owner out.
+    if (this.pending.size >= MAX_PENDING) this.pending.delete(this.pending.keys().next().value ?? "");
     const requestId = newSecret("");
     const p: Pending = {
       client,

@@ -156,23 +156,19 @@ export class GrantService {
       g.refresh_hash = hashSecret(refresh);
       g.last_refreshed_at = new Date().toISOString();
       g.expires_at = this.refreshExpiry(new Date());
-      d.access.push(this.accessRecord(access, g.id));
+      // The refresh token keeps the grant's scopes; a narrowed refresh narrows only this access token.
+      d.access.push({ ...this.accessRecord(access, g.id), ...(p.scope ? { scopes } : {}) });
       return true;
     });
     if (!rotated) throw this.fail("invalid_grant", "The refresh token was just used.", { ...ctx, reason: "refresh_race" });
     this.audit("auth.refreshed", { client_id: current.client_id, client_name: current.client_name, grant_id: current.id, scopes });
-    // The refresh token carries the grant's scopes; a narrowed refresh narrows only this access token.
-    if (scopes !== current.scopes) this.narrowed.set(hashSecret(access), scopes);
     return this.response(access, refresh, scopes);
   }
-
-  /** Access tokens minted narrower than their grant (a refresh with `scope`), kept in memory: they live an hour. */
-  private readonly narrowed = new Map<string, Scope[]>();
 
   /** RFC 7009: a refresh token revokes its grant; an access token, its grant too (a public client holds both). */
   revokeToken(token: string, clientId: string | null): void {
     const hash = hashSecret(token);
-    const grant = this.store.accessGrant(hash) ?? this.store.grantsList().find((g) => g.refresh_hash === hash && !g.revoked_at);
+    const grant = this.store.accessGrant(hash)?.grant ?? this.store.grantsList().find((g) => g.refresh_hash === hash && !g.revoked_at);
     if (!grant || (clientId !== null && grant.client_id !== clientId)) return;
     if (this.store.revoke(grant.id, "revoked_by_client"))
       this.audit("auth.revoked", { client_id: grant.client_id, client_name: grant.client_name, grant_id: grant.id, reason: "revoked_by_client" });
@@ -181,9 +177,9 @@ export class GrantService {
   /** Who an access token is, if it is live and minted for `base`; else null. */
   verifyAccess(token: string, base: string): { id: string; scopes: Scope[] } | null {
     const hash = hashSecret(token);
-    const grant = this.store.accessGrant(hash);
-    if (!grant || grant.resource !== base) return null;
-    return { id: grant.id, scopes: this.narrowed.get(hash) ?? grant.scopes };
+    const hit = this.store.accessGrant(hash);
+    if (!hit || hit.grant.resource !== base) return null;
+    return { id: hit.grant.id, scopes: hit.scopes };
   }
 
   private accessRecord(token: string, grantId: string) {

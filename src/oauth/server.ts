@@ -3,13 +3,14 @@ import { Authorizer, type FailureThrottle, readBounded } from "./authorize.ts";
 import { ClientMetadataFetcher, type FetchPolicy, isMetadataUrl, validRedirectUri } from "./client-metadata.ts";
 import { OAuthError, oauthErrorResponse } from "./errors.ts";
 import { type Audit, GrantService, type Lifetimes } from "./grants.ts";
-import { authorizationServerMetadata, baseUrlOf, OAUTH_PATHS, protectedResourceMetadata } from "./metadata.ts";
+import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata.ts";
 import { newId } from "./secrets.ts";
 import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
 export interface OAuthOptions {
   store: OAuthStore;
-  publicUrl: () => string | null;
+  /** This server's base URL as the client reached it (see baseUrlOf in src/oauth/metadata.ts). */
+  baseOf: (request: Request) => string;
   adminKey: () => string | null;
   lifetimes: () => Lifetimes;
   audit: Audit;
@@ -44,7 +45,7 @@ export class OAuthServer {
   }
 
   base(request: Request): string {
-    return baseUrlOf(request, this.o.publicUrl());
+    return this.o.baseOf(request);
   }
 
   /** Whether this server answers `path` (then `handle` does). */

@@ -37,7 +37,8 @@ const GrantSchema = Type.Object({
   code_hash: Type.String(),
 });
 
-const AccessSchema = Type.Object({ hash: Type.String(), grant_id: Type.String(), expires_at: Type.String() });
+/** `scopes` when a refresh asked for fewer than the grant holds: this token carries only those. */
+const AccessSchema = Type.Object({ hash: Type.String(), grant_id: Type.String(), expires_at: Type.String(), scopes: Type.Optional(Type.Array(ScopeSchema)) });
 const ApprovalSchema = Type.Object({ hash: Type.String(), expires_at: Type.String() });
 
 const FileSchema = Type.Object({
@@ -151,12 +152,13 @@ export class OAuthStore {
     return this.fresh().grants.get(id);
   }
 
-  /** The grant an access token belongs to, while both are live; else null. */
-  accessGrant(hash: string, now = Date.now()): Grant | null {
+  /** The grant an access token belongs to and the token's scopes, while both are live; else null. */
+  accessGrant(hash: string, now = Date.now()): { grant: Grant; scopes: Scope[] } | null {
     const a = this.fresh().access.get(hash);
     if (!a || Date.parse(a.expires_at) <= now) return null;
     const g = this.grants.get(a.grant_id);
-    return g && isLive(g, now) ? g : null;
+    if (!g || !isLive(g, now)) return null;
+    return { grant: g, scopes: (a.scopes as Scope[] | undefined)?.filter((s) => g.scopes.includes(s)) ?? g.scopes };
   }
 
   grantsList(): Grant[] {

@@ -109,7 +109,7 @@ beforeAll(async () => {
       return new Response("<!doctype html><title>done</title><p>You can close this window.</p>", { headers: { "content-type": "text/html" } });
     },
   });
-  browser = await Browser.launch(CHROMIUM);
+  browser = await Browser.launch(CHROMIUM, { trustAnyCertificate: Boolean(tls) });
 }, 90_000);
 
 afterAll(async () => {

@@ -193,6 +193,20 @@ describe("refresh tokens", () => {
     });
     expect(wider.body.error).toBe("invalid_scope");
   });
+
+  test("a narrowed refresh gives an access token with only those scopes, kept in the file (a restart does not widen it)", async () => {
+    const a = await authorizeCode(base, admin);
+    const got = await exchange(base, a);
+    const narrow = await tokenRequest(base, { grant_type: "refresh_token", refresh_token: got.body.refresh_token, client_id: a.clientId, scope: "vault:read" });
+    expect(narrow.body.scope).toBe("vault:read");
+    const reindex = await fetch(`${base}/v1/vault/reindex`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${narrow.body.access_token}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect(reindex.status).toBe(403);
+    expect(new OAuthStore(sb.dataDir).accessGrant(hashSecret(narrow.body.access_token))?.scopes).toEqual(["vault:read"]);
+  });
 });
 
 describe("resources (RFC 8707)", () => {

@@ -47,7 +47,8 @@ export class Browser {
     });
   }
 
-  static async launch(bin: string): Promise<Browser> {
+  /** `trustAnyCertificate` for a test server's self-signed certificate (never outside tests). */
+  static async launch(bin: string, opts: { trustAnyCertificate?: boolean } = {}): Promise<Browser> {
     const profile = mkdtempSync(join(tmpdir(), "indx-chromium-"));
     const proc = Bun.spawn(
       [
@@ -62,6 +63,7 @@ export class Browser {
         "--disable-extensions",
         "--hide-scrollbars",
         "--force-color-profile=srgb",
+        ...(opts.trustAnyCertificate ? ["--ignore-certificate-errors"] : []),
         "about:blank",
       ],
       { stdin: "ignore", stdout: "ignore", stderr: "pipe" },
