@@ -127,7 +127,8 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   let typed: string | null = null;
   try {
     // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
-    const named = withNamesResolved(op, env.app, args ?? {});
+    // Names resolve among what the caller's grant lets it see: a hidden note is neither a match nor a suggestion.
+    const named = withNamesResolved(op, ctx, args ?? {});
     typed = named.typed;
     const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, named.input) : await invokeOp(op, ctx, named.input);
     await progress?.settle();
@@ -142,6 +143,6 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     return { result };
   } catch (err) {
     await progress?.settle();
-    return { error: toIndxError(withPathSuggestions(err, env.app, typed)) };
+    return { error: toIndxError(withPathSuggestions(err, ctx, typed)) };
   }
 }

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import type { StoredDocument } from "../index/storage/queries/documents.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS, Nullable } from "../ops/schemas.ts";
+import { Nullable, VaultPathOf } from "../ops/schemas.ts";
 import { statVaultFile } from "../vault/read.ts";
 import { READ_MANY } from "./read-many-ops.ts";
 
@@ -47,10 +47,12 @@ export const documentRead = defineOp({
   safe: true,
   input: Type.Object(
     {
-      path: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }),
+      path: VaultPathOf("The PDF or DOCX, e.g. 'Papers/Paper.pdf'."),
       from: Type.Optional(Type.Integer({ minimum: 1, description: "First page or section, 1-based." })),
-      to: Type.Optional(Type.Integer({ minimum: 1 })),
-      budget_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget })),
+      to: Type.Optional(Type.Integer({ minimum: 1, description: "Last page or section." })),
+      budget_bytes: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget, description: "Bytes of text at most." }),
+      ),
     },
     { additionalProperties: false },
   ),

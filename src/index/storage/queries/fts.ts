@@ -56,8 +56,13 @@ export class FtsQueries {
     this.postings = new Fts5Postings(db, "notes_fts", FTS_COLUMNS.length);
   }
 
-  /** Notes in the index, in constant time (one FTS5 record); null when the table is in a format not read here. */
+  /**
+   * Notes in the index, in constant time (one FTS5 record); null when the table is in a format not
+   * read here, or in a grant's store: the record counts every note, the caller counts its view
+   * instead (docs/permissions.md).
+   */
   noteCount(): number | null {
+    if (this.visible) return null;
     try {
       return this.postings.rowCount();
     } catch (err) {
