@@ -160,6 +160,19 @@ describe("vault_config_set checks ai.prices against its form", () => {
   });
 });
 
+describe("other structured keys are checked when set", () => {
+  test("server.allowed_hosts takes host names only: a scheme, port or path is refused", async () => {
+    for (const bad of ["https://notes.example", "notes.example:8080", "notes.example/x", "a b"]) {
+      const cli = await s.cli(["config", "set", "server.allowed_hosts", bad, "--json"]);
+      expect({ bad, code: cli.code }).toEqual({ bad, code: 2 });
+      expect(cli.stderr).toContain("server.allowed_hosts");
+    }
+    const ok = await s.cli(["config", "set", "server.allowed_hosts", "notes.example,[::1]", "--json"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).value).toEqual(["notes.example", "[::1]"]);
+  });
+});
+
 describe("temp files of killed writes", () => {
   test("start-up (writer.recover) sweeps stale temp files from every folder, keeping fresh ones and hidden folders alone", async () => {
     const t = sandbox({ "A/B/Note.md": "# Note\n", "Top.md": "# Top\n" });
