@@ -143,7 +143,8 @@ const configSet = command({
     value: { type: "positional", required: true, description: "The value; lists are comma-separated." },
   },
   run(flags) {
-    const cfg = configFromFlags(flags);
+    // The key being set may be the one whose stored value no longer loads: it is what this command fixes.
+    const cfg = configFromFlags(flags, {}, { repairing: flags.key });
     const input = parseInput(vaultConfigSet, { key: flags.key, value: flags.value });
     const value = (input.key === "vault" || input.key === "data_dir") && typeof input.value === "string" ? absoluteFolder(input.key, input.value) : input.value;
     let change: ConfigChange;

@@ -160,6 +160,31 @@ describe("vault_config_set checks ai.prices against its form", () => {
   });
 });
 
+describe("a broken value in the file is not a dead end", () => {
+  test("every command names the key; `config set` of that key still runs and fixes it", () => {
+    const t = sandbox({ "A.md": "# A\n" });
+    try {
+      const path = loadConfig({ env: t.env }).path;
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, '[ai]\nprices = ["my-model=cheap"]\n');
+      const cli = (args: string[]) => {
+        const p = Bun.spawnSync(["bun", `${import.meta.dir}/../../src/main.ts`, ...args], { env: t.env, stdout: "pipe", stderr: "pipe" });
+        return { code: p.exitCode, stderr: p.stderr.toString() };
+      };
+      const broken = cli(["search", "a", "--json"]);
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toContain("ai.prices");
+      expect(cli(["config", "set", "ai.prices", "my-model=0.5/1.5", "--json"]).code).toBe(0);
+      expect(cli(["config", "get", "ai.prices", "--json"]).code).toBe(0);
+      writeFileSync(path, '[ai]\nprices = ["my-model=cheap"]\n');
+      expect(cli(["config", "set", "ai.prices", "", "--json"]).code).toBe(0);
+      expect(readFileSync(path, "utf8")).not.toContain("cheap");
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
 describe("other structured keys are checked when set", () => {
   test("server.allowed_hosts takes host names only: a scheme, port or path is refused", async () => {
     for (const bad of ["https://notes.example", "notes.example:8080", "notes.example/x", "a b"]) {
