@@ -6,10 +6,11 @@
  * with every backlink rewritten. Each figure is the median of N runs.
  */
 import { Database } from "bun:sqlite";
-import { cpSync, rmSync } from "node:fs";
+import { cpSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
+import { parseNote } from "../../src/markdown/parse.ts";
 import { noteMove } from "../../src/notes/move-ops.ts";
 import { notePatch, noteWrite } from "../../src/notes/write-ops.ts";
 import { invoke } from "../../src/ops/invoke.ts";
@@ -32,15 +33,15 @@ const notes = db
   .query<{ path: string }, []>("SELECT path FROM files WHERE kind = 'note' ORDER BY path LIMIT 200")
   .all()
   .map((r) => r.path);
+/** The last heading of a note whose text no other heading of it has: append_to_section finds it by name alone. */
+function uniqueHeading(path: string): string | undefined {
+  const texts = parseNote(readFileSync(join(vaultDir, path), "utf8")).headings.map((h) => h.text);
+  return texts.findLast((t) => texts.indexOf(t) === texts.lastIndexOf(t));
+}
+
+// A heading of each note to append under, as the patch engine reads headings (the index keeps no heading rows).
 const headed = notes
-  .map((path) => {
-    const row = db
-      .query<{ hp: string }, [string]>(
-        "SELECT c.heading_path AS hp FROM chunks c JOIN files f ON f.id = c.file_id WHERE f.path = ? AND c.heading_path <> '[]' LIMIT 1",
-      )
-      .get(path);
-    return { path, heading: row ? (JSON.parse(row.hp) as string[]).at(-1) : undefined };
-  })
+  .map((path) => ({ path, heading: uniqueHeading(path) }))
   .filter((n): n is { path: string; heading: string } => typeof n.heading === "string");
 
 async function timed(label: string, runs: number, once: (i: number) => Promise<unknown>, extra: Record<string, unknown> = {}) {

@@ -1,11 +1,12 @@
-import { RE2JS } from "re2js";
+import { compileLinearRegex, linearRegexError } from "../core/linear-regex.ts";
 
 /**
  * Caller patterns (a JSON Schema `pattern` of ai_extract, a field pattern of ai_metadata) are
  * matched against what a model wrote, on the server's one event loop: a backtracking engine would
  * let one request stall every other (`^(a+)+$` over 20 model values blocked the server for 32 s).
  * They run in re2js, a pure-JavaScript port of RE2 whose matching is linear in the input
- * (docs/decisions.md, "Caller patterns run in a linear-time engine"). Patterns are written in
+ * (docs/decisions.md, "Caller patterns run in a linear-time engine"), compiled by the core every
+ * linear-time pattern of indx shares (src/core/linear-regex.ts). Patterns are written in
  * ECMAScript syntax and translated; what RE2 cannot do in linear time (backreferences,
  * lookahead, lookbehind) is refused when the pattern is checked, before any model call.
  */
@@ -14,20 +15,19 @@ export interface LinearPattern {
   test(text: string): boolean;
 }
 
+/** JSON Schema patterns have no flags and, unlike Bases, no lookbehind. */
+const SCHEMA_PATTERN = { lookbehind: false } as const;
+
 /** Why a pattern cannot run in the linear-time engine, or null when it can. */
 export function linearPatternProblem(pattern: string): string | null {
-  try {
-    compileLinear(pattern);
-    return null;
-  } catch (err) {
-    const detail = err instanceof Error ? err.message.replace(/^error parsing regexp: /, "") : "it does not compile";
-    return `The pattern cannot run in indx's linear-time regular expression engine (no backreferences or lookaround): ${detail}.`;
-  }
+  const why = linearRegexError(pattern, "", SCHEMA_PATTERN);
+  if (why === null) return null;
+  return `The pattern cannot run in indx's linear-time regular expression engine (no backreferences or lookaround): ${why.replace(/^error parsing regexp: /, "")}.`;
 }
 
 /** The pattern compiled for linear-time matching; throws when it uses what RE2 lacks. */
 export function compileLinear(pattern: string): LinearPattern {
-  const re = RE2JS.compile(RE2JS.translateRegExp(pattern));
+  const re = compileLinearRegex(pattern, "", SCHEMA_PATTERN);
   return { test: (text) => re.test(text) };
 }
 

@@ -2,40 +2,25 @@
  * Regular expressions of Bases run on RE2 (re2js, a pure-JavaScript port), whose matching time is
  * linear in the text: a backtracking pattern such as /(a+)+$/ over a note's name cannot stall the
  * server (docs/decisions.md, "The cost of a base"). The JavaScript RegExp still is the value
- * (printed, compared, typed as "regexp"); matching goes through its RE2 twin.
+ * (printed, compared, typed as "regexp"); matching goes through its RE2 twin, compiled by the
+ * core every linear-time pattern of indx shares (src/core/linear-regex.ts).
  */
-import { RE2JS } from "re2js";
+import { compileLinearRegex, type LinearRegex, linearRegexError } from "../core/linear-regex.ts";
 
-const twins = new WeakMap<RegExp, RE2JS>();
-
-/** RE2's flags for a JavaScript regex's: i, m and s carry over; g is the caller's (replace all or one); u and d change nothing here. */
-function flagsOf(flags: string): number {
-  let f = RE2JS.LOOKBEHINDS;
-  if (flags.includes("i")) f |= RE2JS.CASE_INSENSITIVE;
-  if (flags.includes("m")) f |= RE2JS.MULTILINE;
-  if (flags.includes("s")) f |= RE2JS.DOTALL;
-  return f;
-}
-
-function compile(source: string, flags: string): RE2JS {
-  return RE2JS.compile(RE2JS.translateRegExp(source), flagsOf(flags));
-}
+const twins = new WeakMap<RegExp, LinearRegex>();
 
 /** Why RE2 cannot run this regex (a back-reference, a lookahead, the sticky flag), or null when it can. */
 export function unsupportedRegex(source: string, flags: string): string | null {
   if (flags.includes("y") || flags.includes("v")) return `the ${flags.includes("y") ? "y" : "v"} flag is not supported`;
-  try {
-    compile(source, flags);
-    return null;
-  } catch (err) {
-    const why = err instanceof Error ? err.message : String(err);
-    return `it needs a feature that takes more than linear time to match (back-references, lookahead) or is not supported: ${why.slice(0, 120)}`;
-  }
+  const why = linearRegexError(source, flags);
+  return why === null
+    ? null
+    : `it needs a feature that takes more than linear time to match (back-references, lookahead) or is not supported: ${why.slice(0, 120)}`;
 }
 
-function twin(re: RegExp): RE2JS {
+function twin(re: RegExp): LinearRegex {
   let r = twins.get(re);
-  if (!r) twins.set(re, (r = compile(re.source, re.flags)));
+  if (!r) twins.set(re, (r = compileLinearRegex(re.source, re.flags)));
   return r;
 }
 

@@ -160,7 +160,8 @@ const configSet = command({
     value: { type: "positional", required: true, description: "The value; lists are comma-separated." },
   },
   run(flags) {
-    const cfg = configFromFlags(flags);
+    // The key being set may be the one whose stored value no longer loads: it is what this command fixes.
+    const cfg = configFromFlags(flags, {}, { repairing: flags.key });
     const input = parseInput(vaultConfigSet, { key: flags.key, value: flags.value });
     const value = LOCAL_PATH_KEYS.has(input.key) && typeof input.value === "string" ? absolutePath(input.key, input.value) : input.value;
     let change: ConfigChange;

@@ -16,8 +16,8 @@ export interface GlobalFlags {
 let warnedUnknownKeys = false;
 
 /** The configuration of this command; unknown keys in the file are warned about on stderr, once. */
-export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknown> = {}) {
-  const config = loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra } });
+export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknown> = {}, opts: { repairing?: string } = {}) {
+  const config = loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra }, ...opts });
   if (!warnedUnknownKeys)
     for (const key of config.unknownKeys)
       printErr(

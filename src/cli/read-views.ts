@@ -15,13 +15,14 @@ const shown = (v: unknown): string =>
 const lineNo = (n: number, width: number) => `L${n}`.padEnd(width + 1);
 
 /**
- * `note get` on a terminal. Without --include it prints the note's text, as `cat` would; with it,
- * each part asked for as a section a person reads (frontmatter as `key: value`, the outline
+ * `note get` on a terminal. Without --include (or with only body or content) it prints the note's
+ * text, as `cat` would; with other parts, each part asked for as a section a person reads (frontmatter as `key: value`, the outline
  * indented by level, links with where they go, backlinks with where they come from), the text last.
  */
 export function noteView(o: NoteResult, s: Style, asked: { include?: readonly string[] | undefined }, width = terminalWidth()): string {
   const text = o.range?.text ?? o.content ?? o.body;
-  if (asked.include === undefined) return text ?? `${o.path}`;
+  // Only the text asked for (`--include content`): the file as `cat` prints it.
+  if (asked.include === undefined || asked.include.every((part) => part === "body" || part === "content")) return text ?? `${o.path}`;
   const out = [s.bold(o.path) + s.dim(`  ${o.title} · ${o.size} bytes · etag ${o.etag}`)];
   const section = (title: string, lines: string[]) => out.push("", s.bold(title), ...(lines.length ? lines : [s.dim("  (none)")]));
   /** A row: its plain text cut to the width, after a dimmed line number when it has one. */

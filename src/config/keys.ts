@@ -74,6 +74,15 @@ function proxyProblem(item: string): string | null {
   return null;
 }
 
+/**
+ * An allowed Host is a name or a bracketed IPv6 literal, compared without its port
+ * (src/http/guard.ts): a scheme, a port or a path would never match a request.
+ */
+function hostProblem(item: string): string | null {
+  if (/^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._-]+)$/.test(item)) return null;
+  return "is not a host name: write the name alone (notes.example, or [::1]), no scheme, port or path";
+}
+
 export const CONFIG_KEYS: readonly ConfigKey[] = [
   { key: "vault", env: "INDX_VAULT", type: "string", default: null, description: "Path of the vault folder." },
   {
@@ -106,6 +115,7 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     env: "INDX_ALLOWED_HOSTS",
     type: "list",
     default: [],
+    itemProblem: hostProblem,
     description: "Extra Host header names accepted besides the bound address, localhost and 127.0.0.1.",
   },
   {

@@ -20,6 +20,12 @@ export interface ConfigInput {
   /** Values from command-line flags, by dotted key. Undefined entries are ignored. */
   flags?: Record<string, unknown>;
   env?: Record<string, string | undefined>;
+  /**
+   * The key `config set` is about to write: a value of it in the file or the environment that
+   * no longer passes its checks loads as its default instead of failing, so the command that
+   * fixes it can run (docs/decisions.md, "Structured config values checked when set").
+   */
+  repairing?: string;
 }
 
 /**
@@ -106,9 +112,18 @@ export function loadConfig(input: ConfigInput = {}): Config {
     };
     const order = k.precedence === "file" ? FILE_FIRST : ENV_FIRST;
     const source = order.find((s) => candidates[s] !== undefined);
-    values.set(k.key, source ? { value: coerce(k, candidates[source], source), source } : { value: k.default, source: "default" });
+    values.set(k.key, source ? loaded(k, candidates[source], source, input.repairing === k.key) : { value: k.default, source: "default" });
   }
   return new Config(path, file.exists, values, unknownKeysIn(file.data));
+}
+
+function loaded(k: ConfigKey, raw: unknown, source: Exclude<ConfigSource, "default">, repairing: boolean): { value: unknown; source: ConfigSource } {
+  try {
+    return { value: coerce(k, raw, source), source };
+  } catch (err) {
+    if (repairing && source !== "flag") return { value: k.default, source: "default" };
+    throw err;
+  }
 }
 
 /** Dotted keys of a parsed config file that are not configuration keys (tables that hold known keys are fine). */

@@ -58,10 +58,13 @@ describe("human output on a terminal", () => {
     expect((await tty(["link", "unresolved"])).text).toBe("Compiler Notes  1× in People/Grace Hopper.md\n");
   });
 
-  test("reads: note get shows the body (or the whole file), chunk get its text, others key: value lines", async () => {
+  test("reads: note get shows the body (or the whole file), other parts as sections; chunk get its text, others key: value lines", async () => {
     expect((await tty(["note", "get", "Welcome.md"])).text).toStartWith("# Welcome\n\nThis vault shows");
     expect((await tty(["note", "get", "Welcome.md", "--include", "content"])).text).toStartWith("---\ntitle: Welcome to the demo vault\n");
-    expect((await tty(["note", "get", "Welcome.md", "--include", "tags"])).text).toStartWith("path: Welcome.md\nid: Welcome.md\n");
+    // Other parts: sections a person reads, not key: value lines with JSON in them (issue 29).
+    const tags = (await tty(["note", "get", "Welcome.md", "--include", "tags"])).text;
+    expect(tags).toStartWith("Welcome.md  Welcome to the demo vault");
+    expect(tags).toContain("Tags\n  #meta");
     expect((await tty(["chunk", "get", "Welcome.md#0"])).text).toEndWith("or browse the [[Reference/Glossary#Terms|glossary terms]].\n");
     const exists = await tty(["note", "exists", "Nope.md"]);
     expect(exists.code).toBe(3);

@@ -160,6 +160,44 @@ describe("vault_config_set checks ai.prices against its form", () => {
   });
 });
 
+describe("a broken value in the file is not a dead end", () => {
+  test("every command names the key; `config set` of that key still runs and fixes it", () => {
+    const t = sandbox({ "A.md": "# A\n" });
+    try {
+      const path = loadConfig({ env: t.env }).path;
+      mkdirSync(join(path, ".."), { recursive: true });
+      writeFileSync(path, '[ai]\nprices = ["my-model=cheap"]\n');
+      const cli = (args: string[]) => {
+        const p = Bun.spawnSync(["bun", `${import.meta.dir}/../../src/main.ts`, ...args], { env: t.env, stdout: "pipe", stderr: "pipe" });
+        return { code: p.exitCode, stderr: p.stderr.toString() };
+      };
+      const broken = cli(["search", "a", "--json"]);
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toContain("ai.prices");
+      expect(cli(["config", "set", "ai.prices", "my-model=0.5/1.5", "--json"]).code).toBe(0);
+      expect(cli(["config", "get", "ai.prices", "--json"]).code).toBe(0);
+      writeFileSync(path, '[ai]\nprices = ["my-model=cheap"]\n');
+      expect(cli(["config", "set", "ai.prices", "", "--json"]).code).toBe(0);
+      expect(readFileSync(path, "utf8")).not.toContain("cheap");
+    } finally {
+      t.cleanup();
+    }
+  });
+});
+
+describe("other structured keys are checked when set", () => {
+  test("server.allowed_hosts takes host names only: a scheme, port or path is refused", async () => {
+    for (const bad of ["https://notes.example", "notes.example:8080", "notes.example/x", "a b"]) {
+      const cli = await s.cli(["config", "set", "server.allowed_hosts", bad, "--json"]);
+      expect({ bad, code: cli.code }).toEqual({ bad, code: 2 });
+      expect(cli.stderr).toContain("server.allowed_hosts");
+    }
+    const ok = await s.cli(["config", "set", "server.allowed_hosts", "notes.example,[::1]", "--json"]);
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout).value).toEqual(["notes.example", "[::1]"]);
+  });
+});
+
 describe("temp files of killed writes", () => {
   test("start-up (writer.recover) sweeps stale temp files from every folder, keeping fresh ones and hidden folders alone", async () => {
     const t = sandbox({ "A/B/Note.md": "# Note\n", "Top.md": "# Top\n" });
