@@ -10,9 +10,10 @@
  *   commit before documents);
  * - documents.mixed: the full build of the generated BENCH_N-note vault (default 20,000) with
  *   the BENCH_PDFS PDFs mixed in, against the same vault without them; the build's peak RSS;
- * - documents.stall: `indx serve` rebuilding that mixed vault, then a vault of the hostile
- *   documents (test/support/hostile-documents.ts): the longest gap between two /health answers
- *   (probed every 10 ms) and the server's peak RSS (VmHWM).
+ * - documents.stall: `indx serve` on a vault, then the hostile documents
+ *   (test/support/hostile-documents.ts) and 20 PDFs put in it, then the BENCH_PDFS PDFs put in
+ *   the BENCH_N-note vault, each indexed by POST /v1/vault/reindex while /health is probed every
+ *   10 ms: the longest gap between two answers and the server's peak RSS (VmHWM).
  * Build the binary first (`bun run build`). BENCH_PARTS=extract,index,binary,mixed,stall picks parts.
  */
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
@@ -157,9 +158,15 @@ if (PARTS.has("mixed")) {
   }
 }
 
-/** Starts serve on a fresh data folder (serve builds the index), probes /health every 10 ms until the build is done. */
-async function stallWhileBuilding(label: string, vault: string): Promise<void> {
-  const env = isolatedEnv(`documents-stall-${label}`, vault);
+/**
+ * Starts serve on `vault` as it is (serve builds its index before it listens), then lets `add`
+ * put the documents in and asks for an index pass (POST /v1/vault/reindex, on the index worker),
+ * probing /health every 10 ms until the pass answers.
+ */
+async function stallWhileIndexing(label: string, vault: string, add: () => void): Promise<void> {
+  // BENCH_DOCUMENTS_OFF=1: the same pass with extraction off, the machine's own noise to compare with.
+  const off = process.env.BENCH_DOCUMENTS_OFF === "1";
+  const env: Record<string, string> = { ...isolatedEnv(`documents-stall-${label}`, vault), ...(off ? { INDX_DOCUMENTS: "none" } : {}) };
   rmSync(env.INDX_DATA_DIR ?? "", { recursive: true, force: true });
   const server = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env: { ...env, INDX_RATE_LIMIT_PER_SECOND: "0" }, stdout: "ignore", stderr: "pipe" });
   let url = "";
@@ -175,9 +182,12 @@ async function stallWhileBuilding(label: string, vault: string): Promise<void> {
     return r.done ? undefined : reader.read().then(drain);
   });
   const key = Bun.spawnSync([BIN, "config", "reveal-api-key"], { env }).stdout.toString().trim();
-  const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
   try {
+    add();
+    const started = performance.now();
+    const rssBefore = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? Number.NaN);
     let longest = 0;
+    let longestAt = 0;
     let probes = 0;
     let running = true;
     const prober = (async () => {
@@ -186,27 +196,35 @@ async function stallWhileBuilding(label: string, vault: string): Promise<void> {
         const r = await fetch(`${url}/health`);
         await r.arrayBuffer();
         const now = performance.now();
-        longest = Math.max(longest, now - last);
+        if (now - last > longest) {
+          longest = now - last;
+          longestAt = now - started;
+        }
         last = now;
         probes++;
         await Bun.sleep(10);
       }
     })();
-    const started = performance.now();
-    const r = await fetch(`${url}/v1/vault/reindex`, { method: "POST", headers, body: JSON.stringify({ rebuild: true, embeddings: false }) });
-    const report = (await r.json()) as { warnings?: { path: string; message: string }[] };
+    const r = await fetch(`${url}/v1/vault/reindex`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ embeddings: false }),
+    });
+    const body = (await r.json()) as { data?: { added?: number; warnings?: { path: string; message: string }[] } };
     const workMs = performance.now() - started;
     running = false;
     await prober;
-    const status = readFileSync(`/proc/${server.pid}/status`, "utf8");
-    const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? Number.NaN);
+    const hwmKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${server.pid}/status`, "utf8"))?.[1] ?? Number.NaN);
     emit({
-      bench: `documents.stall.${label}`,
+      bench: `documents.stall.${label}${off ? ".documents_off" : ""}`,
+      added: body.data?.added,
       work_ms: Math.round(workMs),
       probes,
       longest_health_gap_ms: round(longest, 1),
+      longest_gap_ended_at_ms: Math.round(longestAt),
+      rss_before_mb: Number.isFinite(rssBefore) ? round(rssBefore / 1024, 1) : null,
       peak_rss_mb: Number.isFinite(hwmKb) ? round(hwmKb / 1024, 1) : null,
-      ...(label === "hostile" ? { warnings: (report.warnings ?? []).map((w) => `${w.path}: ${w.message}`) } : {}),
+      ...(label === "hostile" ? { warnings: (body.data?.warnings ?? []).map((w) => `${w.path}: ${w.message}`) } : {}),
     });
   } finally {
     server.kill();
@@ -217,12 +235,22 @@ async function stallWhileBuilding(label: string, vault: string): Promise<void> {
 if (PARTS.has("stall")) {
   const hostile = join(outDir("documents"), "hostile");
   rmSync(hostile, { recursive: true, force: true });
-  mkdirSync(join(hostile, "Hostile"), { recursive: true });
-  writeHostileDocuments(hostile);
-  writePdfs(join(hostile, "Papers"), 20);
+  mkdirSync(hostile, { recursive: true });
   writeFileSync(join(hostile, "Fine.md"), "# Fine\n\nAn ordinary note.\n");
-  await stallWhileBuilding("hostile", hostile);
-  if (!Object.values(HOSTILE).every((p) => existsSync(join(hostile, p)))) throw new Error("a hostile file is missing");
+  await stallWhileIndexing("hostile", hostile, () => {
+    mkdirSync(join(hostile, "Hostile"), { recursive: true });
+    writeHostileDocuments(hostile);
+    writePdfs(join(hostile, "Papers"), 20);
+    if (!Object.values(HOSTILE).every((p) => existsSync(join(hostile, p)))) throw new Error("a hostile file is missing");
+  });
   const mixed = mixedVault();
-  if (mixed) await stallWhileBuilding("mixed", mixed);
+  if (mixed) {
+    // The notes are indexed when serve starts; the PDFs come in while it serves.
+    const papers = join(mixed, "Papers");
+    const aside = join(outDir("documents"), `papers-${PDFS}`);
+    rmSync(aside, { recursive: true, force: true });
+    cpSync(papers, aside, { recursive: true });
+    rmSync(papers, { recursive: true, force: true });
+    await stallWhileIndexing("mixed", mixed, () => cpSync(aside, papers, { recursive: true }));
+  }
 }

@@ -64,6 +64,11 @@ const EXTRA_NOTES: Record<string, string> = {
   "Spec.md": "# Spec\n",
   "API.md": "# API\n",
 };
+/** Documents the examples read (indx attachment text), copied from fixtures/documents. */
+const EXTRA_DOCUMENTS: Record<string, string> = {
+  "Papers/Attention.pdf": "pdfjs/knockout_groups_test.pdf",
+  "Specs/Contract.docx": "python-docx/par-known-styles.docx",
+};
 const WORK_FILES: Record<string, string> = {
   "alpha.md": "# Alpha\n\nNew body.\n",
   "edits.json": '[{"op":"append_body","markdown":"more"}]',
@@ -94,6 +99,10 @@ function world() {
   for (const [rel, text] of Object.entries(EXTRA_NOTES)) {
     mkdirSync(dirname(join(vault, rel)), { recursive: true });
     writeFileSync(join(vault, rel), text);
+  }
+  for (const [rel, fixture] of Object.entries(EXTRA_DOCUMENTS)) {
+    mkdirSync(dirname(join(vault, rel)), { recursive: true });
+    cpSync(join(import.meta.dir, "..", "..", "fixtures", "documents", fixture), join(vault, rel));
   }
   const work = join(home, "work");
   mkdirSync(work);

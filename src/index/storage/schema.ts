@@ -4,7 +4,7 @@ import { IndxError } from "../../core/errors.ts";
  * The index schema. Everything here is derived from the vault and can be rebuilt; bump
  * SCHEMA_VERSION on any change so an old index is reported as index_incompatible, never misread.
  */
-export const SCHEMA_VERSION = 10;
+export const SCHEMA_VERSION = 11;
 
 /** How notes_fts splits and folds words; search marks matches with the same tokenizer (src/index/storage/queries/fts.ts). */
 export const FTS_TOKENIZE = "porter unicode61 remove_diacritics 2";
