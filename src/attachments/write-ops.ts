@@ -66,7 +66,7 @@ export const attachmentWrite = defineOp({
         Type.String({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
-          description: "Note it is for (decides the folder).",
+          description: "Note it is for.",
         }),
       ),
       on_conflict: Type.Optional(
