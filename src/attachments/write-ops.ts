@@ -52,7 +52,7 @@ export const attachmentWrite = defineOp({
         Type.String({
           minLength: 1,
           maxLength: INPUT_LIMITS.pathChars,
-          description: "Note it is for (decides the folder).",
+          description: "Note it is for.",
           // Read, not written (it places the attachment): a folder grant must let the caller read it.
           [PATH_MARK]: "read",
         }),

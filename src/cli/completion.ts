@@ -137,5 +137,9 @@ function paths(globals: Record<string, string>): Promise<string[]> {
 
 function tags(current: string, globals: Record<string, string>): Promise<string[]> {
   const top = current.includes("/") ? current.split("/")[0] : undefined;
-  return withContext(globals, async (ctx) => (await invokeOp(tagList, ctx, top ? { prefix: top } : {})).result.tags.map((t) => t.tag), []);
+  return withContext(
+    globals,
+    async (ctx) => (await invokeOp(tagList, ctx, { limit: 1000, ...(top ? { prefix: top } : {}) })).result.tags.map((t) => t.tag),
+    [],
+  );
 }

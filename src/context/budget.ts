@@ -1,5 +1,5 @@
 import type { Passage } from "../ai/passages.ts";
-import { estimateTokens } from "../providers/tokens.ts";
+import { typicalTokens } from "../providers/tokens.ts";
 import type { ContextNote, ContextOutput, ContextPassage } from "./schema.ts";
 
 /** A note ready to go in, with its passages in the order they should be added. */
@@ -12,14 +12,15 @@ export interface NoteDraft {
 const MIN_CLIPPED_CHARS = 80;
 
 /**
- * Fills the answer best note first, so its compact JSON never estimates above `maxTokens`
- * (src/providers/tokens.ts): every note gets its first passage (cut to fit if it must), then the hits'
- * further passages go in while they fit whole. Each step is measured on the answer as it stands,
+ * Fills the answer best note first, so its compact JSON never counts above `maxTokens` in a typical
+ * count (typicalTokens, src/providers/tokens.ts: what o200k and cl100k count stays under it): every
+ * note gets its first passage (cut to fit if it must), then each note's further passages, best note
+ * first, go in while they fit whole. Each step is measured on the answer as it stands,
  * with `tokens` holding `maxTokens`, whose digits are at least as many as the final count's.
  */
 export function fitContext(drafts: readonly NoteDraft[], found: number, maxTokens: number, warnings: ContextOutput["warnings"]): ContextOutput {
   const out: ContextOutput = { notes: [], omitted: found, tokens: maxTokens, max_tokens: maxTokens, warnings };
-  const fits = () => estimateTokens(JSON.stringify(out)) <= maxTokens;
+  const fits = () => typicalTokens(JSON.stringify(out)) <= maxTokens;
   const added = new Map<string, ContextNote>();
 
   for (const draft of drafts) {
@@ -46,7 +47,7 @@ export function fitContext(drafts: readonly NoteDraft[], found: number, maxToken
     }
   }
 
-  out.tokens = estimateTokens(JSON.stringify(out));
+  out.tokens = typicalTokens(JSON.stringify(out));
   return out;
 }
 

@@ -6,7 +6,7 @@ import type { Candidate, Focus } from "./neighbourhood.ts";
 /**
  * The passages of each note in the context, the one its reason points at first: a hit's best
  * chunk, the section a link names, the paragraph a backlink stands in, else the note's opening.
- * A hit keeps its other chunks after it (added if the budget allows); a neighbour only that one.
+ * Each note keeps its other chunks after it, added best note first while the budget allows.
  */
 export function contextPassages(ctx: OpContext, notes: readonly Candidate[]): Map<string, Passage[]> {
   const byPath = new Map<string, Passage[]>();
@@ -24,8 +24,7 @@ export function contextPassages(ctx: OpContext, notes: readonly Candidate[]): Ma
     const at = focusIndex(all, note.focus);
     const focus = all[at];
     if (focus === undefined) out.set(note.path, []);
-    else if (note.reason.hop === 0) out.set(note.path, [focus, ...all.filter((_, i) => i !== at)]);
-    else out.set(note.path, [focus]);
+    else out.set(note.path, [focus, ...all.filter((_, i) => i !== at)]);
   }
   return out;
 }

@@ -35,7 +35,7 @@ export type ContextNote = Static<typeof ContextNote>;
 export const ContextOutput = Type.Object({
   notes: Type.Array(ContextNote, { description: "Best first." }),
   omitted: Type.Integer({ description: "Notes of the neighbourhood left out by max_tokens or limit." }),
-  tokens: Type.Integer({ description: "Estimated tokens of this answer as compact JSON: never above max_tokens." }),
+  tokens: Type.Integer({ description: "Tokens of this answer as compact JSON, counted typically (o200k and cl100k count fewer): never above max_tokens." }),
   max_tokens: Type.Integer(),
   warnings: Type.Array(Warning),
 });

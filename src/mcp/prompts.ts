@@ -190,7 +190,8 @@ const PROMPTS: PromptDef[] = [
       const path = weekly?.path ?? `Reviews/${week.label}.md`;
       return [
         `Write the weekly review for ${week.label} (${week.start} to ${week.end}).`,
-        `1. Call note_list with sort="mtime" and limit=100; keep the notes whose mtime falls between ${week.start} and ${week.end} (the list is newest first: page with cursor until you pass ${week.start}).`,
+        // One filtered listing of the week, not a walk through every note changed since (issue 30).
+        `1. Call note_list with where '${weekWhere(week.start, week.end)}' and sort "mtime": the notes changed that week (page with its cursor only if it has a next_cursor).`,
         `2. Call note_list with path_glob "${folderGlob(daily.settings.folder)}" and read the daily notes of that week with note_read (include ["body","tasks"]).`,
         '3. For the other changed notes, call note_read with include ["frontmatter","outline","tasks"] (not the whole body unless needed).',
         "4. Write the review: highlights, decisions, open tasks (with their notes as [[links]]), and themes (tags) of the week.",
@@ -205,6 +206,13 @@ const PROMPTS: PromptDef[] = [
     },
   },
 ];
+
+/** A Bases expression for notes modified from `start` to `end` (YYYY-MM-DD), both days included. */
+function weekWhere(start: string, end: string): string {
+  const after = new Date(`${end}T00:00:00Z`);
+  after.setUTCDate(after.getUTCDate() + 1);
+  return `file.mtime >= date("${start}") && file.mtime < date("${after.toISOString().slice(0, 10)}")`;
+}
 
 const BY_NAME = new Map(PROMPTS.map((p) => [p.name, p]));
 

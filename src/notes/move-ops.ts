@@ -6,7 +6,7 @@ import { PATH_MARK, VaultPath, Warning } from "../ops/schemas.ts";
 import { fileKind } from "../vault/scan.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import type { Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedFile, plannedFiles } from "../writes/schemas.ts";
+import { DryRun, IdempotencyKey, IfMatch, normalizeEtag, PlannedOrWrittenFiles, plannedFiles, writtenFiles } from "../writes/schemas.ts";
 
 const countChanges = (edits: FileEdit[]) => edits.reduce((n, e) => n + e.changes.length, 0);
 
@@ -36,10 +36,9 @@ export const noteMove = defineOp({
     dry_run: Type.Boolean(),
     etag: Type.Union([Type.String(), Type.Null()], { description: "Etag of the moved file (null on a dry run)." }),
     links_updated: Type.Integer({ description: "References rewritten (or to be rewritten)." }),
-    files: Type.Array(PlannedFile, {
-      description:
-        "Every file whose references change, with each line before and after (the moved file under its old path, when its own relative links change).",
-    }),
+    files: PlannedOrWrittenFiles(
+      "Every file whose references change. Dry run: each line before and after (the moved file under its old path, when its own relative links change). Applied: each file's new etag and lines changed.",
+    ),
     warnings: Type.Array(Warning),
   }),
   async run(ctx, input) {
@@ -72,7 +71,7 @@ export const noteMove = defineOp({
       dry_run: false,
       etag: done.etags[to] ?? null,
       links_updated: countChanges(edits),
-      files: plannedFiles(edits),
+      files: writtenFiles(edits, done.etags, { [from]: to }),
       warnings: done.warnings,
     };
   },

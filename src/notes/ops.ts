@@ -82,7 +82,7 @@ export const noteRead = defineOp({
           description: `Parts to return; default ${DEFAULT_INCLUDE.join(", ")}.`,
         }),
       ),
-      from: Type.Optional(Type.Integer({ minimum: 1, description: "First line (1-based) to read only some lines." })),
+      from: Type.Optional(Type.Integer({ minimum: 1, description: "First line to read (1-based)." })),
       lines: Type.Optional(Type.Integer({ minimum: 1, description: "Lines to read; default: to the end." })),
       allow_large: Type.Optional(Type.Boolean({ description: "Read past retrieval.max_note_bytes.", default: false })),
     },

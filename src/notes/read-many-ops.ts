@@ -65,7 +65,7 @@ export const noteReadMany = defineOp({
           description: "Max bytes of note text.",
         }),
       ),
-      truncate: Type.Optional(Type.Boolean({ default: false, description: "Cut the note that passes the budget." })),
+      truncate: Type.Optional(Type.Boolean({ default: false, description: "Cut the note past the budget." })),
     },
     { additionalProperties: false },
   ),

@@ -72,6 +72,26 @@ export function findHeadings(s: NoteStructure, spec: string): HeadingNode[] {
   return leaf === null ? [] : s.headings.filter((h) => stepMatches(leaf, h));
 }
 
+/** Headings a miss names: enough to pick from, bounded so an error stays small. */
+const MISS_LISTED = 50;
+
+/**
+ * A target no heading matches: the note's headings in details (never in the message, which logs
+ * may keep: it carries no note text), each with the path that addresses it, so the next call can
+ * pick one without reading the note again (docs/decisions.md, "A heading miss lists the note's headings").
+ */
+function headingMiss(s: NoteStructure, spec: string): IndxError {
+  const count = s.headings.length;
+  const message =
+    count === 0
+      ? "No heading in the note matches the target: the note has no headings."
+      : `No heading in the note matches the target; details.headings lists the note's ${count} heading${count === 1 ? "" : "s"}${count > MISS_LISTED ? ` (the first ${MISS_LISTED})` : ""}.`;
+  return new IndxError("patch_target_not_found", message, {
+    heading: spec,
+    headings: s.headings.slice(0, MISS_LISTED).map((h) => ({ path: headingPath(s, h), level: h.level, line: h.line })),
+  });
+}
+
 /** The one heading the spec addresses, or patch_target_not_found / patch_target_ambiguous. */
 export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
   const parsed = parseSpec(spec);
@@ -100,8 +120,6 @@ export function resolveHeading(s: NoteStructure, spec: string): HeadingNode {
     );
   }
   const [only] = hits;
-  if (!only) {
-    throw new IndxError("patch_target_not_found", "No heading in the note matches the target.", { heading: spec });
-  }
+  if (!only) throw headingMiss(s, spec);
   return only;
 }

@@ -95,3 +95,23 @@ function isCjk(c: number): boolean {
 function utf8Bytes(c: number): number {
   return c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
 }
+
+/** ASCII characters per token in a typical count: compact JSON of English notes is 3.5–3.6 in o200k and cl100k (docs/decisions.md, "activate_context fills its budget"). */
+const TYPICAL_ASCII_CHARS_PER_TOKEN = 3;
+
+/**
+ * A typical token count, for a budget an answer should fill rather than stay far under (an agent's
+ * context, activate_context): ASCII at 3 characters a token, above what o200k and cl100k count for
+ * compact JSON of notes (about 3.5), so an answer filled to it stays under the budget in those;
+ * other characters as estimateTokens counts them (conservatively). estimateTokens, which must not
+ * under-count any tokenizer, is about twice the real count for such text.
+ */
+export function typicalTokens(text: string): number {
+  let ascii = 0;
+  let other = "";
+  for (const ch of text) {
+    if (ch.charCodeAt(0) < 128) ascii++;
+    else other += ch;
+  }
+  return Math.ceil(ascii / TYPICAL_ASCII_CHARS_PER_TOKEN) + (other === "" ? 0 : estimateTokens(other));
+}

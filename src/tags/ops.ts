@@ -13,10 +13,19 @@ export const tagList = defineOp({
   scope: "vault:read",
   safe: true,
   input: Type.Object(
-    { prefix: Type.Optional(Type.String({ maxLength: 200, description: "Only this tag and its nested tags." })) },
+    {
+      prefix: Type.Optional(Type.String({ maxLength: 200, description: "Only this tag and its nested tags." })),
+      // A page, most used first: a vault of thousands of tags is not one answer (issue 30).
+      limit: Type.Optional(Limit(200, 1000)),
+      cursor: Type.Optional(Cursor),
+    },
     { additionalProperties: false },
   ),
-  output: Type.Object({ total: Type.Integer(), tags: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() })) }),
+  output: Type.Object({
+    total: Type.Integer({ description: "Tags in all, over every page." }),
+    tags: Type.Array(Type.Object({ tag: Type.String(), count: Type.Integer() })),
+    next_cursor: NextCursor,
+  }),
   run(ctx, input) {
     const rows = ctx.index.tags.counts();
     const prefix = input.prefix ? normalizeTag(input.prefix) : null;
@@ -24,9 +33,10 @@ export const tagList = defineOp({
       .filter((r) => !prefix || r.tagLower === prefix || r.tagLower.startsWith(`${prefix}/`))
       .map((r) => ({ tag: r.tag, count: r.count }))
       .sort((a, b) => b.count - a.count || a.tag.localeCompare(b.tag));
-    return { total: tags.length, tags };
+    const { items, next_cursor } = page(tags, decodeCursor(input.cursor), input.limit ?? 200);
+    return { total: tags.length, tags: items, next_cursor };
   },
-  summary: (o) => `${o.total} tags`,
+  summary: (o) => `${o.total} tags${o.next_cursor ? ` (${o.tags.length} on this page)` : ""}`,
 });
 
 export const tagNotes = defineOp({

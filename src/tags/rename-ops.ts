@@ -5,7 +5,7 @@ import { Warning } from "../ops/schemas.ts";
 import type { FileEdit } from "../writes/edit.ts";
 import { fingerprintOf } from "../writes/idempotency.ts";
 import type { Change } from "../writes/pipeline.ts";
-import { DryRun, IdempotencyKey, PlannedFile, plannedFiles } from "../writes/schemas.ts";
+import { DryRun, IdempotencyKey, PlannedOrWrittenFiles, plannedFiles, writtenFiles } from "../writes/schemas.ts";
 import { planTagRename } from "./rename.ts";
 
 /** Identifies a plan by the exact versions of the notes it was made from. */
@@ -39,18 +39,18 @@ export const tagRename = defineOp({
     notes: Type.Integer({ description: "Notes changed (or to be changed)." }),
     occurrences: Type.Integer(),
     plan_etag: Type.String(),
-    files: Type.Array(PlannedFile),
+    files: PlannedOrWrittenFiles("Dry run: each note's changed lines, before and after. Applied: each note's new etag and lines changed."),
     warnings: Type.Array(Warning),
   }),
   async run(ctx, input) {
-    const result = (plan: ReturnType<typeof planTagRename>, dryRun: boolean, warnings: Warning[]) => ({
+    const result = (plan: ReturnType<typeof planTagRename>, dryRun: boolean, warnings: Warning[], etags: Record<string, string> = {}) => ({
       from: input.from.replace(/^#/, ""),
       to: input.to.replace(/^#/, ""),
       dry_run: dryRun,
       notes: plan.notes,
       occurrences: plan.occurrences,
       plan_etag: planEtag(plan.edits),
-      files: plannedFiles(plan.edits),
+      files: dryRun ? plannedFiles(plan.edits) : writtenFiles(plan.edits, etags),
       warnings,
     });
     const preview = planTagRename(ctx.vault, ctx.index, input.from, input.to);
@@ -75,7 +75,7 @@ export const tagRename = defineOp({
         };
       },
     );
-    return result(done.value, false, done.warnings);
+    return result(done.value, false, done.warnings, done.etags);
   },
   summary: (o) =>
     `${o.dry_run ? "would rename" : "renamed"} #${o.from} → #${o.to}: ${o.occurrences} occurrence${o.occurrences === 1 ? "" : "s"} in ${o.notes} note${o.notes === 1 ? "" : "s"}`,

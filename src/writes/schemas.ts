@@ -92,3 +92,24 @@ export function normalizeEtag(value: string | undefined): string | undefined {
 export function plannedFiles(edits: readonly FileEdit[]) {
   return edits.map((e) => ({ path: e.path, etag: e.etag, changes: e.changes }));
 }
+
+/**
+ * A file a multi-file write changed, once written: its new etag and how many lines changed. The
+ * lines themselves are the dry run's answer; an applied write does not repeat its plan (issue 30).
+ */
+export const WrittenFile = Type.Object({
+  path: Type.String(),
+  etag: Type.String({ description: "The file's etag after the write: pass it as if_match on your next write." }),
+  lines_changed: Type.Integer(),
+});
+
+/** Each edited file as written: `renamed` maps a path the write moved to where it is now. */
+export function writtenFiles(edits: readonly FileEdit[], etags: Readonly<Record<string, string>>, renamed: Readonly<Record<string, string>> = {}) {
+  return edits.map((e) => {
+    const path = renamed[e.path] ?? e.path;
+    return { path, etag: etags[path] ?? "", lines_changed: e.changes.length };
+  });
+}
+
+/** A multi-file write's files: planned (a dry run: each line before and after) or written (applied). */
+export const PlannedOrWrittenFiles = (description: string) => Type.Array(Type.Union([PlannedFile, WrittenFile]), { description });

@@ -2,13 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { encode } from "gpt-tokenizer/encoding/o200k_base";
 import type { App } from "../../src/app/context.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { activateContext } from "../../src/context/ops.ts";
 import type { ContextOutput } from "../../src/context/schema.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { linkForward } from "../../src/links/ops.ts";
-import { estimateTokens } from "../../src/providers/tokens.ts";
+import { typicalTokens } from "../../src/providers/tokens.ts";
 import { assertRestOutput, CheckedClient, invoke } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -66,7 +67,8 @@ describe("activate_context on kepano's vault", () => {
       const via = o.notes.find((n) => n.path === note.reason.from);
       if (via) expect(via.reason.hop).toBe(note.reason.hop - 1);
     }
-    expect(estimateTokens(JSON.stringify(o))).toBeLessThanOrEqual(6000);
+    expect(typicalTokens(JSON.stringify(o))).toBeLessThanOrEqual(6000);
+    expect(encode(JSON.stringify(o)).length).toBeLessThanOrEqual(6000);
   });
 
   test("from a query: the search hits first, then what they link to, ranked by score", async () => {
@@ -110,8 +112,9 @@ describe("activate_context on kepano's vault", () => {
       let best: string | undefined;
       for (const max_tokens of budgets.sort((a, b) => a - b)) {
         const o = await context({ ...input, max_tokens, limit: 50 });
-        const used = estimateTokens(JSON.stringify(o));
-        expect({ input, max_tokens, over: used > max_tokens }).toEqual({ input, max_tokens, over: false });
+        const used = typicalTokens(JSON.stringify(o));
+        const real = encode(JSON.stringify(o)).length;
+        expect({ input, max_tokens, over: used > max_tokens || real > max_tokens }).toEqual({ input, max_tokens, over: false });
         expect(o.tokens).toBeLessThanOrEqual(max_tokens);
         expect(o.tokens).toBeGreaterThanOrEqual(used);
         expect(o.max_tokens).toBe(max_tokens);
@@ -119,6 +122,19 @@ describe("activate_context on kepano's vault", () => {
         best ??= o.notes[0]?.path;
         expect(o.notes[0]?.path).toBe(best!);
       }
+    }
+  });
+
+  test("fills its budget: when notes are left out, the answer uses most of max_tokens in a real tokenizer (o200k), never more (it used about half)", async () => {
+    for (const [input, max_tokens] of [
+      [{ query: "Kevin Kelly" }, 2000],
+      [{ query: "evergreen notes" }, 2000],
+      [{ path: "Categories/Books.md", hops: 3 }, 1000],
+    ] as const) {
+      const o = await context({ ...input, max_tokens, limit: 50 });
+      const real = encode(JSON.stringify(o)).length;
+      expect(o.omitted).toBeGreaterThan(0);
+      expect({ input, real, filled: real >= 0.7 * max_tokens, over: real > max_tokens }).toEqual({ input, real, filled: true, over: false });
     }
   });
 

@@ -64,7 +64,11 @@ describe("note_move writes relative Markdown links", () => {
     const client = await s.mcp();
     const moved = await client.callTool({ name: "note_move", arguments: { from: "Projects/Beta note.md", to: "Archive/2026/Beta note.md" } });
     expect(moved.isError).not.toBe(true);
-    expect((moved.structuredContent as { files: unknown }).files).toEqual(planned);
+    // Applied: each planned file (the moved one under its new path) with the lines it changed, not the plan again.
+    const applied = (moved.structuredContent as { files: { path: string; lines_changed: number }[] }).files;
+    expect(applied.map((f) => [f.path, f.lines_changed])).toEqual(
+      planned.map((f: { path: string; changes: unknown[] }) => [f.path === "Projects/Beta note.md" ? "Archive/2026/Beta note.md" : f.path, f.changes.length]),
+    );
     for (const [path, text] of Object.entries(expected)) expect({ path, text: read(path) }).toEqual({ path, text });
     expect(existsSync(join(sb.vault, "Projects/Beta note.md"))).toBe(false);
   });

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { utimesSync } from "node:fs";
+import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
@@ -84,5 +86,27 @@ describe("paths by name", () => {
     expect((await call("note_read", { path: "Apollo Launch.md" })).structured?.path).toBe("Apollo Launch.md");
     const exists = await call("note_exists", { path: "Runbook" });
     expect(exists.structured?.exists).toBe(false);
+  });
+});
+
+describe("weekly_review", () => {
+  test("lists the week's changed notes in one note_list call, without walking every newer note", async () => {
+    const at = (path: string, iso: string) => utimesSync(join(sb.vault, path), new Date(iso), new Date(iso));
+    at("Inbox.md", "2026-01-06T10:00:00");
+    at("Welcome.md", "2026-01-11T20:00:00");
+    at("Reference/Glossary.md", "2026-01-12T09:00:00");
+    at("People/Ada Lovelace.md", "2026-01-04T09:00:00");
+    await ctx.updateIndex({ full: true });
+    const prompt = await client.getPrompt({ name: "weekly_review", arguments: { week_of: "2026-01-07" } });
+    const text = (prompt.messages[0]?.content as { text?: string } | undefined)?.text ?? "";
+    expect(text).not.toContain("page with cursor");
+    const where = /where '([^']+)'/.exec(text)?.[1];
+    expect(where).toBeDefined();
+    const r = await client.callTool({ name: "note_list", arguments: { where, sort: "mtime", limit: 100 } });
+    const paths = (r.structuredContent as { notes: { path: string }[] }).notes.map((n) => n.path);
+    expect(paths).toContain("Inbox.md");
+    expect(paths).toContain("Welcome.md");
+    expect(paths).not.toContain("Reference/Glossary.md");
+    expect(paths).not.toContain("People/Ada Lovelace.md");
   });
 });
