@@ -42,16 +42,16 @@ export const documentRead = defineOp({
   name: "document_read",
   errors: ["path_invalid", "not_found"],
   title: "Read a PDF's or DOCX's text",
-  description: "A PDF's text by page, or a DOCX's by heading section, whole sections within budget_bytes; next_from reads on.",
+  description: "PDF text by page, DOCX by heading section, within budget_bytes; next_from reads on.",
   scope: "vault:read",
   safe: true,
   input: Type.Object(
     {
-      path: VaultPathOf("The PDF or DOCX, e.g. 'Papers/Paper.pdf'."),
-      from: Type.Optional(Type.Integer({ minimum: 1, description: "First page or section, 1-based." })),
-      to: Type.Optional(Type.Integer({ minimum: 1, description: "Last page or section." })),
+      path: VaultPathOf("PDF or DOCX path."),
+      from: Type.Optional(Type.Integer({ minimum: 1, description: "First page/section (1-based)." })),
+      to: Type.Optional(Type.Integer({ minimum: 1, description: "Last page/section." })),
       budget_bytes: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget, description: "Bytes of text at most." }),
+        Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget, description: "Max bytes." }),
       ),
     },
     { additionalProperties: false },
