@@ -50,9 +50,7 @@ export const documentRead = defineOp({
       path: VaultPathOf("PDF or DOCX path."),
       from: Type.Optional(Type.Integer({ minimum: 1, description: "First page/section (1-based)." })),
       to: Type.Optional(Type.Integer({ minimum: 1, description: "Last page/section." })),
-      budget_bytes: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget, description: "Max bytes." }),
-      ),
+      budget_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget, description: "Max bytes." })),
     },
     { additionalProperties: false },
   ),
