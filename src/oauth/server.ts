@@ -9,7 +9,7 @@ import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
 export interface OAuthOptions {
   store: OAuthStore;
-  /** This server's base URL as the client reached it (see baseUrlOf in src/oauth/metadata.ts). */
+  /** This server's base URL as the client reached it (server.public_url, else the origin a trusted proxy reports, else the request's own: clientView in src/http/proxy.ts). */
   baseOf: (request: Request) => string;
   adminKey: () => string | null;
   lifetimes: () => Lifetimes;

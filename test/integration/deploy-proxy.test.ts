@@ -68,6 +68,37 @@ describe("the client address used by the rate limit and the auth throttle", () =
   });
 });
 
+describe("OAuth's issuer behind a proxy", () => {
+  const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "vault.example.com" };
+
+  async function metadata(proxies: string): Promise<{ resource: Record<string, unknown>; issuer: Record<string, unknown>; base: string }> {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context({ "server.trusted_proxies": proxies }), { host: "127.0.0.1", port: 0, ...quiet });
+    try {
+      const get = async (path: string) => (await (await fetch(`${server.url}${path}`, { headers: forwarded })).json()) as Record<string, unknown>;
+      return { resource: await get("/.well-known/oauth-protected-resource"), issuer: await get("/.well-known/oauth-authorization-server"), base: server.url };
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  }
+
+  test("a trusted proxy's X-Forwarded-Proto and -Host become the issuer, the resource and every endpoint", async () => {
+    const m = await metadata("127.0.0.1");
+    expect(m.resource.resource).toBe("https://vault.example.com");
+    expect(m.resource.authorization_servers).toEqual(["https://vault.example.com"]);
+    expect(m.issuer.issuer).toBe("https://vault.example.com");
+    expect(m.issuer.token_endpoint).toBe("https://vault.example.com/oauth/token");
+  });
+
+  test("the same headers from an untrusted peer change nothing: the request's own origin stands", async () => {
+    const m = await metadata("10.0.0.1");
+    expect(m.resource.resource).toBe(m.base);
+    expect(m.issuer.issuer).toBe(m.base);
+    expect(m.issuer.authorization_endpoint).toBe(`${m.base}/oauth/authorize`);
+  });
+});
+
 describe("binding beyond loopback", () => {
   test("plain http on 0.0.0.0 with neither TLS nor a trusted proxy is refused before anything starts, naming the way out", async () => {
     const sb = sandbox({ "Note.md": "# Note\n" });
