@@ -117,7 +117,13 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   // OAuth's issuer and resource are its origin (docs/remote-access.md, Deployment).
   const client = (request: Request) => clientView(request, listener?.peerOf(request) ?? "unknown", proxy);
   const oauthOn = auth && cfg.get<boolean>("server.oauth") !== false;
-  const oauth = oauthOn ? oauthServer(ctx, () => key, (request) => client(request).origin) : null;
+  const oauth = oauthOn
+    ? oauthServer(
+        ctx,
+        () => key,
+        (request) => client(request).origin,
+      )
+    : null;
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
