@@ -12,6 +12,7 @@ import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { DEFAULT_FETCH_POLICY } from "../oauth/client-metadata.ts";
 import { OAuthServer } from "../oauth/server.ts";
 import { OAuthStore } from "../oauth/store.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { storageError } from "../vault/vault.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { checkBind } from "./bind-policy.ts";
@@ -217,6 +218,8 @@ function oauthServer(ctx: App, adminKey: () => string | null, baseOf: (request: 
     audit: (kind, fields) => ctx.events.emit({ kind, source: "indx", auth: fields }),
     // Tests serve client metadata documents from 127.0.0.1 over http; nothing else may (docs/decisions.md).
     fetchPolicy: { ...DEFAULT_FETCH_POLICY, allowPrivate: process.env.INDX_OAUTH_TEST_ALLOW_PRIVATE_FETCH === "1" },
+    // The compiler every request uses: a glob it would refuse later is refused on the consent page.
+    checkFolders: (spec) => void compileGrant(spec),
     failures: { perProof: new AuthFailureThrottle(limit, windowMs), perAddress: new AuthFailureThrottle(limit * 5, windowMs) },
   });
 }

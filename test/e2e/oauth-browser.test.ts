@@ -161,7 +161,8 @@ async function sdkFlow(s: Stack): Promise<void> {
   expect(authUrl.searchParams.get("resource")).toBe(s.base);
   expect(provider.info?.client_id).toMatch(/^client_/);
 
-  // 2. The owner, keyboard only: the access level (arrow keys pick read only), the code, Approve.
+  // 2. The owner, keyboard only: the access level (arrow keys pick read only), the folders it may
+  // read (Reference/ only), the code, Approve. A plain form post: the page runs no script.
   const page = await s.browser.newPage();
   await page.viewport(1280, 900, false);
   await page.goto(authUrl.href);
@@ -171,14 +172,17 @@ async function sdkFlow(s: Stack): Promise<void> {
   await tabTo(page, "access=write", order);
   await page.press("ArrowUp");
   expect(await page.focused()).toBe("access=read");
+  await tabTo(page, "read_folders", order);
+  await page.type("Reference/**");
   await tabTo(page, "owner_proof", order);
   await page.type(cli(s.sb, ["auth", "approve"]).code);
   await tabTo(page, "decision=approve", order);
   expect(await page.evaluate<string>("document.activeElement.textContent")).toBe("Approve");
   // Keyboard focus is visible (the :focus-visible outline).
   expect(await page.evaluate<string>("getComputedStyle(document.activeElement).outlineStyle")).toBe("solid");
-  // Tab order: the access level, the code, Approve (then Deny).
-  expect(order).toEqual(["access=write", "owner_proof", "decision=approve"]);
+  expect(await page.evaluate<number>("document.scripts.length")).toBe(0);
+  // Tab order: the access level, the folders to read and to write, the code, Approve (then Deny).
+  expect(order).toEqual(["access=write", "read_folders", "write_folders", "owner_proof", "decision=approve"]);
   const back = nextCallback(s);
   await page.press("Enter");
   const landed = await back;
@@ -198,6 +202,10 @@ async function sdkFlow(s: Stack): Promise<void> {
   const found = await client.callTool({ name: "vault_search", arguments: { q: "rollback runbook" } });
   expect(found.isError).toBeFalsy();
   expect(JSON.stringify(found.structuredContent)).toContain("Runbook");
+  // Outside the granted folders a note does not exist for this token.
+  const hidden = await client.callTool({ name: "note_read", arguments: { path: "Projects/Apollo Launch.md" } });
+  expect(hidden.isError).toBe(true);
+  expect(JSON.stringify(hidden)).toContain("not_found");
   // Read only: a write tool is refused for this token.
   const write = await client.callTool({ name: "note_write", arguments: { path: "From OAuth.md", content: "x" } }).catch((e: Error) => e);
   expect(write instanceof Error || (write as { isError?: boolean }).isError === true).toBe(true);
@@ -209,12 +217,14 @@ async function sdkFlow(s: Stack): Promise<void> {
   expect(provider.saved?.refresh_token).not.toBe(firstTokens?.refresh_token);
   const again = new Client({ name: "sdk-oauth-e2e", version: "1.0.0" });
   await again.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: s.fetch }));
-  expect((await again.callTool({ name: "vault_search", arguments: { q: "launch" } })).isError).toBeFalsy();
+  expect((await again.callTool({ name: "note_read", arguments: { path: "Reference/Runbook.md" } })).isError).toBeFalsy();
+  // The refreshed token keeps the folders the owner chose.
+  expect(JSON.stringify(await again.callTool({ name: "note_read", arguments: { path: "Projects/Apollo Launch.md" } }))).toContain("not_found");
   await again.close();
 
-  // 5. The owner sees the grant with its client and scopes.
+  // 5. The owner sees the grant with its client, scopes and folders.
   const listed = cli(s.sb, ["token", "list"]) as unknown as { kind: string; name: string; scopes: string[] }[];
-  expect(listed.find((t) => t.kind === "oauth")).toMatchObject({ name: "SDK test client", scopes: ["vault:read"] });
+  expect(listed.find((t) => t.kind === "oauth")).toMatchObject({ name: "SDK test client", scopes: ["vault:read"], grant: { read: ["Reference/**"] } });
 }
 
 /** The consent page at desktop and phone widths: no sideways scrolling, labelled controls, big buttons. */
@@ -232,7 +242,7 @@ async function consentLayout(s: Stack): Promise<Record<string, Buffer>> {
     await page.goto(url);
     expect(await page.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(width);
     // Every control has a visible label, and the buttons are at least 44 px tall (touch targets).
-    expect(await page.evaluate<number>("[...document.querySelectorAll('input:not([type=hidden])')].filter(i => !i.labels.length).length")).toBe(0);
+    expect(await page.evaluate<number>("[...document.querySelectorAll('input:not([type=hidden]), textarea')].filter(i => !i.labels.length).length")).toBe(0);
     expect(
       await page.evaluate<number>("Math.min(...[...document.querySelectorAll('button')].map(b => b.getBoundingClientRect().height))"),
     ).toBeGreaterThanOrEqual(44);
