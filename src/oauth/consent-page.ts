@@ -142,15 +142,19 @@ function folderFields(v: ConsentView): string {
     `aria-describedby="folders-hint ${hint}${v.foldersProblem ? " folders-error" : ""}"${v.foldersProblem ? ' aria-invalid="true"' : ""}`;
   const area = (name: string, hint: string, value: string) =>
     `<textarea id="${name}" name="${name}" rows="2" maxlength="3000" spellcheck="false" autocapitalize="off" ${described(hint)}>${escapeHtml(value)}</textarea>`;
+  // Write folders only where the client may be granted writing: on a read-only grant they could only be refused.
+  const write = v.requested.includes("vault:write")
+    ? `<label class="field" for="write_folders">Folders it may write</label>
+<p class="muted" id="write-hint">Needs Read and write. Empty: the folders it may read. It may also read what it may write.</p>
+${area("write_folders", "write-hint", v.folders?.write ?? "")}`
+    : "";
   return `<fieldset>
 <legend>Folders (optional)</legend>
-<p class="muted" id="folders-hint">Leave both empty for the whole vault. One pattern per line or comma-separated, such as <code>Projects/**</code>.</p>
+<p class="muted" id="folders-hint">Leave empty for the whole vault. One pattern per line or comma-separated, such as <code>Projects/**</code>.</p>
 ${problem}
 <label class="field" for="read_folders">Folders it may read</label>
-<p class="muted" id="read-hint">Empty: every note it is not denied.</p>
+<p class="muted" id="read-hint">Empty: the whole vault.</p>
 ${area("read_folders", "read-hint", v.folders?.read ?? "")}
-<label class="field" for="write_folders">Folders it may write</label>
-<p class="muted" id="write-hint">Needs Read and write. Empty: the folders it may read. It may also read what it may write.</p>
-${area("write_folders", "write-hint", v.folders?.write ?? "")}
+${write}
 </fieldset>`;
 }

@@ -86,6 +86,10 @@ describe("folders granted on the consent page", () => {
       expect(page.html).toMatch(new RegExp(`<textarea id="${name}" name="${name}"[^>]*aria-describedby="folders-hint [a-z]+-hint"[^>]*></textarea>`));
     }
     expect(page.html).not.toContain("<script");
+    // A client that asks only to read is not offered write folders.
+    const readOnly = await consentPage("vault:read");
+    expect(readOnly.page.html).toContain('id="read_folders"');
+    expect(readOnly.page.html).not.toContain("write_folders");
   });
 
   test("a token granted read Projects/** gets not_found for a hidden note over REST and MCP, and search never shows it; a refresh keeps the folders", async () => {
