@@ -49,6 +49,8 @@ export interface AuditFields {
   client_name?: string;
   grant_id?: string;
   scopes?: string[];
+  /** auth.granted: the folders the owner chose (globs, never note text). */
+  folders?: GrantSpec;
   endpoint?: string;
   reason?: string;
 }

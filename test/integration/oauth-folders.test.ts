@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -120,6 +121,13 @@ describe("folders granted on the consent page", () => {
     expect(await readNote(again, "Personal/Diary.md")).toEqual({ status: 404, code: "not_found" });
     expect(await searchPaths(again, "quokka")).toEqual(["Projects/Alpha.md"]);
 
+    // The audit log records what was granted, folders included.
+    const granted = readFileSync(join(sb.dataDir, "events.log"), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind: string; auth?: { client_name?: string; folders?: unknown } })
+      .find((e) => e.kind === "auth.granted" && e.auth?.client_name === "Folder test client");
+    expect(granted?.auth?.folders).toEqual({ read: ["Projects/**"] });
     // The owner sees the grant's folders.
     const listed = (cli("token", "list") as { kind: string; name: string; grant?: unknown }[]).find(
       (t) => t.kind === "oauth" && t.name === "Folder test client",
