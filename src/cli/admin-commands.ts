@@ -313,6 +313,7 @@ const tokenList = command({
       kind: "oauth" as const,
       client_id: g.client_id,
       redirect_uri: g.redirect_uri,
+      ...(g.folders ? { grant: g.folders } : {}),
       expires_at: g.expires_at,
       ...(g.last_refreshed_at ? { last_refreshed_at: g.last_refreshed_at } : {}),
       ...(g.revoked_at ? { revoked_at: g.revoked_at, revoked_reason: g.revoked_reason } : {}),
@@ -321,7 +322,7 @@ const tokenList = command({
     const human = (t: (typeof tokens)[number]) =>
       t.kind === "bearer"
         ? `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}`
-        : `${t.id}  ${t.name} (OAuth ${t.client_id})  ${t.scopes.join(",")}  ${t.created_at}${t.revoked_at ? `  revoked: ${t.revoked_reason}` : ""}`;
+        : `${t.id}  ${t.name} (OAuth ${t.client_id})  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}${t.revoked_at ? `  revoked: ${t.revoked_reason}` : ""}`;
     out(flags, tokens, () => tokens.map(human).join("\n") || NO_RESULTS);
   },
 });

@@ -7,11 +7,12 @@ import { type Config, loadConfig } from "../config/load.ts";
 import { CORRUPT_INDEX_FIX, indexCorruptError, toIndxError } from "../core/errors.ts";
 import { currentPlatform } from "../core/platform-dirs.ts";
 import { didYouMean } from "../core/suggest.ts";
-import { checkBind } from "../http/bind-policy.ts";
+import { bindsLoopbackOnly, checkBind } from "../http/bind-policy.ts";
 import { loadTlsPair, tlsFilesOf } from "../http/tls.ts";
 import { checkIntegrity } from "../index/storage/integrity.ts";
 import { vecLoads } from "../index/storage/sqlite-vec.ts";
 import { vaultStatus } from "../maintenance/ops.ts";
+import { OAuthStore } from "../oauth/store.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { probeChat } from "../providers/probe.ts";
 import type { AiSettings } from "../providers/settings.ts";
@@ -73,8 +74,38 @@ export async function runChecks(flags: Record<string, unknown>, opts: { full?: b
   checks.push(await portCheck(config));
   checks.push(adminTokenCheck(config));
   checks.push(...deploymentChecks(config));
+  checks.push(oauthCheck(config, vault));
   checks.push(serviceCheck());
   return checks;
+}
+
+/**
+ * OAuth (docs/remote-access.md): on or off, how many grants are live, and whether a server reached
+ * beyond loopback will advertise the URL clients use. Without server.public_url or a trusted proxy
+ * the metadata names whatever Host each request sent, and a token minted for one name fails on another.
+ */
+function oauthCheck(config: Config, vault: Vault): Check {
+  if (config.get<boolean>("server.auth") === false) return ok("oauth", "off: server.auth is off, so is OAuth");
+  if (config.get<boolean>("server.oauth") === false) return ok("oauth", "off (server.oauth): clients use bearer tokens only");
+  let live: number;
+  try {
+    const now = Date.now();
+    live = new OAuthStore(vault.dataDir).grantsList().filter((g) => !g.revoked_at && Date.parse(g.expires_at) > now).length;
+  } catch (err) {
+    return fail("oauth", toIndxError(err).message, "fix or delete oauth.json in the data folder (OAuth clients then connect again)");
+  }
+  const grants = `${live} live grant${live === 1 ? "" : "s"} (indx token list)`;
+  const publicUrl = config.str("server.public_url");
+  if (publicUrl) return ok("oauth", `on, advertised at ${publicUrl}; ${grants}`);
+  const host = config.str("server.host") ?? "127.0.0.1";
+  if (bindsLoopbackOnly(host)) return ok("oauth", `on, for the origin each request reaches; ${grants}`);
+  if (config.list("server.trusted_proxies").length > 0)
+    return ok("oauth", `on, for the origin your trusted proxy forwards (X-Forwarded-Proto/-Host); ${grants}`);
+  return warn(
+    "oauth",
+    `on, but indx serve binds ${host} with no server.public_url: OAuth metadata names whatever Host a request sent; ${grants}`,
+    "indx config set server.public_url https://<the name clients use>",
+  );
 }
 
 /** A certificate that will expire this soon is worth a warning (a renewal job has failed). */

@@ -196,14 +196,6 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "The window of server.auth_failure_limit: a refused address may try again once its oldest failure is this old.",
   },
   {
-    key: "server.public_url",
-    env: "INDX_PUBLIC_URL",
-    type: "string",
-    default: null,
-    description:
-      "The URL clients reach this server at (https://vault.example.com), as a reverse proxy or tunnel publishes it: OAuth metadata, the issuer and the token audience name it. Unset: the request's own origin.",
-  },
-  {
     key: "server.oauth",
     env: "INDX_OAUTH",
     type: "bool",

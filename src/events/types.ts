@@ -63,6 +63,12 @@ export const VaultEventSchema = Type.Object({
         client_name: Type.Optional(Type.String()),
         grant_id: Type.Optional(Type.String({ description: "The OAuth grant (token family) id, as `indx token list` shows it; never a token." })),
         scopes: Type.Optional(Type.Array(Type.String())),
+        folders: Type.Optional(
+          Type.Object(
+            { read: Type.Optional(Type.Array(Type.String())), write: Type.Optional(Type.Array(Type.String())) },
+            { description: "auth.granted only: the folders the owner limited the grant to (docs/permissions.md); absent, the whole vault." },
+          ),
+        ),
         endpoint: Type.Optional(Type.String()),
         reason: Type.Optional(Type.String({ description: "auth.failed and auth.revoked: why." })),
       },

@@ -9,6 +9,11 @@ export interface BindFacts {
   allowInsecure: boolean;
 }
 
+/** Whether a bind address is reachable only from this machine (what `doctor` asks before the public-URL advice). */
+export function bindsLoopbackOnly(host: string): boolean {
+  return isLoopback(host);
+}
+
 /**
  * Bearer tokens and notes must not cross a network in clear (docs/decisions.md, "Public
  * deployment"): a bind beyond loopback needs TLS here or a trusted proxy in front (which then

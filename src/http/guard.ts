@@ -93,6 +93,6 @@ export function authenticate(request: Request, o: GuardOptions): Principal {
   if (!token) throw new IndxError("unauthorized", "Missing bearer token: send Authorization: Bearer <token>.");
   const hit = o.tokens.verify(token, o.adminKey()) ?? o.oauth?.verifyAccess(token, request) ?? null;
   if (!hit) throw new IndxError("unauthorized", "Invalid bearer token.", { reason: "invalid_token" });
-  // OAuth grants carry no folder grant yet: their scopes alone decide (docs/remote-access.md).
-  return { id: hit.id, scopes: new Set(hit.scopes), grant: "grant" in hit ? (hit.grant ?? null) : null };
+  // Bearer tokens and OAuth grants carry folders the same way (docs/permissions.md).
+  return { id: hit.id, scopes: new Set(hit.scopes), grant: hit.grant };
 }

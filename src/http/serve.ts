@@ -10,9 +10,9 @@ import type { ProgressFn } from "../core/progress.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { DEFAULT_FETCH_POLICY } from "../oauth/client-metadata.ts";
-import { baseUrlOf } from "../oauth/metadata.ts";
 import { OAuthServer } from "../oauth/server.ts";
 import { OAuthStore } from "../oauth/store.ts";
+import { compileGrant } from "../vault/grant.ts";
 import { storageError } from "../vault/vault.ts";
 import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { checkBind } from "./bind-policy.ts";
@@ -114,11 +114,21 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const mcp = new McpHttpHandler(ctx, { ...opts.mcp, readers: readers?.pool });
   let listener: Listener | null = null;
   const proxy = { trusted, publicUrl, tls: tls !== null };
-  const oauth = auth && cfg.get<boolean>("server.oauth") !== false ? oauthServer(ctx, () => key) : null;
+  // One view of who sent a request and where they reached us: the rate limits key on its address,
+  // OAuth's issuer and resource are its origin (docs/remote-access.md, Deployment).
+  const client = (request: Request) => clientView(request, listener?.peerOf(request) ?? "unknown", proxy);
+  const oauthOn = auth && cfg.get<boolean>("server.oauth") !== false;
+  const oauth = oauthOn
+    ? oauthServer(
+        ctx,
+        () => key,
+        (request) => client(request).origin,
+      )
+    : null;
   const app = createApp(ctx, {
     host: opts.host,
     allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
-    client: (request) => clientView(request, listener?.peerOf(request) ?? "unknown", proxy),
+    client,
     corsOrigins: cfg.list("server.cors_origins"),
     auth,
     adminKey: () => key,
@@ -196,18 +206,20 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
  * The OAuth authorization server (docs/remote-access.md): its state in oauth.json beside
  * tokens.json, its audit events in events.log, wrong owner proofs throttled like wrong tokens.
  */
-function oauthServer(ctx: App, adminKey: () => string | null): OAuthServer {
+function oauthServer(ctx: App, adminKey: () => string | null, baseOf: (request: Request) => string): OAuthServer {
   const cfg = ctx.vault.config;
   const limit = cfg.int("server.auth_failure_limit");
   const windowMs = cfg.int("server.auth_failure_window_seconds") * 1000;
   return new OAuthServer({
     store: new OAuthStore(ctx.vault.dataDir),
-    baseOf: (request) => baseUrlOf(request, cfg.str("server.public_url")),
+    baseOf,
     adminKey,
     lifetimes: () => ({ accessSeconds: cfg.int("server.oauth_access_token_seconds"), refreshDays: cfg.int("server.oauth_refresh_token_days") }),
     audit: (kind, fields) => ctx.events.emit({ kind, source: "indx", auth: fields }),
     // Tests serve client metadata documents from 127.0.0.1 over http; nothing else may (docs/decisions.md).
     fetchPolicy: { ...DEFAULT_FETCH_POLICY, allowPrivate: process.env.INDX_OAUTH_TEST_ALLOW_PRIVATE_FETCH === "1" },
+    // The compiler every request uses: a glob it would refuse later is refused on the consent page.
+    checkFolders: (spec) => void compileGrant(spec),
     failures: { perProof: new AuthFailureThrottle(limit, windowMs), perAddress: new AuthFailureThrottle(limit * 5, windowMs) },
   });
 }

@@ -1,5 +1,7 @@
 import { ALL_SCOPES } from "../auth/tokens.ts";
+import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
+import { type GrantSpec, validateGrantSpec } from "../ops/grant.ts";
 import { isMetadataUrl } from "./client-metadata.ts";
 import { renderConsent, renderProblem } from "./consent-page.ts";
 import { OAuthError } from "./errors.ts";
@@ -22,6 +24,8 @@ export interface AuthorizeDeps {
   audit: Audit;
   /** Wrong proofs per client address and proof, and (looser) per address (docs/decisions.md, "A valid token is never throttled"). */
   failures: { perProof: FailureThrottle; perAddress: FailureThrottle };
+  /** Throws validation_failed for folders a grant may not hold (src/ops/grant.ts validateGrantSpec, or stricter). */
+  checkFolders: (spec: GrantSpec) => void;
 }
 
 interface Pending {
@@ -40,7 +44,8 @@ interface Pending {
 const PENDING_TTL_MS = 10 * 60_000;
 const MAX_PENDING = 500;
 const COOKIE = "indx_consent";
-const MAX_FORM_BYTES = 8 * 1024;
+/** Room for two folder fields (3000 characters each, percent-encoded) besides the proof and the ids. */
+const MAX_FORM_BYTES = 24 * 1024;
 
 /** What a client asks for when it names no scope: reading and writing notes; the owner may still grant less. */
 const DEFAULT_SCOPES: Scope[] = ["vault:read", "vault:write"];
@@ -129,24 +134,58 @@ export class Authorizer {
       this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, client_name: p.client.client_name, reason: "access_denied" });
       return redirectTo(p.redirectUri, { error: "access_denied", error_description: "The owner denied access.", state: p.state, iss: base });
     }
+    const typed = { read: form.get("read_folders") ?? "", write: form.get("write_folders") ?? "" };
+    // The folders are checked before the owner's proof, so a typo does not spend a one-time code.
+    const chosen = this.choose(p.scopes, form.get("access"), typed);
+    if (typeof chosen === "string") return this.page(p, requestId, 400, undefined, {}, { typed, problem: chosen });
     const proof = form.get("owner_proof")?.trim() ?? "";
     if (!this.ownerProved(proof)) {
       this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof" });
       const key = `${address}\0${hashSecret(proof)}`;
       const blocked = Math.max(this.d.failures.perProof.blockedFor(key), this.d.failures.perAddress.blockedFor(address));
       if (blocked)
-        return this.page(p, requestId, 429, `Too many wrong codes from here. Wait ${blocked} s; a valid code is still accepted.`, {
-          "retry-after": String(blocked),
-        });
+        return this.page(
+          p,
+          requestId,
+          429,
+          `Too many wrong codes from here. Wait ${blocked} s; a valid code is still accepted.`,
+          { "retry-after": String(blocked) },
+          { typed },
+        );
       this.d.failures.perProof.recordFailure(key);
       this.d.failures.perAddress.recordFailure(address);
-      return this.page(p, requestId, 401, "That is not a valid approval code or admin token. Run indx auth approve for a new code.");
+      return this.page(p, requestId, 401, "That is not a valid approval code or admin token. Run indx auth approve for a new code.", {}, { typed });
     }
     this.pending.delete(requestId);
-    const scopes = chooseGrant(p.scopes, form.get("access"));
-    const { code, grantId } = this.d.grants.issueCode({ client: p.client, redirectUri: p.redirectUri, challenge: p.challenge, scopes, resource: p.resource });
-    this.d.audit("auth.granted", { client_id: p.client.client_id, client_name: p.client.client_name, grant_id: grantId, scopes });
+    const { scopes, folders } = chosen;
+    const { code, grantId } = this.d.grants.issueCode({
+      client: p.client,
+      redirectUri: p.redirectUri,
+      challenge: p.challenge,
+      scopes,
+      resource: p.resource,
+      ...(folders ? { folders } : {}),
+    });
+    this.d.audit("auth.granted", {
+      client_id: p.client.client_id,
+      client_name: p.client.client_name,
+      grant_id: grantId,
+      scopes,
+      ...(folders ? { folders } : {}),
+    });
     return redirectTo(p.redirectUri, { code, state: p.state, iss: base });
+  }
+
+  /** What the owner granted, or why the folders they typed cannot be granted (shown on the page). */
+  private choose(requested: Scope[], level: string | null, typed: TypedFolders): ChosenGrant | string {
+    try {
+      const chosen = chooseGrant(requested, level, typed);
+      if (chosen.folders) this.d.checkFolders(chosen.folders);
+      return chosen;
+    } catch (err) {
+      if (err instanceof IndxError && err.code === "validation_failed") return err.message;
+      throw err;
+    }
   }
 
   /** The owner's proof: the admin token, or a one-time code from `indx auth approve` (spent here). */
@@ -170,8 +209,17 @@ export class Authorizer {
     return origin === new URL(base).origin || origin === new URL(request.url).origin;
   }
 
-  private page(p: Pending, requestId: string, status: number, error?: string, headers: Record<string, string> = {}): Response {
+  private page(
+    p: Pending,
+    requestId: string,
+    status: number,
+    error?: string,
+    headers: Record<string, string> = {},
+    folders?: { typed: TypedFolders; problem?: string },
+  ): Response {
     const html = renderConsent({
+      folders: folders?.typed ?? { read: "", write: "" },
+      foldersProblem: folders?.problem,
       clientName: p.client.client_name,
       clientUrl: isMetadataUrl(p.client.client_id) ? p.client.client_id : null,
       redirectHost: hostOf(p.redirectUri),
@@ -189,14 +237,53 @@ export class Authorizer {
   }
 }
 
+/** The folder fields of the consent form as typed: one glob per line or comma-separated. */
+export interface TypedFolders {
+  read: string;
+  write: string;
+}
+
+export interface ChosenGrant {
+  scopes: Scope[];
+  /** Null: the whole vault. */
+  folders: GrantSpec | null;
+}
+
 /**
- * The scopes a consent grants: what the client asked, capped at the level the owner picked.
- * Folder grants (another issue) choose their grant spec here too, from the same form.
+ * What a consent grants: the scopes the client asked, capped at the level the owner picked, and
+ * the folders the owner limited it to, in the meaning bearer tokens' globs have
+ * (docs/permissions.md). Empty fields: the whole vault. Throws validation_failed for a glob a
+ * grant may not hold, and for write folders on a grant that cannot write (they would widen what
+ * it reads, docs/permissions.md, and grant nothing else).
  */
-export function chooseGrant(requested: Scope[], level: string | null): Scope[] {
+export function chooseGrant(requested: Scope[], level: string | null, typed: TypedFolders = { read: "", write: "" }): ChosenGrant {
   const cap: Scope[] = level === "admin" ? [...ALL_SCOPES] : level === "write" ? ["vault:read", "vault:write"] : ["vault:read"];
   const granted = requested.filter((s) => cap.includes(s));
-  return granted.length > 0 ? granted : ["vault:read"];
+  const scopes: Scope[] = granted.length > 0 ? granted : ["vault:read"];
+  const read = splitGlobs(typed.read);
+  const write = splitGlobs(typed.write);
+  if (write.length > 0 && !scopes.includes("vault:write"))
+    throw new IndxError("validation_failed", "Folders it may write need the Read and write access level.", { reason: "write_folders_without_write" });
+  const spec: GrantSpec = { ...(read.length ? { read } : {}), ...(write.length ? { write } : {}) };
+  return { scopes, folders: read.length || write.length ? validateGrantSpec(spec) : null };
+}
+
+/** Globs typed one per line or separated by commas; a comma inside `{a,b}` belongs to its glob. */
+export function splitGlobs(raw: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const ch of raw) {
+    if (ch === "{") depth++;
+    else if (ch === "}") depth = Math.max(0, depth - 1);
+    if (ch === "\n" || ch === "\r" || (ch === "," && depth === 0)) {
+      out.push(current);
+      current = "";
+      depth = 0;
+    } else current += ch;
+  }
+  out.push(current);
+  return [...new Set(out.map((g) => g.trim()).filter(Boolean))];
 }
 
 /** The scopes of an authorization request; offline_access (refresh tokens are always issued) is dropped; null if one is unknown. */

@@ -10,6 +10,10 @@ export interface ConsentView {
   csrf: string;
   /** Why the last attempt was refused (a wrong approval code), shown above the form. */
   error?: string;
+  /** The folder fields as the owner last typed them (empty: the whole vault). */
+  folders?: { read: string; write: string };
+  /** Why those folders cannot be granted, shown beside the fields. */
+  foldersProblem?: string;
 }
 
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
@@ -38,6 +42,8 @@ legend{font-weight:600;padding:0 .25rem}
 .choice input{margin-top:.3rem;width:1.15rem;height:1.15rem;flex:none}
 .choice span{display:block}
 label.field{display:block;font-weight:600;margin:1.25rem 0 .25rem}
+fieldset label.field{margin-top:.75rem}
+textarea{width:100%;font:.95em ui-monospace,SFMono-Regular,Menlo,monospace;padding:.5rem .7rem;border:1px solid var(--line);border-radius:.4rem;background:var(--bg);color:var(--fg);resize:vertical}
 input[type=password]{width:100%;font:inherit;padding:.6rem .7rem;border:1px solid var(--line);border-radius:.4rem;background:var(--bg);color:var(--fg)}
 .actions{display:flex;flex-wrap:wrap;gap:.75rem;margin-top:1.5rem}
 button{font:inherit;font-weight:600;min-height:2.75rem;padding:.55rem 1.4rem;border-radius:.4rem;border:2px solid var(--accent);cursor:pointer}
@@ -50,7 +56,8 @@ button.deny{background:transparent;color:var(--fg);border-color:var(--line)}
 
 /**
  * The consent page: plain HTML, one form, no script (docs/decisions.md, OAuth: consent). Its
- * order is the tab order: the access level, the owner's proof, Approve, Deny.
+ * order is the tab order: the access level, the folders to read and to write, the owner's proof,
+ * Approve, Deny.
  */
 export function renderConsent(v: ConsentView): string {
   const offered = LEVELS.filter((l) => v.requested.includes(l.needs));
@@ -92,6 +99,7 @@ ${error}
 <legend>Access to grant</legend>
 ${choices}
 </fieldset>
+${folderFields(v)}
 <label class="field" for="owner_proof">Approval code or admin token</label>
 <p class="muted" id="proof-hint">Run <code>indx auth approve</code> on the machine that serves this vault and type the code it prints (it works once, for ten minutes).</p>
 <input type="password" id="owner_proof" name="owner_proof" autocomplete="one-time-code" spellcheck="false" autocapitalize="characters" aria-describedby="${described}" maxlength="200"${v.error ? ' aria-invalid="true"' : ""}>
@@ -125,4 +133,28 @@ export function renderProblem(title: string, detail: string): string {
 </body>
 </html>
 `;
+}
+
+/** The optional folder limits (docs/permissions.md): globs one per line or comma-separated; empty, the whole vault. */
+function folderFields(v: ConsentView): string {
+  const problem = v.foldersProblem ? `<p class="error" role="alert" id="folders-error">${escapeHtml(v.foldersProblem)}</p>` : "";
+  const described = (hint: string) =>
+    `aria-describedby="folders-hint ${hint}${v.foldersProblem ? " folders-error" : ""}"${v.foldersProblem ? ' aria-invalid="true"' : ""}`;
+  const area = (name: string, hint: string, value: string) =>
+    `<textarea id="${name}" name="${name}" rows="2" maxlength="3000" spellcheck="false" autocapitalize="off" ${described(hint)}>${escapeHtml(value)}</textarea>`;
+  // Write folders only where the client may be granted writing: on a read-only grant they could only be refused.
+  const write = v.requested.includes("vault:write")
+    ? `<label class="field" for="write_folders">Folders it may write</label>
+<p class="muted" id="write-hint">Needs Read and write. Empty: the folders it may read. It may also read what it may write.</p>
+${area("write_folders", "write-hint", v.folders?.write ?? "")}`
+    : "";
+  return `<fieldset>
+<legend>Folders (optional)</legend>
+<p class="muted" id="folders-hint">Leave empty for the whole vault. One pattern per line or comma-separated, such as <code>Projects/**</code>.</p>
+${problem}
+<label class="field" for="read_folders">Folders it may read</label>
+<p class="muted" id="read-hint">Empty: the whole vault.</p>
+${area("read_folders", "read-hint", v.folders?.read ?? "")}
+${write}
+</fieldset>`;
 }

@@ -1,4 +1,5 @@
 import type { Scope } from "../ops/define.ts";
+import type { GrantSpec } from "../ops/grant.ts";
 import { OAuthError } from "./errors.ts";
 import { canonicalResource } from "./metadata.ts";
 import { ACCESS_PREFIX, CODE_PREFIX, hashSecret, newId, newSecret, pkceMatches, REFRESH_PREFIX, VERIFIER_SYNTAX } from "./secrets.ts";
@@ -14,6 +15,8 @@ interface IssuedCode {
   redirectUri: string;
   challenge: string;
   scopes: Scope[];
+  /** The folders the owner chose on the consent page; absent: the whole vault. */
+  folders?: GrantSpec;
   resource: string;
   expires: number;
   spent: boolean;
@@ -25,6 +28,13 @@ export interface TokenResponse {
   expires_in: number;
   refresh_token: string;
   scope: string;
+}
+
+/** What an access token stands for: its grant's id, its scopes and the grant's folders (null: the whole vault). */
+export interface AccessHolder {
+  id: string;
+  scopes: Scope[];
+  grant: GrantSpec | null;
 }
 
 export interface Lifetimes {
@@ -39,6 +49,8 @@ export interface AuditFields {
   client_name?: string;
   grant_id?: string;
   scopes?: string[];
+  /** auth.granted: the folders the owner chose (globs, never note text). */
+  folders?: GrantSpec;
   endpoint?: string;
   reason?: string;
 }
@@ -103,6 +115,7 @@ export class GrantService {
       redirect_uri: issued.redirectUri,
       scopes: issued.scopes,
       resource: issued.resource,
+      ...(issued.folders ? { folders: issued.folders } : {}),
       created_at: now.toISOString(),
       expires_at: this.refreshExpiry(now),
       refresh_hash: hashSecret(refresh),
@@ -174,12 +187,15 @@ export class GrantService {
       this.audit("auth.revoked", { client_id: grant.client_id, client_name: grant.client_name, grant_id: grant.id, reason: "revoked_by_client" });
   }
 
-  /** Who an access token is, if it is live and minted for `base`; else null. */
-  verifyAccess(token: string, base: string): { id: string; scopes: Scope[] } | null {
+  /**
+   * Who an access token is, if it is live and minted for `base`; else null. Its folders are the
+   * grant's, so every token a refresh mints keeps what the owner chose.
+   */
+  verifyAccess(token: string, base: string): AccessHolder | null {
     const hash = hashSecret(token);
     const hit = this.store.accessGrant(hash);
     if (!hit || hit.grant.resource !== base) return null;
-    return { id: hit.grant.id, scopes: hit.scopes };
+    return { id: hit.grant.id, scopes: hit.scopes, grant: hit.grant.folders ?? null };
   }
 
   private accessRecord(token: string, grantId: string) {

@@ -11,16 +11,6 @@ export const OAUTH_PATHS = {
 } as const;
 
 /**
- * This server's base URL: server.public_url when set (what a proxy or tunnel publishes), else the
- * origin the request came to (loopback, a LAN name the Host guard let in). It is the issuer, the
- * resource every token is minted for, and the prefix of every endpoint (docs/remote-access.md).
- */
-export function baseUrlOf(request: Request, publicUrl: string | null): string {
-  if (publicUrl) return publicUrl.replace(/\/+$/, "");
-  return new URL(request.url).origin;
-}
-
-/**
  * The resource a client names (RFC 8707) in the one form indx stores: the base URL. The MCP
  * endpoint and the REST root name the same server; scheme and host case do not matter. Anything
  * else (another server, a query, a fragment) is not this resource: null.

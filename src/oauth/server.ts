@@ -1,21 +1,28 @@
 import type { Scope } from "../ops/define.ts";
+import { type GrantSpec, validateGrantSpec } from "../ops/grant.ts";
 import { Authorizer, type FailureThrottle, readBounded } from "./authorize.ts";
 import { ClientMetadataFetcher, type FetchPolicy, isMetadataUrl, validRedirectUri } from "./client-metadata.ts";
 import { OAuthError, oauthErrorResponse } from "./errors.ts";
-import { type Audit, GrantService, type Lifetimes } from "./grants.ts";
+import { type AccessHolder, type Audit, GrantService, type Lifetimes } from "./grants.ts";
 import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata.ts";
 import { newId } from "./secrets.ts";
 import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
 export interface OAuthOptions {
   store: OAuthStore;
-  /** This server's base URL as the client reached it (see baseUrlOf in src/oauth/metadata.ts). */
+  /** This server's base URL as the client reached it (server.public_url, else the origin a trusted proxy reports, else the request's own: clientView in src/http/proxy.ts). */
   baseOf: (request: Request) => string;
   adminKey: () => string | null;
   lifetimes: () => Lifetimes;
   audit: Audit;
   fetchPolicy: FetchPolicy;
   failures: { perProof: FailureThrottle; perAddress: FailureThrottle };
+  /**
+   * Checks the folders an owner typed on the consent page (throws validation_failed). serve passes
+   * the compiler every request uses, so a glob it would refuse later is refused at consent; the
+   * default is validateGrantSpec alone.
+   */
+  checkFolders?: (spec: GrantSpec) => void;
 }
 
 const MAX_BODY = 16 * 1024;
@@ -41,6 +48,7 @@ export class OAuthServer {
       adminKey: o.adminKey,
       audit: o.audit,
       failures: o.failures,
+      checkFolders: o.checkFolders ?? ((spec) => void validateGrantSpec(spec)),
     });
   }
 
@@ -85,7 +93,7 @@ export class OAuthServer {
   }
 
   /** Who an OAuth access token is (its grant id) and its scopes, if it is live and minted for this server. */
-  verifyAccess(token: string, request: Request): { id: string; scopes: Scope[] } | null {
+  verifyAccess(token: string, request: Request): AccessHolder | null {
     return this.grants.verifyAccess(token, this.base(request));
   }
 

@@ -5,6 +5,7 @@ import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
 import { renameOver } from "../core/rename-over.ts";
 import type { Scope } from "../ops/define.ts";
+import { GrantSpecSchema } from "../ops/grant.ts";
 
 const ScopeSchema = Type.Union([Type.Literal("vault:read"), Type.Literal("vault:write"), Type.Literal("vault:admin")]);
 
@@ -24,6 +25,8 @@ const GrantSchema = Type.Object({
   scopes: Type.Array(ScopeSchema),
   /** The resource (RFC 8707) its tokens are good for: this server's URL when it was granted. */
   resource: Type.String(),
+  /** The folders the owner limited it to on the consent page (docs/permissions.md); absent: the whole vault. */
+  folders: Type.Optional(GrantSpecSchema),
   created_at: Type.String(),
   /** When the current refresh token stops working. */
   expires_at: Type.String(),

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
 import { startServer } from "../../src/http/serve.ts";
+import { REDIRECT, verifierAndChallenge } from "../support/oauth.ts";
 import { makeCert, OPENSSL } from "../support/tls-certs.ts";
 import { sandbox } from "../support/vault.ts";
 
@@ -65,6 +66,105 @@ describe("the client address used by the rate limit and the auth throttle", () =
       await server.stop();
       sb.cleanup();
     }
+  });
+});
+
+describe("OAuth's issuer behind a proxy", () => {
+  const forwarded = { "x-forwarded-proto": "https", "x-forwarded-host": "vault.example.com" };
+
+  async function metadata(proxies: string): Promise<{ resource: Record<string, unknown>; issuer: Record<string, unknown>; base: string }> {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context({ "server.trusted_proxies": proxies }), { host: "127.0.0.1", port: 0, ...quiet });
+    try {
+      const get = async (path: string) => (await (await fetch(`${server.url}${path}`, { headers: forwarded })).json()) as Record<string, unknown>;
+      return { resource: await get("/.well-known/oauth-protected-resource"), issuer: await get("/.well-known/oauth-authorization-server"), base: server.url };
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  }
+
+  test("a trusted proxy's X-Forwarded-Proto and -Host become the issuer, the resource and every endpoint", async () => {
+    const m = await metadata("127.0.0.1");
+    expect(m.resource.resource).toBe("https://vault.example.com");
+    expect(m.resource.authorization_servers).toEqual(["https://vault.example.com"]);
+    expect(m.issuer.issuer).toBe("https://vault.example.com");
+    expect(m.issuer.token_endpoint).toBe("https://vault.example.com/oauth/token");
+  });
+
+  test("through the proxy the whole flow works (consent from the public origin), and the token is good only through it", async () => {
+    const sb = sandbox({ "Note.md": "# Note\n" });
+    const server = await startServer(sb.context({ "server.trusted_proxies": "127.0.0.1", "server.read_workers": 0 }), {
+      host: "127.0.0.1",
+      port: 0,
+      ...quiet,
+    });
+    const viaProxy = (path: string, init: RequestInit = {}) =>
+      fetch(`${server.url}${path}`, { redirect: "manual", ...init, headers: { ...forwarded, ...(init.headers as Record<string, string>) } });
+    try {
+      const admin = loadConfig({ env: sb.env }).str("server.api_key") ?? "";
+      const registered = await viaProxy("/oauth/register", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "Proxied", redirect_uris: [REDIRECT], token_endpoint_auth_method: "none" }),
+      });
+      const clientId = ((await registered.json()) as { client_id: string }).client_id;
+      const { verifier, challenge } = verifierAndChallenge();
+      const q = new URLSearchParams({
+        client_id: clientId,
+        redirect_uri: REDIRECT,
+        response_type: "code",
+        code_challenge: challenge,
+        code_challenge_method: "S256",
+        resource: "https://vault.example.com/mcp",
+      });
+      const page = await viaProxy(`/oauth/authorize?${q}`);
+      expect(page.status).toBe(200);
+      expect(page.headers.get("set-cookie")).toContain("; Secure");
+      const html = await page.text();
+      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
+      // The browser is on https://vault.example.com: its Origin is the public one.
+      const decided = await viaProxy("/oauth/authorize", {
+        method: "POST",
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          cookie: (page.headers.get("set-cookie") ?? "").split(";")[0] ?? "",
+          origin: "https://vault.example.com",
+        },
+        body: new URLSearchParams({ request_id: field("request_id"), csrf: field("csrf"), decision: "approve", access: "read", owner_proof: admin }),
+      });
+      expect(decided.status).toBe(303);
+      const landed = new URL(decided.headers.get("location") ?? "");
+      expect(landed.searchParams.get("iss")).toBe("https://vault.example.com");
+      const token = await viaProxy("/oauth/token", {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code: landed.searchParams.get("code") ?? "",
+          client_id: clientId,
+          redirect_uri: REDIRECT,
+          code_verifier: verifier,
+          resource: "https://vault.example.com/mcp",
+        }),
+      });
+      expect(token.status).toBe(200);
+      const access = ((await token.json()) as { access_token: string }).access_token;
+      const auth = { authorization: `Bearer ${access}` };
+      expect((await viaProxy("/v1/vault/status", { headers: auth })).status).toBe(200);
+      // Minted for https://vault.example.com: straight to 127.0.0.1 it names another resource.
+      expect((await fetch(`${server.url}/v1/vault/status`, { headers: auth })).status).toBe(401);
+    } finally {
+      await server.stop();
+      sb.cleanup();
+    }
+  });
+
+  test("the same headers from an untrusted peer change nothing: the request's own origin stands", async () => {
+    const m = await metadata("10.0.0.1");
+    expect(m.resource.resource).toBe(m.base);
+    expect(m.issuer.issuer).toBe(m.base);
+    expect(m.issuer.authorization_endpoint).toBe(`${m.base}/oauth/authorize`);
   });
 });
 

@@ -47,8 +47,11 @@ export class Browser {
     });
   }
 
-  /** `trustAnyCertificate` for a test server's self-signed certificate (never outside tests). */
-  static async launch(bin: string, opts: { trustAnyCertificate?: boolean } = {}): Promise<Browser> {
+  /**
+   * `trustSpki`: base64 SHA-256 public-key hashes whose certificates are accepted although no
+   * trusted CA signed them (a test server's certificate, and only that key: never outside tests).
+   */
+  static async launch(bin: string, opts: { trustSpki?: readonly string[] } = {}): Promise<Browser> {
     const profile = mkdtempSync(join(tmpdir(), "indx-chromium-"));
     const proc = Bun.spawn(
       [
@@ -63,7 +66,7 @@ export class Browser {
         "--disable-extensions",
         "--hide-scrollbars",
         "--force-color-profile=srgb",
-        ...(opts.trustAnyCertificate ? ["--ignore-certificate-errors"] : []),
+        ...(opts.trustSpki?.length ? [`--ignore-certificate-errors-spki-list=${opts.trustSpki.join(",")}`] : []),
         "about:blank",
       ],
       { stdin: "ignore", stdout: "ignore", stderr: "pipe" },

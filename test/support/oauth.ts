@@ -62,7 +62,7 @@ export async function openConsent(base: string, params: AuthorizeParams): Promis
 export async function submitConsent(
   base: string,
   page: Pick<ConsentPage, "requestId" | "csrf" | "cookie">,
-  form: { owner_proof?: string; access?: string; decision?: string },
+  form: { owner_proof?: string; access?: string; decision?: string; read_folders?: string; write_folders?: string },
   headers: Record<string, string> = {},
 ): Promise<Response> {
   const body = new URLSearchParams({ request_id: page.requestId, csrf: page.csrf, decision: "approve", ...form });

@@ -1,5 +1,5 @@
-import { X509Certificate } from "node:crypto";
-import { readFileSync } from "node:fs";
+import { createHash, X509Certificate } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { connect } from "node:tls";
 
@@ -46,4 +46,48 @@ export function servedFingerprint(port: number): Promise<string> {
     });
     socket.on("error", reject);
   });
+}
+
+/**
+ * A test certificate authority and a certificate for 127.0.0.1 and localhost that it signed, made
+ * by openssl in `dir`: what a person with a private CA (or mkcert) serves. `spki` is the base64
+ * SHA-256 of the served certificate's public key, the form Chromium's
+ * --ignore-certificate-errors-spki-list takes, so a browser trusts this one key and nothing else.
+ */
+export function makeCaSignedCert(dir: string): { ca: string; cert: string; key: string; spki: string } {
+  const ca = join(dir, "test-ca.crt");
+  const caKey = join(dir, "test-ca.key");
+  const cert = join(dir, "server.crt");
+  const key = join(dir, "server.key");
+  const csr = join(dir, "server.csr");
+  const ext = join(dir, "server.ext");
+  writeFileSync(ext, "subjectAltName=IP:127.0.0.1,DNS:localhost\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"];
+  const steps = [
+    [
+      "req",
+      "-x509",
+      ...ec,
+      "-keyout",
+      caKey,
+      "-out",
+      ca,
+      "-days",
+      "2",
+      "-subj",
+      "/CN=indx test CA",
+      "-addext",
+      "basicConstraints=critical,CA:TRUE",
+      "-addext",
+      "keyUsage=critical,keyCertSign,cRLSign",
+    ],
+    ["req", ...ec, "-keyout", key, "-out", csr, "-subj", "/CN=127.0.0.1"],
+    ["x509", "-req", "-in", csr, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", cert, "-days", "2", "-extfile", ext],
+  ];
+  for (const args of steps) {
+    const r = Bun.spawnSync([OPENSSL ?? "openssl", ...args], { stderr: "pipe", stdout: "pipe" });
+    if (r.exitCode !== 0) throw new Error(`openssl ${args[0]} failed: ${r.stderr.toString()}`);
+  }
+  const der = new X509Certificate(readFileSync(cert)).publicKey.export({ type: "spki", format: "der" });
+  return { ca, cert, key, spki: createHash("sha256").update(der).digest("base64") };
 }

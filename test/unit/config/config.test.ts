@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { CONFIG_KEYS, KEY_BY_NAME } from "../../../src/config/keys.ts";
 import { loadConfig, writeConfigValue } from "../../../src/config/load.ts";
 
 const dirs: string[] = [];
@@ -15,6 +16,12 @@ afterEach(() => {
 });
 
 describe("configuration", () => {
+  test("every key is defined once (a second definition silently replaces the first, and its validation with it)", () => {
+    const names = CONFIG_KEYS.map((k) => k.key);
+    expect(names.filter((n, i) => names.indexOf(n) !== i)).toEqual([]);
+    expect(KEY_BY_NAME.get("server.public_url")?.valueProblem?.("https://vault.example.com/some/path")).toContain("no path");
+  });
+
   test("flags > env > file > defaults", () => {
     const d = tmp();
     const env = { XDG_CONFIG_HOME: d } as Record<string, string>;

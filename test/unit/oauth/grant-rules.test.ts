@@ -5,11 +5,11 @@ import { bearerChallenge, canonicalResource } from "../../../src/oauth/metadata.
 import { newApprovalCode, normalizeApprovalCode, pkceMatches } from "../../../src/oauth/secrets.ts";
 
 test("the owner's choice caps what the client asked; it never adds a scope the client did not ask", () => {
-  expect(chooseGrant(["vault:read", "vault:write", "vault:admin"], "read")).toEqual(["vault:read"]);
-  expect(chooseGrant(["vault:read", "vault:write"], "write")).toEqual(["vault:read", "vault:write"]);
-  expect(chooseGrant(["vault:read"], "admin")).toEqual(["vault:read"]);
+  expect(chooseGrant(["vault:read", "vault:write", "vault:admin"], "read").scopes).toEqual(["vault:read"]);
+  expect(chooseGrant(["vault:read", "vault:write"], "write").scopes).toEqual(["vault:read", "vault:write"]);
+  expect(chooseGrant(["vault:read"], "admin").scopes).toEqual(["vault:read"]);
   // A forged level is read only.
-  expect(chooseGrant(["vault:read", "vault:write"], "everything")).toEqual(["vault:read"]);
+  expect(chooseGrant(["vault:read", "vault:write"], "everything").scopes).toEqual(["vault:read"]);
 });
 
 test("requested scopes: unknown ones refuse the request, offline_access is dropped, none asks read and write", () => {
