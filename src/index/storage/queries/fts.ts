@@ -58,6 +58,9 @@ export class FtsQueries {
 
   /** Notes in the index, in constant time (one FTS5 record); null when the table is in a format not read here. */
   noteCount(): number | null {
+    // The FTS5 record counts every note: a grant's view (docs/permissions.md) counts only what it
+    // may show, so it answers null and the caller counts the narrowed notes instead.
+    if (this.visible) return null;
     try {
       return this.postings.rowCount();
     } catch (err) {
