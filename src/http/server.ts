@@ -214,13 +214,14 @@ export function createApp(ctx: App, o: AppOptions) {
     if (route.op.ai && wantsAiStream(request, input))
       return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller, grant }), input, opts).then((r) => r.result));
     const scoped = ctx.forCall({ scopes, signal, caller, grant });
-    // A note's name where a read takes a path, as the CLI and MCP resolve it (src/app/note-names.ts).
-    const named = withNamesResolved(route.op, ctx, input);
+    // A note's name where a read takes a path, as the CLI and MCP resolve it (src/app/note-names.ts),
+    // within the call's view: a folder grant's hidden notes are never named back (docs/permissions.md).
+    const named = withNamesResolved(route.op, scoped, input);
     const { result, replayed } = await (o.readers
       ? o.readers.invoke(route.op, scoped, named.input, opts)
       : invokeOp(route.op, scoped, named.input, opts)
     ).catch((err: unknown) => {
-      throw withPathSuggestions(err, ctx, named.typed);
+      throw withPathSuggestions(err, scoped, named.typed);
     });
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };

@@ -127,7 +127,9 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
   let typed: string | null = null;
   try {
     // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
-    const named = withNamesResolved(op, env.app, args ?? {});
+    // Names resolve, and a miss suggests paths, within the call's own view: under a folder grant a
+    // hidden note is neither the note a name means nor a "did you mean" (docs/permissions.md).
+    const named = withNamesResolved(op, ctx, args ?? {});
     typed = named.typed;
     const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, named.input) : await invokeOp(op, ctx, named.input);
     await progress?.settle();
@@ -142,6 +144,6 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     return { result };
   } catch (err) {
     await progress?.settle();
-    return { error: toIndxError(withPathSuggestions(err, env.app, typed)) };
+    return { error: toIndxError(withPathSuggestions(err, ctx, typed)) };
   }
 }
