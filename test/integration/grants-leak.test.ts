@@ -18,6 +18,7 @@ import { invokeOp } from "../../src/ops/invoke.ts";
 import { compileGrant } from "../../src/vault/grant.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { CANARY, GRANT, inputsFor, LEAK_FILES, leakIn, VISIBLE_NOTES } from "../support/grant-leak.ts";
+import { mcpSweep } from "../support/grant-leak-mcp.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -95,72 +96,10 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-/** Everything an MCP client can ask, asked as the granted token; every answer checked for canaries. */
-async function mcpSweep(client: CheckedClient, via: string): Promise<void> {
-  const instructions = client.getInstructions() ?? "";
-  check(`${via} instructions`, instructions);
-  expect(instructions).toContain(`vault of ${visibleNotes()} notes`);
-  for (const tool of (await client.listTools()).tools) {
-    const op = OPERATION_BY_NAME.get(tool.name);
-    if (!op) continue;
-    for (const input of inputsFor(op)) check(`${via} tool ${tool.name}`, await client.callTool({ name: tool.name, arguments: input }), input);
-  }
-  const listed = await client.listResources();
-  check(`${via} resources/list`, listed);
-  const uris = [
-    ...listed.resources.map((r) => r.uri),
-    vaultUri("Personal/Diary zqcanary01.md"),
-    vaultUri("Projects/Secret/Plan zqcanary09.md"),
-    "vault://graph",
-    "vault://tags",
-    "vault://search?q=alpha%20goals",
-    "vault://graph/backlinks/Projects/Alpha.md",
-    "vault://graph/forward/Projects/Alpha.md",
-    "vault://base/Projects/All.base",
-    "vault://base/Personal/zqcanary05.base",
-  ];
-  for (const uri of uris) {
-    try {
-      check(`${via} read ${uri}`, await client.readResource({ uri }), uri);
-    } catch (err) {
-      check(`${via} read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^vault:\/\/(base\/)?/, "")]);
-    }
-  }
-  check(`${via} templates`, await client.listResourceTemplates());
-  for (const prompt of (await client.listPrompts()).prompts) {
-    const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, a.name === "date" ? "2026-01-01" : "3"]));
-    try {
-      check(`${via} prompt ${prompt.name}`, await client.getPrompt({ name: prompt.name, arguments: args }));
-    } catch (err) {
-      check(`${via} prompt ${prompt.name} (error)`, String(err));
-    }
-  }
-  for (const prompt of (await client.listPrompts()).prompts)
-    for (const arg of prompt.arguments ?? [])
-      for (const value of ["", "P", "z", "2026"]) {
-        try {
-          check(
-            `${via} complete prompt ${prompt.name} ${arg.name}=${value}`,
-            await client.complete({ ref: { type: "ref/prompt", name: prompt.name }, argument: { name: arg.name, value } }),
-            value,
-          );
-        } catch (err) {
-          check(`${via} complete prompt ${prompt.name} (error)`, String(err), value);
-        }
-      }
-  for (const t of (await client.listResourceTemplates()).resourceTemplates)
-    for (const name of t.uriTemplate.match(/[a-z_]+(?=[,}])/g) ?? [])
-      for (const value of ["", "P", "z", "s"]) {
-        try {
-          check(
-            `complete ${t.uriTemplate} ${name}=${value}`,
-            await client.complete({ ref: { type: "ref/resource", uri: t.uriTemplate }, argument: { name, value } }),
-            value,
-          );
-        } catch (err) {
-          check(`${via} complete ${t.uriTemplate} (error)`, String(err), value);
-        }
-      }
+/** The MCP sweep (test/support/grant-leak-mcp.ts), with the instructions counting only the visible notes. */
+async function sweep(client: CheckedClient, via: string): Promise<void> {
+  expect(client.getInstructions() ?? "").toContain(`vault of ${visibleNotes()} notes`);
+  await mcpSweep(client, via, check);
 }
 
 describe("targeted: what a grant hides is not there", () => {
@@ -349,7 +288,7 @@ describe("a granted token sees only its folders", () => {
     const client = new CheckedClient({ name: "leak", version: "1" });
     await client.connect(transport);
     try {
-      await mcpSweep(client, "http");
+      await sweep(client, "http");
     } finally {
       await client.close();
     }
@@ -361,7 +300,7 @@ describe("a granted token sees only its folders", () => {
     const client = new CheckedClient({ name: "leak-stdio", version: "1" });
     await client.connect(transport);
     try {
-      await mcpSweep(client, "stdio");
+      await sweep(client, "stdio");
     } finally {
       await client.close();
     }
