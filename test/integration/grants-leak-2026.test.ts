@@ -196,6 +196,32 @@ describe("MCP 2026-07-28 with a folder grant", () => {
     expect(leaks).toEqual([]);
   });
 
+  test("caches warmed by the admin (replays, derived views, AI results) do not answer the granted token", async () => {
+    const asked: [string, Record<string, unknown>][] = [
+      ["tools/call", { name: "note_list", arguments: {} }],
+      ["tools/call", { name: "tag_list", arguments: {} }],
+      ["tools/call", { name: "vault_status", arguments: {} }],
+      ["tools/call", { name: "vault_search", arguments: { q: "zebra" } }],
+      ["tools/call", { name: "link_backlinks", arguments: { path: "Projects/Alpha.md" } }],
+      ["resources/list", {}],
+      ["resources/read", { uri: "vault://graph" }],
+      ["resources/read", { uri: "vault://tags" }],
+      ["resources/read", { uri: "vault://search?q=zebra" }],
+      ["resources/read", { uri: "ai://summary/glob/**" }],
+      ["completion/complete", { ref: { type: "ref/resource", uri: "vault://{+path}" }, argument: { name: "path", value: "P" } }],
+    ];
+    let warmedWithHidden = 0;
+    for (const [method, params] of asked) {
+      if (/zqcanary|Personal\//.test((await post(admin, method, params)).raw)) warmedWithHidden++;
+      check(`${method} ${JSON.stringify(params)} after the admin`, (await post(granted, method, params)).raw, params);
+    }
+    // The admin's answers held hidden notes: the caches had something to leak.
+    expect(warmedWithHidden).toBeGreaterThan(asked.length / 2);
+    const list = await post(granted, "tools/call", { name: "note_list", arguments: {} });
+    expect(list.json.result.structuredContent.total).toBe(visibleNotes());
+    expect(leaks).toEqual([]);
+  }, 120_000);
+
   test("over HTTP: the 2.x client's discover, every tool, resource, template, prompt and completion", async () => {
     const client = new Client({ name: "leak-2026", version: "1" }, { versionNegotiation: { mode: { pin: V26 } } });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), { requestInit: { headers: { authorization: `Bearer ${granted}` } } }));

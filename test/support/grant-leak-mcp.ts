@@ -34,6 +34,10 @@ const EXTRA_URIS = [
   "vault://graph/forward/Projects/Alpha.md",
   "vault://base/Projects/All.base",
   "vault://base/Personal/zqcanary05.base",
+  // AI resources are derived through the caller's view; a result cached for another caller must not answer.
+  "ai://summary/glob/**",
+  "ai://moc/tag/shared",
+  `ai://summary/note/${encodeURIComponent("Personal/Diary zqcanary01.md")}`,
 ];
 
 /** Everything an MCP client can ask, asked as the granted token; every answer and error checked. */
@@ -51,7 +55,7 @@ export async function mcpSweep(client: SweepClient, via: string, check: LeakChec
     try {
       check(`${via} read ${uri}`, await client.readResource({ uri }), uri);
     } catch (err) {
-      check(`${via} read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^vault:\/\/(base\/)?/, "")]);
+      check(`${via} read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^(vault:\/\/(base\/)?|ai:\/\/[a-z]+\/[a-z]+\/)/, "")]);
     }
   }
   const templates = await client.listResourceTemplates();
