@@ -163,7 +163,7 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
 
   server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
-    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault)),
+    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault, grantOf(extra))),
   );
 
   const detach = hub.attach({
