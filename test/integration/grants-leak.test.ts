@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../../src/app/context.ts";
 import { OPERATION_BY_NAME, OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
@@ -196,6 +196,7 @@ describe("targeted: what a grant hides is not there", () => {
     const notes: unknown[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void notes.push(n));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notes.push(n));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void notes.push(n));
     await client.connect(transport);
     await client.setLoggingLevel("debug");
     for (const uri of ["vault://Personal/**", "vault://**", "vault://graph", "vault://tags", vaultUri("Personal/Diary zqcanary01.md")])
@@ -206,16 +207,19 @@ describe("targeted: what a grant hides is not there", () => {
     );
     expect(aiSub).toContain("folder grant");
     writeFileSync(join(sb.vault, "Personal/Diary zqcanary01.md"), `${LEAK_FILES["Personal/Diary zqcanary01.md"]}\nzqedit01\n`);
+    // A hidden file that comes into being changes no list the token can see.
+    writeFileSync(join(sb.vault, "Personal/zqcanary14 New.md"), "zebra zqcanary14\n");
     const until = async (ok: () => boolean) => {
       for (let i = 0; i < 100 && !ok(); i++) await Bun.sleep(100);
     };
-    await until(() => adminEvents.join("").includes("zqcanary01"));
+    await until(() => adminEvents.join("").includes("zqcanary01") && adminEvents.join("").includes("zqcanary14"));
     // Then a visible change, so the granted side has something to hear.
     writeFileSync(join(sb.vault, "Projects/Beta.md"), `${LEAK_FILES["Projects/Beta.md"]}\nedited\n`);
     await until(() => events.join("").includes("Projects/Beta.md") && notes.length > 0);
     expect(adminEvents.join("")).toContain("zqcanary01");
     expect(events.join("")).toContain("Projects/Beta.md");
     expect(notes.length).toBeGreaterThan(0);
+    expect(notes.filter((n) => (n as { method?: string }).method === "notifications/resources/list_changed")).toEqual([]);
     check("sse", events.join(""));
     check("mcp notifications", notes);
     await grantedStream.cancel();
