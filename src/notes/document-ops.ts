@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../core/errors.ts";
 import type { StoredDocument } from "../index/storage/queries/documents.ts";
 import { defineOp } from "../ops/define.ts";
-import { INPUT_LIMITS, Nullable } from "../ops/schemas.ts";
+import { Nullable, VaultPathOf } from "../ops/schemas.ts";
 import { statVaultFile } from "../vault/read.ts";
 import { READ_MANY } from "./read-many-ops.ts";
 
@@ -47,7 +47,8 @@ export const documentRead = defineOp({
   safe: true,
   input: Type.Object(
     {
-      path: Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars }),
+      // A marked path: a folder grant checks it like any other (docs/permissions.md).
+      path: VaultPathOf("The PDF or DOCX, e.g. 'Papers/Spec.pdf'."),
       from: Type.Optional(Type.Integer({ minimum: 1, description: "First page or section, 1-based." })),
       to: Type.Optional(Type.Integer({ minimum: 1 })),
       budget_bytes: Type.Optional(Type.Integer({ minimum: 1, maximum: READ_MANY.maxBudget, default: READ_MANY.defaultBudget })),
