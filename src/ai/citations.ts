@@ -11,7 +11,9 @@ export const Citation = Type.Object({
   anchor: Type.Optional(Type.String({ description: "The section's heading, usable after '#' in a link ('page=3' in a PDF)." })),
   page: Type.Optional(Type.Integer({ description: "A PDF's page the quote is on, verified against that page's text at etag." })),
   line: Type.Optional(Type.Integer({ description: "The line where the quote starts (in a PDF, its page)." })),
-  span: Type.Optional(Type.Tuple([Type.Integer(), Type.Integer()], { description: "The cited passage's first and last line." })),
+  // Two integers as an array, not a Tuple: a Tuple's draft-07 `items: [...]` is refused by JSON
+  // Schema 2020-12 validators, so an MCP 2.x client would not call a tool whose output holds it (docs/mcp.md).
+  span: Type.Optional(Type.Array(Type.Integer(), { minItems: 2, maxItems: 2, description: "The cited passage's first and last line." })),
   snippet: Type.Optional(Type.String({ description: "The quote, as it is written in the note." })),
 });
 export type Citation = Static<typeof Citation>;

@@ -8,10 +8,11 @@ import { ReplayCache } from "./replay.ts";
 /** A connected session, as the hub sees it: told about index updates. */
 export interface HubSession {
   /**
-   * `listChanged`: files were added or deleted, so resources/list changed too. `eventId`: the
-   * last vault event of the burst (events.log), where a resumed subscriptions/listen stream starts.
+   * `listed`: the paths added, deleted or moved, so resources/list changed for whoever may see one
+   * of them (a folder grant may see none: docs/permissions.md). `eventId`: the last vault event of
+   * the burst (events.log), where a resumed subscriptions/listen stream starts.
    */
-  indexChanged(changed: readonly string[], listChanged: boolean, eventId: string | null): void;
+  indexChanged(changed: readonly string[], listed: readonly string[], eventId: string | null): void;
 }
 
 /**
@@ -35,7 +36,7 @@ export class McpHub {
   private readonly sessions = new Set<HubSession>();
   private readonly unlisten: (() => void)[];
   private readonly pending = new Set<string>();
-  private pendingListChange = false;
+  private readonly pendingListed = new Set<string>();
   private pendingEventId: string | null = null;
   private logPosition = -1;
   private flushQueued = false;
@@ -82,8 +83,11 @@ export class McpHub {
   private vaultEvent(e: VaultEvent): void {
     if (!e.kind.startsWith("note.")) return;
     this.invalidate();
-    for (const p of [e.path, e.from, e.to]) if (typeof p === "string") this.pending.add(p);
-    if (e.kind !== "note.updated") this.pendingListChange = true;
+    for (const p of [e.path, e.from, e.to])
+      if (typeof p === "string") {
+        this.pending.add(p);
+        if (e.kind !== "note.updated") this.pendingListed.add(p);
+      }
     this.pendingEventId = e.id;
     // One index pass emits an event per file: sessions hear about them together.
     if (!this.flushQueued) {
@@ -94,14 +98,14 @@ export class McpHub {
 
   private flush(): void {
     const changed = [...this.pending];
-    const listChanged = this.pendingListChange;
+    const listed = [...this.pendingListed];
     const eventId = this.pendingEventId;
     this.pending.clear();
     this.pendingEventId = null;
-    this.pendingListChange = false;
+    this.pendingListed.clear();
     this.flushQueued = false;
     if (changed.length === 0) return;
-    for (const s of this.sessions) s.indexChanged(changed, listChanged, eventId);
+    for (const s of this.sessions) s.indexChanged(changed, listed, eventId);
     this.liveAi.vaultChanged();
   }
 

@@ -124,9 +124,9 @@ export class ListenStream implements HubSession {
     return stream;
   }
 
-  indexChanged(changed: readonly string[], listChanged: boolean, eventId: string | null): void {
+  indexChanged(changed: readonly string[], listed: readonly string[], eventId: string | null): void {
     if (eventId) this.eventId = eventId;
-    this.set.indexChanged(changed, listChanged);
+    this.set.indexChanged(changed, listed);
   }
 
   /** The changes the shared event log holds after `id`; every watched resource when it no longer holds `id`. */
@@ -138,17 +138,19 @@ export class ListenStream implements HubSession {
       return;
     }
     const changed = new Set<string>();
-    let listChanged = false;
+    const listed = new Set<string>();
     for (const e of events) {
       if (!e.kind.startsWith("note.")) continue;
-      for (const p of [e.path, e.from, e.to]) if (typeof p === "string") changed.add(p);
-      if (e.kind !== "note.updated") listChanged = true;
+      for (const p of [e.path, e.from, e.to])
+        if (typeof p === "string") {
+          changed.add(p);
+          if (e.kind !== "note.updated") listed.add(p);
+        }
       this.eventId = e.id;
     }
-    if (changed.size === 0) return;
-    this.set.indexChanged([...changed], listChanged);
-    // A base result's reading before the gap is not known here: it is announced, to be read again.
-    this.set.announceResults();
+    // A base result's reading before the gap is not known here: it is announced, to be read again
+    // — when something the stream may see changed, so a hidden edit is not replayed as one.
+    if (this.set.indexChanged([...changed], [...listed])) this.set.announceResults();
   }
 
   private notify(method: string, params: Record<string, unknown>): void {

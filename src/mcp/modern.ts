@@ -131,7 +131,7 @@ export class ModernServer {
       "prompts/get": (_p, call, req) => {
         const params = paramsOf(GetPromptRequestSchema, req);
         if (!params) throw new RpcError(CODE.invalidParams, "prompts/get needs params");
-        return getPrompt(params.name, params.arguments, call.scopes, hub.ctx.vault);
+        return getPrompt(params.name, params.arguments, call.scopes, hub.ctx.vault, call.grant);
       },
       "completion/complete": async (_p, call, req) => {
         const params = paramsOf(CompleteRequestSchema, req);

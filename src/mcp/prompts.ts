@@ -2,6 +2,7 @@ import { ErrorCode, type GetPromptResult, type Prompt } from "@modelcontextproto
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Scope } from "../ops/define.ts";
+import type { Grant } from "../ops/grant.ts";
 import { hasScope } from "../ops/invoke.ts";
 import { type PeriodicNote, periodicNote } from "../periodic/note.ts";
 import type { Vault } from "../vault/vault.ts";
@@ -25,8 +26,11 @@ interface PromptDef {
   description: string;
   arguments: { name: string; description: string; required?: boolean; kind?: PromptArgumentKind }[];
   tools: string[];
-  /** The single user message; `canWrite` tells whether the session can call the write tools. */
-  text(args: Record<string, string>, canWrite: boolean, vault: Vault): string;
+  /**
+   * The single user message; `canWrite` tells whether the session can call the write tools,
+   * `canRead` whether its folder grant reads a path (docs/permissions.md): a hidden file is never named.
+   */
+  text(args: Record<string, string>, canWrite: boolean, vault: Vault, canRead: (path: string) => boolean): string;
 }
 
 const WRITE_TOOLS = ["note_write", "note_patch"];
@@ -114,10 +118,11 @@ const PROMPTS: PromptDef[] = [
     description: "Open or create the daily note of a day (today by default) where the vault's daily-notes settings put it, from its template.",
     arguments: [{ name: "date", description: "The day, YYYY-MM-DD (default: today, server time).", kind: "date" }],
     tools: ["daily_note", "note_read", "note_list", "vault_search", "note_patch"],
-    text: (args, canWrite, vault) => {
+    text: (args, canWrite, vault, canRead) => {
       const date = dateArg(args, "date");
       const note = periodicNote(vault, { period: "daily", date });
-      const template = note.settings.template ? ` and its template ${note.settings.template}` : "";
+      const named = note.settings.template && canRead(note.settings.template);
+      const template = named ? ` and its template ${note.settings.template}` : "";
       return [
         `Open the daily note for ${date}: ${note.path} (the vault's daily-notes settings${template}).`,
         `1. Call daily_note with date "${date}": it returns the note's content when it exists.`,
@@ -239,7 +244,13 @@ export function listPrompts(): Prompt[] {
   }));
 }
 
-export function getPrompt(name: string, args: Record<string, string> | undefined, scopes: ReadonlySet<Scope>, vault: Vault): GetPromptResult {
+export function getPrompt(
+  name: string,
+  args: Record<string, string> | undefined,
+  scopes: ReadonlySet<Scope>,
+  vault: Vault,
+  grant: Grant | null = null,
+): GetPromptResult {
   const def = BY_NAME.get(name);
   if (!def) {
     // Like an unknown tool name: a malformed request (Invalid params), not a missing resource.
@@ -251,7 +262,9 @@ export function getPrompt(name: string, args: Record<string, string> | undefined
   for (const k of Object.keys(args ?? {})) if (!known.has(k)) throw new IndxError("validation_failed", `${name} has no argument ${k}`, { field: k });
   const tools = allowedTools(def, scopes);
   const canWrite = WRITE_TOOLS.some((t) => tools.includes(t));
-  const text = `${def.text(args ?? {}, canWrite, vault)}\n\nUse only these tools: ${tools.join(", ")}.`;
+  // A template is named without its extension; the grant's globs match the file's.
+  const canRead = (path: string) => !grant || grant.canRead(/\.[A-Za-z0-9]+$/.test(path) ? path : `${path}.md`);
+  const text = `${def.text(args ?? {}, canWrite, vault, canRead)}\n\nUse only these tools: ${tools.join(", ")}.`;
   return {
     description: def.description,
     messages: [{ role: "user", content: { type: "text", text } }],

@@ -163,17 +163,18 @@ export async function createSession(hub: McpHub, opts: SessionOptions): Promise<
   server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: listPrompts() }));
 
   server.setRequestHandler(GetPromptRequestSchema, (req, extra) =>
-    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault)),
+    guarded(() => getPrompt(req.params.name, req.params.arguments, scopesOf(extra), hub.ctx.vault, grantOf(extra))),
   );
 
   const detach = hub.attach({
-    indexChanged(all, listChanged) {
+    indexChanged(all, allListed) {
       // A change to a file the session's grant hides is no change to it (docs/permissions.md).
       const grant = opts.grant;
       const changed = grant ? all.filter((p) => grant.canRead(p)) : all;
       if (changed.length === 0) return;
+      const listChanged = (grant ? allListed.filter((p) => grant.canRead(p)) : allListed).length > 0;
       log.send("info", { event: "index_updated", changed: changed.length, paths: changed.slice(0, 20), list_changed: listChanged });
-      subscriptions.indexChanged(changed, listChanged);
+      subscriptions.indexChanged(changed, allListed);
     },
   });
   const release = () => {

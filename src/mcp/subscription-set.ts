@@ -58,13 +58,22 @@ export class SubscriptionSet {
     this.ai.remove(uri);
   }
 
-  /** After an index update that changed these paths: each matching URI once, base results only if they read differently. */
-  indexChanged(all: readonly string[], listChanged: boolean): void {
+  /**
+   * After an index update that changed these paths: each matching URI once, base results only if
+   * they read differently; the list of resources when one of `listed` (paths added, deleted or
+   * moved) is visible. Under a grant a hidden file is no change at all — not even to the list, whose
+   * change would tell that a hidden file came or went (docs/permissions.md). False when nothing the
+   * subscriber may see changed.
+   */
+  indexChanged(all: readonly string[], listed: readonly string[]): boolean {
     const grant = this.grant;
-    const changed = grant ? all.filter((p) => grant.canRead(p)) : all;
+    const visible = (paths: readonly string[]) => (grant ? paths.filter((p) => grant.canRead(p)) : paths);
+    const changed = visible(all);
+    if (changed.length === 0) return false;
     for (const uri of this.vault.updatedUris(changed)) this.announce(uri);
     if (this.vault.resultUris().length) void this.recheckResults();
-    if (listChanged) this.sink.listChanged();
+    if (visible(listed).length > 0) this.sink.listChanged();
+    return true;
   }
 
   /**

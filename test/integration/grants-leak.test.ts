@@ -3,7 +3,7 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { LoggingMessageNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { App } from "../../src/app/context.ts";
 import { OPERATION_BY_NAME, OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
@@ -18,6 +18,7 @@ import { invokeOp } from "../../src/ops/invoke.ts";
 import { compileGrant } from "../../src/vault/grant.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { CANARY, GRANT, inputsFor, LEAK_FILES, leakIn, VISIBLE_NOTES } from "../support/grant-leak.ts";
+import { mcpSweep } from "../support/grant-leak-mcp.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -95,72 +96,10 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-/** Everything an MCP client can ask, asked as the granted token; every answer checked for canaries. */
-async function mcpSweep(client: CheckedClient, via: string): Promise<void> {
-  const instructions = client.getInstructions() ?? "";
-  check(`${via} instructions`, instructions);
-  expect(instructions).toContain(`vault of ${visibleNotes()} notes`);
-  for (const tool of (await client.listTools()).tools) {
-    const op = OPERATION_BY_NAME.get(tool.name);
-    if (!op) continue;
-    for (const input of inputsFor(op)) check(`${via} tool ${tool.name}`, await client.callTool({ name: tool.name, arguments: input }), input);
-  }
-  const listed = await client.listResources();
-  check(`${via} resources/list`, listed);
-  const uris = [
-    ...listed.resources.map((r) => r.uri),
-    vaultUri("Personal/Diary zqcanary01.md"),
-    vaultUri("Projects/Secret/Plan zqcanary09.md"),
-    "vault://graph",
-    "vault://tags",
-    "vault://search?q=alpha%20goals",
-    "vault://graph/backlinks/Projects/Alpha.md",
-    "vault://graph/forward/Projects/Alpha.md",
-    "vault://base/Projects/All.base",
-    "vault://base/Personal/zqcanary05.base",
-  ];
-  for (const uri of uris) {
-    try {
-      check(`${via} read ${uri}`, await client.readResource({ uri }), uri);
-    } catch (err) {
-      check(`${via} read ${uri} (error)`, String(err), [uri, decodeURIComponent(uri).replace(/^vault:\/\/(base\/)?/, "")]);
-    }
-  }
-  check(`${via} templates`, await client.listResourceTemplates());
-  for (const prompt of (await client.listPrompts()).prompts) {
-    const args = Object.fromEntries((prompt.arguments ?? []).map((a) => [a.name, a.name === "date" ? "2026-01-01" : "3"]));
-    try {
-      check(`${via} prompt ${prompt.name}`, await client.getPrompt({ name: prompt.name, arguments: args }));
-    } catch (err) {
-      check(`${via} prompt ${prompt.name} (error)`, String(err));
-    }
-  }
-  for (const prompt of (await client.listPrompts()).prompts)
-    for (const arg of prompt.arguments ?? [])
-      for (const value of ["", "P", "z", "2026"]) {
-        try {
-          check(
-            `${via} complete prompt ${prompt.name} ${arg.name}=${value}`,
-            await client.complete({ ref: { type: "ref/prompt", name: prompt.name }, argument: { name: arg.name, value } }),
-            value,
-          );
-        } catch (err) {
-          check(`${via} complete prompt ${prompt.name} (error)`, String(err), value);
-        }
-      }
-  for (const t of (await client.listResourceTemplates()).resourceTemplates)
-    for (const name of t.uriTemplate.match(/[a-z_]+(?=[,}])/g) ?? [])
-      for (const value of ["", "P", "z", "s"]) {
-        try {
-          check(
-            `complete ${t.uriTemplate} ${name}=${value}`,
-            await client.complete({ ref: { type: "ref/resource", uri: t.uriTemplate }, argument: { name, value } }),
-            value,
-          );
-        } catch (err) {
-          check(`${via} complete ${t.uriTemplate} (error)`, String(err), value);
-        }
-      }
+/** The MCP sweep (test/support/grant-leak-mcp.ts), with the instructions counting only the visible notes. */
+async function sweep(client: CheckedClient, via: string): Promise<void> {
+  expect(client.getInstructions() ?? "").toContain(`vault of ${visibleNotes()} notes`);
+  await mcpSweep(client, via, check);
 }
 
 describe("targeted: what a grant hides is not there", () => {
@@ -257,6 +196,7 @@ describe("targeted: what a grant hides is not there", () => {
     const notes: unknown[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void notes.push(n));
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void notes.push(n));
+    client.setNotificationHandler(ResourceListChangedNotificationSchema, (n) => void notes.push(n));
     await client.connect(transport);
     await client.setLoggingLevel("debug");
     for (const uri of ["vault://Personal/**", "vault://**", "vault://graph", "vault://tags", vaultUri("Personal/Diary zqcanary01.md")])
@@ -267,16 +207,19 @@ describe("targeted: what a grant hides is not there", () => {
     );
     expect(aiSub).toContain("folder grant");
     writeFileSync(join(sb.vault, "Personal/Diary zqcanary01.md"), `${LEAK_FILES["Personal/Diary zqcanary01.md"]}\nzqedit01\n`);
+    // A hidden file that comes into being changes no list the token can see.
+    writeFileSync(join(sb.vault, "Personal/zqcanary14 New.md"), "zebra zqcanary14\n");
     const until = async (ok: () => boolean) => {
       for (let i = 0; i < 100 && !ok(); i++) await Bun.sleep(100);
     };
-    await until(() => adminEvents.join("").includes("zqcanary01"));
+    await until(() => adminEvents.join("").includes("zqcanary01") && adminEvents.join("").includes("zqcanary14"));
     // Then a visible change, so the granted side has something to hear.
     writeFileSync(join(sb.vault, "Projects/Beta.md"), `${LEAK_FILES["Projects/Beta.md"]}\nedited\n`);
     await until(() => events.join("").includes("Projects/Beta.md") && notes.length > 0);
     expect(adminEvents.join("")).toContain("zqcanary01");
     expect(events.join("")).toContain("Projects/Beta.md");
     expect(notes.length).toBeGreaterThan(0);
+    expect(notes.filter((n) => (n as { method?: string }).method === "notifications/resources/list_changed")).toEqual([]);
     check("sse", events.join(""));
     check("mcp notifications", notes);
     await grantedStream.cancel();
@@ -349,7 +292,7 @@ describe("a granted token sees only its folders", () => {
     const client = new CheckedClient({ name: "leak", version: "1" });
     await client.connect(transport);
     try {
-      await mcpSweep(client, "http");
+      await sweep(client, "http");
     } finally {
       await client.close();
     }
@@ -361,7 +304,7 @@ describe("a granted token sees only its folders", () => {
     const client = new CheckedClient({ name: "leak-stdio", version: "1" });
     await client.connect(transport);
     try {
-      await mcpSweep(client, "stdio");
+      await sweep(client, "stdio");
     } finally {
       await client.close();
     }

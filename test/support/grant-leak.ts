@@ -40,6 +40,9 @@ export const LEAK_FILES: Record<string, string | Uint8Array> = {
   // A hidden note whose name has no canary, linked and embedded from a visible one: its path is the canary.
   "Personal/Plain.md": `${hidden("10")}\n## Inside\n\nzebra again.\n`,
   "Personal/Note with ![[embed]] zqcanary08.md": `${hidden("08")}\n![[Draft]]\n`,
+  // Daily notes land in the writable folder from a hidden template: the daily_note prompt must not name it.
+  ".obsidian/daily-notes.json": JSON.stringify({ folder: "Inbox", template: "Personal/zqcanary13 Daily" }),
+  "Personal/zqcanary13 Daily.md": hidden("13"),
 };
 
 /** Paths inputs name: hidden ones (the targeted inputs), a visible one, a writable one. */
