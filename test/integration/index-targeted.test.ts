@@ -131,9 +131,9 @@ describe("a targeted index pass (docs/decisions.md, A targeted index pass patche
     const builds = linkResolverBuilds();
     s.write("Third.md", "[[Later]]\n");
     updateIndex(vault, store, { only: ["Third.md"] });
+    expect(linkResolverBuilds()).toBe(builds + 1);
     expect(linksTable(vault.indexPath)).toEqual(freshLinks(s, "fresh"));
     expect(linksTable(vault.indexPath)).toContain("Third.md #0 Later -> Later.md");
-    expect(linkResolverBuilds()).toBe(builds + 1);
   });
 
   test("the watcher's echo of a file already indexed writes nothing to the index", () => {
