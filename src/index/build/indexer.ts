@@ -81,10 +81,12 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   let gone: string[] = [];
   let unchanged = false;
   if (opts.only) {
-    readIndexed();
+    // Only the named paths' stamps: a targeted pass costs what it touches, not the vault's size.
+    const named = [...new Set(opts.only)];
+    stamps = store.files.stampsOf(named);
     mapIndexed();
     present = [];
-    for (const path of new Set(opts.only)) {
+    for (const path of named) {
       const f = statOne(vault, path);
       if (f) present.push(f);
       else if (indexed.has(path)) gone.push(path);
@@ -118,7 +120,12 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
   if (reread.length) for (const row of store.files.storedOf(reread)) stored.set(row.path, row);
 
   // Nothing changed is the common pass (a watcher, a start-up): it needs no resolver over every path.
-  const resolver = new LinkResolver(changed.length || gone.length ? (opts.only ? indexed.keys() : present.map((f) => f.path)) : []);
+  // A targeted pass patches the one kept from the last pass on this store (keptResolver); a full
+  // pass builds one over what it found.
+  const resolves = changed.length > 0 || gone.length > 0;
+  // A pass that changes no path still writes (updated_at): the kept resolver is kept past that.
+  const keptAsIs = resolves ? null : currentResolver(store);
+  const resolver = !resolves ? new LinkResolver([]) : opts.only ? takeResolver(store) : buildResolver(present.map((f) => f.path));
   for (const p of gone) resolver.remove(p);
   const addedPaths: string[] = [];
   for (const f of changed)
@@ -128,7 +135,7 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     }
 
   // A first build loads rows without secondary indexes, and builds them once at the end.
-  const bulk = indexed.size === 0 && changed.length > BATCH;
+  const bulk = !opts.only && indexed.size === 0 && changed.length > BATCH;
   const writer = store.writer();
   let added = 0;
   let updated = 0;
@@ -191,14 +198,24 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     store.endBulkLoad();
   }
   let linksReresolved = 0;
-  store.transaction(() => {
-    for (const p of gone) writer.remove(p);
-    // On a first build every link was resolved against the complete file list already.
-    if (indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
-    store.setMeta("updated_at", new Date().toISOString());
-    if (!opts.only) store.markBuildComplete();
-    if (folders) saveFolderStamps(store, folders);
-  })();
+  // A targeted pass that wrote nothing (the watcher hearing a file indx itself just wrote and
+  // indexed) leaves the index as it was: no write, so nothing kept for its generation is dropped.
+  const wroteNothing = opts.only && changedPaths.length === 0 && touchedOnly === 0 && gone.length === 0;
+  if (!wroteNothing)
+    store.transaction(() => {
+      for (const p of gone) writer.remove(p);
+      // On a first build every link was resolved against the complete file list already. A targeted
+      // pass does not know whether the index was empty, and there re-resolves nothing but its own.
+      if (opts.only || indexed.size > 0) linksReresolved = writer.reresolve([...gone, ...addedPaths], resolver, new Set(changedPaths));
+      store.setMeta("updated_at", new Date().toISOString());
+      if (!opts.only) store.markBuildComplete();
+      if (folders) saveFolderStamps(store, folders);
+    })();
+  // A new file that could not be read is not in the index: the kept resolver must not know it either.
+  const written = new Set(changedPaths);
+  for (const p of addedPaths) if (!written.has(p)) resolver.remove(p);
+  if (resolves) keepResolver(store, resolver);
+  else if (keptAsIs) keepResolver(store, keptAsIs);
   // The extraction cache keeps the documents the vault still has (a full pass knows them all).
   if (!opts.only && documents && (changed.length || gone.length)) new ExtractionCache(documents.cacheDir).prune(store.documents.etags());
   opts.onProgress?.(total, total);
@@ -217,6 +234,42 @@ export function updateIndex(vault: Vault, store: IndexStore, opts: IndexPassOpti
     warnings,
     durationMs: Math.round(performance.now() - started),
   };
+}
+
+/**
+ * The resolver over every indexed path, kept per store between passes with the index generation it
+ * matches (docs/decisions.md, "A targeted index pass patches a kept link resolver"). An edit of a
+ * note changes no path, so it needs no resolver built over the vault; a new, deleted or renamed
+ * file patches the kept one. Any write the pass did not make (another process's build, a pass that
+ * failed and rolled back) moves the generation, and the next pass builds the resolver again.
+ */
+const kept = new WeakMap<IndexStore, { resolver: LinkResolver; generation: string }>();
+let resolverBuilds = 0;
+
+/** How many resolvers over a whole vault the indexer has built in this thread (tests count them). */
+export function linkResolverBuilds(): number {
+  return resolverBuilds;
+}
+
+function buildResolver(paths: Iterable<string>): LinkResolver {
+  resolverBuilds++;
+  return new LinkResolver(paths);
+}
+
+/** The kept resolver, if the index is still as the last pass left it; it is no longer kept while this pass changes it. */
+function takeResolver(store: IndexStore): LinkResolver {
+  const current = currentResolver(store);
+  kept.delete(store);
+  return current ?? buildResolver(store.files.paths());
+}
+
+function currentResolver(store: IndexStore): LinkResolver | null {
+  const k = kept.get(store);
+  return k && k.generation === store.generation() ? k.resolver : null;
+}
+
+function keepResolver(store: IndexStore, resolver: LinkResolver): void {
+  kept.set(store, { resolver, generation: store.generation() });
 }
 
 /** The synchronous work of one job, on the thread that calls it. */

@@ -87,7 +87,12 @@ export class IndexStore {
    * `key` names the question, `weightOf` the result's size in rows, which bounds the memory kept.
    */
   derived<V>(key: string, compute: () => V, weightOf: (value: V) => number): V {
-    return this.memo.get(this.bases.generation(), key, compute, weightOf);
+    return this.memo.get(this.generation(), key, compute, weightOf);
+  }
+
+  /** Changes whenever the index does (another connection's commit, or a write of this one). */
+  generation(): string {
+    return this.bases.generation();
   }
 
   /** How many derived results are kept now (what the derived-results tests observe). */
