@@ -135,19 +135,35 @@ const readLog = (path: string) =>
 let lines: Line[];
 if (from) lines = readLog(from);
 else {
-  // A fresh run starts the log with the machine; --only adds to the log of an earlier run on the same machine.
-  if (!only || !existsSync(log))
-    writeFileSync(log, `${JSON.stringify({ bench: "readme-figures.machine", machine: machine(), date: new Date().toISOString() })}\n`);
+  // A fresh run starts the log with the machine; --only adds its own machine line (commit and load
+  // of that run, and the scripts it ran) to the log of an earlier run on the same machine.
+  const run = JSON.stringify({ bench: "readme-figures.machine", machine: machine(), date: new Date().toISOString(), scripts: only ? [...only] : null });
+  if (!only || !existsSync(log)) writeFileSync(log, `${run}\n`);
+  else appendFileSync(log, `${run}\n`);
   measure(only, log);
   lines = readLog(log);
 }
+// Every run that measured some of the figures, in order: a row names the run it came from.
+const runs = lines.filter((l) => l.bench === "readme-figures.machine");
 // The last line of each figure wins: a script re-run with --only replaces its earlier figures.
 lines = [...new Map(lines.map((l) => [`${l.bench}:${String(l.notes ?? "")}`, l])).values()];
-const machineLine = (lines.find((l) => l.bench === "readme-figures.machine")?.machine as string | undefined) ?? machine();
-const date = (lines.find((l) => l.bench === "readme-figures.machine")?.date as string | undefined) ?? new Date().toISOString();
+const kept = runs.filter((r, i) => {
+  // A run counts if some script it ran was not run again by a later one.
+  const later = new Set(
+    runs.slice(i + 1).flatMap((l) => (Array.isArray(l.scripts) ? (l.scripts as string[]) : RUNS.map((x) => x.script.replace(/\.ts$/, "")))),
+  );
+  const its = Array.isArray(r.scripts) ? (r.scripts as string[]) : RUNS.map((x) => x.script.replace(/\.ts$/, ""));
+  return its.some((name) => !later.has(name));
+});
+const describeRun = (r: Line, i: number): string => {
+  const later = new Set(kept.slice(i + 1).flatMap((l) => (Array.isArray(l.scripts) ? (l.scripts as string[]) : [])));
+  const its = (Array.isArray(r.scripts) ? (r.scripts as string[]) : RUNS.map((x) => x.script.replace(/\.ts$/, ""))).filter((n) => !later.has(n));
+  return `${String(r.date ?? "").slice(0, 10)}: ${String(r.machine)}${kept.length > 1 ? ` (${its.join(", ")})` : ""}`;
+};
+const machineLine = kept.length ? kept.map(describeRun).join("; and ") : `${new Date().toISOString().slice(0, 10)}: ${machine()}`;
 const block = [
   START,
-  `Measured by \`bun scripts/bench/readme-figures.ts\` (one run of each script, medians over its runs) on ${date.slice(0, 10)}: ${machineLine}.`,
+  `Measured by \`bun scripts/bench/readme-figures.ts\` (one run of each script, medians over its runs) on ${machineLine}.`,
   "",
   ...table(lines),
   END,
