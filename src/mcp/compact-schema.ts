@@ -5,7 +5,8 @@
  * the meaning is in the tool itself, not in instructions a client may drop. The server still
  * validates every call against the full operation schema (invoke), whose refusal names the rule.
  *
- * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches),
+ * - String lengths, list and map sizes and number ranges topping 1,000 (the input bounds, which
+ *   only a hostile input reaches),
  *   `additionalProperties: false`, a `type` beside a `const`, a `minimum` of 0 or 1, a `pattern`
  *   beside a description (the description says it in words) and every `default` but `true` (a
  *   boolean that is on unless turned off is worth knowing; other defaults are in the words) go.
@@ -25,6 +26,13 @@ export type JsonObject = { [key: string]: Json };
 // PATH_MARK (src/ops/schemas.ts) is for the folder-grant check, not for a model.
 const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "minProperties", "x-indx-path"]);
 
+/**
+ * A number range whose top is at least this (seed, cache lifetime, max_tokens) guards against abuse
+ * rather than offering a choice: a model never needs it, and a call beyond it is refused naming
+ * the range. A small top (limit ≤ 100, include_linked ≤ 3) says what is possible, and stays.
+ */
+const ABUSE_BOUND = 1000;
+
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
 export function compactInputSchema(schema: JsonObject): JsonObject {
@@ -40,6 +48,7 @@ function compact(node: JsonObject, seen: Set<string>): JsonObject {
     if (key === "additionalProperties" && typeof value === "boolean") continue;
     if (key === "minItems" && value === 1) continue;
     if ((key === "minimum" || key === "exclusiveMinimum") && (value === 0 || value === 1)) continue;
+    if ((key === "minimum" || key === "maximum") && typeof node.maximum === "number" && node.maximum >= ABUSE_BOUND) continue;
     if (key === "pattern" && typeof node.description === "string") continue;
     if (key === "title" && !isObject(node.properties) && !Array.isArray(node.anyOf)) continue;
     if (key === "description" && typeof value === "string") {

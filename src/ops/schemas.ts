@@ -44,7 +44,7 @@ export const PATH_MARK = "x-indx-path";
 /** A vault file named in an input, marked for the grant check; `description` says what it is. */
 export const VaultPathOf = (description: string) => Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars, description, [PATH_MARK]: true });
 
-export const VaultPath = VaultPathOf("Vault path, e.g. 'Projects/Foo.md'.");
+export const VaultPath = VaultPathOf("Vault-relative path.");
 
 export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Max items." });
 
