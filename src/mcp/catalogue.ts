@@ -31,7 +31,7 @@ const REPEATABLE_WRITES = new Set(["note_write", "note_delete", "note_move", "ta
 
 /** An operation as an MCP tool: generated, never hand-written (docs/mcp.md, Tools); its inputSchema compacted for the agent. */
 export function toolOf(op: AnyOperation): Tool {
-  return toolFor(op, ALL_SCOPES);
+  return sharedTypesOnce([toolFor(op, ALL_SCOPES) as Tool & { inputSchema: JsonObject }])[0] ?? toolFor(op, ALL_SCOPES);
 }
 
 /** The tool as a caller with these scopes sees it: without vault:write, an operation that writes only for some inputs is its suggest-only form. */

@@ -5,7 +5,8 @@
  * the meaning is in the tool itself, not in instructions a client may drop. The server still
  * validates every call against the full operation schema (invoke), whose refusal names the rule.
  *
- * - String lengths and list and map sizes (the input bounds, which only a hostile input reaches),
+ * - String lengths, list and map sizes and number ranges topping 1,000 (the input bounds, which
+ *   only a hostile input reaches),
  *   `additionalProperties: false`, a `type` beside a `const`, a `minimum` of 0 or 1, a `pattern`
  *   beside a description (the description says it in words) and every `default` but `true` (a
  *   boolean that is on unless turned off is worth knowing; other defaults are in the words) go.
@@ -19,11 +20,20 @@
  *   once and name it elsewhere (sharedTypesOnce).
  */
 
+import { LIKE_MARK } from "../ops/schemas.ts";
+
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
 // PATH_MARK (src/ops/schemas.ts) is for the folder-grant check, not for a model.
 const DROPPED_KEYS = new Set(["minLength", "maxLength", "maxItems", "maxProperties", "minProperties", "x-indx-path"]);
+
+/**
+ * A number range whose top is at least this (seed, cache lifetime, max_tokens) guards against abuse
+ * rather than offering a choice: a model never needs it, and a call beyond it is refused naming
+ * the range. A small top (limit ≤ 100, include_linked ≤ 3) says what is possible, and stays.
+ */
+const ABUSE_BOUND = 1000;
 
 export const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
@@ -40,6 +50,7 @@ function compact(node: JsonObject, seen: Set<string>): JsonObject {
     if (key === "additionalProperties" && typeof value === "boolean") continue;
     if (key === "minItems" && value === 1) continue;
     if ((key === "minimum" || key === "exclusiveMinimum") && (value === 0 || value === 1)) continue;
+    if ((key === "minimum" || key === "maximum") && typeof node.maximum === "number" && node.maximum >= ABUSE_BOUND) continue;
     if (key === "pattern" && typeof node.description === "string") continue;
     if (key === "title" && !isObject(node.properties) && !Array.isArray(node.anyOf)) continue;
     if (key === "description" && typeof value === "string") {
@@ -135,25 +146,36 @@ function constantsOf(branches: Json[]): { type: string; enum: Json[] } | null {
  * A titled object type several tools of one catalogue take (CanvasNode, AiScope) is given in full,
  * with its title, in the first of them; the others name it (`A CanvasNode, as in canvas_write.`):
  * JSON Schema's `$ref` would say the same, but not every client resolves it (docs/decisions.md).
+ * A type marked like one (LIKE_MARK) keeps only the fields that differ from it.
  */
 export function sharedTypesOnce<T extends { name: string; inputSchema: JsonObject }>(tools: T[]): T[] {
-  const firstUse = new Map<string, string>();
+  const firstUse = new Map<string, { owner: string; properties: JsonObject }>();
   return tools.map((tool) => {
-    const mine = new Set<string>();
+    const mine = new Map<string, JsonObject>();
     const rewrite = (node: Json): Json => {
       if (Array.isArray(node)) return node.map(rewrite);
       if (!isObject(node)) return node;
+      const description = typeof node.description === "string" ? `${node.description} ` : "";
       const title = typeof node.title === "string" && (isObject(node.properties) || Array.isArray(node.anyOf)) ? node.title : null;
       if (title) {
-        const owner = firstUse.get(title);
-        if (owner !== undefined && owner !== tool.name)
-          return { type: "object", description: `${typeof node.description === "string" ? `${node.description} ` : ""}A ${title}, as in ${owner}.` };
-        mine.add(title);
+        const first = firstUse.get(title);
+        if (first !== undefined && first.owner !== tool.name) return { type: "object", description: `${description}A ${title}, as in ${first.owner}.` };
+        mine.set(title, isObject(node.properties) ? node.properties : {});
       }
-      return Object.fromEntries(Object.entries(node).map(([k, v]) => [k, rewrite(v)]));
+      const like = typeof node[LIKE_MARK] === "string" ? firstUse.get(node[LIKE_MARK]) : undefined;
+      if (like && like.owner !== tool.name && isObject(node.properties)) {
+        const own = Object.entries(node.properties).filter(([name, p]) => JSON.stringify(p) !== JSON.stringify(like.properties[name]));
+        return {
+          type: "object",
+          description: `${description}Other fields: see ${node[LIKE_MARK]} in ${like.owner}.`,
+          ...(Array.isArray(node.required) ? { required: node.required } : {}),
+          properties: Object.fromEntries(own),
+        };
+      }
+      return Object.fromEntries(Object.entries(node).flatMap(([k, v]) => (k === LIKE_MARK ? [] : [[k, rewrite(v)]])));
     };
     const inputSchema = rewrite(tool.inputSchema);
-    for (const title of mine) if (!firstUse.has(title)) firstUse.set(title, tool.name);
+    for (const [title, properties] of mine) if (!firstUse.has(title)) firstUse.set(title, { owner: tool.name, properties });
     return isObject(inputSchema) && JSON.stringify(inputSchema) !== JSON.stringify(tool.inputSchema) ? { ...tool, inputSchema } : tool;
   });
 }

@@ -5,15 +5,14 @@ import { linkBacklinks, linkForward } from "../links/ops.ts";
 import { noteExists, noteList, noteRead } from "../notes/ops.ts";
 import { attachmentGet } from "../notes/retrieval-ops.ts";
 import type { OpContext } from "../ops/context.ts";
-import type { OutputOf } from "../ops/define.ts";
 import { invoke } from "../ops/invoke.ts";
 import { vaultSearch } from "../search/ops.ts";
 import { tagList } from "../tags/ops.ts";
-import { fileKind } from "../vault/scan.ts";
 import { readAiResource } from "./ai-resources.ts";
 import { isAiUri } from "./ai-uris.ts";
+import { GRAPH_PAGE_BYTES, graphPage } from "./graph-page.ts";
 import type { McpHub } from "./hub.ts";
-import { graphPageUri, parseVaultUri, vaultUri } from "./uris.ts";
+import { parseVaultUri, vaultUri } from "./uris.ts";
 
 /**
  * Resources (docs/mcp.md, Resources): the vault as browsable, subscribable views. Every read is an
@@ -35,7 +34,7 @@ const GRAPH: Resource = {
   uri: "vault://graph",
   name: "graph",
   title: "Link graph",
-  description: `The link graph, ${PAGE} notes a page (JSON): those notes as nodes, their resolved links to other notes as edges, and next_uri for the next page. Subscribe to hear about any change.`,
+  description: `The link graph, a page of at most ${GRAPH_PAGE_BYTES / 1024} KiB at a time (JSON): notes as nodes, their resolved links to other notes as edges, and next_uri for the next page. Subscribe to hear about any change.`,
   mimeType: JSON_MIME,
 };
 
@@ -159,42 +158,4 @@ async function readFile(ctx: OpContext, uri: string, path: string, download: boo
   }
   const meta = await invoke(attachmentGet, ctx, { path });
   return json(uri, { ...meta, download_uri: `${vaultUri(meta.path)}?download=1` });
-}
-
-interface GraphPage {
-  nodes: { id: string; title: string; tags: string[] }[];
-  edges: { source: string; target: string; count: number }[];
-  /** Notes in the whole graph. */
-  total_nodes: number;
-  next_uri: string | null;
-}
-
-/**
- * A page of vault://graph, composed from note_list and link_forward (no operation returns the
- * graph). Whole, it is megabytes on a large vault, so it comes a page of notes at a time, each
- * with its outgoing edges (whose targets may be on other pages). Cached until the next index update.
- */
-async function graphPage(hub: McpHub, ctx: OpContext, cursor: string | null): Promise<GraphPage> {
-  // A grant sees its own graph (docs/permissions.md): the cache is per grant.
-  const key = `graph:${ctx.grant?.key ?? ""}:${cursor ?? ""}`;
-  const cached = hub.derived.get(key) as GraphPage | undefined;
-  if (cached) return cached;
-  const generation = hub.generation;
-  const page = await invoke(noteList, ctx, { limit: PAGE, ...(cursor ? { cursor } : {}) });
-  const nodes = page.notes.map((n) => ({ id: n.path, title: n.title, tags: n.tags }));
-  const edges: GraphPage["edges"] = [];
-  for (const node of nodes) {
-    let out: OutputOf<typeof linkForward>;
-    try {
-      out = await invoke(linkForward, ctx, { path: node.id });
-    } catch {
-      continue; // deleted since the listing
-    }
-    const counts = new Map<string, number>();
-    for (const l of out.links) if (l.target && l.target !== node.id && fileKind(l.target) === "note") counts.set(l.target, (counts.get(l.target) ?? 0) + 1);
-    for (const [target, count] of counts) edges.push({ source: node.id, target, count });
-  }
-  const graph = { nodes, edges, total_nodes: page.total, next_uri: page.next_cursor ? graphPageUri(page.next_cursor) : null };
-  if (generation === hub.generation) hub.derived.set(key, graph);
-  return graph;
 }

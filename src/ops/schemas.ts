@@ -41,10 +41,17 @@ export const INPUT_LIMITS = {
  */
 export const PATH_MARK = "x-indx-path";
 
+/**
+ * Marks an object type as a titled type with some fields changed (ai_relate's source: an AiScope
+ * whose kind may also be `path`): a tool catalogue that gives the titled type in full elsewhere
+ * gives only the fields that differ (src/mcp/compact-schema.ts, sharedTypesOnce).
+ */
+export const LIKE_MARK = "x-indx-like";
+
 /** A vault file named in an input, marked for the grant check; `description` says what it is. */
 export const VaultPathOf = (description: string) => Type.String({ minLength: 1, maxLength: INPUT_LIMITS.pathChars, description, [PATH_MARK]: true });
 
-export const VaultPath = VaultPathOf("Vault path, e.g. 'Projects/Foo.md'.");
+export const VaultPath = VaultPathOf("Vault-relative path.");
 
 export const Limit = (def: number, max = 500) => Type.Integer({ minimum: 1, maximum: max, default: def, description: "Max items." });
 

@@ -7,7 +7,7 @@ import type { FileEdit } from "./edit.ts";
 export const IfMatch = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: "Etag of your read; fails if the file changed.",
+  description: "Etag from your read; fails if changed.",
 });
 
 export const IfNotExists = Type.Boolean({ default: false, description: "Fail if the file exists." });

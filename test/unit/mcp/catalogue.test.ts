@@ -32,16 +32,16 @@ const AI = { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model", INDX_E
 
 /** Budgets in o200k tokens (docs/decisions.md, "An MCP catalogue an agent can afford"; scripts/bench/catalogue.ts prints the figures). */
 describe("the tool catalogue's cost", () => {
-  test("the whole catalogue without AI tools costs at most 4,560 tokens (35 tools, document_read among them), with every field described", () => {
+  test("the whole catalogue without AI tools costs at most 4,350 tokens (35 tools, document_read among them), with every field described", () => {
     const tools = visibleTools(ALL, vaultWith({}));
     expect(tools).toHaveLength(OPERATIONS.filter((op) => !op.ai).length);
-    expect(tokens(tools)).toBeLessThanOrEqual(4560);
+    expect(tokens(tools)).toBeLessThanOrEqual(4350);
   });
 
-  test("with a chat model and embeddings, every tool costs at most 7,930 tokens", () => {
+  test("with a chat model and embeddings, every tool costs at most 7,466 tokens", () => {
     const tools = visibleTools(ALL, vaultWith(AI));
     expect(tools).toHaveLength(OPERATIONS.length);
-    expect(tokens(tools)).toBeLessThanOrEqual(7930);
+    expect(tokens(tools)).toBeLessThanOrEqual(7466);
   });
 
   test("the core profile lists search, read, write, patch, list and backlinks in at most 1,500 tokens", () => {
@@ -118,6 +118,18 @@ describe("the tool catalogue's meaning", () => {
     expect(JSON.stringify(tools.find((t) => t.name === "canvas_patch")?.inputSchema)).toContain("A CanvasNode, as in canvas_write.");
     // Alone, a tool gives the type in full.
     expect(JSON.stringify(toolOf(OPERATIONS.find((op) => op.name === "canvas_patch") ?? OPERATIONS[0]!).inputSchema)).toContain('"title":"CanvasNode"');
+  });
+
+  test("a type like a shared one (ai_relate's source, an AiScope whose kind may be path) gives only the fields that differ", () => {
+    const relate = visibleTools(ALL, vaultWith(AI)).find((t) => t.name === "ai_relate");
+    const source = plain(relate?.inputSchema).properties?.source;
+    expect(source?.description).toContain("see AiScope in ai_summarize");
+    expect(Object.keys(source?.properties ?? {})).toEqual(["kind"]);
+    expect((source?.properties?.kind as { enum?: string[] } | undefined)?.enum).toContain("path");
+    // Alone, the tool gives every field, and no marker leaks into a schema.
+    const alone = JSON.stringify(toolOf(OPERATIONS.find((op) => op.name === "ai_relate") ?? OPERATIONS[0]!).inputSchema);
+    expect(alone).toContain('"include_linked"');
+    expect(JSON.stringify(visibleTools(ALL, vaultWith(AI)).map((t) => t.inputSchema)) + alone).not.toContain("x-indx-like");
   });
 
   test("no $ref or $defs: several clients cannot resolve them", () => {

@@ -2,7 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../../../core/errors.ts";
 import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
-import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
+import { LIKE_MARK, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { runAi } from "../../invocation.ts";
 import { type Passage, passagesForPaths } from "../../passages.ts";
 import { AiScope } from "../../scope.ts";
@@ -25,8 +25,11 @@ const MAX_SOURCES = 50;
  * tokens in the tool list.
  */
 const Source = Type.Object(
-  { ...AiScope.properties, kind: Type.Union([Type.Literal("path"), ...AiScope.properties.kind.anyOf]) },
-  { additionalProperties: false, description: `The notes to relate (at most ${MAX_SOURCES}).` },
+  {
+    ...AiScope.properties,
+    kind: Type.Union([Type.Literal("path"), ...AiScope.properties.kind.anyOf], { description: "path: one note, in path; the others as in an AI scope." }),
+  },
+  { additionalProperties: false, description: `The notes to relate (at most ${MAX_SOURCES}).`, [LIKE_MARK]: AiScope.title },
 );
 
 const Input = Type.Object(
