@@ -25,6 +25,8 @@ const VAULT_PATH = /^\/(?:v1\/vaults\/([^/]+)(\/.*)?|mcp\/([^/]+))$/;
  */
 export class NamedVaults {
   private readonly registry: VaultRegistry<ServedVault>;
+  /** The request as the listener received it, behind each rewritten one: its peer is the client (rate limits). */
+  private readonly received = new WeakMap<Request, Request>();
 
   constructor(
     configPath: string,
@@ -53,7 +55,9 @@ export class NamedVaults {
       // Whoever may not see a vault learns nothing of it; an unopenable vault says why, by name only.
       return errorResponse(e.code === "not_found" ? notFound() : e);
     }
-    const response = await served.fetch(new Request(inner, request));
+    const rewritten = new Request(inner, request);
+    this.received.set(rewritten, request);
+    const response = await served.fetch(rewritten);
     // A token of another vault is unknown to this one's store: not_found, never "wrong token here".
     if (response.status === 401 && request.headers.has("authorization")) return errorResponse(notFound());
     return response;
@@ -65,6 +69,7 @@ export class NamedVaults {
     const mcp = new McpHttpHandler(app, { ...this.opts.mcp });
     const routes = createApp(app, {
       ...this.shared,
+      client: (request) => this.shared.client(this.received.get(request) ?? request),
       tokens: new TokenStore(app.vault.dataDir),
       oauth: null,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),

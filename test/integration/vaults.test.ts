@@ -11,6 +11,7 @@ import { type Sandbox, sandbox } from "../support/vault.ts";
  * vault answers under /v1/vaults/{name}/… with its own tokens; another vault's token and an
  * unknown name get the same not_found; one vault's folder gone leaves the others answering.
  */
+const MAIN = `${import.meta.dir}/../../src/main.ts`;
 let sb: Sandbox;
 let server: RunningServer;
 const vaultA = () => join(sb.dir, "A");
@@ -63,6 +64,95 @@ test("a vault's own token reads its notes; another vault's token and an unknown 
   expect(unknown.body.error.code).toBe("not_found");
   // The default vault knows neither token.
   expect((await get("/v1/notes/Default.md", tokenA)).status).toBe(401);
+});
+
+/** The frames of one vault's event stream, read until stopped. */
+function listen(path: string, token: string): { seen: { path?: string }[]; ready: Promise<Response>; stop(): Promise<void> } {
+  const controller = new AbortController();
+  const seen: { path?: string }[] = [];
+  // Answered once the vault is open and the stream subscribed (a first request opens the vault).
+  const ready = fetch(server.url + path, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+  const pump = (async () => {
+    const res = await ready;
+    expect(res.status).toBe(200);
+    const reader = res.body?.getReader();
+    let buf = "";
+    const decoder = new TextDecoder();
+    try {
+      while (reader) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buf += decoder.decode(value);
+        let i = buf.indexOf("\n\n");
+        while (i >= 0) {
+          const data = buf
+            .slice(0, i)
+            .split("\n")
+            .find((l) => l.startsWith("data: "));
+          if (data) seen.push(JSON.parse(data.slice(6)));
+          buf = buf.slice(i + 2);
+          i = buf.indexOf("\n\n");
+        }
+      }
+    } catch {}
+  })();
+  return {
+    seen,
+    ready,
+    async stop() {
+      controller.abort();
+      await pump;
+    },
+  };
+}
+
+async function until(done: () => boolean): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!done() && Date.now() < deadline) await Bun.sleep(25);
+}
+
+test("an outside edit in A is announced on A's event stream only", async () => {
+  const a = listen("/v1/vaults/a/events?kinds=note", tokenA);
+  const b = listen("/v1/vaults/b/events?kinds=note", tokenB);
+  await Promise.all([a.ready, b.ready]);
+  writeFileSync(join(vaultA(), "OnlyA.md"), "# Only A\n");
+  await until(() => a.seen.some((e) => e.path === "OnlyA.md"));
+  // B's own edit comes after A's: once B has seen it, A's would have arrived on B's stream too.
+  writeFileSync(join(vaultB(), "OnlyB.md"), "# Only B\n");
+  await until(() => b.seen.some((e) => e.path === "OnlyB.md"));
+  await a.stop();
+  await b.stop();
+  expect(a.seen.some((e) => e.path === "OnlyA.md")).toBe(true);
+  expect(b.seen.some((e) => e.path === "OnlyB.md")).toBe(true);
+  expect(b.seen.some((e) => e.path === "OnlyA.md")).toBe(false);
+  expect(a.seen.some((e) => e.path === "OnlyB.md")).toBe(false);
+});
+
+test("MCP at /mcp/{name} takes only that vault's tokens", async () => {
+  const init = (token: string) =>
+    fetch(`${server.url}/mcp/a`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "t", version: "1" } },
+      }),
+    });
+  const own = await init(tokenA);
+  expect(own.status).toBe(200);
+  await own.body?.cancel();
+  const other = await init(tokenB);
+  expect(other.status).toBe(404);
+  expect(((await other.json()) as { error: { code: string } }).error.code).toBe("not_found");
+});
+
+test("the CLI takes a configured vault's name for --vault", async () => {
+  const run = Bun.spawnSync(["bun", MAIN, "note", "get", "Note.md", "--vault", "a", "--json"], { env: sb.env, cwd: sb.dir });
+  expect(run.stderr.toString()).toBe("");
+  expect(run.exitCode).toBe(0);
+  expect(run.stdout.toString()).toContain("walrus");
 });
 
 test("vault B's folder deleted while serving: B answers vault_missing, A keeps answering", async () => {
