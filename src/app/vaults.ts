@@ -1,4 +1,3 @@
-import { existsSync, statSync } from "node:fs";
 import { type Config, loadConfig, namedVaults, VAULT_NAME } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { Vault } from "../vault/vault.ts";
@@ -37,10 +36,8 @@ export class VaultRegistry<T> {
     const entry = VAULT_NAME.test(name) ? namedVaults(this.configPath).get(name) : undefined;
     if (!entry) throw new IndxError("not_found", "No such vault.");
     const known = this.opened.get(name);
-    if (known) {
-      // The folder gone under a running server: reads answer vault_missing per operation.
-      return known;
-    }
+    // The folder gone under a running server: its operations answer vault_missing (src/ops/invoke.ts).
+    if (known) return known;
     const pending = this.opening.get(name) ?? this.open(name);
     this.opening.set(name, pending);
     try {
@@ -53,13 +50,7 @@ export class VaultRegistry<T> {
   private async open(name: string): Promise<OpenedVault<T>> {
     let app: App | null = null;
     try {
-      const config = this.configOf(name);
-      const folder = config.str("vault");
-      if (folder && !(existsSync(folder) && statSync(folder).isDirectory()))
-        throw new IndxError("vault_missing", `The vault folder of ${name} is gone: deleted, renamed or unmounted. indx answers again once it is back.`, {
-          vault: name,
-        });
-      app = new App(Vault.open(config));
+      app = new App(Vault.open(this.configOf(name)));
       const served = await this.serve(app, name);
       const opened = { app, served };
       this.opened.set(name, opened);
@@ -68,7 +59,11 @@ export class VaultRegistry<T> {
       app?.close();
       const e = toIndxError(err);
       // A missing folder says vault_missing, by the vault's name only (docs/contracts.md).
-      throw e.code === "not_found" ? new IndxError("vault_missing", `The vault folder of ${name} is missing.`, { vault: name }) : e;
+      throw e.code === "not_found"
+        ? new IndxError("vault_missing", `The vault folder of ${name} is gone: deleted, renamed or unmounted. indx answers again once it is back.`, {
+            vault: name,
+          })
+        : e;
     }
   }
 

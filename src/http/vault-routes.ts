@@ -1,7 +1,10 @@
+import { resolve } from "node:path";
 import type { App } from "../app/context.ts";
 import { VaultRegistry } from "../app/vaults.ts";
-import { TokenStore } from "../auth/tokens.ts";
+import { sameSecret, TokenStore } from "../auth/tokens.ts";
+import { namedVaults } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
+import { expandHome } from "../core/platform-dirs.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
 import { type AppOptions, createApp, errorResponse } from "./server.ts";
@@ -29,7 +32,7 @@ export class NamedVaults {
   private readonly received = new WeakMap<Request, Request>();
 
   constructor(
-    configPath: string,
+    private readonly configPath: string,
     private readonly shared: SharedRouteOptions,
     private readonly opts: { watch: boolean; debounceMs: number; notice: (line: string) => void; mcp?: McpHttpOptions; bringUp: (app: App) => Promise<void> },
   ) {
@@ -52,8 +55,9 @@ export class NamedVaults {
       served = (await this.registry.get(decodeURIComponent(name))).served;
     } catch (err) {
       const e = toIndxError(err);
-      // Whoever may not see a vault learns nothing of it; an unopenable vault says why, by name only.
-      return errorResponse(e.code === "not_found" ? notFound() : e);
+      // Whoever may not see a vault learns nothing of it; an unopenable vault says why, by name
+      // only, to the admin and to the vault's own tokens (docs/decisions.md).
+      return errorResponse(e.code !== "not_found" && this.mayLearn(request, name) ? e : notFound());
     }
     const rewritten = new Request(inner, request);
     this.received.set(rewritten, request);
@@ -61,6 +65,21 @@ export class NamedVaults {
     // A token of another vault is unknown to this one's store: not_found, never "wrong token here".
     if (response.status === 401 && request.headers.has("authorization")) return errorResponse(notFound());
     return response;
+  }
+
+  /**
+   * Whether the caller may hear why a vault did not open: auth off, the admin key, or a token of
+   * that vault. A vault with no data_dir of its own keeps its tokens under its folder's id, which
+   * a missing folder no longer gives: only the admin hears then.
+   */
+  private mayLearn(request: Request, name: string): boolean {
+    if (!this.shared.auth) return true;
+    const presented = /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (!presented) return false;
+    const adminKey = this.shared.adminKey();
+    const dataDir = namedVaults(this.configPath).get(name)?.data_dir;
+    if (!dataDir) return adminKey !== null && sameSecret(presented, adminKey);
+    return new TokenStore(resolve(expandHome(dataDir))).verify(presented, adminKey) !== null;
   }
 
   private async serve(app: App): Promise<ServedVault> {

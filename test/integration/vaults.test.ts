@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
@@ -153,6 +153,23 @@ test("the CLI takes a configured vault's name for --vault", async () => {
   expect(run.stderr.toString()).toBe("");
   expect(run.exitCode).toBe(0);
   expect(run.stdout.toString()).toContain("walrus");
+});
+
+test("a vault whose folder is missing at its first request: vault_missing for its own token, not_found for others", async () => {
+  const path = loadConfig({ env: sb.env }).path;
+  const dataC = join(sb.dir, "dataC");
+  mkdirSync(dataC, { recursive: true });
+  const tokenC = new TokenStore(dataC).create("agent-c", ["vault:read"]).token;
+  // Added while serving: no restart.
+  appendFileSync(path, `\n[vaults.c]\npath = ${JSON.stringify(join(sb.dir, "C-never-made"))}\ndata_dir = ${JSON.stringify(dataC)}\n`);
+  const own = await get("/v1/vaults/c/notes/Note.md", tokenC);
+  expect(own.status).toBe(503);
+  expect(own.body.error.code).toBe("vault_missing");
+  expect(JSON.stringify(own.body)).not.toContain(sb.dir);
+  const other = await get("/v1/vaults/c/notes/Note.md", tokenA);
+  expect(other.status).toBe(404);
+  expect(other.body.error.code).toBe("not_found");
+  expect((await get("/v1/vaults/a/notes/Note.md", tokenA)).status).toBe(200);
 });
 
 test("vault B's folder deleted while serving: B answers vault_missing, A keeps answering", async () => {
