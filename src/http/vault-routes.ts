@@ -41,9 +41,10 @@ export class NamedVaults {
 
   /** The response for a request under a named vault, or null when the path names none. */
   route(request: Request): Promise<Response> | null {
-    const url = new URL(request.url);
-    const m = VAULT_PATH.exec(url.pathname);
-    if (!m) return null;
+    // A URL that does not parse (a malformed Host) is the default routes' typed 400, not ours to answer.
+    const url = URL.parse(request.url);
+    const m = url && VAULT_PATH.exec(url.pathname);
+    if (!url || !m) return null;
     const name = m[1] ?? m[3] ?? "";
     const rest = m[3] !== undefined ? "/mcp" : `/v1${m[2] ?? "/"}`;
     return this.answer(request, name, `${url.origin}${rest}${url.search}`);
