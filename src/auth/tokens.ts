@@ -34,7 +34,7 @@ export function newToken(): string {
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
-function sameSecret(a: string, b: string): boolean {
+export function sameSecret(a: string, b: string): boolean {
   const x = Buffer.from(sha256(a), "hex");
   const y = Buffer.from(sha256(b), "hex");
   return timingSafeEqual(x, y);

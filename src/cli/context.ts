@@ -1,7 +1,7 @@
 import { basename } from "node:path";
 import { App } from "../app/context.ts";
 import { CONFIG_KEYS } from "../config/keys.ts";
-import { loadConfig } from "../config/load.ts";
+import { loadConfig, namedVaults, VAULT_NAME } from "../config/load.ts";
 import { didYouMean } from "../core/suggest.ts";
 import { Vault } from "../vault/vault.ts";
 import { printErr } from "./io.ts";
@@ -17,7 +17,7 @@ let warnedUnknownKeys = false;
 
 /** The configuration of this command; unknown keys in the file are warned about on stderr, once. */
 export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknown> = {}, opts: { repairing?: string } = {}) {
-  const config = loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra }, ...opts });
+  const config = loadConfig({ flags: { vault: flags.vault, data_dir: flags["data-dir"], ...extra }, ...opts, ...namedVaultOf(flags.vault) });
   if (!warnedUnknownKeys)
     for (const key of config.unknownKeys)
       printErr(
@@ -28,6 +28,16 @@ export function configFromFlags(flags: GlobalFlags, extra: Record<string, unknow
       );
   warnedUnknownKeys = true;
   return config;
+}
+
+/**
+ * `--vault work` names a configured vault when the file has `[vaults.work]`, even if a folder of
+ * that name is in the working directory: `--vault ./work` reaches the folder (docs/decisions.md,
+ * "Several vaults in one server").
+ */
+function namedVaultOf(vault: string | undefined): { vaultName?: string } {
+  if (vault === undefined || !VAULT_NAME.test(vault)) return {};
+  return namedVaults().has(vault) ? { vaultName: vault } : {};
 }
 
 /** A context for one CLI command: the vault from flags/env/config, all scopes (the user owns the files). */

@@ -26,6 +26,12 @@ export interface ConfigInput {
    * fixes it can run (docs/decisions.md, "Structured config values checked when set").
    */
   repairing?: string;
+  /**
+   * A named vault of the file's `[vaults.<name>]` tables (docs/decisions.md, "Several vaults in
+   * one server"): its `path` and `data_dir` are this configuration's vault, and any other key in
+   * its table overrides the file's own value for this vault alone.
+   */
+  vaultName?: string;
 }
 
 /**
@@ -102,13 +108,16 @@ export function loadConfig(input: ConfigInput = {}): Config {
   const env = input.env ?? process.env;
   const path = configPath(env);
   const file = readConfigFile(path);
+  const named = input.vaultName === undefined ? null : namedVaultTable(file.data, input.vaultName);
+  // A named vault never borrows the default vault's data folder: "" means its own default one.
+  const flags = named ? { ...input.flags, vault: named.path, data_dir: named.data_dir ?? "" } : input.flags;
   const values = new Map<string, { value: unknown; source: ConfigSource }>();
   for (const k of CONFIG_KEYS) {
     const envRaw = k.env ? env[k.env] : undefined;
     const candidates: Record<Exclude<ConfigSource, "default">, unknown> = {
-      flag: input.flags?.[k.key] ?? undefined,
+      flag: flags?.[k.key] ?? undefined,
       env: envRaw === "" ? undefined : envRaw,
-      file: getDotted(file.data, k.key),
+      file: (named && !k.key.startsWith("server.") ? getDotted(named, k.key) : undefined) ?? getDotted(file.data, k.key),
     };
     const order = k.precedence === "file" ? FILE_FIRST : ENV_FIRST;
     const source = order.find((s) => candidates[s] !== undefined);
@@ -126,12 +135,38 @@ function loaded(k: ConfigKey, raw: unknown, source: Exclude<ConfigSource, "defau
   }
 }
 
+/** A vault's name: what a URL segment and a CLI flag can carry unescaped. */
+export const VAULT_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+
+/** The named vaults of the config file, by name, read afresh so a vault added while serving is seen. */
+export function namedVaults(path: string = configPath()): Map<string, { path: string; data_dir?: string }> {
+  const out = new Map<string, { path: string; data_dir?: string }>();
+  const tables = readConfigFile(path).data.vaults;
+  if (tables === null || typeof tables !== "object" || Array.isArray(tables)) return out;
+  for (const [name, table] of Object.entries(tables)) {
+    if (!VAULT_NAME.test(name) || table === null || typeof table !== "object") continue;
+    const t = table as Record<string, unknown>;
+    if (typeof t.path !== "string" || t.path === "") continue;
+    out.set(name, { path: t.path, ...(typeof t.data_dir === "string" && t.data_dir !== "" ? { data_dir: t.data_dir } : {}) });
+  }
+  return out;
+}
+
+function namedVaultTable(data: Record<string, unknown>, name: string): Record<string, unknown> & { path: string; data_dir?: string } {
+  const table = getDotted(data, `vaults.${name}`);
+  if (!VAULT_NAME.test(name) || table === null || typeof table !== "object" || Array.isArray(table) || typeof (table as { path?: unknown }).path !== "string")
+    throw new IndxError("not_found", `No vault named ${JSON.stringify(name.slice(0, 64))} in the config file.`);
+  return table as Record<string, unknown> & { path: string; data_dir?: string };
+}
+
 /** Dotted keys of a parsed config file that are not configuration keys (tables that hold known keys are fine). */
 export function unknownKeysIn(data: Record<string, unknown>, prefix = ""): string[] {
   const out: string[] = [];
   for (const [k, v] of Object.entries(data)) {
     const key = prefix + k;
     if (KEY_BY_NAME.has(key)) continue;
+    // Named vaults hold their own path, data_dir and per-vault overrides (docs/decisions.md).
+    if (key === "vaults" && prefix === "") continue;
     const isTable = v !== null && typeof v === "object" && !Array.isArray(v);
     if (isTable && CONFIG_KEYS.some((c) => c.key.startsWith(`${key}.`))) out.push(...unknownKeysIn(v as Record<string, unknown>, `${key}.`));
     else out.push(key);

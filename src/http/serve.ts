@@ -21,6 +21,7 @@ import { Listener } from "./listener.ts";
 import { clientView, originOf, TrustedProxies } from "./proxy.ts";
 import { createApp, errorResponse } from "./server.ts";
 import { loadTlsPair, type TlsPair, tlsFilesOf, watchTlsPair } from "./tls.ts";
+import { NamedVaults } from "./vault-routes.ts";
 
 export interface ServeOptions {
   host: string;
@@ -91,22 +92,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     notice("Created an admin token in your indx config. Print it with: indx config reveal-api-key");
   }
 
-  // Requests are answered on this thread; index passes run in a worker (docs/decisions.md).
-  ctx.useIndexWorker();
-  await ctx.writer.recover();
-  try {
-    ctx.index;
-    await ctx.updateIndex({ full: true });
-  } catch (err) {
-    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
-    notice(
-      err.code === "index_missing"
-        ? "Building the index (first start)…"
-        : `Rebuilding the index (it was ${err.code === "index_corrupt" ? "damaged; the damaged file is set aside" : "incompatible"})…`,
-    );
-    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" }, { onProgress: opts.onIndexProgress });
-    notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
-  }
+  await bringIndexUp(ctx, notice, opts.onIndexProgress);
 
   const readers = startReaders(ctx);
   const tokens = new TokenStore(ctx.vault.dataDir);
@@ -125,27 +111,39 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
         (request) => client(request).origin,
       )
     : null;
-  const app = createApp(ctx, {
+  const shared = {
     host: opts.host,
     allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
     client,
     corsOrigins: cfg.list("server.cors_origins"),
     auth,
     adminKey: () => key,
-    tokens,
-    oauth,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
-    readers: readers?.pool,
     limits: {
       ratePerSecond: cfg.int("server.rate_limit_per_second"),
       rateBurst: cfg.int("server.rate_limit_burst"),
       authFailureLimit: cfg.int("server.auth_failure_limit"),
       authFailureWindowMs: cfg.int("server.auth_failure_window_seconds") * 1000,
     },
+  };
+  const app = createApp(ctx, {
+    ...shared,
+    tokens,
+    oauth,
+    mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
+    readers: readers?.pool,
   });
+  // The named vaults of the config file, each with its own App, tokens and events (docs/decisions.md).
+  const vaults = new NamedVaults(cfg.path, shared, {
+    watch: opts.watch !== false,
+    debounceMs: cfg.int("index.debounce_ms"),
+    notice,
+    mcp: opts.mcp,
+    bringUp: (vaultApp) => bringIndexUp(vaultApp, notice),
+  });
+  const fetch = (request: Request) => vaults.route(request) ?? app.fetch(request);
   try {
-    listener = new Listener({ host: opts.host, port: opts.port, tls, fetch: app.fetch, error: lastResort });
+    listener = new Listener({ host: opts.host, port: opts.port, tls, fetch, error: lastResort });
   } catch (err) {
     readers?.stop();
     await mcp.close();
@@ -196,10 +194,31 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
       await ctx.embeddings.idle();
       await mcp.close();
       await bound.stop();
+      await vaults.stop();
       readers?.stop();
       ctx.close();
     },
   };
+}
+
+/** The index brought up to date, built on first start or after damage (docs/decisions.md). */
+export async function bringIndexUp(ctx: App, notice: (line: string) => void, onProgress?: ProgressFn): Promise<void> {
+  // Requests are answered on this thread; index passes run in a worker (docs/decisions.md).
+  ctx.useIndexWorker();
+  await ctx.writer.recover();
+  try {
+    ctx.index;
+    await ctx.updateIndex({ full: true });
+  } catch (err) {
+    if (!(err instanceof IndxError) || !INDEX_NEEDS_BUILD.has(err.code)) throw err;
+    notice(
+      err.code === "index_missing"
+        ? "Building the index (first start)…"
+        : `Rebuilding the index (it was ${err.code === "index_corrupt" ? "damaged; the damaged file is set aside" : "incompatible"})…`,
+    );
+    const r = await ctx.updateIndex({ build: true, rebuild: err.code === "index_corrupt" }, { onProgress: onProgress });
+    notice(`Indexed ${r.added} files in ${r.durationMs} ms${r.warnings.length ? `, ${r.warnings.length} warnings (see indx vault status)` : ""}.`);
+  }
 }
 
 /**
