@@ -9,12 +9,13 @@ import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/bui
 import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
 import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
-import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
+import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin, VaultDirectory } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Grant } from "../ops/grant.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
+import { appState, VaultDirectoryOf } from "./vault-directory.ts";
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]);
 
@@ -41,6 +42,7 @@ export class App implements OpContext {
   private aiService: AiService | null = null;
   private indexReadCount = 0;
   private stopInvalidatingAiCache: (() => void) | null = null;
+  private directory: VaultDirectory | null = null;
 
   readonly scopes: ReadonlySet<Scope> = EVERY_SCOPE;
   readonly signal: AbortSignal | undefined = undefined;
@@ -143,6 +145,27 @@ export class App implements OpContext {
       this.aiService = service;
     }
     return this.aiService;
+  }
+
+  /**
+   * The vaults of this process (vault_list). Alone (the CLI, stdio MCP), this vault and the config
+   * file's named vaults, each opened for the call to count its notes; `indx serve` hands its own.
+   */
+  get vaults(): VaultDirectory {
+    this.directory ??= new VaultDirectoryOf(this, async (_name, vault) => {
+      const other = new App(vault);
+      try {
+        return appState(other);
+      } finally {
+        other.close();
+      }
+    }).forVault(null);
+    return this.directory;
+  }
+
+  /** The server's view of its vaults, as this vault's calls see it (src/http/serve.ts). */
+  useVaults(directory: VaultDirectory): void {
+    this.directory = directory;
   }
 
   get idempotency(): IdempotencyStore {
@@ -262,6 +285,9 @@ class CallContext implements OpContext {
   }
   get idempotency(): IdempotencyStore {
     return this.app.idempotency;
+  }
+  get vaults(): VaultDirectory {
+    return this.app.vaults;
   }
   updateIndex(job: IndexJob, opts?: { origin?: UpdateOrigin; onProgress?: ProgressFn; signal?: AbortSignal }): Promise<IndexReport> {
     return this.app.updateIndex(job, opts);

@@ -7,6 +7,7 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { vaultList } from "../maintenance/vaults-ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
 import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
@@ -51,6 +52,7 @@ export const OPERATIONS: readonly AnyOperation[] = [
   vaultReindex,
   vaultConfigGet,
   vaultConfigSet,
+  vaultList,
   vaultValidateFrontmatter,
   related,
   activateContext,

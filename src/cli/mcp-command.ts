@@ -18,7 +18,7 @@ import { chooseFormat } from "./output.ts";
  */
 export const mcpCommand = command({
   description: "Run the MCP server over stdio for an agent (Claude Code, Cursor, Codex).",
-  long: "`indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get, vault_config_set). Over HTTP, MCP is at /mcp on `indx serve`.",
+  long: "`indx mcp` or `indx mcp serve --stdio`. Scopes: vault:read + vault:write by default; --read-only for vault:read only; --admin adds vault:admin (vault_reindex, vault_config_get, vault_config_set, vault_list). Over HTTP, MCP is at /mcp on `indx serve`.",
   examples: ["indx mcp", "indx mcp --read-only", "indx mcp --tools core", "claude mcp add indx -- indx mcp", "indx mcp catalogue"],
   args: {
     action: {

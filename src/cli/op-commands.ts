@@ -8,6 +8,7 @@ import { canvasPatch, canvasRead, canvasWrite } from "../canvas/ops.ts";
 import { IndxError } from "../core/errors.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigGet, vaultStatus } from "../maintenance/ops.ts";
+import { vaultList } from "../maintenance/vaults-ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
 import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
@@ -278,6 +279,23 @@ export const vaultCommand: CommandDef = {
   meta: { description: "The vault and its index: status, index, config, property checks." },
   subCommands: {
     status: opCommand(vaultStatus, { examples: ["indx vault status", "indx vault status --json index"] }),
+    list: opCommand(vaultList, {
+      examples: ["indx vault list", "indx vault list --json"],
+      human: (o, s) =>
+        o.vaults
+          .map((v) =>
+            [
+              v.name ?? "(default)",
+              v.default && v.name ? "default" : "",
+              v.state === "error" ? `error ${v.error}` : v.state.replace("_", " "),
+              v.notes === undefined ? "" : `${v.notes} notes`,
+              s.dim(v.folder ?? ""),
+            ]
+              .filter(Boolean)
+              .join("  "),
+          )
+          .join("\n"),
+    }),
     "validate-frontmatter": opCommand(vaultValidateFrontmatter, {
       examples: ["indx vault validate-frontmatter", `indx vault validate-frontmatter --path-glob "Projects/**" --format md`],
       human: (o, s) => [...o.problems.map((p) => `${p.path}  ${p.message}  ${s.dim(p.reason)}`), s.dim(`${o.total} problems in ${o.checked} notes`)].join("\n"),

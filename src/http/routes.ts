@@ -14,6 +14,7 @@ import { activateContext } from "../context/ops.ts";
 import { linkBacklinks, linkBrokenAnchors, linkForward, linkOrphans, linkUnresolved } from "../links/ops.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultConfigGet, vaultReindex, vaultStatus } from "../maintenance/ops.ts";
+import { vaultList } from "../maintenance/vaults-ops.ts";
 import { noteCapture } from "../notes/capture-ops.ts";
 import { documentRead } from "../notes/document-ops.ts";
 import { noteMove } from "../notes/move-ops.ts";
@@ -60,6 +61,7 @@ export const ROUTES: readonly Route[] = [
   { method: "POST", prefix: "/v1/vault/reindex", op: vaultReindex, input: "body" },
   { method: "GET", prefix: "/v1/vault/config", op: vaultConfigGet, input: "query" },
   { method: "PUT", prefix: "/v1/vault/config", op: vaultConfigSet, input: "body" },
+  { method: "GET", prefix: "/v1/vaults", op: vaultList, input: "query" },
   { method: "GET", prefix: "/v1/vault/validate-frontmatter", op: vaultValidateFrontmatter, input: "query" },
   { method: "GET", prefix: "/v1/notes", op: noteList, input: "query" },
   { method: "POST", prefix: "/v1/notes/read-many", op: noteReadMany, input: "body" },

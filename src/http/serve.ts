@@ -102,7 +102,12 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
   const proxy = { trusted, publicUrl, tls: tls !== null };
   // One view of who sent a request and where they reached us: the rate limits key on its address,
   // OAuth's issuer and resource are its origin (docs/remote-access.md, Deployment).
-  const client = (request: Request) => clientView(request, listener?.peerOf(request) ?? "unknown", proxy);
+  let vaults: NamedVaults | null = null;
+  const client = (request: Request) => {
+    // A request a named vault's route rewrote for the default routes keeps its client's address.
+    const received = vaults?.original(request) ?? request;
+    return clientView(received, listener?.peerOf(received) ?? "unknown", proxy);
+  };
   const oauthOn = auth && cfg.get<boolean>("server.oauth") !== false;
   const oauth = oauthOn
     ? oauthServer(
@@ -134,19 +139,22 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     readers: readers?.pool,
   });
   // The named vaults of the config file, each with its own App, tokens and events (docs/decisions.md).
-  const vaults = new NamedVaults(cfg.path, shared, {
+  const named = new NamedVaults(cfg.path, shared, {
     watch: opts.watch !== false,
     debounceMs: cfg.int("index.debounce_ms"),
     notice,
     mcp: opts.mcp,
     bringUp: (vaultApp) => bringIndexUp(vaultApp, notice),
+    defaultVault: { app: ctx, tokens, fetch: (request) => app.fetch(request) },
   });
-  const fetch = (request: Request) => vaults.route(request) ?? app.fetch(request);
+  vaults = named;
+  const fetch = (request: Request) => named.route(request) ?? app.fetch(request);
   try {
     listener = new Listener({ host: opts.host, port: opts.port, tls, fetch, error: lastResort });
   } catch (err) {
     readers?.stop();
     await mcp.close();
+    await named.stop();
     throw err;
   }
   const bound = listener;
@@ -194,7 +202,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
       await ctx.embeddings.idle();
       await mcp.close();
       await bound.stop();
-      await vaults.stop();
+      await named.stop();
       readers?.stop();
       ctx.close();
     },

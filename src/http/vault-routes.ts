@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { App } from "../app/context.ts";
+import { sameVault, VaultDirectoryOf } from "../app/vault-directory.ts";
 import { VaultRegistry } from "../app/vaults.ts";
 import { sameSecret, TokenStore } from "../auth/tokens.ts";
 import { namedVaults } from "../config/load.ts";
@@ -12,11 +13,18 @@ import { type AppOptions, createApp, errorResponse } from "./server.ts";
 /** One named vault in service: its own routes, tokens, MCP sessions, watcher and event stream. */
 interface ServedVault {
   fetch(request: Request): Response | Promise<Response>;
+  /** Aborted when the vault leaves service: its open event streams end with it. */
+  retired: AbortSignal;
+  /** Its tokens: a token of another vault of this server is told not_found before its routes count a wrong token. */
+  tokens: TokenStore;
   stop(): Promise<void>;
 }
 
 /** What every vault's routes share with the default vault's: the guard, limits, the admin key. */
 export type SharedRouteOptions = Omit<AppOptions, "tokens" | "oauth" | "mcp" | "readers">;
+
+/** How often the config file is read for vaults removed or moved while no request names them. */
+const RECONCILE_MS = 1_000;
 
 /** `/v1/vaults/{name}/rest` and `/mcp/{name}`: the vault's name and the path its own routes see. */
 const VAULT_PATH = /^\/(?:v1\/vaults\/([^/]+)(\/.*)?|mcp\/([^/]+))$/;
@@ -31,12 +39,40 @@ export class NamedVaults {
   /** The request as the listener received it, behind each rewritten one: its peer is the client (rate limits). */
   private readonly received = new WeakMap<Request, Request>();
 
+  private readonly directory: VaultDirectoryOf;
+  private readonly timer: ReturnType<typeof setInterval>;
+
   constructor(
     private readonly configPath: string,
     private readonly shared: SharedRouteOptions,
-    private readonly opts: { watch: boolean; debounceMs: number; notice: (line: string) => void; mcp?: McpHttpOptions; bringUp: (app: App) => Promise<void> },
+    private readonly opts: {
+      watch: boolean;
+      debounceMs: number;
+      notice: (line: string) => void;
+      mcp?: McpHttpOptions;
+      bringUp: (app: App) => Promise<void>;
+      /** The default vault's App and routes (/v1/…, /mcp): a table naming that same vault is served by them. */
+      defaultVault: { app: App; tokens: TokenStore; fetch: (request: Request) => Response | Promise<Response> };
+    },
   ) {
-    this.registry = new VaultRegistry(configPath, (app) => this.serve(app));
+    const byDefault = { fetch: opts.defaultVault.fetch, retired: new AbortController().signal, tokens: opts.defaultVault.tokens, stop: async () => {} };
+    this.registry = new VaultRegistry(configPath, {
+      serve: (app, name) => this.serve(app, name),
+      retire: (opened) => opened.served.stop(),
+      // `serve --vault work` and [vaults.work]: one folder, one index, so one App, one watcher
+      // and one event stream behind both routes (docs/decisions.md, "One App per vault").
+      lend: (vault) => (sameVault(vault, opts.defaultVault.app.vault) ? { app: opts.defaultVault.app, served: byDefault } : null),
+    });
+    this.directory = new VaultDirectoryOf(opts.defaultVault.app, async (name) => this.registry.stateOf(name));
+    opts.defaultVault.app.useVaults(this.directory.forVault(null));
+    // A vault removed from the config file closes without waiting for its next request.
+    this.timer = setInterval(() => void this.registry.reconcile().catch(() => {}), RECONCILE_MS);
+    this.timer.unref?.();
+  }
+
+  /** The request as the listener received it, behind one this class rewrote (the client's address). */
+  original(request: Request): Request {
+    return this.received.get(request) ?? request;
   }
 
   /** The response for a request under a named vault, or null when the path names none. */
@@ -60,12 +96,36 @@ export class NamedVaults {
       // only, to the admin and to the vault's own tokens (docs/decisions.md).
       return errorResponse(e.code !== "not_found" && this.mayLearn(request, name) ? e : notFound());
     }
-    const rewritten = new Request(inner, request);
+    // A token of another vault here is no guess at a secret: not_found, and no wrong-token count
+    // that would answer 429 where an unknown name answers 404 (docs/decisions.md, "vault_list").
+    if (this.ofAnotherVault(request, served)) return errorResponse(notFound());
+    // A vault taken out of service (its table removed) ends its requests still open: event streams.
+    const rewritten = new Request(new Request(inner, request), { signal: AbortSignal.any([request.signal, served.retired]) });
     this.received.set(rewritten, request);
     const response = await served.fetch(rewritten);
     // A token of another vault is unknown to this one's store: not_found, never "wrong token here".
     if (response.status === 401 && request.headers.has("authorization")) return errorResponse(notFound());
     return response;
+  }
+
+  /** Whether the request's bearer token is not this vault's but another vault's of this server. */
+  private ofAnotherVault(request: Request, served: ServedVault): boolean {
+    if (!this.shared.auth) return false;
+    const presented = /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    if (!presented) return false;
+    const adminKey = this.shared.adminKey();
+    if (served.tokens.verify(presented, adminKey)) return false;
+    // Vaults not opened yet count too: their tables name their data folders.
+    const configured = [...namedVaults(this.configPath).values()].flatMap((t) => (t.data_dir ? [this.storeAt(resolve(expandHome(t.data_dir)))] : []));
+    const others = [this.opts.defaultVault.tokens, ...this.registry.all().map((v) => v.served.tokens), ...configured];
+    return others.some((store) => store.file !== served.tokens.file && store.verify(presented, adminKey) !== null);
+  }
+
+  private readonly stores = new Map<string, TokenStore>();
+  private storeAt(dir: string): TokenStore {
+    let store = this.stores.get(dir);
+    if (!store) this.stores.set(dir, (store = new TokenStore(dir)));
+    return store;
   }
 
   /**
@@ -80,26 +140,32 @@ export class NamedVaults {
     const adminKey = this.shared.adminKey();
     const dataDir = namedVaults(this.configPath).get(name)?.data_dir;
     if (!dataDir) return adminKey !== null && sameSecret(presented, adminKey);
-    return new TokenStore(resolve(expandHome(dataDir))).verify(presented, adminKey) !== null;
+    return this.storeAt(resolve(expandHome(dataDir))).verify(presented, adminKey) !== null;
   }
 
-  private async serve(app: App): Promise<ServedVault> {
+  private async serve(app: App, name: string): Promise<ServedVault> {
+    app.useVaults(this.directory.forVault(name));
     app.vault.ensureDataDir();
     await this.opts.bringUp(app);
     const mcp = new McpHttpHandler(app, { ...this.opts.mcp });
+    const tokens = new TokenStore(app.vault.dataDir);
     const routes = createApp(app, {
       ...this.shared,
       client: (request) => this.shared.client(this.received.get(request) ?? request),
-      tokens: new TokenStore(app.vault.dataDir),
+      tokens,
       oauth: null,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     });
     const watcher = this.opts.watch ? new VaultWatcher(app, this.opts.debounceMs) : null;
     watcher?.start();
     const stopFollowing = app.events.followOthers();
+    const retired = new AbortController();
     return {
       fetch: (request) => routes.fetch(request),
+      retired: retired.signal,
+      tokens,
       async stop() {
+        retired.abort();
         watcher?.stop();
         stopFollowing();
         await mcp.close();
@@ -113,6 +179,7 @@ export class NamedVaults {
   }
 
   async stop(): Promise<void> {
+    clearInterval(this.timer);
     await Promise.all(this.registry.all().map((v) => v.served.stop()));
   }
 }

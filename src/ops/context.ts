@@ -20,6 +20,31 @@ export interface Caller {
   token_id?: string;
 }
 
+/**
+ * One vault of the server as vault_list shows it (docs/decisions.md, "vault_list"). `folder` is
+ * the path as written in the config file: the CLI shows it, REST and MCP never carry it.
+ */
+export interface VaultEntry {
+  /** The `[vaults.<name>]` name; null for a default vault that no table names. */
+  name: string | null;
+  default: boolean;
+  state: "open" | "not_opened" | "missing" | "error";
+  /** The typed error of a vault that did not open (state "error"). */
+  error?: string;
+  /** Notes in its index, when open. */
+  notes?: number;
+  folder?: string;
+}
+
+/**
+ * The vaults a process serves, filled by the composition root (src/app): an operation cannot
+ * reach the server's registry itself. `list` shows the caller only what it may know of: every
+ * vault for the server's owner, its own vault for a vault's token.
+ */
+export interface VaultDirectory {
+  list(caller: Caller | undefined): Promise<VaultEntry[]>;
+}
+
 export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
 
 /** What one call brings besides its input: who calls, and where its progress, stream and cancellation go. */
@@ -79,6 +104,8 @@ export interface OpContext {
   readonly embeddings: EmbeddingService;
   /** The AI runtime of this vault: settings, chat model, cache, spend. */
   readonly ai: AiService;
+  /** The vaults this process serves (vault_list). */
+  readonly vaults: VaultDirectory;
   /** Stored answers of writes sent with an idempotency key (docs/contracts.md, Idempotency). */
   readonly idempotency: IdempotencyStore;
   /**

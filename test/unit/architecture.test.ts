@@ -282,7 +282,7 @@ export const FACES: Record<string, readonly string[] | "*"> = {
   notes: ["capture-ops.ts", "document-ops.ts", "mime.ts", "move-ops.ts", "ops.ts", "read-many-ops.ts", "retrieval-ops.ts", "validate-ops.ts", "write-ops.ts"],
   tags: ["ops.ts", "rename-ops.ts", "valid.ts"],
   attachments: ["write-ops.ts"],
-  app: ["context.ts", "note-names.ts", "reader-pool.ts", "registry.ts", "vaults.ts"],
+  app: ["context.ts", "note-names.ts", "reader-pool.ts", "registry.ts", "vault-directory.ts", "vaults.ts"],
   mcp: ["catalogue.ts", "http.ts", "stdio.ts"],
   http: ["bind-policy.ts", "serve.ts", "tls.ts"],
   cli: ["main.ts", "root.ts"],

@@ -32,16 +32,16 @@ const AI = { INDX_AI_PROVIDER: "ollama", INDX_AI_MODEL: "any-chat-model", INDX_E
 
 /** Budgets in o200k tokens (docs/decisions.md, "An MCP catalogue an agent can afford"; scripts/bench/catalogue.ts prints the figures). */
 describe("the tool catalogue's cost", () => {
-  test("the whole catalogue without AI tools costs at most 4,350 tokens (35 tools, document_read among them), with every field described", () => {
+  test("the whole catalogue without AI tools costs at most 4,383 tokens (36 tools, document_read and vault_list among them), with every field described", () => {
     const tools = visibleTools(ALL, vaultWith({}));
     expect(tools).toHaveLength(OPERATIONS.filter((op) => !op.ai).length);
-    expect(tokens(tools)).toBeLessThanOrEqual(4350);
+    expect(tokens(tools)).toBeLessThanOrEqual(4383);
   });
 
-  test("with a chat model and embeddings, every tool costs at most 7,466 tokens", () => {
+  test("with a chat model and embeddings, every tool costs at most 7,499 tokens", () => {
     const tools = visibleTools(ALL, vaultWith(AI));
     expect(tools).toHaveLength(OPERATIONS.length);
-    expect(tokens(tools)).toBeLessThanOrEqual(7466);
+    expect(tokens(tools)).toBeLessThanOrEqual(7499);
   });
 
   test("the core profile lists search, read, write, patch, list and backlinks in at most 1,500 tokens", () => {
