@@ -130,6 +130,11 @@ export class VaultRegistry<T> {
     }
   }
 
+  /** The named vaults in service with their own App (the default vault's lent one is left out). */
+  entries(): [string, OpenedVault<T>][] {
+    return [...this.opened].filter(([, v]) => !v.lent);
+  }
+
   /** Every opened vault, to stop them with the server. */
   all(): OpenedVault<T>[] {
     return [...this.opened.values()].filter((v) => !v.lent);

@@ -50,6 +50,9 @@ const EVENTS_OPERATION = {
   },
 };
 
+const NAMED_VAULTS =
+  "Named vaults: every /v1/… path below is also served under /v1/vaults/{name}/… (e.g. /v1/vaults/work/search) for a vault the config file names with a [vaults.<name>] table, with that vault's own tokens, and MCP at /mcp/{name}. A token of another vault, and a name that is not configured, get 404 not_found. GET /v1/vaults (vault_list) lists them for an admin.";
+
 function parameters(r: Route, input: TObject): unknown[] {
   const params: unknown[] = [];
   if (r.wildParam === "id") {
@@ -197,8 +200,11 @@ export function buildOpenApi(ctx?: App, scopes: ReadonlySet<Scope> = ALL_SCOPES)
       title: "indx",
       version: VERSION,
       description:
-        "Search, read and link-graph operations over an Obsidian-style Markdown vault. Every response is an envelope: {ok: true, data} or {ok: false, error: {code, message, details}}. Send Authorization: Bearer <token> on every /v1 route.",
+        "Search, read and link-graph operations over an Obsidian-style Markdown vault. Every response is an envelope: {ok: true, data} or {ok: false, error: {code, message, details}}. Send Authorization: Bearer <token> on every /v1 route.\n\n" +
+        NAMED_VAULTS,
     },
+    // Said once rather than every path twice (docs/decisions.md, "Named vaults in /metrics and OpenAPI").
+    "x-indx-named-vaults": { prefix: "/v1/vaults/{name}", mcp: "/mcp/{name}", list: "/v1/vaults" },
     servers: [{ url: "/" }],
     security: [{ bearer: [] }],
     paths: {

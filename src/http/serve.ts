@@ -18,6 +18,7 @@ import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { checkBind } from "./bind-policy.ts";
 import { isLoopback } from "./guard.ts";
 import { Listener } from "./listener.ts";
+import { Metrics } from "./metrics.ts";
 import { clientView, originOf, TrustedProxies } from "./proxy.ts";
 import { createApp, errorResponse } from "./server.ts";
 import { loadTlsPair, type TlsPair, tlsFilesOf, watchTlsPair } from "./tls.ts";
@@ -131,8 +132,10 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
       authFailureWindowMs: cfg.int("server.auth_failure_window_seconds") * 1000,
     },
   };
+  const metrics = new Metrics();
   const app = createApp(ctx, {
     ...shared,
+    metrics: { registry: metrics, named: () => named.gauges() },
     tokens,
     oauth,
     mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
@@ -145,6 +148,9 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     notice,
     mcp: opts.mcp,
     bringUp: (vaultApp) => bringIndexUp(vaultApp, notice),
+    metrics,
+    // Each named vault in service reads on threads of its own, as the default does (docs/decisions.md).
+    readers: readers ? startReaders : undefined,
     defaultVault: { app: ctx, tokens, fetch: (request) => app.fetch(request) },
   });
   vaults = named;

@@ -16,7 +16,7 @@ import { AuthFailureThrottle } from "./auth-throttle.ts";
 import { DOCS_ASSETS, DOCS_HTML } from "./docs.ts";
 import { eventStream } from "./events-sse.ts";
 import { authenticate, checkHost, checkOrigin, corsHeaders, type GuardOptions, type Principal } from "./guard.ts";
-import { Metrics } from "./metrics.ts";
+import { type Gauges, Metrics } from "./metrics.ts";
 import { buildOpenApi } from "./openapi.ts";
 import type { ClientView } from "./proxy.ts";
 import { RateLimiter } from "./rate-limit.ts";
@@ -33,6 +33,12 @@ export interface AppOptions extends GuardOptions {
   readers?: ReaderPool | null;
   /** The client behind a request, proxies accounted for (src/http/proxy.ts). */
   client: (request: Request) => ClientView;
+  /**
+   * The server's metrics when it serves several vaults: one registry for every vault's routes,
+   * `vault` naming these routes' vault (absent: the default vault), `named` giving the gauges of
+   * the named vaults in service, shown on /metrics to the server's owner only.
+   */
+  metrics?: { registry: Metrics; vault?: string; named?: () => Record<string, Gauges> };
 }
 
 interface RequestLimits {
@@ -92,7 +98,8 @@ const ADDRESS_FAILURE_FACTOR = 5;
  * turns a request into an operation's input and its result into the envelope. No operation logic here.
  */
 export function createApp(ctx: App, o: AppOptions) {
-  const metrics = new Metrics();
+  const metrics = o.metrics?.registry ?? new Metrics();
+  const vaultLabel = o.metrics?.vault;
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
   // Wrong tokens are throttled per presented token and client, and more loosely per client alone
@@ -148,7 +155,7 @@ export function createApp(ctx: App, o: AppOptions) {
     }
     const ms = performance.now() - started;
     const method = KNOWN_METHODS.has(request.method) ? request.method : "OTHER";
-    metrics.observe(exchange.route, method, res.status, ms);
+    metrics.observe(exchange.route, method, res.status, ms, vaultLabel);
     if (o.accessLog) logEvent("http", { method, route: exchange.route, status: res.status, ms: Math.round(ms * 10) / 10 });
     return res;
   };
@@ -188,7 +195,7 @@ export function createApp(ctx: App, o: AppOptions) {
       res = errorResponse(toIndxError(err), cors);
     }
     const method = KNOWN_METHODS.has(c.request.method) ? c.request.method : "OTHER";
-    metrics.observe(exchange.route, method, res.status, performance.now() - started);
+    metrics.observe(exchange.route, method, res.status, performance.now() - started, vaultLabel);
     return res;
   };
 
@@ -249,9 +256,10 @@ export function createApp(ctx: App, o: AppOptions) {
         c.request,
         on("/metrics", c),
         true,
-        // A granted token's gauges count only what its grant sees (docs/permissions.md).
+        // A granted token's gauges count only what its grant sees (docs/permissions.md); only
+        // the server's owner learns of the named vaults (docs/decisions.md, "vault_list").
         (_, exchange) =>
-          new Response(metrics.render(gauges(ctx, o.readers ?? null, compileGrant(exchange.grant))), {
+          new Response(metrics.render(gauges(ctx, o.readers ?? null, compileGrant(exchange.grant)), ownerOf(exchange) ? (o.metrics?.named?.() ?? {}) : {}), {
             headers: { "content-type": "text/plain; version=0.0.4" },
           }),
       ),
@@ -348,7 +356,12 @@ function respond(route: Route, request: Request, data: Record<string, unknown>, 
   }
 }
 
-function gauges(ctx: App, readers: ReaderPool | null, grant: Grant | null): Record<string, number> {
+/** The server's admin key, or anyone when auth is off: who may learn of every vault. */
+function ownerOf(exchange: Exchange): boolean {
+  return exchange.tokenId === "admin" || exchange.tokenId === "anonymous";
+}
+
+export function gauges(ctx: App, readers: ReaderPool | null, grant: Grant | null): Record<string, number> {
   const threads: Record<string, number> = readers ? { indx_read_workers: readers.readyCount } : {};
   try {
     const counts = (grant ? ctx.indexFor(grant) : ctx.index).stats.counts();

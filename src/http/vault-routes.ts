@@ -1,5 +1,6 @@
 import { resolve } from "node:path";
 import type { App } from "../app/context.ts";
+import type { ReaderPool } from "../app/reader-pool.ts";
 import { sameVault, VaultDirectoryOf } from "../app/vault-directory.ts";
 import { VaultRegistry } from "../app/vaults.ts";
 import { sameSecret, TokenStore } from "../auth/tokens.ts";
@@ -8,13 +9,15 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
-import { type AppOptions, createApp, errorResponse } from "./server.ts";
+import type { Gauges, Metrics } from "./metrics.ts";
+import { type AppOptions, createApp, errorResponse, gauges } from "./server.ts";
 
 /** One named vault in service: its own routes, tokens, MCP sessions, watcher and event stream. */
 interface ServedVault {
   fetch(request: Request): Response | Promise<Response>;
   /** Aborted when the vault leaves service: its open event streams end with it. */
   retired: AbortSignal;
+  readers: ReaderPool | null;
   /** Its tokens: a token of another vault of this server is told not_found before its routes count a wrong token. */
   tokens: TokenStore;
   stop(): Promise<void>;
@@ -51,11 +54,21 @@ export class NamedVaults {
       notice: (line: string) => void;
       mcp?: McpHttpOptions;
       bringUp: (app: App) => Promise<void>;
+      /** Reader workers for a vault (server.read_workers), when the default vault has them. */
+      readers?: (app: App) => { pool: ReaderPool; stop(): void } | null;
+      /** The server's one metrics registry: each vault's series under its name. */
+      metrics: Metrics;
       /** The default vault's App and routes (/v1/…, /mcp): a table naming that same vault is served by them. */
       defaultVault: { app: App; tokens: TokenStore; fetch: (request: Request) => Response | Promise<Response> };
     },
   ) {
-    const byDefault = { fetch: opts.defaultVault.fetch, retired: new AbortController().signal, tokens: opts.defaultVault.tokens, stop: async () => {} };
+    const byDefault = {
+      fetch: opts.defaultVault.fetch,
+      readers: null,
+      retired: new AbortController().signal,
+      tokens: opts.defaultVault.tokens,
+      stop: async () => {},
+    };
     this.registry = new VaultRegistry(configPath, {
       serve: (app, name) => this.serve(app, name),
       retire: (opened) => opened.served.stop(),
@@ -147,13 +160,16 @@ export class NamedVaults {
     app.useVaults(this.directory.forVault(name));
     app.vault.ensureDataDir();
     await this.opts.bringUp(app);
-    const mcp = new McpHttpHandler(app, { ...this.opts.mcp });
+    const readers = this.opts.readers?.(app) ?? null;
+    const mcp = new McpHttpHandler(app, { ...this.opts.mcp, readers: readers?.pool });
     const tokens = new TokenStore(app.vault.dataDir);
     const routes = createApp(app, {
       ...this.shared,
       client: (request) => this.shared.client(this.received.get(request) ?? request),
       tokens,
       oauth: null,
+      metrics: { registry: this.opts.metrics, vault: name },
+      readers: readers?.pool,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     });
     const watcher = this.opts.watch ? new VaultWatcher(app, this.opts.debounceMs) : null;
@@ -163,12 +179,14 @@ export class NamedVaults {
     return {
       fetch: (request) => routes.fetch(request),
       retired: retired.signal,
+      readers: readers?.pool ?? null,
       tokens,
       async stop() {
         retired.abort();
         watcher?.stop();
         stopFollowing();
         await mcp.close();
+        readers?.stop();
         app.close();
       },
     };
@@ -176,6 +194,13 @@ export class NamedVaults {
 
   names(): string[] {
     return this.registry.names();
+  }
+
+  /** The gauges of each named vault in service, for the server's /metrics. */
+  gauges(): Record<string, Gauges> {
+    const out: Record<string, Gauges> = {};
+    for (const [name, opened] of this.registry.entries()) out[name] = gauges(opened.app, opened.served.readers, null);
+    return out;
   }
 
   async stop(): Promise<void> {

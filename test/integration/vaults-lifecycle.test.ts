@@ -89,6 +89,27 @@ test("vault_list over MCP: an admin tool at /mcp and /mcp/{name}, absent for a s
   expect(refused.body).toMatch(/forbidden|not found|Unknown tool/i);
 });
 
+test("/metrics labels a named vault's series with its name, for the server's owner only; its reads have their own workers", async () => {
+  expect((await get("/v1/vaults/a/search?q=A", tokenA)).status).toBe(200);
+  const owner = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } })).text();
+  expect(owner).toMatch(/indx_http_requests_total\{route="GET \/v1\/search",method="GET",status="200",vault="a"\} \d+/);
+  expect(owner).toContain('indx_index_notes{vault="a"} 2');
+  expect(owner).toMatch(/indx_read_workers\{vault="a"\} \d+/);
+  expect(owner).toMatch(/^indx_index_notes 1$/m);
+  // A token of the default vault learns nothing of the named ones.
+  const reader = new TokenStore(sb.dataDir).create("default-reader", ["vault:read"]).token;
+  const plain = await (await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${reader}` } })).text();
+  expect(plain).toMatch(/^indx_index_notes 1$/m);
+  expect(plain).not.toContain("vault=");
+});
+
+test("OpenAPI says the named-vault prefix once, without a second copy of every path", async () => {
+  const spec = (await (await fetch(`${server.url}/openapi.json`)).json()) as { info: { description: string }; paths: Record<string, unknown> };
+  expect(spec.info.description).toContain("/v1/vaults/{name}/");
+  expect(spec.paths["/v1/vaults"]).toBeDefined();
+  expect(Object.keys(spec.paths).filter((p) => p.startsWith("/v1/vaults/"))).toEqual([]);
+});
+
 test("vault_list in the CLI shows each folder as the config file writes it", () => {
   const run = Bun.spawnSync(["bun", MAIN, "vault", "list", "--json"], { env: sb.env, cwd: sb.dir });
   expect(run.stderr.toString()).toBe("");
