@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { ROUTES, type Route } from "../../src/http/routes.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { vaultUri } from "../../src/mcp/uris.ts";
 import { inputsFor, LEAK_FILES } from "../support/grant-leak.ts";
-import { listenMcp, listenSse, until, writeVaultTables } from "../support/named-vaults.ts";
+import { listenMcp, listenSse, mcpCall, until, writeVaultTables } from "../support/named-vaults.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
@@ -95,6 +96,12 @@ test("a token of vault A gets not_found, never data, on every route of vault B t
         if ((await fetch(server.url + own.url, own.init)).status === 200) answeredForB++;
       }
     }
+  // Every operation as an MCP tool at /mcp/b (2026-07-28: each call stands alone).
+  for (const op of OPERATIONS) {
+    const res = await mcpCall(`${server.url}/mcp/b`, tokenA, op.name, inputsFor(op)[0] ?? {});
+    sent++;
+    if (res.status !== 404 || B_WORDS.test(res.body)) leaks.push(`MCP ${op.name}: ${res.status} ${res.body.slice(0, 200)}`);
+  }
   for (const path of ["/v1/vaults/b/events", "/v1/vaults/b/nothing", "/mcp/b"]) {
     const res = await fetch(server.url + path, { method: path.startsWith("/mcp") ? "POST" : "GET", headers: { authorization: `Bearer ${tokenA}` } });
     const text = await res.text();
