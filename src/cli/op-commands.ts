@@ -288,7 +288,7 @@ export const vaultCommand: CommandDef = {
               v.name ?? "(default)",
               v.default && v.name ? "default" : "",
               v.state === "error" ? `error ${v.error}` : v.state.replace("_", " "),
-              v.notes === undefined ? "" : `${v.notes} notes`,
+              v.notes === undefined ? "" : `${v.notes} note${v.notes === 1 ? "" : "s"}`,
               s.dim(v.folder ?? ""),
             ]
               .filter(Boolean)

@@ -55,6 +55,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   tag_notes: { tag: "#person" },
   vault_reindex: {},
   vault_config_get: {},
+  vault_list: {},
   vault_config_set: { key: "search.default_limit", value: 12 },
   vault_validate_frontmatter: { path_glob: "**" },
   related: { id: "Projects/Apollo Launch.md", limit: 3 },
