@@ -90,8 +90,10 @@ export class VaultRegistry<T> {
   stateOf(name: string): VaultState {
     const known = this.opened.get(name);
     if (known) return appState(known.app);
+    // A folder missing now is said before this is asked (vault-directory.ts); one missing at the
+    // last request and back since is a vault not opened yet.
     const failed = this.failures.get(name);
-    return failed ? (failed === "vault_missing" ? { state: "missing" } : { state: "error", error: failed }) : { state: "not_opened" };
+    return failed && failed !== "vault_missing" ? { state: "error", error: failed } : { state: "not_opened" };
   }
 
   private async retire(name: string, known: Opened<T>): Promise<void> {

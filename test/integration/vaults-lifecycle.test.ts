@@ -65,6 +65,31 @@ test("vault_list over REST: every vault with its state and note count for the ad
   expect((await get("/v1/vaults/a/vaults", admin)).body.data.vaults).toHaveLength(3);
 });
 
+test("vault_list: a vault that failed to open says its error code; the others are unaffected", async () => {
+  writeFileSync(dir("not-a-folder"), "a file where a data folder should be\n");
+  writeVaultTables(sb, {
+    a: { path: dir("A"), data_dir: dir("dataA") },
+    gone: { path: dir("never-made"), data_dir: dir("dataGone") },
+    home: { path: sb.vault, data_dir: sb.dataDir },
+    bad: { path: dir("W"), data_dir: dir("not-a-folder") },
+  });
+  try {
+    const failed = await get("/v1/vaults/bad/notes/N0.md", admin);
+    expect(failed.status).toBeGreaterThanOrEqual(400);
+    expect(JSON.stringify(failed.body)).not.toContain(sb.dir);
+    const listed = (await get("/v1/vaults", admin)).body.data.vaults;
+    expect(listed).toContainEqual({ name: "bad", default: false, state: "error", error: failed.body.error.code });
+    expect(listed).toContainEqual({ name: "a", default: false, state: "open", notes: 2 });
+    expect((await get("/v1/vaults/a/notes/N0.md", tokenA)).status).toBe(200);
+  } finally {
+    writeVaultTables(sb, {
+      a: { path: dir("A"), data_dir: dir("dataA") },
+      gone: { path: dir("never-made"), data_dir: dir("dataGone") },
+      home: { path: sb.vault, data_dir: sb.dataDir },
+    });
+  }
+});
+
 test("vault_list: a vault's own admin token learns of its vault only; a read token is forbidden", async () => {
   const own = await get("/v1/vaults/a/vaults", tokenA);
   expect(own.status).toBe(200);
