@@ -74,11 +74,13 @@ test("vault_list: a vault that failed to open says its error code; the others ar
     bad: { path: dir("W"), data_dir: dir("not-a-folder") },
   });
   try {
+    expect((await get("/v1/vaults/a/notes/N0.md", tokenA)).status).toBe(200);
     const failed = await get("/v1/vaults/bad/notes/N0.md", admin);
     expect(failed.status).toBeGreaterThanOrEqual(400);
     expect(JSON.stringify(failed.body)).not.toContain(sb.dir);
     const listed = (await get("/v1/vaults", admin)).body.data.vaults;
-    expect(listed).toContainEqual({ name: "bad", default: false, state: "error", error: failed.body.error.code });
+    expect(failed.body.error.code).toBe("data_dir_unusable");
+    expect(listed).toContainEqual({ name: "bad", default: false, state: "error", error: "data_dir_unusable" });
     expect(listed).toContainEqual({ name: "a", default: false, state: "open", notes: 2 });
     expect((await get("/v1/vaults/a/notes/N0.md", tokenA)).status).toBe(200);
   } finally {
