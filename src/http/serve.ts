@@ -20,7 +20,7 @@ import { isLoopback } from "./guard.ts";
 import { Listener } from "./listener.ts";
 import { Metrics } from "./metrics.ts";
 import { clientView, originOf, TrustedProxies } from "./proxy.ts";
-import { createApp, errorResponse } from "./server.ts";
+import { createApp, errorResponse, WrongTokens } from "./server.ts";
 import { loadTlsPair, type TlsPair, tlsFilesOf, watchTlsPair } from "./tls.ts";
 import { NamedVaults } from "./vault-routes.ts";
 
@@ -117,6 +117,12 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
         (request) => client(request).origin,
       )
     : null;
+  const limits = {
+    ratePerSecond: cfg.int("server.rate_limit_per_second"),
+    rateBurst: cfg.int("server.rate_limit_burst"),
+    authFailureLimit: cfg.int("server.auth_failure_limit"),
+    authFailureWindowMs: cfg.int("server.auth_failure_window_seconds") * 1000,
+  };
   const shared = {
     host: opts.host,
     allowedHosts: allowedHosts(opts.host, cfg.list("server.allowed_hosts"), publicUrl),
@@ -125,12 +131,9 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     auth,
     adminKey: () => key,
     accessLog: process.env.INDX_ACCESS_LOG === "1",
-    limits: {
-      ratePerSecond: cfg.int("server.rate_limit_per_second"),
-      rateBurst: cfg.int("server.rate_limit_burst"),
-      authFailureLimit: cfg.int("server.auth_failure_limit"),
-      authFailureWindowMs: cfg.int("server.auth_failure_window_seconds") * 1000,
-    },
+    limits,
+    // Every vault's routes count wrong tokens together (docs/decisions.md, "vault_list").
+    wrongTokens: new WrongTokens(limits),
   };
   const metrics = new Metrics();
   const app = createApp(ctx, {

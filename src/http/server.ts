@@ -33,6 +33,8 @@ export interface AppOptions extends GuardOptions {
   readers?: ReaderPool | null;
   /** The client behind a request, proxies accounted for (src/http/proxy.ts). */
   client: (request: Request) => ClientView;
+  /** Wrong tokens counted for the whole server, every vault's routes together (docs/decisions.md, "vault_list"). */
+  wrongTokens?: WrongTokens;
   /**
    * The server's metrics when it serves several vaults: one registry for every vault's routes,
    * `vault` naming these routes' vault (absent: the default vault), `named` giving the gauges of
@@ -102,10 +104,7 @@ export function createApp(ctx: App, o: AppOptions) {
   const vaultLabel = o.metrics?.vault;
   const limits = o.limits ?? NO_LIMITS;
   const rate = new RateLimiter(limits.ratePerSecond, limits.rateBurst);
-  // Wrong tokens are throttled per presented token and client, and more loosely per client alone
-  // (docs/decisions.md, "A valid token is never throttled"); a right token is never refused.
-  const authFailures = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
-  const addressFailures = new AuthFailureThrottle(limits.authFailureLimit * ADDRESS_FAILURE_FACTOR, limits.authFailureWindowMs);
+  const wrongTokens = o.wrongTokens ?? new WrongTokens(limits);
   const openapi: { read?: string; write?: string } = {};
   // The address is the real client's only behind a trusted proxy (docs/decisions.md, "Public deployment").
   const on = (route: string, c: HandlerContext): Exchange => ({ route, ...o.client(c.request) });
@@ -117,13 +116,7 @@ export function createApp(ctx: App, o: AppOptions) {
     try {
       principal = authenticate(request, o);
     } catch (err) {
-      if (err instanceof IndxError && err.details?.reason === "invalid_token") {
-        const presented = `${exchange.address}\0${Bun.hash(request.headers.get("authorization") ?? "").toString(36)}`;
-        const blocked = Math.max(authFailures.blockedFor(presented), addressFailures.blockedFor(exchange.address));
-        if (blocked) throw rateLimited("Too many wrong tokens from this client; a valid token is still accepted.", blocked);
-        authFailures.recordFailure(presented);
-        addressFailures.recordFailure(exchange.address);
-      }
+      if (err instanceof IndxError && err.details?.reason === "invalid_token") wrongTokens.count(request, exchange.address);
       throw err;
     }
     const wait = rate.take(o.auth ? principal.id : exchange.address);
@@ -305,6 +298,29 @@ const OAUTH_CORS: Record<string, string> = {
   "access-control-allow-headers": "content-type, mcp-protocol-version",
   "access-control-max-age": "600",
 };
+
+/**
+ * Wrong tokens are throttled per presented token and client, and more loosely per client alone
+ * (docs/decisions.md, "A valid token is never throttled"); a right token is never refused.
+ */
+export class WrongTokens {
+  private readonly perToken: AuthFailureThrottle;
+  private readonly perAddress: AuthFailureThrottle;
+
+  constructor(limits: Pick<RequestLimits, "authFailureLimit" | "authFailureWindowMs">) {
+    this.perToken = new AuthFailureThrottle(limits.authFailureLimit, limits.authFailureWindowMs);
+    this.perAddress = new AuthFailureThrottle(limits.authFailureLimit * ADDRESS_FAILURE_FACTOR, limits.authFailureWindowMs);
+  }
+
+  /** Counts the request's token as wrong; throws rate_limited once this client has sent too many. */
+  count(request: Request, address: string): void {
+    const presented = `${address}\0${Bun.hash(request.headers.get("authorization") ?? "").toString(36)}`;
+    const blocked = Math.max(this.perToken.blockedFor(presented), this.perAddress.blockedFor(address));
+    if (blocked) throw rateLimited("Too many wrong tokens from this client; a valid token is still accepted.", blocked);
+    this.perToken.recordFailure(presented);
+    this.perAddress.recordFailure(address);
+  }
+}
 
 const rateLimited = (message: string, seconds: number) => new IndxError("rate_limited", `${message} Retry after ${seconds} s.`, { retry_after_s: seconds });
 

@@ -102,12 +102,15 @@ export class NamedVaults {
   private async answer(request: Request, name: string, inner: string): Promise<Response> {
     let served: ServedVault;
     try {
-      served = (await this.registry.get(decodeURIComponent(name))).served;
+      // A name that does not decode (`%E0`) is no vault's: not_found, never a 500.
+      const decoded = decodedName(name);
+      if (decoded === null) return this.refuse(request);
+      served = (await this.registry.get(decoded)).served;
     } catch (err) {
       const e = toIndxError(err);
       // Whoever may not see a vault learns nothing of it; an unopenable vault says why, by name
       // only, to the admin and to the vault's own tokens (docs/decisions.md).
-      return errorResponse(e.code !== "not_found" && this.mayLearn(request, name) ? e : notFound());
+      return e.code !== "not_found" && this.mayLearn(request, name) ? errorResponse(e) : this.refuse(request);
     }
     // A token of another vault here is no guess at a secret: not_found, and no wrong-token count
     // that would answer 429 where an unknown name answers 404 (docs/decisions.md, "vault_list").
@@ -124,14 +127,36 @@ export class NamedVaults {
   /** Whether the request's bearer token is not this vault's but another vault's of this server. */
   private ofAnotherVault(request: Request, served: ServedVault): boolean {
     if (!this.shared.auth) return false;
-    const presented = /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const presented = bearerOf(request);
     if (!presented) return false;
     const adminKey = this.shared.adminKey();
     if (served.tokens.verify(presented, adminKey)) return false;
-    // Vaults not opened yet count too: their tables name their data folders.
+    return this.tokenStores().some((store) => store.file !== served.tokens.file && store.verify(presented, adminKey) !== null);
+  }
+
+  /**
+   * not_found for a vault the caller may not see or that does not exist. A token valid on no vault
+   * of this server is counted as wrong, as a vault's own routes count it, so an unknown name and
+   * an existing vault both turn 429 after as many guesses (docs/decisions.md, "vault_list").
+   */
+  private refuse(request: Request): Response {
+    const presented = bearerOf(request);
+    if (this.shared.auth && this.shared.wrongTokens && presented) {
+      const adminKey = this.shared.adminKey();
+      if (!this.tokenStores().some((store) => store.verify(presented, adminKey) !== null))
+        try {
+          this.shared.wrongTokens.count(request, this.shared.client(this.original(request)).address);
+        } catch (err) {
+          return errorResponse(toIndxError(err));
+        }
+    }
+    return errorResponse(notFound());
+  }
+
+  /** The token stores of every vault this server knows: the default's, those opened, and those whose tables name a data folder. */
+  private tokenStores(): TokenStore[] {
     const configured = [...namedVaults(this.configPath).values()].flatMap((t) => (t.data_dir ? [this.storeAt(resolve(expandHome(t.data_dir)))] : []));
-    const others = [this.opts.defaultVault.tokens, ...this.registry.all().map((v) => v.served.tokens), ...configured];
-    return others.some((store) => store.file !== served.tokens.file && store.verify(presented, adminKey) !== null);
+    return [this.opts.defaultVault.tokens, ...this.registry.all().map((v) => v.served.tokens), ...configured];
   }
 
   private readonly stores = new Map<string, TokenStore>();
@@ -148,7 +173,7 @@ export class NamedVaults {
    */
   private mayLearn(request: Request, name: string): boolean {
     if (!this.shared.auth) return true;
-    const presented = /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+    const presented = bearerOf(request);
     if (!presented) return false;
     const adminKey = this.shared.adminKey();
     const dataDir = namedVaults(this.configPath).get(name)?.data_dir;
@@ -206,6 +231,18 @@ export class NamedVaults {
   async stop(): Promise<void> {
     clearInterval(this.timer);
     await Promise.all(this.registry.all().map((v) => v.served.stop()));
+  }
+}
+
+function bearerOf(request: Request): string | undefined {
+  return /^Bearer (\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1];
+}
+
+function decodedName(name: string): string | null {
+  try {
+    return decodeURIComponent(name);
+  } catch {
+    return null;
   }
 }
 

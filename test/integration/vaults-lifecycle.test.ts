@@ -137,6 +137,25 @@ test("OpenAPI says the named-vault prefix once, without a second copy of every p
   expect(Object.keys(spec.paths).filter((p) => p.startsWith("/v1/vaults/"))).toEqual([]);
 });
 
+test("a wrong token turns 429 as soon at an unknown vault name as at an existing vault; a name that does not decode is not_found", async () => {
+  const statuses = async (path: string, token: string) => {
+    const out: number[] = [];
+    for (let i = 0; i < 12; i++) out.push((await get(path, token)).status);
+    return out;
+  };
+  const atUnknown = await statuses("/v1/vaults/nope/notes/N0.md", "indx_wrong_one");
+  const atExisting = await statuses("/v1/vaults/a/notes/N0.md", "indx_wrong_two");
+  expect(atUnknown.slice(0, 10)).toEqual(Array(10).fill(404));
+  expect(atUnknown.at(-1)).toBe(429);
+  expect(atExisting.slice(0, 10)).toEqual(Array(10).fill(404));
+  expect(atExisting.at(-1)).toBe(429);
+  // A right token is never refused for the wrong ones sent before it.
+  expect((await get("/v1/vaults/a/notes/N0.md", tokenA)).status).toBe(200);
+  const undecodable = await get("/v1/vaults/%E0/notes/N0.md", admin);
+  expect(undecodable.status).toBe(404);
+  expect(undecodable.body.error.code).toBe("not_found");
+});
+
 test("vault_list in the CLI shows each folder as the config file writes it", () => {
   const run = Bun.spawnSync(["bun", MAIN, "vault", "list", "--json"], { env: sb.env, cwd: sb.dir });
   expect(run.stderr.toString()).toBe("");
