@@ -160,17 +160,31 @@ export class App implements OpContext {
    * thread that made the update emits them.
    */
   indexUpdatedElsewhere(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    this.tellListeners(report, paths, origin);
+    const failed = this.tellListeners(report, paths, origin);
+    if (failed) throw failed.error;
   }
 
-  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    for (const fn of this.indexListeners) fn(report, paths, origin);
+  /** Every listener hears of the update, whichever failed before it; the first failure is returned. */
+  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): { error: unknown } | null {
+    let failed: { error: unknown } | null = null;
+    for (const fn of this.indexListeners) {
+      try {
+        fn(report, paths, origin);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+    return failed;
   }
 
   private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
     // Listeners first (caches are dropped), then events: whoever reacts to an event reads fresh data.
-    this.tellListeners(report, paths, origin);
+    const failed = this.tellListeners(report, paths, origin);
+    // The update is committed whatever a listener did: its events go out, or no retry would ever
+    // announce it (the next pass finds the files indexed and changes nothing). The failure is then
+    // the caller's to see, as the watcher's failed pass (logged, tried again).
     if (report.changed.length > 0) this.emitIndexEvents(report, origin);
+    if (failed) throw failed.error;
   }
 
   /** Changes indx did not make itself (an editor, sync, git) become events too. */
