@@ -9,12 +9,13 @@ import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/bui
 import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
 import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
-import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin } from "../ops/context.ts";
+import type { Caller, CallOptions, IndexListener, NoteNames, OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Grant } from "../ops/grant.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
+import { noteNamesOf } from "./note-names.ts";
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]);
 
@@ -81,6 +82,10 @@ export class App implements OpContext {
 
   get indexReads(): number {
     return this.indexReadCount;
+  }
+
+  get noteNames(): NoteNames {
+    return noteNamesOf(this);
   }
 
   /**
@@ -259,6 +264,9 @@ class CallContext implements OpContext {
   }
   get indexReads(): number {
     return this.app.indexReads;
+  }
+  get noteNames(): NoteNames {
+    return noteNamesOf(this);
   }
   /** The vault's writer as this call may use it: its signal leaves the queue, its grant checks every change, its events name the caller. */
   get writer(): VaultWriter {
