@@ -9,12 +9,13 @@ import { type IndexJob, type IndexRunner, InlineIndexRunner } from "../index/bui
 import { WorkerIndexRunner } from "../index/build/worker-runner.ts";
 import { IndexConnection } from "../index/storage/connection.ts";
 import type { IndexStore } from "../index/storage/store.ts";
-import type { Caller, CallOptions, IndexListener, OpContext, UpdateOrigin, VaultDirectory } from "../ops/context.ts";
+import type { Caller, CallOptions, IndexListener, NoteNames, OpContext, UpdateOrigin, VaultDirectory } from "../ops/context.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Grant } from "../ops/grant.ts";
 import type { Vault } from "../vault/vault.ts";
 import { IdempotencyStore } from "../writes/idempotency.ts";
 import { VaultWriter } from "../writes/pipeline.ts";
+import { noteNamesOf } from "./note-names.ts";
 import { appState, VaultDirectoryOf } from "./vault-directory.ts";
 
 const EVERY_SCOPE: ReadonlySet<Scope> = new Set(["vault:read", "vault:write", "vault:admin"]);
@@ -83,6 +84,10 @@ export class App implements OpContext {
 
   get indexReads(): number {
     return this.indexReadCount;
+  }
+
+  get noteNames(): NoteNames {
+    return noteNamesOf(this);
   }
 
   /**
@@ -183,17 +188,31 @@ export class App implements OpContext {
    * thread that made the update emits them.
    */
   indexUpdatedElsewhere(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    this.tellListeners(report, paths, origin);
+    const failed = this.tellListeners(report, paths, origin);
+    if (failed) throw failed.error;
   }
 
-  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
-    for (const fn of this.indexListeners) fn(report, paths, origin);
+  /** Every listener hears of the update, whichever failed before it; the first failure is returned. */
+  private tellListeners(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): { error: unknown } | null {
+    let failed: { error: unknown } | null = null;
+    for (const fn of this.indexListeners) {
+      try {
+        fn(report, paths, origin);
+      } catch (error) {
+        failed ??= { error };
+      }
+    }
+    return failed;
   }
 
   private notify(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
     // Listeners first (caches are dropped), then events: whoever reacts to an event reads fresh data.
-    this.tellListeners(report, paths, origin);
+    const failed = this.tellListeners(report, paths, origin);
+    // The update is committed whatever a listener did: its events go out, or no retry would ever
+    // announce it (the next pass finds the files indexed and changes nothing). The failure is then
+    // the caller's to see, as the watcher's failed pass (logged, tried again).
     if (report.changed.length > 0) this.emitIndexEvents(report, origin);
+    if (failed) throw failed.error;
   }
 
   /** Changes indx did not make itself (an editor, sync, git) become events too. */
@@ -268,6 +287,9 @@ class CallContext implements OpContext {
   }
   get indexReads(): number {
     return this.app.indexReads;
+  }
+  get noteNames(): NoteNames {
+    return noteNamesOf(this);
   }
   /** The vault's writer as this call may use it: its signal leaves the queue, its grant checks every change, its events name the caller. */
   get writer(): VaultWriter {

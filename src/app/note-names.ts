@@ -1,8 +1,7 @@
 import { existsSync } from "node:fs";
 import { IndxError } from "../core/errors.ts";
 import { closest } from "../core/suggest.ts";
-import type { OpContext } from "../ops/context.ts";
-import type { AnyOperation } from "../ops/define.ts";
+import type { NoteNames, OpContext } from "../ops/context.ts";
 import { LinkResolver } from "../vault/link-resolver.ts";
 
 /**
@@ -12,7 +11,7 @@ import { LinkResolver } from "../vault/link-resolver.ts";
  * write never lands on a guessed note, and note_exists answers for the exact path. Returns the
  * path to use.
  */
-export function resolveTypedPath(ctx: Pick<OpContext, "vault" | "index">, typed: string): string {
+function resolveTypedPath(ctx: Pick<OpContext, "vault" | "index">, typed: string): string {
   try {
     ctx.vault.safePath(typed);
   } catch {
@@ -23,22 +22,14 @@ export function resolveTypedPath(ctx: Pick<OpContext, "vault" | "index">, typed:
   return (paths && new LinkResolver(paths).resolve(typed.replace(/^\[\[|\]\]$/g, ""), "")) ?? typed;
 }
 
-/** Reads whose `path` (or each of `paths`) may be a note's name; note_exists checks the exact path. */
-const takesNames = (op: AnyOperation) => op.safe && op.name !== "note_exists";
-
-/** The input with its path fields resolved by name (resolveTypedPath), and the path as typed, for suggestions on a miss. */
-export function withNamesResolved(op: AnyOperation, ctx: Pick<OpContext, "vault" | "index">, raw: unknown): { input: unknown; typed: string | null } {
-  if (!takesNames(op) || typeof raw !== "object" || raw === null || Array.isArray(raw)) return { input: raw, typed: null };
-  const input: Record<string, unknown> = { ...raw };
-  const typed = typeof input.path === "string" ? input.path : null;
-  if (typed !== null) input.path = resolveTypedPath(ctx, typed);
-  if (Array.isArray(input.paths)) input.paths = input.paths.map((p) => (typeof p === "string" ? resolveTypedPath(ctx, p) : p));
-  return { input, typed };
+/** Note names over a context's index (OpContext.noteNames): a call with a folder grant resolves and suggests among what it may see. */
+export function noteNamesOf(ctx: Pick<OpContext, "vault" | "index">): NoteNames {
+  return { resolve: (typed) => resolveTypedPath(ctx, typed), suggest: (err, typed) => withPathSuggestions(err, ctx, typed) };
 }
 
 /** A not_found error about a path, with the closest indexed paths as suggestions ("Did you mean …?"). */
-export function withPathSuggestions(err: unknown, ctx: Pick<OpContext, "index">, typed: string | null): unknown {
-  if (typed === null || !(err instanceof IndxError) || err.code !== "not_found") return err;
+function withPathSuggestions(err: IndxError, ctx: Pick<OpContext, "index">, typed: string): IndxError {
+  if (err.code !== "not_found") return err;
   const paths = indexedPaths(ctx);
   if (!paths) return err;
   const near = closest(typed, paths);

@@ -5,7 +5,6 @@ import type { IndexReport } from "../index/build/indexer.ts";
 import type { OpContext, UpdateOrigin } from "../ops/context.ts";
 import type { AnyOperation, Operation, OutputOf } from "../ops/define.ts";
 import { type Invoked, invokeOp } from "../ops/invoke.ts";
-import { parseInput } from "../ops/validate.ts";
 import type { Vault } from "../vault/vault.ts";
 import type { FromReader, ToReader } from "./reader-protocol.ts";
 
@@ -16,7 +15,7 @@ interface PendingRead {
   message: RunMessage;
   /** A read whose worker died is sent once more, to another worker. */
   retried: boolean;
-  resolve(result: OutputOf<AnyOperation>): void;
+  resolve(answer: { input: Record<string, unknown>; result: OutputOf<AnyOperation> }): void;
   reject(err: IndxError): void;
 }
 
@@ -88,12 +87,11 @@ export class ReaderPool {
       grant: ctx.grant?.spec ?? null,
       coerce: opts.coerce === true,
     };
-    const result = await new Promise<OutputOf<AnyOperation>>((resolve, reject) => {
+    const { input, result } = await new Promise<{ input: Record<string, unknown>; result: OutputOf<AnyOperation> }>((resolve, reject) => {
       this.queue.push({ message, retried: false, resolve, reject });
       this.pump();
     });
-    // The worker validated the same input already: this only gives the caller its parsed form.
-    return { input: parseInput(op, raw, opts), result: result as Static<O>, replayed: false };
+    return { input: input as Static<I>, result: result as Static<O>, replayed: false };
   }
 
   indexUpdated(report: IndexReport, paths: string[] | null, origin: UpdateOrigin): void {
@@ -158,7 +156,7 @@ export class ReaderPool {
       const read = reader.current;
       reader.current = null;
       this.answered++;
-      if (message.type === "done") read.resolve(message.result);
+      if (message.type === "done") read.resolve({ input: message.input, result: message.result });
       else read.reject(new IndxError(message.error.code, message.error.message, message.error.details));
     }
     this.pump();

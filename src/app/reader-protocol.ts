@@ -22,5 +22,6 @@ export type ToReader =
 export type FromReader =
   | { type: "ready" }
   | { type: "closed" }
-  | { type: "done"; id: number; result: Record<string, unknown> }
+  /** `input`: what the read ran with (validated, defaults applied, note names resolved). */
+  | { type: "done"; id: number; input: Record<string, unknown>; result: Record<string, unknown> }
   | { type: "failed"; id: number; error: ReturnType<IndxError["toJSON"]> };

@@ -56,10 +56,10 @@ async function run(message: Extract<ToReader, { type: "run" }>): Promise<void> {
   try {
     const op = OPERATION_BY_NAME.get(message.op);
     if (!ctx || !op?.safe) throw new IndxError("internal", "A reader worker was asked for something it does not answer.");
-    const { result } = await invokeOp(op, ctx.forCall({ scopes: new Set(message.scopes), grant: compileGrant(message.grant) }), message.input, {
+    const { input, result } = await invokeOp(op, ctx.forCall({ scopes: new Set(message.scopes), grant: compileGrant(message.grant) }), message.input, {
       coerce: message.coerce,
     });
-    answer({ type: "done", id, result });
+    answer({ type: "done", id, input, result });
   } catch (err) {
     answer({ type: "failed", id, error: toIndxError(err).toJSON() });
   }

@@ -39,7 +39,8 @@ function vaultPaths(ctx: OpContext): string[] {
 
 export const attachmentWrite = defineOp({
   name: "attachment_write",
-  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "payload_too_large"],
+  // path_invalid: a `note` that is not a Markdown note (a chunk id, a canvas), or a path the vault excludes.
+  errors: ["not_found", "patch_target_not_found", "encoding_unsupported", "idempotency_key_reused", "already_exists", "payload_too_large", "path_invalid"],
   title: "Upload an attachment",
   description: "Save a file where Obsidian puts attachments; returns the embed to paste.",
   scope: "vault:write",
@@ -77,7 +78,12 @@ export const attachmentWrite = defineOp({
   async run(ctx, input) {
     assertName(input.name);
     const note = input.note === undefined ? null : ctx.vault.safePath(input.note, "note");
-    if (note && fileKind(note) !== "note") throw new IndxError("path_invalid", `${note} is not a Markdown note`, { field: "note", reason: "wrong_kind" });
+    if (note && fileKind(note) !== "note") {
+      // A search hit's chunk id (`Note.md#3`) names a passage: the attachment goes beside the note.
+      const chunk = /^(.+\.md)#\d+$/i.exec(note)?.[1];
+      const hint = chunk ? `: ${note} is a passage's id; pass the note's path, ${chunk}` : "";
+      throw new IndxError("path_invalid", `${note} is not a Markdown note${hint}`, { field: "note", reason: "wrong_kind" });
+    }
     const bytes = decodeBase64(input.data_base64, ctx.vault.config.int("writes.max_attachment_bytes"));
     const app = readObsidianApp(ctx.vault.root);
     const folder = attachmentFolder(app.attachmentFolderPath, note);

@@ -2,7 +2,6 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import type { ArgsDef } from "citty";
 import type { App } from "../app/context.ts";
-import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import { IndxError } from "../core/errors.ts";
 import type { Operation } from "../ops/define.ts";
 import { invokeOp } from "../ops/invoke.ts";
@@ -198,10 +197,6 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         if (refresh) await refreshIndex(ctx);
         if (spec.lineSuffix && typeof input.path === "string") takeLineSuffix(ctx, input);
         if (spec.raw && flags.raw) Object.assign(input, spec.raw.input(input));
-        // A note's name where a read takes a path (`note get "Apollo Launch"`), as REST and MCP resolve it.
-        const named = withNamesResolved(op, ctx, input);
-        const typedPath = named.typed;
-        Object.assign(input, named.input);
         const guard = spec.confirmReplace;
         if (guard && !flags.yes && input.if_match === undefined && input.if_not_exists !== true && input.dry_run !== true) {
           const target = input[guard.path];
@@ -217,7 +212,7 @@ export function opCommand<I extends TObject, O extends TObject>(op: Operation<I,
         const call = streaming ? ctx.forCall({ aiStream: (event) => print(JSON.stringify(event)) }) : ctx;
         const run = () =>
           invokeOp(op, call, input, { coerce: true }).catch((err: unknown) => {
-            throw typedPath ? withPathSuggestions(err, ctx, typedPath) : inFlagWords(err, spec.positionals ?? []);
+            throw inFlagWords(err, spec.positionals ?? []);
           });
         let invoked = await run();
         // A note of the answer edited in place since it was indexed: indexed again, and asked again

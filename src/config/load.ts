@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { parse as parseToml, stringify as stringifyToml } from "smol-toml";
 import { IndxError } from "../core/errors.ts";
 import { configHome, currentPlatform } from "../core/platform-dirs.ts";
-import { renameOver } from "../core/rename-over.ts";
+import { writeFileAtomic } from "../core/write-file-atomic.ts";
 import { CONFIG_KEYS, type ConfigKey, KEY_BY_NAME } from "./keys.ts";
 
 export type ConfigSource = "flag" | "env" | "file" | "default";
@@ -278,9 +278,6 @@ export function writeConfigValue(path: string, key: string, raw: unknown): { val
   const previous = getDotted(data, key) ?? null;
   setDotted(data, key, value);
   mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${stringifyToml(data)}\n`, { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameOver(tmp, path);
+  writeFileAtomic(path, `${stringifyToml(data)}\n`, 0o600);
   return { value, previous };
 }

@@ -1,6 +1,5 @@
 import { Elysia } from "elysia";
 import type { App } from "../app/context.ts";
-import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
@@ -214,15 +213,7 @@ export function createApp(ctx: App, o: AppOptions) {
     if (route.op.ai && wantsAiStream(request, input))
       return aiEventStream((sink) => invokeOp(route.op, ctx.forCall({ scopes, signal, aiStream: sink, caller, grant }), input, opts).then((r) => r.result));
     const scoped = ctx.forCall({ scopes, signal, caller, grant });
-    // A note's name where a read takes a path, as the CLI and MCP resolve it (src/app/note-names.ts),
-    // among what the caller's grant lets it see: a hidden note is neither a match nor a suggestion.
-    const named = withNamesResolved(route.op, scoped, input);
-    const { result, replayed } = await (o.readers
-      ? o.readers.invoke(route.op, scoped, named.input, opts)
-      : invokeOp(route.op, scoped, named.input, opts)
-    ).catch((err: unknown) => {
-      throw withPathSuggestions(err, scoped, named.typed);
-    });
+    const { result, replayed } = await (o.readers ? o.readers.invoke(route.op, scoped, input, opts) : invokeOp(route.op, scoped, input, opts));
     return respond(route, request, result, replayed ? { "x-indx-idempotent-replay": "true" } : {});
   };
 

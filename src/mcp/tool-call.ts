@@ -2,7 +2,6 @@ import { type CallToolResult, ErrorCode } from "@modelcontextprotocol/sdk/types.
 import type { TObject } from "@sinclair/typebox";
 import type { AiStreamSink } from "../ai/stream.ts";
 import type { App } from "../app/context.ts";
-import { withNamesResolved, withPathSuggestions } from "../app/note-names.ts";
 import { OPERATION_BY_NAME } from "../app/registry.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import type { Caller } from "../ops/context.ts";
@@ -124,13 +123,10 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     progress: progress?.fn,
     aiStream: env.progress && op.ai ? aiProgress(env.progress) : undefined,
   });
-  let typed: string | null = null;
   try {
     // Reads run on the reader pool where the server has one: a costly base query holds a reader, not this thread.
-    // Names resolve among what the caller's grant lets it see: a hidden note is neither a match nor a suggestion.
-    const named = withNamesResolved(op, ctx, args ?? {});
-    typed = named.typed;
-    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, named.input) : await invokeOp(op, ctx, named.input);
+    const raw = args ?? {};
+    const { input, result: output } = hub.readers ? await hub.readers.invoke(op, ctx, raw) : await invokeOp(op, ctx, raw);
     await progress?.settle();
     const result: CallToolResult = {
       content: [{ type: "text", text: resultText(op, output, input) }],
@@ -143,6 +139,6 @@ async function run<I extends TObject, O extends TObject>(hub: McpHub, op: Operat
     return { result };
   } catch (err) {
     await progress?.settle();
-    return { error: toIndxError(withPathSuggestions(err, ctx, typed)) };
+    return { error: toIndxError(err) };
   }
 }

@@ -1,9 +1,9 @@
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
-import { renameOver } from "../core/rename-over.ts";
+import { writeFileAtomic } from "../core/write-file-atomic.ts";
 import type { Scope } from "../ops/define.ts";
 import { GrantSpecSchema } from "../ops/grant.ts";
 
@@ -140,10 +140,7 @@ export class OAuthStore {
 
   private write(data: OAuthFile): void {
     mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(data)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameOver(tmp, this.file);
+    writeFileAtomic(this.file, `${JSON.stringify(data)}\n`, 0o600);
     this.load();
   }
 

@@ -1,5 +1,6 @@
 import type { AiService } from "../ai/service.ts";
 import type { AiStreamSink } from "../ai/stream.ts";
+import type { IndxError } from "../core/errors.ts";
 import type { ProgressFn } from "../core/progress.ts";
 import type { EmbeddingService } from "../embeddings/service.ts";
 import type { EventHub } from "../events/hub.ts";
@@ -47,6 +48,18 @@ export interface VaultDirectory {
 
 export type IndexListener = (report: IndexReport, paths: string[] | null, origin: UpdateOrigin) => void;
 
+/**
+ * Notes named as a person or an agent names them (docs/contracts.md, Paths), among what the call
+ * may see: invokeOp resolves a read's `path` / `paths` through it, so every surface does alike.
+ * The composition root implements it (src/app/note-names.ts).
+ */
+export interface NoteNames {
+  /** The path to use for `typed`: the file at that path, else the note [[typed]] resolves to, else `typed`. */
+  resolve(typed: string): string;
+  /** A not_found error about `typed` with the closest paths as suggestions ("Did you mean …?"), or `err` as it was. */
+  suggest(err: IndxError, typed: string): IndxError;
+}
+
 /** What one call brings besides its input: who calls, and where its progress, stream and cancellation go. */
 export interface CallOptions {
   /** Scopes of the caller (docs/contracts.md, Auth); every scope when left out (the CLI, a test). */
@@ -90,6 +103,8 @@ export interface OpContext {
   wholeIndex(): OpContext;
   /** The open index (with a grant: only what it may read); throws index_missing / index_incompatible with the command that fixes it. */
   readonly index: IndexStore;
+  /** Note names resolved over `index` (so a hidden note is neither a match nor a suggestion). */
+  readonly noteNames: NoteNames;
   /** The write pipeline; one per vault per process, so its locks see every writer here. */
   readonly writer: VaultWriter;
   /**

@@ -21,14 +21,37 @@ export interface Invoked<I extends TObject, O extends TObject> {
 }
 
 /**
- * The single way every surface runs an operation: scope check, schema validation (with string
- * coercion for argv and query strings), idempotency for writes, run, and one error type out.
+ * The single way every surface runs an operation: note names resolved, scope check, schema
+ * validation (with string coercion for argv and query strings), idempotency for writes, run, and
+ * one error type out.
  */
 export async function invokeOp<I extends TObject, O extends TObject>(
   op: Operation<I, O>,
   ctx: OpContext,
   raw: unknown,
   opts: { coerce?: boolean } = {},
+): Promise<Invoked<I, O>> {
+  // A read's `path` (or each of `paths`) may be a note's name (docs/contracts.md, Paths), resolved
+  // here once for the CLI, REST and MCP; a write never lands on a guessed note, and note_exists
+  // answers for the exact path. A miss names the closest paths the call may see.
+  if (!op.safe || op.name === "note_exists" || typeof raw !== "object" || raw === null || Array.isArray(raw)) return run(op, ctx, raw, opts);
+  const names = ctx.noteNames;
+  const input: Record<string, unknown> = { ...raw };
+  const typed = typeof input.path === "string" ? input.path : null;
+  if (typed !== null) input.path = names.resolve(typed);
+  if (Array.isArray(input.paths)) input.paths = input.paths.map((p) => (typeof p === "string" ? names.resolve(p) : p));
+  try {
+    return await run(op, ctx, input, opts);
+  } catch (err) {
+    throw typed !== null && err instanceof IndxError ? names.suggest(err, typed) : err;
+  }
+}
+
+async function run<I extends TObject, O extends TObject>(
+  op: Operation<I, O>,
+  ctx: OpContext,
+  raw: unknown,
+  opts: { coerce?: boolean },
 ): Promise<Invoked<I, O>> {
   if (!op.dryRunNeedsRead) requireScope(op, ctx, op.scope);
   const input = parseInput(op, raw, opts);

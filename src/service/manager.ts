@@ -1,9 +1,9 @@
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import { posix, win32 } from "node:path";
 import { errnoOf } from "../core/errno.ts";
 import type { PlatformEnv } from "../core/platform-dirs.ts";
-import { renameOver } from "../core/rename-over.ts";
+import { writeFileAtomic } from "../core/write-file-atomic.ts";
 import { LAUNCHD_LABEL, launchdPlist } from "./launchd.ts";
 import { checkSpec, type ServiceSpec } from "./spec.ts";
 import { SYSTEMD_UNIT, systemdUnit } from "./systemd.ts";
@@ -246,7 +246,5 @@ function dirnameOf(p: PlatformEnv, path: string): string {
 function writeAtomic(path: string, bytes: Uint8Array): void {
   const dir = path.slice(0, Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\")));
   mkdirSync(dir, { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, bytes, { mode: 0o644 });
-  renameOver(tmp, path);
+  writeFileAtomic(path, bytes, 0o644);
 }

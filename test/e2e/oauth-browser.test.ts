@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { BIN } from "../support/binary.ts";
+import { BIN, serveBinary } from "../support/binary.ts";
 import { Browser, type Browser as BrowserT, findChromium, type Page } from "../support/chromium.ts";
 import { makeCaSignedCert, OPENSSL } from "../support/tls-certs.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -46,22 +46,8 @@ function cli(sb: Sandbox, args: string[]): Record<string, any> {
 }
 
 async function startStack(tls: { ca: string; cert: string; key: string; spki: string } | null): Promise<Stack> {
-  if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
   const sb = sandbox({}, { fromDemo: true });
-  const env = tls ? { ...sb.env, INDX_TLS_CERT: tls.cert, INDX_TLS_KEY: tls.key } : sb.env;
-  const serve = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const reader = serve.stderr.getReader();
-  let seen = "";
-  let base = "";
-  const deadline = Date.now() + 30_000;
-  while (!base && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    seen += new TextDecoder().decode(value);
-    base = /(https?:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
-  }
-  reader.releaseLock();
-  if (!base) throw new Error(`serve did not start: ${seen}`);
+  const { serve, base } = await serveBinary(tls ? { ...sb.env, INDX_TLS_CERT: tls.cert, INDX_TLS_KEY: tls.key } : sb.env);
   const codes: ((url: URL) => void)[] = [];
   // The client's redirect target: a loopback callback, as desktop MCP clients use.
   const callback = Bun.serve({

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { BIN } from "../support/binary.ts";
+import { BIN, serveBinary } from "../support/binary.ts";
 import { Browser, findChromium } from "../support/chromium.ts";
 import { register } from "../support/oauth.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
@@ -25,20 +25,8 @@ let base = "";
 
 beforeAll(async () => {
   if (!CHROMIUM) return;
-  if (!existsSync(BIN)) throw new Error("dist/indx is missing: run `bun run build` first");
   sb = sandbox({ "Note.md": "# Note\n" });
-  serve = Bun.spawn([BIN, "serve", "--port", "0", "--no-watch"], { env: sb.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const reader = serve.stderr.getReader();
-  let seen = "";
-  const deadline = Date.now() + 30_000;
-  while (!base && Date.now() < deadline) {
-    const { value, done } = await reader.read();
-    if (done) break;
-    seen += new TextDecoder().decode(value);
-    base = /(https?:\/\/127\.0\.0\.1:\d+)/.exec(seen)?.[1] ?? "";
-  }
-  reader.releaseLock();
-  if (!base) throw new Error(`serve did not start: ${seen}`);
+  ({ serve, base } = await serveBinary(sb.env));
 }, 60_000);
 
 afterAll(async () => {

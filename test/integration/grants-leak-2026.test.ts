@@ -14,6 +14,7 @@ import { invokeOp } from "../../src/ops/invoke.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { GRANT, LEAK_FILES, leakIn } from "../support/grant-leak.ts";
 import { mcpSweep } from "../support/grant-leak-mcp.ts";
+import { listenStream, type SseEvent, until as waitUntil } from "../support/listen.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
@@ -85,65 +86,21 @@ async function post(token: string, method: string, params: Record<string, unknow
   return { raw: `${[...res.headers].join(" ")} ${text}`, headers: res.headers, json: JSON.parse(data) };
 }
 
-interface SseEvent {
-  id?: string;
-  data: { method?: string; params?: { uri?: string; _meta?: Record<string, unknown> }; error?: unknown };
-}
-
 /** A subscriptions/listen stream over HTTP as `token`; `resume` is sent as Last-Event-ID. */
 function listen(token: string, uris: string[], resume?: string) {
-  const stop = new AbortController();
-  const events: SseEvent[] = [];
-  let raw = "";
-  const done = (async () => {
-    const res = await fetch(`${server.url}/mcp`, {
-      method: "POST",
-      signal: stop.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${token}`,
-        "mcp-protocol-version": V26,
-        "mcp-method": "subscriptions/listen",
-        ...(resume ? { "last-event-id": resume } : {}),
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "L",
-        method: "subscriptions/listen",
-        params: { _meta: meta(), notifications: { resourceSubscriptions: uris, resourcesListChanged: true } },
-      }),
-    });
-    const reader = res.body?.getReader();
-    try {
-      while (reader) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        raw += new TextDecoder().decode(value);
-        for (let cut = raw.indexOf("\n\n"); cut >= 0; cut = raw.indexOf("\n\n")) {
-          const block = raw.slice(0, cut);
-          raw = raw.slice(cut + 2);
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          const id = /^id: (.*)$/m.exec(block)?.[1];
-          if (data) events.push({ ...(id ? { id } : {}), data: JSON.parse(data) });
-        }
-      }
-    } catch {}
-    // A refused listen is answered with one JSON-RPC error, not a stream.
-    if (raw.trimStart().startsWith("{")) events.push({ data: JSON.parse(raw) });
-  })();
-  return { events, close: () => stop.abort(), done };
+  return listenStream(
+    `${server.url}/mcp`,
+    { authorization: `Bearer ${token}`, "mcp-protocol-version": V26, ...(resume ? { "last-event-id": resume } : {}) },
+    {
+      jsonrpc: "2.0",
+      id: "L",
+      method: "subscriptions/listen",
+      params: { _meta: meta(), notifications: { resourceSubscriptions: uris, resourcesListChanged: true } },
+    },
+  );
 }
 
-async function until(ok: () => boolean, ms = 15_000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    await server.watcher?.flush();
-    if (ok()) return true;
-    await Bun.sleep(50);
-  }
-  return ok();
-}
+const until = (ok: () => boolean) => waitUntil(server, ok);
 
 /** Lets the watcher and the hub deliver whatever is still on its way, so "nothing came" means something. */
 async function settle(): Promise<void> {

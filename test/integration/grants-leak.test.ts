@@ -19,6 +19,7 @@ import { compileGrant } from "../../src/vault/grant.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
 import { CANARY, GRANT, inputsFor, LEAK_FILES, leakIn, VISIBLE_NOTES } from "../support/grant-leak.ts";
 import { mcpSweep } from "../support/grant-leak-mcp.ts";
+import { until as waitUntil } from "../support/listen.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -209,9 +210,7 @@ describe("targeted: what a grant hides is not there", () => {
     writeFileSync(join(sb.vault, "Personal/Diary zqcanary01.md"), `${LEAK_FILES["Personal/Diary zqcanary01.md"]}\nzqedit01\n`);
     // A hidden file that comes into being changes no list the token can see.
     writeFileSync(join(sb.vault, "Personal/zqcanary14 New.md"), "zebra zqcanary14\n");
-    const until = async (ok: () => boolean) => {
-      for (let i = 0; i < 100 && !ok(); i++) await Bun.sleep(100);
-    };
+    const until = (ok: () => boolean) => waitUntil(server, ok, 10_000);
     await until(() => adminEvents.join("").includes("zqcanary01") && adminEvents.join("").includes("zqcanary14"));
     // Then a visible change, so the granted side has something to hear.
     writeFileSync(join(sb.vault, "Projects/Beta.md"), `${LEAK_FILES["Projects/Beta.md"]}\nedited\n`);

@@ -3,6 +3,7 @@ import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/cli
 import { loadConfig } from "../../src/config/load.ts";
 import { VERSION } from "../../src/core/version.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
+import { listenStream, until as waitUntil } from "../support/listen.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /** MCP 2026-07-28 on /mcp beside 2025-11-25 (docs/mcp.md, "MCP 2026-07-28"): raw wire checks and the 2.x SDK client. */
@@ -49,15 +50,7 @@ async function modernClient(mode: "auto" | { pin: string } = { pin: V26 }): Prom
   return client;
 }
 
-async function until(check: () => boolean, ms = 8000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    await server.watcher?.flush();
-    if (check()) return true;
-    await Bun.sleep(50);
-  }
-  return check();
-}
+const until = (check: () => boolean) => waitUntil(server, check, 8000);
 
 beforeAll(async () => {
   sb = sandbox({}, { fromDemo: true });
@@ -237,45 +230,14 @@ describe("the 2.x SDK client pinned to 2026-07-28", () => {
 });
 
 describe("subscriptions/listen on the wire", () => {
-  /** Opens a listen stream and collects its SSE events until `stop` aborts it. */
+  /** Opens a listen stream and collects its SSE events until it is closed. */
   function listen(params: Record<string, unknown>, headers: Record<string, string> = {}) {
-    const stop = new AbortController();
-    const events: { id?: string; data: any }[] = [];
-    const done = (async () => {
-      const res = await fetch(`${server.url}/mcp`, {
-        method: "POST",
-        signal: stop.signal,
-        headers: {
-          "content-type": "application/json",
-          accept: "application/json, text/event-stream",
-          authorization: `Bearer ${admin}`,
-          "mcp-protocol-version": V26,
-          "mcp-method": "subscriptions/listen",
-          ...headers,
-        },
-        body: JSON.stringify({ jsonrpc: "2.0", id: "L1", method: "subscriptions/listen", params: { _meta: meta(), ...params } }),
-      });
-      expect(res.headers.get("content-type")).toContain("text/event-stream");
-      const reader = res.body?.getReader();
-      let buf = "";
-      try {
-        while (reader) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buf += new TextDecoder().decode(value);
-          let cut = buf.indexOf("\n\n");
-          while (cut >= 0) {
-            const block = buf.slice(0, cut);
-            buf = buf.slice(cut + 2);
-            const data = /^data: (.*)$/m.exec(block)?.[1];
-            const id = /^id: (.*)$/m.exec(block)?.[1];
-            if (data) events.push({ ...(id ? { id } : {}), data: JSON.parse(data) });
-            cut = buf.indexOf("\n\n");
-          }
-        }
-      } catch {}
-    })();
-    return { events, close: () => stop.abort(), done };
+    return listenStream(
+      `${server.url}/mcp`,
+      { authorization: `Bearer ${admin}`, "mcp-protocol-version": V26, ...headers },
+      { jsonrpc: "2.0", id: "L1", method: "subscriptions/listen", params: { _meta: meta(), ...params } },
+      (res) => expect(res.headers.get("content-type")).toContain("text/event-stream"),
+    );
   }
 
   test("acknowledged first, tagged with the subscription id; an update carries an event id to resume from", async () => {

@@ -10,6 +10,7 @@ import { etagOf } from "../../src/core/hash.ts";
 import { VERSION } from "../../src/core/version.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { McpHttpHandler } from "../../src/mcp/http.ts";
+import { until as waitUntil } from "../support/listen.ts";
 import { CheckedClient } from "../support/ops.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -55,15 +56,7 @@ const initialize = (id = 1) => ({
   params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: "raw", version: "0" } },
 });
 
-async function until(check: () => boolean, ms = 5000): Promise<boolean> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    await server.watcher?.flush();
-    if (check()) return true;
-    await Bun.sleep(50);
-  }
-  return check();
-}
+const until = (check: () => boolean, ms = 5000) => waitUntil(server, check, ms);
 
 beforeAll(async () => {
   sb = sandbox({}, { fromDemo: true });

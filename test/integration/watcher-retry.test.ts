@@ -45,3 +45,32 @@ test("a watcher pass that fails (SQLITE_BUSY: another process holds the write lo
   watcher.stop();
   ctx.close();
 }, 30_000);
+
+test("an index listener that fails after the pass committed (a cache it could not clear) does not swallow the pass's events: subscribers still hear the edit", async () => {
+  const ctx = sb.context();
+  await invoke(vaultReindex, ctx, {});
+  const events: string[] = [];
+  ctx.events.subscribe((e) => {
+    if (e.kind.startsWith("note.") && typeof e.path === "string") events.push(e.path);
+  });
+  let fail = true;
+  const later: string[] = [];
+  ctx.onIndexUpdate(() => {
+    if (fail) throw new Error("SQLITE_BUSY: database is locked");
+  });
+  ctx.onIndexUpdate((report) => later.push(...report.changed));
+  const watcher = new VaultWatcher(ctx, 20);
+  watcher.start();
+
+  sb.write("Old.md", "# Old\n\nEdited in another editor.\n");
+  await until(() => watcher.failedPasses > 0);
+  fail = false;
+  // The pass was committed before the listener failed: its retry finds nothing left to index, so
+  // only the failed pass itself could announce the edit.
+  await until(() => events.includes("Old.md"));
+  expect(events).toContain("Old.md");
+  // The listeners after the failing one were told too (their caches follow the index).
+  expect(later).toContain("Old.md");
+  watcher.stop();
+  ctx.close();
+}, 30_000);

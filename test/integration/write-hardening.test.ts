@@ -224,3 +224,20 @@ describe("temp files of killed writes", () => {
     }
   });
 });
+
+describe("attachment_write's note", () => {
+  test("a chunk id or a file that is not a note is path_invalid, a declared code, on every surface; nothing is written", async () => {
+    for (const note of ["Projects/Alpha.md#0", "Projects/Alpha.md#3", "Projects/Board.canvas"]) {
+      const e = await rejection(invoke(attachmentWrite, s.ctx, { name: "for-chunk.png", data_base64: "AAAA", note }));
+      expect({ note, code: e.code, field: e.details?.field }).toEqual({ note, code: "path_invalid", field: "note" });
+    }
+    const rest = await s.rest("POST", "/v1/attachments", { name: "for-chunk.png", data_base64: "AAAA", note: "Projects/Alpha.md#0" });
+    expect(rest.status).toBe(400);
+    expect(rest.body.error.code).toBe("path_invalid");
+    expect(
+      readdirSync(sb.vault, { recursive: true })
+        .map(String)
+        .filter((n) => n.includes("for-chunk")),
+    ).toEqual([]);
+  });
+});

@@ -36,3 +36,10 @@ export const CallControls = {
 };
 
 export const Language = Type.Optional(Type.String({ minLength: 2, maxLength: 35, description: "Output language (BCP 47); default: the notes'." }));
+
+/** What the AI operations that only read and answer with citations (ai_ask, ai_summarize, ai_relate) declare alike. */
+export const GROUNDED_READ = {
+  errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
+  scope: "vault:read",
+  safe: true,
+} as const;

@@ -1,6 +1,7 @@
 import { IndxError } from "../../core/errors.ts";
 import type { OpContext } from "../../ops/context.ts";
 import type { Warning } from "../../ops/schemas.ts";
+import { estimateTokens } from "../../providers/tokens.ts";
 import { type Passage, passagesForPaths } from "../passages.ts";
 import type { AiScope } from "../scope.ts";
 import { type ApplyInput, checkIfMatch } from "./apply/controls.ts";
@@ -33,6 +34,48 @@ export async function notesToSuggestFor(
     });
   checkIfMatch(input, paths);
   return paths;
+}
+
+/** What a per-note suggestion reads before its first model request (perNoteSources). */
+export interface PerNoteSources {
+  paths: string[];
+  sources: NoteSource[];
+  /** Every note's passages, for the call's pinned scope. */
+  passages: Passage[];
+  /** The scope's warnings so far (notes left out by the AI globs, …). */
+  warnings: Warning[];
+  scopeResolved: { paths: string[]; total_tokens: number };
+}
+
+/**
+ * The notes of a per-note suggestion (notesToSuggestFor) with the passages of each that fit next
+ * to the prompt's fixed texts (the system text and the instructions).
+ */
+export async function perNoteSources(
+  ctx: OpContext,
+  op: string,
+  input: ApplyInput & { scope: AiScope },
+  maxNotes: number,
+  promptTexts: readonly string[],
+): Promise<PerNoteSources> {
+  const warnings: Warning[] = [];
+  const paths = await notesToSuggestFor(ctx, op, input, maxNotes, warnings);
+  const sources = noteSources(
+    ctx,
+    paths,
+    promptTexts.reduce((n, text) => n + estimateTokens(text), 0),
+  );
+  const passages = sources.flatMap((s) => s.passages);
+  return { paths, sources, passages, warnings, scopeResolved: { paths, total_tokens: passages.reduce((n, p) => n + p.tokens, 0) } };
+}
+
+/** The result fields every per-note suggestion fills alike: its scope, usage (runAi fills it in) and every warning. */
+export function perNoteTotals(read: PerNoteSources, perNote: readonly { warnings: Warning[] }[]) {
+  return {
+    scope_resolved: read.scopeResolved,
+    usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
+    warnings: [...read.warnings, ...perNote.flatMap((n) => n.warnings)],
+  };
 }
 
 /**

@@ -78,16 +78,23 @@ export class AiDb {
     })();
   }
 
-  /** Drops the entries that read any of these notes. */
+  /**
+   * Drops the entries that read any of these notes. IMMEDIATE, as IndexStore.transaction: a
+   * deferred one reads first, and its upgrade to a writer fails at once with SQLITE_BUSY
+   * (busy_timeout does not apply) when another process — a reader worker, `indx mcp` beside
+   * `serve` — wrote meanwhile; the index update that called it then failed after it committed.
+   */
   invalidatePaths(paths: readonly string[]): number {
-    return this.db.transaction(() => {
-      const keys = this.db
-        .query<{ key: string }, [string]>("SELECT DISTINCT key FROM entry_paths WHERE path IN (SELECT value FROM json_each(?))")
-        .all(JSON.stringify(paths))
-        .map((r) => r.key);
-      if (keys.length) this.deleteIn(keys);
-      return keys.length;
-    })();
+    return this.db
+      .transaction(() => {
+        const keys = this.db
+          .query<{ key: string }, [string]>("SELECT DISTINCT key FROM entry_paths WHERE path IN (SELECT value FROM json_each(?))")
+          .all(JSON.stringify(paths))
+          .map((r) => r.key);
+        if (keys.length) this.deleteIn(keys);
+        return keys.length;
+      })
+      .immediate();
   }
 
   stats(now: number): CacheStats {

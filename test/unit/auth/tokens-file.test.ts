@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { TokenStore } from "../../../src/auth/tokens.ts";
@@ -46,5 +46,20 @@ describe("tokens.json read back", () => {
   test("a file indx wrote still works", () => {
     expect(storeWith(JSON.stringify({ tokens: [token] })).list()).toEqual([{ id: "tok_1", name: "ci", scopes: ["vault:read"], created_at: token.created_at }]);
     expect(storeWith(JSON.stringify({ tokens: [token] })).verify("indx_presented", null)).toBeNull();
+  });
+});
+
+describe("tokens.json written", () => {
+  // /dev/full answers every write with ENOSPC: a temp file that points there is a full disk.
+  test.skipIf(!existsSync("/dev/full"))("a write that fails (a full disk) leaves no tokens.json.<pid>.tmp beside it, and the file as it was", () => {
+    const dir = mkdtempSync(join(tmpdir(), "indx-tokens-"));
+    dirs.push(dir);
+    const store = new TokenStore(dir);
+    store.create("first", ["vault:read"]);
+    const before = readFileSync(join(dir, "tokens.json"), "utf8");
+    symlinkSync("/dev/full", join(dir, `tokens.json.${process.pid}.tmp`));
+    expect((failure(() => store.create("second", ["vault:read"])) as { code?: string } | null)?.code).toBe("ENOSPC");
+    expect(readdirSync(dir).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+    expect(readFileSync(join(dir, "tokens.json"), "utf8")).toBe(before);
   });
 });

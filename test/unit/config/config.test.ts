@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../../../src/config/keys.ts";
@@ -58,4 +58,22 @@ describe("configuration", () => {
   test("lists come from comma-separated env values", () => {
     expect(loadConfig({ env: { INDX_EXCLUDE: "Templates/**, Archive/**" } }).list("index.exclude")).toEqual(["Templates/**", "Archive/**"]);
   });
+});
+
+// /dev/full answers every write with ENOSPC: a temp file that points there is a full disk.
+test.skipIf(!existsSync("/dev/full"))("a config write that fails (a full disk) leaves no config.toml.<pid>.tmp, and the file as it was", () => {
+  const d = tmp();
+  const path = join(d, "config.toml");
+  writeConfigValue(path, "server.port", "9000");
+  const before = readFileSync(path, "utf8");
+  symlinkSync("/dev/full", `${path}.${process.pid}.tmp`);
+  let code: string | undefined;
+  try {
+    writeConfigValue(path, "server.port", "9001");
+  } catch (err) {
+    code = (err as { code?: string }).code;
+  }
+  expect(code).toBe("ENOSPC");
+  expect(readdirSync(d).filter((n) => n.endsWith(".tmp"))).toEqual([]);
+  expect(readFileSync(path, "utf8")).toBe(before);
 });

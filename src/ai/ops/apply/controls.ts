@@ -55,3 +55,25 @@ export function checkIfMatch(input: ApplyInput, paths: readonly string[]): void 
       paths: unknown.slice(0, 50),
     });
 }
+
+/**
+ * What the AI operations that write notes (ai_tag, ai_metadata, ai_extract) declare alike: a read
+ * that writes when asked to apply, through the write pipeline, with the errors that can bring.
+ */
+export const WRITES_NOTES = {
+  errors: [
+    "not_found",
+    "patch_target_not_found",
+    "encoding_unsupported",
+    "idempotency_key_reused",
+    "etag_mismatch",
+    "ai_grounding_failed",
+    "ai_apply_conflict",
+    "path_invalid",
+  ],
+  scope: "vault:read",
+  safe: false,
+  destructive: true,
+  ai: { needs: "chat" },
+  writes: { when: writesNotes, fields: APPLY_FIELDS },
+} as const;

@@ -48,3 +48,26 @@ export async function settle<D>(ctx: OpContext, op: string, input: ApplyInput, p
   });
   return input.dry_run === true ? { planned: report.planned, warnings: report.warnings } : { applied: report.applied, warnings: report.warnings };
 }
+
+/**
+ * The finish step of an AI operation that writes notes (ai_tag, ai_metadata, ai_extract): its
+ * result with what settle() made of it — each note written with the operation's own detail, the
+ * proposed patches or the plan — and settle's warnings after the result's own.
+ */
+export async function settleInto<R extends { warnings: Warning[] }, D extends object>(
+  ctx: OpContext,
+  op: string,
+  input: ApplyInput,
+  planners: readonly NotePlanner<D>[],
+  written: string[],
+  result: R,
+) {
+  const settled = await settle(ctx, op, input, planners, written);
+  return {
+    ...result,
+    ...(settled.applied ? { applied: settled.applied.map((a) => ({ path: a.path, etag: a.etag, ...a.detail })) } : {}),
+    ...(settled.proposed_patches ? { proposed_patches: settled.proposed_patches } : {}),
+    ...(settled.planned ? { planned: settled.planned } : {}),
+    warnings: [...result.warnings, ...settled.warnings],
+  };
+}

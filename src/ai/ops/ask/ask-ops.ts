@@ -11,7 +11,7 @@ import { PROMPT_VERSION, styleLine } from "../../prompts.ts";
 import { AiScope, resolveScope } from "../../scope.ts";
 import { citationsOf, joinSegments, SegmentGrounder, SegmentStream, sharesWords } from "../../segments.ts";
 import type { AiOpName } from "../catalogue.ts";
-import { AiUsageSchema, CallControls, Citations, Language, Style } from "../common.ts";
+import { AiUsageSchema, CallControls, Citations, GROUNDED_READ, Language, Style } from "../common.ts";
 import { excludedWarning, fitToBudget, pinned, uniqueWarnings } from "../grounded.ts";
 import { ASK_MAX_SEGMENTS, ASK_SYSTEM, AskReply } from "./prompt.ts";
 
@@ -62,11 +62,9 @@ type Output = Static<typeof Output>;
 
 export const aiAsk = defineOp({
   name: "ai_ask",
-  errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Ask the vault",
   description: "Answer a question from the notes, with citations.",
-  scope: "vault:read",
-  safe: true,
+  ...GROUNDED_READ,
   ai: { needs: "chat" },
   input: Input,
   output: Output,

@@ -2,17 +2,16 @@ import { type Static, Type } from "@sinclair/typebox";
 import { IndxError } from "../../../core/errors.ts";
 import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
-import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
-import { estimateTokens } from "../../../providers/tokens.ts";
+import { INPUT_LIMITS, Warning as WarningSchema } from "../../../ops/schemas.ts";
 import { type Dropped, uniqueCitations } from "../../citations.ts";
 import { modelSession, runAi } from "../../invocation.ts";
 import { AiScope } from "../../scope.ts";
-import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
-import { SettledOutputs, settle } from "../apply/settle.ts";
+import { ApplyControls, WRITES_NOTES } from "../apply/controls.ts";
+import { SettledOutputs, settleInto } from "../apply/settle.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { groundingFailed, pinned, streamCitations } from "../grounded.ts";
-import { forEachNote, noteSources, notesToSuggestFor } from "../per-note.ts";
+import { forEachNote, perNoteSources, perNoteTotals } from "../per-note.ts";
 import { extractPlanner } from "./apply.ts";
 import { CallerSchema } from "./caller-schema.ts";
 import { EXTRACT_PROMPT_VERSION, EXTRACT_SYSTEM, extractInstructions } from "./prompt.ts";
@@ -84,24 +83,10 @@ type Output = Static<typeof Output>;
 
 export const aiExtract = defineOp({
   name: "ai_extract",
-  errors: [
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "idempotency_key_reused",
-    "etag_mismatch",
-    "ai_grounding_failed",
-    "ai_schema_invalid",
-    "ai_apply_conflict",
-    "path_invalid",
-  ],
   title: "Extract structured data",
   description: "Cited structured data from each note, to your JSON Schema.",
-  scope: "vault:read",
-  safe: false,
-  destructive: true,
-  ai: { needs: "chat" },
-  writes: { when: writesNotes, fields: APPLY_FIELDS },
+  ...WRITES_NOTES,
+  errors: [...WRITES_NOTES.errors, "ai_schema_invalid"],
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
@@ -120,32 +105,28 @@ export const aiExtract = defineOp({
 
 async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Promise<Output> {
   const key = destinationKey(input);
-  const warnings: Warning[] = [];
-  const paths = await notesToSuggestFor(ctx, "ai_extract", input, MAX_NOTES, warnings);
   const instructions = extractInstructions(schema, input.language);
-  const sources = noteSources(ctx, paths, estimateTokens(EXTRACT_SYSTEM) + estimateTokens(instructions));
-  const allPassages = sources.flatMap((s) => s.passages);
+  const read = await perNoteSources(ctx, "ai_extract", input, MAX_NOTES, [EXTRACT_SYSTEM, instructions]);
   const cite = input.cite !== false;
   return runAi({
     op: "extract" satisfies AiOpName,
     ctx,
     // Where the data goes does not change what is extracted: a json preview and the apply share one generation.
     input: { ...input, destination: undefined, destination_key: undefined },
-    scope: pinned(allPassages),
+    scope: pinned(read.passages),
     promptVersion: EXTRACT_PROMPT_VERSION,
-    usesModel: sources.length > 0,
+    usesModel: read.sources.length > 0,
     async produce(session) {
-      const perNote = await forEachNote(sources, (source) => extractRecord(ctx, modelSession(session), source, { schema, instructions, cite }), warnings);
+      const perNote = await forEachNote(
+        read.sources,
+        (source) => extractRecord(ctx, modelSession(session), source, { schema, instructions, cite }),
+        read.warnings,
+      );
       const results = perNote.flatMap((n) => (n.record ? [n.record] : []));
       const ungrounded: Dropped[] = perNote.flatMap((n) => (n.ungrounded ? n.dropped : []));
       if (cite && results.length === 0 && perNote.some((n) => n.ungrounded)) throw groundingFailed(ungrounded);
       streamCitations(ctx, uniqueCitations(results.flatMap((r) => r.citations)));
-      return {
-        results,
-        scope_resolved: { paths, total_tokens: allPassages.reduce((n, p) => n + p.tokens, 0) },
-        usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-        warnings: [...warnings, ...perNote.flatMap((n) => n.warnings)],
-      };
+      return { results, ...perNoteTotals(read, perNote) };
     },
     ...(key === null
       ? {}
@@ -153,14 +134,7 @@ async function extract(ctx: OpContext, input: Input, schema: CallerSchema): Prom
           async finish(result: Output, written: string[]) {
             const mode = input.apply_mode ?? "set_missing";
             const planners = result.results.map((r: ExtractRecord) => extractPlanner(r, key, mode));
-            const settled = await settle(ctx, "ai_extract", input, planners, written);
-            return {
-              ...result,
-              ...(settled.applied ? { applied: settled.applied.map((a) => ({ path: a.path, etag: a.etag, ...a.detail })) } : {}),
-              ...(settled.proposed_patches ? { proposed_patches: settled.proposed_patches } : {}),
-              ...(settled.planned ? { planned: settled.planned } : {}),
-              warnings: [...result.warnings, ...settled.warnings],
-            };
+            return settleInto(ctx, "ai_extract", input, planners, written, result);
           },
         }),
   });

@@ -2,7 +2,6 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
-import { estimateTokens } from "../../../providers/tokens.ts";
 import { readNote } from "../../../vault/read.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
 import { modelSession, runAi } from "../../invocation.ts";
@@ -11,13 +10,13 @@ import { GROUNDING_RULES } from "../../prompts.ts";
 import { AiScope } from "../../scope.ts";
 import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
-import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
+import { ApplyControls, WRITES_NOTES } from "../apply/controls.ts";
 import { frontmatterOf } from "../apply/plan.ts";
-import { SettledOutputs, settle } from "../apply/settle.ts";
+import { SettledOutputs, settleInto } from "../apply/settle.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
-import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
+import { forEachNote, type NoteSource, perNoteSources, perNoteTotals } from "../per-note.ts";
 import { metadataPlanner } from "./apply.ts";
 import { checkFieldSpecs, FieldSpec, fieldInstructions, METADATA_PROMPT_VERSION, MetadataReplyAccepted, metadataReply, validateValue } from "./fields.ts";
 
@@ -85,63 +84,33 @@ type Output = Static<typeof Output>;
 
 export const aiMetadata = defineOp({
   name: "ai_metadata",
-  errors: [
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "idempotency_key_reused",
-    "etag_mismatch",
-    "ai_grounding_failed",
-    "ai_apply_conflict",
-    "path_invalid",
-  ],
   title: "Fill typed frontmatter",
   description: "Suggest (or apply) typed property values for notes.",
-  scope: "vault:read",
-  safe: false,
-  destructive: true,
-  ai: { needs: "chat" },
-  writes: { when: writesNotes, fields: APPLY_FIELDS },
+  ...WRITES_NOTES,
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
     checkFieldSpecs(input.fields);
-    const warnings: Warning[] = [];
-    const paths = await notesToSuggestFor(ctx, "ai_metadata", input, MAX_NOTES, warnings);
     const instructions = fieldInstructions(input.fields, input.language);
-    const sources = noteSources(ctx, paths, estimateTokens(METADATA_SYSTEM) + estimateTokens(instructions));
-    const allPassages = sources.flatMap((s) => s.passages);
+    const read = await perNoteSources(ctx, "ai_metadata", input, MAX_NOTES, [METADATA_SYSTEM, instructions]);
     return runAi({
       op: "metadata" satisfies AiOpName,
       ctx,
       input,
-      scope: pinned(allPassages),
+      scope: pinned(read.passages),
       promptVersion: METADATA_PROMPT_VERSION,
-      usesModel: sources.length > 0,
+      usesModel: read.sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => fillFields(ctx, modelSession(session), source, input, instructions), warnings);
+        const perNote = await forEachNote(read.sources, (source) => fillFields(ctx, modelSession(session), source, input, instructions), read.warnings);
         const results = perNote.map((n) => n.result);
         const citations = uniqueCitations(results.flatMap((r) => Object.values(r.fields).flatMap((f) => f.evidence)));
         streamCitations(ctx, citations);
-        return {
-          results,
-          scope_resolved: { paths, total_tokens: allPassages.reduce((n, p) => n + p.tokens, 0) },
-          citations,
-          usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-          warnings: [...warnings, ...perNote.flatMap((n) => n.warnings)],
-        };
+        return { results, citations, ...perNoteTotals(read, perNote) };
       },
       async finish(result, written) {
         const mode = input.apply_mode ?? "set_missing";
         const planners = result.results.map((r) => metadataPlanner(r, input.fields, mode));
-        const settled = await settle(ctx, "ai_metadata", input, planners, written);
-        return {
-          ...result,
-          ...(settled.applied ? { applied: settled.applied.map((a) => ({ path: a.path, etag: a.etag, ...a.detail })) } : {}),
-          ...(settled.proposed_patches ? { proposed_patches: settled.proposed_patches } : {}),
-          ...(settled.planned ? { planned: settled.planned } : {}),
-          warnings: [...result.warnings, ...settled.warnings],
-        };
+        return settleInto(ctx, "ai_metadata", input, planners, written, result);
       },
     });
   },

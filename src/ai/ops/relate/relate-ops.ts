@@ -9,7 +9,7 @@ import { AiScope } from "../../scope.ts";
 import { type ModelSession, ZERO_USAGE } from "../../session.ts";
 import { ProposedPatch } from "../apply/proposed-patch.ts";
 import type { AiOpName } from "../catalogue.ts";
-import { AiUsageSchema, CallControls } from "../common.ts";
+import { AiUsageSchema, CallControls, GROUNDED_READ } from "../common.ts";
 import { notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { classifySource, RELATION_LABELS, type RelatedEdge, RelatedEdge as RelatedEdgeSchema, RelationLabel, ruleEdge } from "./classify.ts";
 import { proposeLinks } from "./links.ts";
@@ -70,11 +70,9 @@ type Output = Static<typeof Output>;
 
 export const aiRelate = defineOp({
   name: "ai_relate",
-  errors: ["idempotency_key_reused", "ai_grounding_failed", "path_invalid", "not_found"],
   title: "Relate notes",
   description: "Labelled, quoted relations between notes and their neighbours.",
-  scope: "vault:read",
-  safe: true,
+  ...GROUNDED_READ,
   ai: { needs: "either" },
   input: Input,
   output: Output,

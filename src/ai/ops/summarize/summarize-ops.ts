@@ -12,7 +12,7 @@ import { AiScope } from "../../scope.ts";
 import { citationsOf, joinSegments, type KeptSegment, SegmentGrounder, SegmentStream } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
 import type { AiOpName } from "../catalogue.ts";
-import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved, Style } from "../common.ts";
+import { AiUsageSchema, CallControls, Citations, GROUNDED_READ, Language, ScopeResolved, Style } from "../common.ts";
 import { groundingFailed, notesInScope, pinned, uniqueWarnings } from "../grounded.ts";
 import { noteOutlines } from "./outline.ts";
 import { PartialSummaryReply, SUMMARIZE_SYSTEM, SUMMARY_MAX_SEGMENTS, SummaryReply } from "./prompt.ts";
@@ -61,11 +61,9 @@ type Input = Static<typeof Input>;
 
 export const aiSummarize = defineOp({
   name: "ai_summarize",
-  errors: ["idempotency_key_reused", "ai_grounding_failed", "not_found", "path_invalid"],
   title: "Summarize notes",
   description: "A cited summary of notes.",
-  scope: "vault:read",
-  safe: true,
+  ...GROUNDED_READ,
   ai: { needs: "chat" },
   input: Input,
   output: Output,

@@ -2,19 +2,18 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { OpContext } from "../../../ops/context.ts";
 import { defineOp } from "../../../ops/define.ts";
 import { INPUT_LIMITS, type Warning, Warning as WarningSchema } from "../../../ops/schemas.ts";
-import { estimateTokens } from "../../../providers/tokens.ts";
 import { uniqueCitations, verifyCitations } from "../../citations.ts";
 import { modelSession, runAi } from "../../invocation.ts";
 import { renderPassages } from "../../passages.ts";
 import { AiScope } from "../../scope.ts";
 import { groundedRationale, rationalesDropped } from "../../segments.ts";
 import type { ModelSession } from "../../session.ts";
-import { APPLY_FIELDS, ApplyControls, writesNotes } from "../apply/controls.ts";
-import { SettledOutputs, settle } from "../apply/settle.ts";
+import { ApplyControls, WRITES_NOTES } from "../apply/controls.ts";
+import { SettledOutputs, settleInto } from "../apply/settle.ts";
 import type { AiOpName } from "../catalogue.ts";
 import { AiUsageSchema, CallControls, Citations, Language, ScopeResolved } from "../common.ts";
 import { pinned, streamCitations, uniqueWarnings } from "../grounded.ts";
-import { forEachNote, type NoteSource, noteSources, notesToSuggestFor } from "../per-note.ts";
+import { forEachNote, type NoteSource, perNoteSources, perNoteTotals } from "../per-note.ts";
 import { tagPlanner } from "./apply.ts";
 import { TAG_PROMPT_VERSION, TAG_SYSTEM, TagReplyAccepted, tagInstructions, tagReply } from "./prompt.ts";
 import { TagVocabulary, tagInvalid } from "./vocabulary.ts";
@@ -97,29 +96,13 @@ type Output = Static<typeof Output>;
 
 export const aiTag = defineOp({
   name: "ai_tag",
-  errors: [
-    "not_found",
-    "patch_target_not_found",
-    "encoding_unsupported",
-    "idempotency_key_reused",
-    "etag_mismatch",
-    "ai_grounding_failed",
-    "ai_apply_conflict",
-    "path_invalid",
-  ],
   title: "Suggest tags",
   description: "Suggest (or apply) tags for notes.",
-  scope: "vault:read",
-  safe: false,
-  destructive: true,
-  ai: { needs: "chat" },
-  writes: { when: writesNotes, fields: APPLY_FIELDS },
+  ...WRITES_NOTES,
   input: Input,
   output: Output,
   async run(ctx, input): Promise<Output> {
     const vocabulary = new TagVocabulary(ctx, input.vocabulary ?? {});
-    const warnings: Warning[] = [];
-    const paths = await notesToSuggestFor(ctx, "ai_tag", input, MAX_NOTES, warnings);
     const ask = {
       existing: vocabulary.promptTags(),
       candidates: vocabulary.candidates,
@@ -130,18 +113,21 @@ export const aiTag = defineOp({
       ...(input.language ? { language: input.language } : {}),
     };
     const instructions = tagInstructions(ask);
-    const sources = noteSources(ctx, paths, estimateTokens(TAG_SYSTEM) + estimateTokens(instructions));
-    const allPassages = sources.flatMap((s) => s.passages);
+    const read = await perNoteSources(ctx, "ai_tag", input, MAX_NOTES, [TAG_SYSTEM, instructions]);
     return runAi({
       op: "tag" satisfies AiOpName,
       ctx,
       // The vocabulary offered is part of what the model answers to.
       input: { ...input, offered: ask.existing.map((t) => t.tag) },
-      scope: pinned(allPassages),
+      scope: pinned(read.passages),
       promptVersion: TAG_PROMPT_VERSION,
-      usesModel: sources.length > 0,
+      usesModel: read.sources.length > 0,
       async produce(session) {
-        const perNote = await forEachNote(sources, (source) => suggestTags(ctx, modelSession(session), source, { vocabulary, instructions, input }), warnings);
+        const perNote = await forEachNote(
+          read.sources,
+          (source) => suggestTags(ctx, modelSession(session), source, { vocabulary, instructions, input }),
+          read.warnings,
+        );
         const suggestions = perNote.map((n) => n.suggestion);
         const citations = uniqueCitations(suggestions.flatMap((s) => s.tags.flatMap((t) => t.evidence)));
         streamCitations(ctx, citations);
@@ -149,27 +135,18 @@ export const aiTag = defineOp({
         const sortedUnique = (tags: string[]) => [...new Set(tags)].sort();
         return {
           suggestions,
-          scope_resolved: { paths, total_tokens: allPassages.reduce((n, p) => n + p.tokens, 0) },
           vocabulary: {
             existing: sortedUnique(suggested.filter((t) => !t.is_new).map((t) => t.tag)),
             new: sortedUnique(suggested.filter((t) => t.is_new).map((t) => t.tag)),
           },
           citations,
-          usage: { input_tokens: 0, output_tokens: 0, cost_usd: 0 },
-          warnings: [...warnings, ...perNote.flatMap((n) => n.warnings)],
+          ...perNoteTotals(read, perNote),
         };
       },
       async finish(result, written) {
         const mode = input.apply_mode ?? "merge";
         const planners = result.suggestions.map((s) => tagPlanner({ path: s.path, etag: s.etag, tags: s.tags.map((t) => t.tag) }, mode));
-        const settled = await settle(ctx, "ai_tag", input, planners, written);
-        return {
-          ...result,
-          ...(settled.applied ? { applied: settled.applied.map((a) => ({ path: a.path, etag: a.etag, ...a.detail })) } : {}),
-          ...(settled.proposed_patches ? { proposed_patches: settled.proposed_patches } : {}),
-          ...(settled.planned ? { planned: settled.planned } : {}),
-          warnings: [...result.warnings, ...settled.warnings],
-        };
+        return settleInto(ctx, "ai_tag", input, planners, written, result);
       },
     });
   },
