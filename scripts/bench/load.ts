@@ -42,6 +42,17 @@ const queries = readFileSync(join(vault, ".bench", "queries.txt"), "utf8")
 const notes = listNotes(vault);
 const env = { ...isolatedEnv("load", vault), INDX_DATA_DIR: join(work, "data"), INDX_RATE_LIMIT_PER_SECOND: "0" };
 
+/** The server's resident memory now and at its peak, in MiB (Linux's /proc; null elsewhere). */
+function memoryOf(pid: number): { rss_mib: number; peak_rss_mib: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss_mib: round(kib("VmRSS") / 1024, 0), peak_rss_mib: round(kib("VmHWM") / 1024, 0) };
+  } catch {
+    return null;
+  }
+}
+
 function listNotes(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
@@ -49,7 +60,7 @@ function listNotes(dir: string): string[] {
   return out.sort();
 }
 
-async function startServer(): Promise<{ url: string; key: string; stop(): Promise<void> }> {
+async function startServer(): Promise<{ url: string; key: string; pid: number; stop(): Promise<void> }> {
   const server = Bun.spawn([...indx, "serve", "--port", "0"], { env, stdout: "ignore", stderr: "pipe" });
   const reader = server.stderr.getReader();
   let seen = "";
@@ -70,6 +81,7 @@ async function startServer(): Promise<{ url: string; key: string; stop(): Promis
   return {
     url,
     key,
+    pid: server.pid,
     async stop() {
       server.kill();
       await server.exited;
@@ -177,8 +189,10 @@ async function phase(name: string, mix: readonly [OpName, number][], count: numb
     ops,
     status_429: tooMany,
     non_2xx: Object.fromEntries(non2xx),
+    server_memory: memoryOf(server.pid),
   };
-  console.log(`\n${name}, ${count} client${count > 1 ? "s" : ""}: ${result.rps} req/s, 429: ${tooMany}, non-2xx: ${JSON.stringify(result.non_2xx)}`);
+  const memory = result.server_memory ? `, server RSS ${result.server_memory.rss_mib} MiB (peak ${result.server_memory.peak_rss_mib})` : "";
+  console.log(`\n${name}, ${count} client${count > 1 ? "s" : ""}: ${result.rps} req/s, 429: ${tooMany}, non-2xx: ${JSON.stringify(result.non_2xx)}${memory}`);
   for (const [op, s] of Object.entries(ops))
     console.log(`  ${op.padEnd(11)} n=${String(s.count).padStart(6)}  p50 ${s.p50} ms  p95 ${s.p95} ms  p99 ${s.p99} ms`);
   return result;
