@@ -24,14 +24,6 @@ declare const self: Worker;
  */
 const READER_PAGE_CACHE_KIB = 8_000;
 
-/**
- * A reader runs this many nice levels below the thread that answers requests and the index
- * worker (Linux; docs/decisions.md, "Writes under load"): when the cores are busy, a write's
- * steps (its request, its staging, its index pass) go first and reads take the rest, so a burst
- * of reads cannot hold a write up for a scheduler's slice at each of its hops.
- */
-const READER_NICE = 5;
-
 let ctx: App | null = null;
 
 const answer = (message: FromReader) => self.postMessage(message);
@@ -40,7 +32,7 @@ self.onmessage = (event: MessageEvent<ToReader>) => {
   const message = event.data;
   switch (message.type) {
     case "init":
-      lowerThreadPriority(READER_NICE);
+      lowerThreadPriority(message.nice);
       setPageCacheKiB(READER_PAGE_CACHE_KIB);
       ctx = new App(Vault.fromSnapshot(message.vault));
       ctx.embeddings.keepVectorsWarm();
