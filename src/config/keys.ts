@@ -228,9 +228,9 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     key: "server.read_nice",
     env: "INDX_READ_NICE",
     type: "int",
-    default: 5,
+    default: 0,
     description:
-      "How many nice levels below the request thread the reader threads run (Linux), so writes go first when the cores are busy; 0: the same priority, at most 19.",
+      "How many nice levels below the request thread the reader threads run (Linux), so writes go first when the cores are busy (reads then also yield to other programs); 0: the same priority, at most 19.",
   },
   {
     key: "index.exclude",

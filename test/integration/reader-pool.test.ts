@@ -40,7 +40,7 @@ describe("reads on reader workers", () => {
     fake = startFakeAiServer();
     sb = sandbox({}, { fromDemo: true });
     Object.assign(sb.env, fakeEnv(fake, "ollama", "fake-embed-768"));
-    ctx = sb.context({ "server.read_workers": 2 });
+    ctx = sb.context({ "server.read_workers": 2, "server.read_nice": 5 });
     server = await startServer(ctx, { host: "127.0.0.1", port: 0, notice: () => {}, watch: false });
     token = loadConfig({ env: sb.env }).str("server.api_key")!;
     readers = server.readers!;
@@ -102,7 +102,7 @@ describe("reads on reader workers", () => {
   });
 
   test.if(process.platform === "linux")(
-    'readers run below the thread that answers requests and the index worker (docs/decisions.md, "Writes under load")',
+    'with server.read_nice, readers run below the thread that answers requests and the index worker (docs/decisions.md, "Writes under load")',
     () => {
       // A thread's name and nice value, from its /proc stat line (the nice value is field 19).
       const threads = readdirSync("/proc/self/task").map((task) => {
