@@ -64,6 +64,8 @@ export function isolatedEnv(name: string, vault: string): Record<string, string>
     INDX_LOG: "off",
     // Compares serve with and without its reader workers (server.read_workers) in the same conditions.
     ...(process.env.INDX_READ_WORKERS ? { INDX_READ_WORKERS: process.env.INDX_READ_WORKERS } : {}),
+    // Compares reader threads below the request thread with the same priority (server.read_nice).
+    ...(process.env.INDX_READ_NICE ? { INDX_READ_NICE: process.env.INDX_READ_NICE } : {}),
     // Compares a build with and without its rows worker (scale.ts).
     ...(process.env.BENCH_ROWS_WORKER ? { BENCH_ROWS_WORKER: process.env.BENCH_ROWS_WORKER } : {}),
   };

@@ -4,8 +4,11 @@
  * sending requests back to back for BENCH_SECONDS (default 20) per phase, on a copy of the
  * generated vault (BENCH_N notes, default 5,000; ../shared/tools/corpus-gen.ts). Phases:
  * - search: POST /v1/search only — throughput with 1 and with N clients, and their ratio;
- * - mixed: search 40 %, note_get 25 %, note_patch 25 % (append a line with If-Match, each client
- *   on a note of its own, so a 412 would be a bug), note_list 10 %.
+ * - mixed: search 35 %, note_get 25 %, note_patch 25 % (append a line with If-Match, each client
+ *   on a note of its own, so a 412 would be a bug), base_query 10 % (an inline base over one
+ *   folder, filtered and sorted: its rows are recomputed whenever a patch moved the index),
+ *   note_list 5 % (by path or by mtime).
+ * BENCH_PHASES=mixed (or search) runs only those phases after the warm-up.
  * Prints per operation p50/p95/p99 latency and count, requests per second, the 429s and every
  * other non-2xx, then one JSON line per phase. The rate limit is off (a 429 is then the server's
  * own busy answer); the watcher is on, as `indx serve` runs by default.
@@ -16,7 +19,7 @@
  * checkout is a git worktree.
  */
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { emit, generatedVault, isolatedEnv, percentile, ROOT, requireShared, round } from "./common.ts";
 
@@ -39,6 +42,17 @@ const queries = readFileSync(join(vault, ".bench", "queries.txt"), "utf8")
 const notes = listNotes(vault);
 const env = { ...isolatedEnv("load", vault), INDX_DATA_DIR: join(work, "data"), INDX_RATE_LIMIT_PER_SECOND: "0" };
 
+/** The server's resident memory now and at its peak, in MiB (Linux's /proc; null elsewhere). */
+function memoryOf(pid: number): { rss_mib: number; peak_rss_mib: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kib = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? Number.NaN);
+    return { rss_mib: round(kib("VmRSS") / 1024, 0), peak_rss_mib: round(kib("VmHWM") / 1024, 0) };
+  } catch {
+    return null;
+  }
+}
+
 function listNotes(dir: string): string[] {
   const out: string[] = [];
   for (const e of readdirSync(dir, { withFileTypes: true, recursive: true }))
@@ -46,7 +60,7 @@ function listNotes(dir: string): string[] {
   return out.sort();
 }
 
-async function startServer(): Promise<{ url: string; key: string; stop(): Promise<void> }> {
+async function startServer(): Promise<{ url: string; key: string; pid: number; stop(): Promise<void> }> {
   const server = Bun.spawn([...indx, "serve", "--port", "0"], { env, stdout: "ignore", stderr: "pipe" });
   const reader = server.stderr.getReader();
   let seen = "";
@@ -67,6 +81,7 @@ async function startServer(): Promise<{ url: string; key: string; stop(): Promis
   return {
     url,
     key,
+    pid: server.pid,
     async stop() {
       server.kill();
       await server.exited;
@@ -74,7 +89,7 @@ async function startServer(): Promise<{ url: string; key: string; stop(): Promis
   };
 }
 
-type OpName = "search" | "note_get" | "note_patch" | "note_list";
+type OpName = "search" | "note_get" | "note_patch" | "note_list" | "base_query";
 interface Tally {
   latencies: Record<string, number[]>;
   statuses: Record<string, number>;
@@ -85,6 +100,23 @@ const server = await startServer();
 const auth = { authorization: `Bearer ${server.key}` };
 const json = { ...auth, "content-type": "application/json" };
 const at = (path: string) => path.split("/").map(encodeURIComponent).join("/");
+/** Two views over one folder of the generated vault: a filtered one sorted by date, and a grouped one. */
+const BASE = [
+  "filters:",
+  '  and: [file.inFolder("projects")]',
+  "views:",
+  "  - type: table",
+  "    name: Active",
+  '    filters: status == "active"',
+  "    order: [file.name, status, date]",
+  "    sort: [{ property: date, direction: DESC }]",
+  "    limit: 50",
+  "  - type: table",
+  "    name: By status",
+  "    groupBy: { property: status, direction: ASC }",
+  "    order: [file.name, date]",
+  "    limit: 50",
+].join("\n");
 
 /** One client: its own random stream, its own note to patch (its etag kept from each answer). */
 function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
@@ -109,6 +141,12 @@ function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
       });
     if (op === "note_get") return fetch(`${server.url}/v1/notes/${at(notes[Math.floor(random() * notes.length)]!)}`, { headers: auth });
     if (op === "note_list") return fetch(`${server.url}/v1/notes?limit=50&sort=${random() < 0.5 ? "path" : "mtime"}`, { headers: auth });
+    if (op === "base_query")
+      return fetch(`${server.url}/v1/bases/query`, {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify({ base: BASE, view: random() < 0.5 ? "Active" : "By status" }),
+      });
     return fetch(`${server.url}/v1/notes/${at(own)}`, {
       method: "PATCH",
       headers: { ...json, ...(etag ? { "if-match": etag } : {}) },
@@ -151,8 +189,10 @@ async function phase(name: string, mix: readonly [OpName, number][], count: numb
     ops,
     status_429: tooMany,
     non_2xx: Object.fromEntries(non2xx),
+    server_memory: memoryOf(server.pid),
   };
-  console.log(`\n${name}, ${count} client${count > 1 ? "s" : ""}: ${result.rps} req/s, 429: ${tooMany}, non-2xx: ${JSON.stringify(result.non_2xx)}`);
+  const memory = result.server_memory ? `, server RSS ${result.server_memory.rss_mib} MiB (peak ${result.server_memory.peak_rss_mib})` : "";
+  console.log(`\n${name}, ${count} client${count > 1 ? "s" : ""}: ${result.rps} req/s, 429: ${tooMany}, non-2xx: ${JSON.stringify(result.non_2xx)}${memory}`);
   for (const [op, s] of Object.entries(ops))
     console.log(`  ${op.padEnd(11)} n=${String(s.count).padStart(6)}  p50 ${s.p50} ms  p95 ${s.p95} ms  p99 ${s.p99} ms`);
   return result;
@@ -160,27 +200,44 @@ async function phase(name: string, mix: readonly [OpName, number][], count: numb
 
 const SEARCH: [OpName, number][] = [["search", 1]];
 const MIXED: [OpName, number][] = [
-  ["search", 0.4],
+  ["search", 0.35],
   ["note_get", 0.25],
   ["note_patch", 0.25],
-  ["note_list", 0.1],
+  ["base_query", 0.1],
+  ["note_list", 0.05],
 ];
+const only = new Set((process.env.BENCH_PHASES ?? "search,mixed").split(","));
 const records: Record<string, unknown>[] = [];
 try {
-  console.log(`indx: ${label}; ${notes.length} notes; ${seconds} s per phase`);
-  await phase("warm-up", MIXED, clients, Math.min(5, seconds));
-  const s1 = await phase("search", SEARCH, 1, seconds);
-  const sN = await phase("search", SEARCH, clients, seconds);
-  const m1 = await phase("mixed", MIXED, 1, seconds);
-  const mN = await phase("mixed", MIXED, clients, seconds);
-  records.push(s1, sN, m1, mN);
-  const ratios = { search: round(sN.rps / s1.rps, 2), mixed: round(mN.rps / m1.rps, 2) };
-  console.log(`\nthroughput ${clients} clients ÷ 1 client: search ${ratios.search}×, mixed ${ratios.mixed}×`);
   console.log(
-    `note_patch p99 with ${clients} mixed clients: ${mN.ops.note_patch?.p99 ?? "n/a"} ms; 429s in all phases: ${records.reduce((s, r) => s + Number(r.status_429), 0)}\n`,
+    `indx: ${label}; ${notes.length} notes; ${seconds} s per phase; load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(" ")}`,
+  );
+  await phase("warm-up", MIXED, clients, Math.min(5, seconds));
+  const pair = async (name: string, mix: [OpName, number][]) => {
+    if (!only.has(name)) return null;
+    const one = await phase(name, mix, 1, seconds);
+    const many = await phase(name, mix, clients, seconds);
+    records.push(one, many);
+    return round(many.rps / one.rps, 2);
+  };
+  const ratios = { search: await pair("search", SEARCH), mixed: await pair("mixed", MIXED) };
+  const mN = records.find((r) => r.phase === "mixed" && r.clients === clients) as { ops: Record<string, { p99: number }> } | undefined;
+  console.log(`\nthroughput ${clients} clients ÷ 1 client: search ${ratios.search ?? "n/a"}×, mixed ${ratios.mixed ?? "n/a"}×`);
+  console.log(
+    `note_patch p99 with ${clients} mixed clients: ${mN?.ops.note_patch?.p99 ?? "n/a"} ms; 429s in all phases: ${records.reduce((s, r) => s + Number(r.status_429), 0)}\n`,
   );
   for (const r of records) emit({ ...r, indx: label, notes: notes.length });
-  emit({ bench: "server.load.ratio", indx: label, notes: notes.length, clients, ...ratios, note_patch_p99_ms: mN.ops.note_patch?.p99 ?? null });
+  emit({
+    bench: "server.load.ratio",
+    indx: label,
+    notes: notes.length,
+    clients,
+    ...ratios,
+    note_patch_p99_ms: mN?.ops.note_patch?.p99 ?? null,
+    load_average: loadavg().map((x) => round(x, 1)),
+  });
 } finally {
   await server.stop();
   rmSync(work, { recursive: true, force: true });

@@ -48,6 +48,12 @@ export class ReaderPool {
     private readonly vault: Vault,
     readonly size: number,
     private readonly script = new URL("./reader-worker.ts", import.meta.url),
+    /**
+     * How many nice levels below this thread the workers run (Linux; server.read_nice): when the
+     * cores are busy, a write's steps (its request, its staging, its index pass) go first and
+     * reads take the rest (docs/decisions.md, "Writes under load").
+     */
+    private readonly nice = 0,
   ) {
     for (let i = 0; i < size; i++) this.spawn();
   }
@@ -128,7 +134,7 @@ export class ReaderPool {
       worker.terminate();
     };
     worker.addEventListener("close", () => this.ended(reader));
-    worker.postMessage({ type: "init", vault: this.vault.snapshot() } satisfies ToReader);
+    worker.postMessage({ type: "init", vault: this.vault.snapshot(), nice: this.nice } satisfies ToReader);
     this.readers.push(reader);
   }
 

@@ -8,7 +8,7 @@ import type { VaultSnapshot } from "../vault/vault.ts";
 /** What the main thread tells a reader worker. */
 export type ToReader =
   /** First message: the vault to read. The worker answers `ready`. */
-  | { type: "init"; vault: VaultSnapshot }
+  | { type: "init"; vault: VaultSnapshot; nice: number }
   /** Run a safe operation with the caller's scopes, folder grant and raw input (validated in the worker). */
   | { type: "run"; id: number; op: string; input: unknown; scopes: Scope[]; grant: GrantSpec | null; coerce: boolean }
   /** The main thread updated the index: drop what is cached about it. */

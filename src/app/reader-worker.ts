@@ -5,6 +5,7 @@
  */
 import { edenGC } from "bun:jsc";
 import { IndxError, toIndxError } from "../core/errors.ts";
+import { lowerThreadPriority } from "../core/thread-priority.ts";
 import { setPageCacheKiB } from "../index/storage/store.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { compileGrant } from "../vault/grant.ts";
@@ -31,6 +32,7 @@ self.onmessage = (event: MessageEvent<ToReader>) => {
   const message = event.data;
   switch (message.type) {
     case "init":
+      lowerThreadPriority(message.nice);
       setPageCacheKiB(READER_PAGE_CACHE_KIB);
       ctx = new App(Vault.fromSnapshot(message.vault));
       ctx.embeddings.keepVectorsWarm();

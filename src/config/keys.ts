@@ -225,6 +225,14 @@ export const CONFIG_KEYS: readonly ConfigKey[] = [
     description: "Threads of indx serve that answer reads (search, note reads, links, tags). Unset: one per CPU core; 0: reads run on the request thread.",
   },
   {
+    key: "server.read_nice",
+    env: "INDX_READ_NICE",
+    type: "int",
+    default: 0,
+    description:
+      "How many nice levels below the request thread the reader threads run (Linux), so writes go first when the cores are busy (reads then also yield to other programs); 0: the same priority, at most 19.",
+  },
+  {
     key: "index.exclude",
     env: "INDX_EXCLUDE",
     type: "list",

@@ -267,7 +267,7 @@ function oauthServer(ctx: App, adminKey: () => string | null, baseOf: (request: 
 function startReaders(ctx: App): { pool: ReaderPool; stop(): void } | null {
   const size = ctx.vault.config.get<number | null>("server.read_workers") ?? availableParallelism();
   if (size === 0) return null;
-  const pool = new ReaderPool(ctx.vault, size);
+  const pool = new ReaderPool(ctx.vault, size, undefined, ctx.vault.config.int("server.read_nice"));
   const unlisten = [
     ctx.onIndexUpdate((report, paths, origin) => pool.indexUpdated(report, paths, origin)),
     ctx.embeddings.onVectorsChanged(() => pool.vectorsChanged()),

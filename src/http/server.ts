@@ -205,8 +205,10 @@ export function createApp(ctx: App, o: AppOptions) {
           : await inputFromBody(request, route.raw ? ctx.vault.config.int(route.raw.limitKey) : undefined);
     if (route.wildParam && tail !== null) input[route.wildParam] = tail;
     headersToInput(request, route, input);
-    // A client that hangs up stops the model call it was waiting for.
-    const signal = route.op.ai ? request.signal : undefined;
+    // A client that hangs up stops the model call it was waiting for, and a write that has not
+    // begun leaves the writers' queue as `cancelled`, as an MCP cancel does (docs/decisions.md,
+    // "One queue of writers per vault"); a write that has begun runs to its end.
+    const signal = route.op.ai || !route.op.safe ? request.signal : undefined;
     const caller = { surface: "rest" as const, ...(exchange.tokenId ? { token_id: exchange.tokenId } : {}) };
     const opts = { coerce: route.input === "query" };
     const grant = compileGrant(exchange.grant);

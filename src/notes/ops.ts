@@ -8,12 +8,14 @@ import { AnchorChecker } from "../links/anchors.ts";
 import { Backlink, ForwardLink, toBacklink, toForwardLink } from "../links/graph.ts";
 import { TypedLinks } from "../links/typed.ts";
 import { parseNote } from "../markdown/parse.ts";
+import type { OpContext } from "../ops/context.ts";
 import { defineOp } from "../ops/define.ts";
 import {
   CompactMeta,
   Cursor,
   compactMeta,
   decodeCursor,
+  encodeCursor,
   FrontmatterFilter,
   Limit,
   NextCursor,
@@ -203,6 +205,24 @@ const NoteListItem = Type.Object({
   meta: CompactMeta,
 });
 
+/** A row of note_list as the index gives it. */
+type ListedNote = ReturnType<OpContext["index"]["notes"]["list"]>[number];
+
+function listed(items: readonly ListedNote[], total: number, next_cursor: string | null) {
+  return {
+    notes: items.map((r) => ({
+      path: r.path,
+      title: r.title,
+      tags: tagsOf(r),
+      size: r.size,
+      mtime: new Date(r.mtimeMs).toISOString(),
+      meta: compactMeta(frontmatterOf(r), aliasesOf(r)),
+    })),
+    total,
+    next_cursor,
+  };
+}
+
 export const noteList = defineOp({
   name: "note_list",
   errors: ["path_invalid", "not_found"],
@@ -225,8 +245,16 @@ export const noteList = defineOp({
   ),
   output: Type.Object({ notes: Type.Array(NoteListItem), total: Type.Integer(), next_cursor: NextCursor }),
   run(ctx, input) {
-    // Every page of one listing reads the same result, computed once per index version (docs/decisions.md).
     const { path_glob, tag, frontmatter, where: source, sort = "path" } = input;
+    const offset = decodeCursor(input.cursor);
+    const limit = input.limit ?? 50;
+    // Without a filter a page is read alone: the whole listing kept per index version was made
+    // again after every write, 10–30 ms at 5,000 notes (docs/decisions.md, "Writes under load").
+    if (path_glob === undefined && tag === undefined && frontmatter === undefined && source === undefined) {
+      const total = ctx.index.notes.listCount();
+      return listed(ctx.index.notes.listPage(sort, offset, limit), total, offset + limit < total ? encodeCursor(offset + limit) : null);
+    }
+    // Every page of one filtered listing reads the same result, computed once per index version (docs/decisions.md).
     const key = `note_list\n${JSON.stringify([path_glob, tag, frontmatter, source, sort])}\n${source === undefined ? "" : noteWhereKey(ctx.vault, source)}`;
     const rows = ctx.index.derived(
       key,
@@ -237,19 +265,8 @@ export const noteList = defineOp({
       },
       (r) => r.length,
     );
-    const { items, next_cursor } = page(rows, decodeCursor(input.cursor), input.limit ?? 50);
-    return {
-      notes: items.map((r) => ({
-        path: r.path,
-        title: r.title,
-        tags: tagsOf(r),
-        size: r.size,
-        mtime: new Date(r.mtimeMs).toISOString(),
-        meta: compactMeta(frontmatterOf(r), aliasesOf(r)),
-      })),
-      total: rows.length,
-      next_cursor,
-    };
+    const { items, next_cursor } = page(rows, offset, limit);
+    return listed(items, rows.length, next_cursor);
   },
   summary: (o) => `${o.notes.length} of ${o.total} notes${o.next_cursor ? " (more available)" : ""}`,
 });

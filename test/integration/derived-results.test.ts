@@ -57,10 +57,20 @@ describe("derived results", () => {
     const qb = await invoke(baseQuery, ctx, { base: BASE, limit: 2 });
     expect(qb.rows).toEqual(qa.rows.slice(0, 2));
     expect(qa.total).toBe(6);
-    const plain = await invoke(noteList, ctx, {});
+    const plain = await invoke(noteList, ctx, { limit: 5 });
     expect(plain.total).toBe(13);
-    // One list each: the broken anchors (index unchanged since), the where listing, the base's evaluation, the plain listing.
-    expect(ctx.index.derivedKept).toBe(4);
+    // One list each: the broken anchors (index unchanged since), the where listing, the base's
+    // evaluation. A listing without a filter reads its page alone and keeps nothing
+    // (docs/decisions.md, "Writes under load").
+    expect(ctx.index.derivedKept).toBe(3);
+    const rest = await invoke(noteList, ctx, { cursor: plain.next_cursor ?? "", limit: 100 });
+    expect([...plain.notes, ...rest.notes].map((n) => n.path)).toEqual((await invoke(noteList, ctx, { limit: 100 })).notes.map((n) => n.path));
+    expect(rest.next_cursor).toBeNull();
+    // The page read alone is the page of the whole listing, by path and newest first.
+    for (const sort of ["path", "mtime"] as const)
+      expect((await invoke(noteList, ctx, { sort, limit: 4, cursor: plain.next_cursor ?? "" })).notes).toEqual(
+        (await invoke(noteList, ctx, { sort, path_glob: "**", limit: 100 })).notes.slice(5, 9),
+      );
 
     sb.write("n00.md", "---\nstatus: open\n---\nNo links.\n");
     await ctx.updateIndex({ paths: ["n00.md"] });

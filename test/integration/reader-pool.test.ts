@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { App } from "../../src/app/context.ts";
 import { ReaderPool } from "../../src/app/reader-pool.ts";
@@ -39,7 +40,7 @@ describe("reads on reader workers", () => {
     fake = startFakeAiServer();
     sb = sandbox({}, { fromDemo: true });
     Object.assign(sb.env, fakeEnv(fake, "ollama", "fake-embed-768"));
-    ctx = sb.context({ "server.read_workers": 2 });
+    ctx = sb.context({ "server.read_workers": 2, "server.read_nice": 5 });
     server = await startServer(ctx, { host: "127.0.0.1", port: 0, notice: () => {}, watch: false });
     token = loadConfig({ env: sb.env }).str("server.api_key")!;
     readers = server.readers!;
@@ -99,6 +100,24 @@ describe("reads on reader workers", () => {
     expect(semantic.body.data.results[0].path).toBe("Fresh/Penguin.md");
     expect(readers.answered).toBe(before + 2);
   });
+
+  test.if(process.platform === "linux")(
+    'with server.read_nice, readers run below the thread that answers requests and the index worker (docs/decisions.md, "Writes under load")',
+    () => {
+      // A thread's name and nice value, from its /proc stat line (the nice value is field 19).
+      const threads = readdirSync("/proc/self/task").map((task) => {
+        const stat = readFileSync(`/proc/self/task/${task}/stat`, "utf8");
+        return { name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")), nice: Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]) };
+      });
+      const base = threads[0]?.nice ?? Number.NaN;
+      const workers = threads.filter((t) => t.name === "Worker").map((t) => t.nice - base);
+      expect(readers.readyCount).toBe(2);
+      // The two readers five levels down; the index worker (it ran this suite's writes) as this thread.
+      expect(workers.filter((d) => d === 5).length).toBe(2);
+      expect(workers.filter((d) => d === 0).length).toBeGreaterThanOrEqual(1);
+      expect(workers.every((d) => d === 0 || d === 5)).toBe(true);
+    },
+  );
 
   test("errors from a worker keep their code, message and status", async () => {
     const before = readers.answered;

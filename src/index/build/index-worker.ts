@@ -43,8 +43,35 @@ self.onmessage = (event: MessageEvent<ToIndexWorker>) => {
     if (!(err instanceof IndxError)) debugLog("index job failed", { error: err });
     answer({ type: "failed", id, error: toIndxError(err).toJSON() });
   }
-  // A pass over the whole vault leaves its scan behind (100,000 files: tens of MB of paths and
-  // stats), and the worker then idles until the next change: collected now, the memory goes back
-  // instead of staying with an idle thread (docs/decisions.md, "What a reader thread holds").
-  fullGC();
+  collectAfterJob();
 };
+
+/** How long the worker must have had no job before it runs its full collection. */
+const IDLE_GC_MS = 1000;
+/** While jobs keep coming, a full collection at most this often. */
+const BUSY_GC_EVERY_MS = 2000;
+let idleGc: ReturnType<typeof setTimeout> | null = null;
+let lastGc = performance.now();
+
+/**
+ * A pass over the whole vault leaves its scan behind (100,000 files: tens of MB of paths and
+ * stats), and the worker then idles until the next change: collected once it idles, the memory
+ * goes back instead of staying with an idle thread (docs/decisions.md, "What a reader thread
+ * holds"). Not after every job: under a stream of writes each batch's pass is a few ms and a full
+ * collection 10–20 ms, which then ran after every batch, held up the next one and took about 45 %
+ * of a core; while jobs keep coming it runs every 2 s, which bounds what they leave behind
+ * (docs/decisions.md, "Writes under load").
+ */
+function collectAfterJob(): void {
+  if (idleGc) clearTimeout(idleGc);
+  idleGc = null;
+  if (performance.now() - lastGc >= BUSY_GC_EVERY_MS) return collectNow();
+  idleGc = setTimeout(collectNow, IDLE_GC_MS);
+  idleGc.unref();
+}
+
+function collectNow(): void {
+  idleGc = null;
+  fullGC();
+  lastGc = performance.now();
+}

@@ -73,6 +73,26 @@ describe("WriterQueue (the writers of one process)", () => {
     expect(existsSync(join(dir, "write.lock"))).toBe(false);
   });
 
+  test("a writer that asks while the writes before it are being indexed goes at once; the lock file goes back once they are indexed, before the last caller hears", async () => {
+    const dir = dataDir();
+    const lockFile = join(dir, "write.lock");
+    // The index pass of the writes so far (beforeRelease), held open until the test ends it.
+    const indexing = Promise.withResolvers<void>();
+    const queue = new WriterQueue(new VaultWriteLock(dir), {}, () => indexing.promise);
+    const order: string[] = [];
+    const first = queue.run(() => void order.push("first"));
+    while (!order.includes("first")) await Bun.sleep(1);
+    // The first writer has run and its writes are not indexed yet: the next one does not wait for that.
+    const second = queue.run(() => void order.push(`second, lock file held: ${existsSync(lockFile)}`)).then(() => existsSync(lockFile));
+    for (let i = 0; i < 200 && order.length < 2; i++) await Bun.sleep(1);
+    order.push("indexed");
+    indexing.resolve();
+    await first;
+    expect(order).toEqual(["first", "second, lock file held: true", "indexed"]);
+    // The last caller hears its answer after the lock file went back.
+    expect(await second).toBe(false);
+  });
+
   test("a writer whose caller aborts leaves the queue: it never runs, the others keep their order, the queue stays usable", async () => {
     const queue = new WriterQueue(new VaultWriteLock(dataDir()));
     const order: string[] = [];

@@ -31,6 +31,10 @@ export interface NoteProblem {
 
 export type PropertyValue = string | number | boolean | null;
 
+const SUMMARY_SQL = `SELECT f.id, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, f.size, f.mtime_ms AS mtimeMs
+  FROM files f JOIN notes n ON n.file_id = f.id WHERE f.kind = 'note'`;
+const ORDER_BY = { path: "f.path", mtime: "f.mtime_ms DESC, f.path" } as const;
+
 /** Notes and their frontmatter. */
 export class NoteQueries {
   constructor(private readonly db: Database) {}
@@ -40,14 +44,20 @@ export class NoteQueries {
   }
 
   list(sort: "path" | "mtime"): NoteSummary[] {
-    const order = sort === "mtime" ? "f.mtime_ms DESC, f.path" : "f.path";
-    return this.db
-      .query<NoteSummary, []>(
-        `SELECT f.id, f.path, n.title, n.tags AS tagsJson, n.aliases AS aliasesJson, n.frontmatter AS frontmatterJson, f.size, f.mtime_ms AS mtimeMs
-           FROM files f JOIN notes n ON n.file_id = f.id WHERE f.kind = 'note'
-          ORDER BY ${order}`,
-      )
-      .all();
+    return this.db.query<NoteSummary, []>(`${SUMMARY_SQL} ORDER BY ${ORDER_BY[sort]}`).all();
+  }
+
+  /**
+   * One page of `list(sort)`, read alone: the path index walks to it, and by mtime SQLite keeps
+   * only the first offset + limit rows while it scans (docs/decisions.md, "Writes under load").
+   */
+  listPage(sort: "path" | "mtime", offset: number, limit: number): NoteSummary[] {
+    return this.db.query<NoteSummary, [number, number]>(`${SUMMARY_SQL} ORDER BY ${ORDER_BY[sort]} LIMIT ? OFFSET ?`).all(limit, offset);
+  }
+
+  /** How many rows `list` returns. */
+  listCount(): number {
+    return this.db.query<{ n: number }, []>("SELECT count(*) AS n FROM files f JOIN notes n ON n.file_id = f.id WHERE f.kind = 'note'").get()?.n ?? 0;
   }
 
   byPath(path: string): NoteHead | null {
