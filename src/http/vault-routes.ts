@@ -1,6 +1,7 @@
 import { resolve } from "node:path";
 import type { App } from "../app/context.ts";
 import { VaultRegistry } from "../app/vaults.ts";
+import { ServerTokenStore } from "../auth/server-tokens.ts";
 import { sameSecret, TokenStore } from "../auth/tokens.ts";
 import { namedVaults } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
@@ -30,13 +31,16 @@ export class NamedVaults {
   private readonly registry: VaultRegistry<ServedVault>;
   /** The request as the listener received it, behind each rewritten one: its peer is the client (rate limits). */
   private readonly received = new WeakMap<Request, Request>();
+  /** Tokens for several vaults, beside the config file (docs/decisions.md, "A token for several vaults"). */
+  private readonly serverTokens: ServerTokenStore;
 
   constructor(
     private readonly configPath: string,
     private readonly shared: SharedRouteOptions,
     private readonly opts: { watch: boolean; debounceMs: number; notice: (line: string) => void; mcp?: McpHttpOptions; bringUp: (app: App) => Promise<void> },
   ) {
-    this.registry = new VaultRegistry(configPath, (app) => this.serve(app));
+    this.serverTokens = new ServerTokenStore(configPath);
+    this.registry = new VaultRegistry(configPath, (app, name) => this.serve(app, name));
   }
 
   /** The response for a request under a named vault, or null when the path names none. */
@@ -79,18 +83,19 @@ export class NamedVaults {
     if (!presented) return false;
     const adminKey = this.shared.adminKey();
     const dataDir = namedVaults(this.configPath).get(name)?.data_dir;
+    if (this.serverTokens.verify(presented, name)) return true;
     if (!dataDir) return adminKey !== null && sameSecret(presented, adminKey);
     return new TokenStore(resolve(expandHome(dataDir))).verify(presented, adminKey) !== null;
   }
 
-  private async serve(app: App): Promise<ServedVault> {
+  private async serve(app: App, name: string): Promise<ServedVault> {
     app.vault.ensureDataDir();
     await this.opts.bringUp(app);
     const mcp = new McpHttpHandler(app, { ...this.opts.mcp });
     const routes = createApp(app, {
       ...this.shared,
       client: (request) => this.shared.client(this.received.get(request) ?? request),
-      tokens: new TokenStore(app.vault.dataDir),
+      tokens: new TokenStore(app.vault.dataDir, { store: this.serverTokens, vault: name }),
       oauth: null,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     });
