@@ -8,6 +8,8 @@ import { IndxError, toIndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
+import { ACCESS_PREFIX } from "../oauth/secrets.ts";
+import type { OAuthServer } from "../oauth/server.ts";
 import { type AppOptions, createApp, errorResponse } from "./server.ts";
 
 /** One named vault in service: its own routes, tokens, MCP sessions, watcher and event stream. */
@@ -37,7 +39,15 @@ export class NamedVaults {
   constructor(
     private readonly configPath: string,
     private readonly shared: SharedRouteOptions,
-    private readonly opts: { watch: boolean; debounceMs: number; notice: (line: string) => void; mcp?: McpHttpOptions; bringUp: (app: App) => Promise<void> },
+    private readonly opts: {
+      watch: boolean;
+      debounceMs: number;
+      notice: (line: string) => void;
+      mcp?: McpHttpOptions;
+      bringUp: (app: App) => Promise<void>;
+      /** The server's authorization server: each named vault is a protected resource of it (docs/decisions.md, "OAuth for named vaults"). */
+      oauth?: OAuthServer | null;
+    },
   ) {
     this.serverTokens = new ServerTokenStore(configPath);
     this.registry = new VaultRegistry(configPath, (app, name) => this.serve(app, name));
@@ -68,7 +78,9 @@ export class NamedVaults {
     this.received.set(rewritten, request);
     const response = await served.fetch(rewritten);
     // A token of another vault is unknown to this one's store: not_found, never "wrong token here".
-    if (response.status === 401 && request.headers.has("authorization")) return errorResponse(notFound());
+    // An OAuth access token keeps its 401 and this vault's challenge: an expired one is refreshed
+    // on it, and one minted for another resource is invalid here (RFC 6750 §3.1), not a secret guessed.
+    if (response.status === 401 && request.headers.has("authorization") && !(this.opts.oauth && isOAuthAccess(request))) return errorResponse(notFound());
     return response;
   }
 
@@ -96,7 +108,7 @@ export class NamedVaults {
       ...this.shared,
       client: (request) => this.shared.client(this.received.get(request) ?? request),
       tokens: new TokenStore(app.vault.dataDir, { store: this.serverTokens, vault: name }),
-      oauth: null,
+      oauth: this.opts.oauth?.forVault(name, (request) => this.received.get(request) ?? request) ?? null,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
     });
     const watcher = this.opts.watch ? new VaultWatcher(app, this.opts.debounceMs) : null;
@@ -120,6 +132,10 @@ export class NamedVaults {
   async stop(): Promise<void> {
     await Promise.all(this.registry.all().map((v) => v.served.stop()));
   }
+}
+
+function isOAuthAccess(request: Request): boolean {
+  return /^Bearer\s+(\S+)$/i.exec(request.headers.get("authorization") ?? "")?.[1]?.startsWith(ACCESS_PREFIX) === true;
 }
 
 function notFound(): IndxError {

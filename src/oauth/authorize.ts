@@ -6,7 +6,7 @@ import { isMetadataUrl } from "./client-metadata.ts";
 import { renderConsent, renderProblem } from "./consent-page.ts";
 import { OAuthError } from "./errors.ts";
 import type { Audit, GrantService } from "./grants.ts";
-import { canonicalResource } from "./metadata.ts";
+import { canonicalResource, vaultOfResource } from "./metadata.ts";
 import { CHALLENGE_SYNTAX, hashSecret, newSecret, normalizeApprovalCode, sameSecret } from "./secrets.ts";
 import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
@@ -26,6 +26,10 @@ export interface AuthorizeDeps {
   failures: { perProof: FailureThrottle; perAddress: FailureThrottle };
   /** Throws validation_failed for folders a grant may not hold (src/ops/grant.ts validateGrantSpec, or stricter). */
   checkFolders: (spec: GrantSpec) => void;
+  /** Whether a named vault of this server is configured (its MCP endpoint is a resource a client may name). */
+  isVault: (name: string) => boolean;
+  /** A named vault's own store: `indx auth approve --vault <name>` leaves its codes there. */
+  storeOf: (vault: string) => OAuthStore;
 }
 
 interface Pending {
@@ -35,6 +39,8 @@ interface Pending {
   challenge: string;
   scopes: Scope[];
   resource: string;
+  /** The named vault the resource is; null: the default vault. */
+  vault: string | null;
   csrf: string;
   /** The value of the consent cookie this browser got with the page: a form from any other browser is refused. */
   binding: string;
@@ -92,8 +98,8 @@ export class Authorizer {
     const scopes = parseRequestedScopes(q.get("scope"));
     if (!scopes) return back("invalid_scope", `Known scopes: ${ALL_SCOPES.join(" ")}.`);
     const named = q.get("resource");
-    const resource = named === null ? base : canonicalResource(named, base);
-    if (!resource) return back("invalid_target", "The resource is not this server.");
+    const resource = named === null ? base : canonicalResource(named, base, this.d.isVault);
+    if (!resource) return back("invalid_target", "The resource is not this server or one of its vaults.");
 
     this.sweep();
     // Past the cap the oldest waiting page goes (its owner reloads it), so a flood of requests cannot lock the owner out.
@@ -106,6 +112,7 @@ export class Authorizer {
       challenge,
       scopes,
       resource,
+      vault: vaultOfResource(resource, base),
       csrf: newSecret(""),
       binding: newSecret(""),
       expires: Date.now() + PENDING_TTL_MS,
@@ -139,7 +146,7 @@ export class Authorizer {
     const chosen = this.choose(p.scopes, form.get("access"), typed);
     if (typeof chosen === "string") return this.page(p, requestId, 400, undefined, {}, { typed, problem: chosen });
     const proof = form.get("owner_proof")?.trim() ?? "";
-    if (!this.ownerProved(proof)) {
+    if (!this.ownerProved(proof, p.vault)) {
       this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof" });
       const key = `${address}\0${hashSecret(proof)}`;
       const blocked = Math.max(this.d.failures.perProof.blockedFor(key), this.d.failures.perAddress.blockedFor(address));
@@ -164,6 +171,7 @@ export class Authorizer {
       challenge: p.challenge,
       scopes,
       resource: p.resource,
+      vault: p.vault,
       ...(folders ? { folders } : {}),
     });
     this.d.audit("auth.granted", {
@@ -172,6 +180,7 @@ export class Authorizer {
       grant_id: grantId,
       scopes,
       ...(folders ? { folders } : {}),
+      ...(p.vault === null ? {} : { vault: p.vault }),
     });
     return redirectTo(p.redirectUri, { code, state: p.state, iss: base });
   }
@@ -188,12 +197,17 @@ export class Authorizer {
     }
   }
 
-  /** The owner's proof: the admin token, or a one-time code from `indx auth approve` (spent here). */
-  private ownerProved(proof: string): boolean {
+  /**
+   * The owner's proof: the admin token, or a one-time code from `indx auth approve` (spent here):
+   * the default vault's codes approve for every vault of the server, a named vault's own
+   * (`--vault <name>`) only for it (docs/decisions.md, "OAuth for named vaults").
+   */
+  private ownerProved(proof: string, vault: string | null): boolean {
     if (!proof || proof.length > 200) return false;
     const admin = this.d.adminKey();
     if (admin && sameSecret(proof, admin)) return true;
-    return this.d.store.spendApproval(hashSecret(normalizeApprovalCode(proof)));
+    const hash = hashSecret(normalizeApprovalCode(proof));
+    return this.d.store.spendApproval(hash) || (vault !== null && this.d.storeOf(vault).spendApproval(hash));
   }
 
   /**
@@ -221,6 +235,7 @@ export class Authorizer {
       folders: folders?.typed ?? { read: "", write: "" },
       foldersProblem: folders?.problem,
       clientName: p.client.client_name,
+      vault: p.vault,
       clientUrl: isMetadataUrl(p.client.client_id) ? p.client.client_id : null,
       redirectHost: hostOf(p.redirectUri),
       requested: p.scopes,
