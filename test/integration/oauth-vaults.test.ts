@@ -149,6 +149,10 @@ test("the SDK's provider gets a token for /mcp/work alone: refused on /mcp and /
   expect(granted.auth).toMatchObject({ vault: "work", grant_id: grant?.id, scopes: ["vault:read"] });
   expect(log).not.toContain(access);
   expect(log).not.toContain(refreshed);
+  // `indx events --vault work` shows it; the default vault's trail does not.
+  const events = (...args: string[]) => Bun.spawnSync(["bun", MAIN, "events", ...args, "--json"], { env: sb.env, cwd: sb.dir }).stdout.toString();
+  expect(events("--vault", "work", "--kinds", "auth.granted")).toContain(`"grant_id":"${grant?.id}"`);
+  expect(events("--kinds", "auth.granted")).not.toContain(grant?.id ?? "-");
 });
 
 test("the default vault's OAuth token is refused on named vaults", async () => {
@@ -205,4 +209,50 @@ test("a code for work cannot be exchanged for another resource, and an unknown v
     resource: `${base}/v1/vaults/work`,
   });
   expect(ok.status).toBe(200);
+
+  // The grant lives in work's store: a refresh finds it there, a spent refresh token revokes the family.
+  const refresh = (token: string) => tokenRequest(base, { grant_type: "refresh_token", refresh_token: token, client_id: clientId });
+  const rotated = await refresh(ok.body.refresh_token);
+  expect(rotated.status).toBe(200);
+  expect((await mcpInit("/mcp/work", rotated.body.access_token)).status).toBe(200);
+  const reused = await refresh(ok.body.refresh_token);
+  expect(reused.body.error).toBe("invalid_grant");
+  expect((await mcpInit("/mcp/work", rotated.body.access_token)).status).toBe(401);
+  expect(readFileSync(join(dir("data-work"), "events.log"), "utf8")).toContain('"reason":"refresh_token_reused","vault":"work"');
+});
+
+test("RFC 7009: a client revokes its named vault's token at the one revocation endpoint", async () => {
+  const clientId = (
+    (await (
+      await fetch(`${base}/oauth/register`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "y", redirect_uris: [REDIRECT] }),
+      })
+    ).json()) as { client_id: string }
+  ).client_id;
+  const { createHash, randomBytes } = await import("node:crypto");
+  const verifier = randomBytes(32).toString("base64url");
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+  const page = await openConsent(base, {
+    client_id: clientId,
+    redirect_uri: REDIRECT,
+    response_type: "code",
+    code_challenge: challenge,
+    code_challenge_method: "S256",
+    resource: `${base}/mcp/personal`,
+  });
+  const decided = await submitConsent(base, page, { owner_proof: adminKey, access: "read" });
+  const code = new URL(decided.headers.get("location") ?? "").searchParams.get("code") ?? "";
+  const got = await tokenRequest(base, { grant_type: "authorization_code", code, client_id: clientId, redirect_uri: REDIRECT, code_verifier: verifier });
+  expect(got.status).toBe(200);
+  expect((await mcpInit("/mcp/personal", got.body.access_token)).status).toBe(200);
+  const revoked = await fetch(`${base}/oauth/revoke`, {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams({ token: got.body.access_token, client_id: clientId }),
+  });
+  expect(revoked.status).toBe(200);
+  expect((await mcpInit("/mcp/personal", got.body.access_token)).status).toBe(401);
+  expect(readFileSync(join(dir("data-personal"), "events.log"), "utf8")).toContain('"reason":"revoked_by_client","vault":"personal"');
 });
