@@ -133,12 +133,18 @@ export class Authorizer {
     const p = this.pending.get(requestId);
     if (!p || p.expires <= Date.now()) return problem(400, "This request has expired", "The approval page was open too long or was already used.");
     if (!this.sameOrigin(request, base) || !sameSecret(form.get("csrf") ?? "", p.csrf) || !sameSecret(cookieOf(request, COOKIE) ?? "", p.binding)) {
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "csrf" });
+      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "csrf", ...vaultOf(p) });
       return problem(403, "Request refused", "This form did not come from the approval page indx showed in this browser.");
     }
     if (form.get("decision") !== "approve") {
       this.pending.delete(requestId);
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, client_name: p.client.client_name, reason: "access_denied" });
+      this.d.audit("auth.failed", {
+        endpoint: "authorize",
+        client_id: p.client.client_id,
+        client_name: p.client.client_name,
+        reason: "access_denied",
+        ...vaultOf(p),
+      });
       return redirectTo(p.redirectUri, { error: "access_denied", error_description: "The owner denied access.", state: p.state, iss: base });
     }
     const typed = { read: form.get("read_folders") ?? "", write: form.get("write_folders") ?? "" };
@@ -147,7 +153,7 @@ export class Authorizer {
     if (typeof chosen === "string") return this.page(p, requestId, 400, undefined, {}, { typed, problem: chosen });
     const proof = form.get("owner_proof")?.trim() ?? "";
     if (!this.ownerProved(proof, p.vault)) {
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof" });
+      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof", ...vaultOf(p) });
       const key = `${address}\0${hashSecret(proof)}`;
       const blocked = Math.max(this.d.failures.perProof.blockedFor(key), this.d.failures.perAddress.blockedFor(address));
       if (blocked)
@@ -180,7 +186,7 @@ export class Authorizer {
       grant_id: grantId,
       scopes,
       ...(folders ? { folders } : {}),
-      ...(p.vault === null ? {} : { vault: p.vault }),
+      ...vaultOf(p),
     });
     return redirectTo(p.redirectUri, { code, state: p.state, iss: base });
   }
@@ -307,6 +313,11 @@ export function parseRequestedScopes(raw: string | null): Scope[] | null {
   if (names.length === 0) return [...DEFAULT_SCOPES];
   if (!names.every((n): n is Scope => (ALL_SCOPES as readonly string[]).includes(n))) return null;
   return [...new Set(names)];
+}
+
+/** The audit field naming the vault a consent is for (docs/decisions.md, "OAuth for named vaults"); nothing for the default vault. */
+function vaultOf(p: Pending): { vault?: string } {
+  return p.vault === null ? {} : { vault: p.vault };
 }
 
 function redirectTo(uri: string, params: Record<string, string | null>): Response {

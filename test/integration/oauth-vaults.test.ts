@@ -185,6 +185,9 @@ test("a code for work cannot be exchanged for another resource, and an unknown v
   expect(unknown.status).toBe(303);
   expect(new URL(unknown.location ?? "").searchParams.get("error")).toBe("invalid_target");
   const page = await openConsent(base, { ...params, resource: `${base}/mcp/work` });
+  // A wrong proof is audited in work's own trail, by its name.
+  expect((await submitConsent(base, page, { owner_proof: "WRONG-CODE-0000", access: "read" })).status).toBe(401);
+  expect(readFileSync(join(dir("data-work"), "events.log"), "utf8")).toContain('"reason":"owner_proof","vault":"work"');
   const decided = await submitConsent(base, page, { owner_proof: adminKey, access: "read" });
   const code = new URL(decided.headers.get("location") ?? "").searchParams.get("code") ?? "";
   for (const resource of [`${base}/mcp/personal`, `${base}/mcp`]) {
