@@ -48,12 +48,12 @@ beforeAll(async () => {
   base = server.url;
   adminKey = loadConfig({ env: sb.env }).str("server.api_key") ?? "";
   expect(adminKey).not.toBe("");
-});
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop();
   sb?.cleanup();
-});
+}, 60_000);
 
 const mcpInit = (path: string, token: string) =>
   fetch(`${base}${path}`, {
@@ -81,7 +81,7 @@ test("/mcp/work answers 401 with its own path-suffixed resource metadata (RFC 97
   // The default vault's challenge is unchanged.
   const dflt = await fetch(`${base}/mcp`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
   expect(dflt.headers.get("www-authenticate") ?? "").toContain(`resource_metadata="${base}/.well-known/oauth-protected-resource"`);
-});
+}, 60_000);
 
 test("the SDK's provider gets a token for /mcp/work alone: refused on /mcp and /mcp/personal; refreshed; listed and revoked with --vault work", async () => {
   const mcpUrl = new URL(`${base}/mcp/work`);
@@ -153,7 +153,7 @@ test("the SDK's provider gets a token for /mcp/work alone: refused on /mcp and /
   const events = (...args: string[]) => Bun.spawnSync(["bun", MAIN, "events", ...args, "--json"], { env: sb.env, cwd: sb.dir }).stdout.toString();
   expect(events("--vault", "work", "--kinds", "auth.granted")).toContain(`"grant_id":"${grant?.id}"`);
   expect(events("--kinds", "auth.granted")).not.toContain(grant?.id ?? "-");
-});
+}, 60_000);
 
 test("the default vault's OAuth token is refused on named vaults", async () => {
   const got = await authorizeCode(base, adminKey);
@@ -165,7 +165,7 @@ test("the default vault's OAuth token is refused on named vaults", async () => {
   expect(work.status).toBe(401);
   expect(await work.text()).not.toContain("walrus");
   expect((await fetch(`${base}/v1/vaults/work/notes/Note.md`, { headers: { authorization: `Bearer ${access}` } })).status).toBe(401);
-});
+}, 60_000);
 
 test("a code for work cannot be exchanged for another resource, and an unknown vault is not a resource", async () => {
   const clientId = (
@@ -222,7 +222,7 @@ test("a code for work cannot be exchanged for another resource, and an unknown v
   expect(reused.body.error).toBe("invalid_grant");
   expect((await mcpInit("/mcp/work", rotated.body.access_token)).status).toBe(401);
   expect(readFileSync(join(dir("data-work"), "events.log"), "utf8")).toContain('"reason":"refresh_token_reused","vault":"work"');
-});
+}, 60_000);
 
 test("RFC 7009: a client revokes its named vault's token at the one revocation endpoint", async () => {
   const clientId = (
@@ -258,4 +258,4 @@ test("RFC 7009: a client revokes its named vault's token at the one revocation e
   expect(revoked.status).toBe(200);
   expect((await mcpInit("/mcp/personal", got.body.access_token)).status).toBe(401);
   expect(readFileSync(join(dir("data-personal"), "events.log"), "utf8")).toContain('"reason":"revoked_by_client","vault":"personal"');
-});
+}, 60_000);

@@ -65,12 +65,12 @@ beforeAll(async () => {
   multi = { token: body.data?.token ?? body.token, id: body.data?.id ?? body.id };
   expect(multi.token).toStartWith("indx_");
   server = await startServer(sb.context({ "index.debounce_ms": 20 }), { host: "127.0.0.1", port: 0, notice: () => {} });
-});
+}, 60_000);
 
 afterAll(async () => {
   await server?.stop();
   sb?.cleanup();
-});
+}, 60_000);
 
 async function get(path: string, token: string): Promise<{ status: number; body: any; text: string }> {
   const res = await fetch(server.url + path, { headers: { authorization: `Bearer ${token}` } });
@@ -95,7 +95,7 @@ test("the token reads both vaults over REST, each within its own vault's folder 
   expect(search.status).toBe(200);
   expect(search.text).toContain("Journal/Day.md");
   expect(search.text).not.toContain("Doctor");
-});
+}, 60_000);
 
 test("a third vault and the default vault answer it not_found / unauthorized, never forbidden or data", async () => {
   const third = await get("/v1/vaults/third/notes/Note.md", multi.token);
@@ -118,7 +118,7 @@ test("a third vault and the default vault answer it not_found / unauthorized, ne
   const dflt = await get("/v1/notes/Default.md", multi.token);
   expect(dflt.status).toBe(401);
   expect(dflt.text).not.toContain("dodo");
-});
+}, 60_000);
 
 test("the token reaches both vaults over MCP with the SDK's client, each within its grant", async () => {
   for (const [name, visible, hidden] of [
@@ -144,13 +144,13 @@ test("the token reaches both vaults over MCP with the SDK's client, each within 
       await client.close();
     }
   }
-});
+}, 60_000);
 
 test("a single-vault token keeps working as before beside it", async () => {
   const single = new TokenStore(dir("data-work")).create("solo", ["vault:read"]).token;
   expect((await get("/v1/vaults/work/notes/HR/Salaries.md", single)).status).toBe(200);
   expect((await get("/v1/vaults/personal/notes/Journal/Day.md", single)).status).toBe(404);
-});
+}, 60_000);
 
 test("token list shows its vaults; one revoke ends it on every vault", async () => {
   const listed = cli(["token", "list", "--vault", "personal", "--json"]);
@@ -171,7 +171,7 @@ test("token list shows its vaults; one revoke ends it on every vault", async () 
     expect(after.text).not.toContain("walrus");
     expect(after.text).not.toContain("narwhal");
   }
-});
+}, 60_000);
 
 test("bad --vaults input is a typed error naming nothing on disk", () => {
   const unknown = cli(["token", "create", "--name", "x", "--vaults", "work,nowhere", "--json"]);
@@ -184,4 +184,4 @@ test("bad --vaults input is a typed error naming nothing on disk", () => {
   const one = cli(["token", "create", "--name", "x", "--vaults", "work", "--json"]);
   expect(one.code).not.toBe(0);
   expect(one.out + one.err).toContain("validation_failed");
-});
+}, 60_000);
