@@ -152,7 +152,7 @@ const tokenList = command({
 
 const tokenRevoke = command({
   description: "Revoke a token by id or name (a token for several vaults, on all of them), or an OAuth grant (oauth_…: every token of that client's grant).",
-  examples: ["indx token revoke agent", "indx token revoke oauth_… --vault work"],
+  examples: ["indx token revoke agent"],
   args: { id: { type: "positional", required: true, description: "Token id (tok_…), name, or OAuth grant id (oauth_…)." } },
   run(flags) {
     const config = configFromFlags(flags);
