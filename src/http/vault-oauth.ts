@@ -1,3 +1,4 @@
+import { existsSync, statSync } from "node:fs";
 import { loadConfig, namedVaults, VAULT_NAME } from "../config/load.ts";
 import { IndxError } from "../core/errors.ts";
 import { EventHub } from "../events/hub.ts";
@@ -15,6 +16,7 @@ import { Vault } from "../vault/vault.ts";
 export class NamedVaultOAuth implements NamedVaultStores {
   private readonly stores = new Map<string, OAuthStore>();
   private readonly hubs = new Map<string, EventHub>();
+  private readonly dirs = new Map<string, { stamp: string; root: string; dir: string }>();
 
   constructor(private readonly configPath: string) {}
 
@@ -47,15 +49,33 @@ export class NamedVaultOAuth implements NamedVaultStores {
     return hub;
   }
 
-  /** The vault's data folder, as its App finds it (src/app/vaults.ts); a vault that cannot open says so by name only. */
+  /**
+   * The vault's data folder, as its App finds it (src/app/vaults.ts); a vault that cannot open says
+   * so by name only. Kept while the config file and the vault folder are unchanged: every OAuth
+   * request on a named vault asks, and loading the config each time would cost a parse per request.
+   */
   private dataDirOf(name: string): string {
+    const stamp = stampOf(this.configPath);
+    const known = this.dirs.get(name);
+    if (known && known.stamp === stamp && existsSync(known.root)) return known.dir;
     if (!this.has(name)) throw new IndxError("not_found", "No such vault.");
     try {
-      return Vault.open(loadConfig({ vaultName: name, env: { ...process.env, INDX_CONFIG: this.configPath } })).dataDir;
+      const vault = Vault.open(loadConfig({ vaultName: name, env: { ...process.env, INDX_CONFIG: this.configPath } }));
+      this.dirs.set(name, { stamp, root: vault.root, dir: vault.dataDir });
+      return vault.dataDir;
     } catch {
       throw new IndxError("vault_missing", `The vault folder of ${name} is gone: deleted, renamed or unmounted. indx answers again once it is back.`, {
         vault: name,
       });
     }
+  }
+}
+
+function stampOf(path: string): string {
+  try {
+    const st = statSync(path);
+    return `${st.mtimeMs}:${st.size}:${st.ino}`;
+  } catch {
+    return "";
   }
 }
