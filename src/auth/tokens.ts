@@ -7,6 +7,7 @@ import { IndxError } from "../core/errors.ts";
 import { writeFileAtomic } from "../core/write-file-atomic.ts";
 import type { Scope } from "../ops/define.ts";
 import { type GrantSpec, GrantSpecSchema, isRestricting, validateGrantSpec } from "../ops/grant.ts";
+import type { ServerTokenStore } from "./server-tokens.ts";
 
 export const ALL_SCOPES: readonly Scope[] = ["vault:read", "vault:write", "vault:admin"];
 
@@ -59,7 +60,11 @@ export class TokenStore {
   /** mtime and size of tokens.json when it was read: a change means another process wrote it. */
   private loadedStamp = "";
 
-  constructor(dataDir: string) {
+  constructor(
+    dataDir: string,
+    /** A named vault of a server: the server's tokens for several vaults that reach it are its tokens too (docs/decisions.md, "A token for several vaults"). */
+    private readonly shared?: { store: ServerTokenStore; vault: string },
+  ) {
     this.file = join(dataDir, "tokens.json");
     this.tokens = this.read();
   }
@@ -135,6 +140,7 @@ export class TokenStore {
     this.refresh();
     const hash = sha256(presented);
     const hit = this.tokens.find((t) => timingSafeEqual(Buffer.from(t.hash, "hex"), Buffer.from(hash, "hex")));
-    return hit ? { id: hit.id, scopes: hit.scopes, grant: isRestricting(hit.grant) ? hit.grant : null } : null;
+    if (hit) return { id: hit.id, scopes: hit.scopes, grant: isRestricting(hit.grant) ? hit.grant : null };
+    return this.shared?.store.verify(presented, this.shared.vault) ?? null;
   }
 }

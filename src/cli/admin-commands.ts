@@ -1,27 +1,21 @@
 import { existsSync, statSync } from "node:fs";
 import { basename } from "node:path";
 import type { CommandDef } from "citty";
-import { parseScopes, TokenStore } from "../auth/tokens.ts";
 import { CONFIG_KEYS, KEY_BY_NAME } from "../config/keys.ts";
 import { type ConfigChange, setConfigValue } from "../config/set.ts";
 import { IndxError } from "../core/errors.ts";
 import { didYouMean } from "../core/suggest.ts";
 import type { EmbedEstimate } from "../embeddings/job.ts";
-import { EventHub } from "../events/hub.ts";
-import { EventLog } from "../events/log.ts";
 import { vaultConfigSet } from "../maintenance/config-set-ops.ts";
 import { vaultReindex } from "../maintenance/ops.ts";
-import { OAuthStore } from "../oauth/store.ts";
-import { type GrantSpec, validateGrantSpec } from "../ops/grant.ts";
 import { invokeOp } from "../ops/invoke.ts";
 import { parseInput } from "../ops/validate.ts";
-import { compileGrant } from "../vault/grant.ts";
 import { Vault } from "../vault/vault.ts";
 import { command } from "./command.ts";
 import { configFromFlags, type GlobalFlags, openContext } from "./context.ts";
 import { selectPlainFields } from "./fields.ts";
 import { print, printErr } from "./io.ts";
-import { chooseFormat, NO_RESULTS, render } from "./output.ts";
+import { chooseFormat, render } from "./output.ts";
 import { progressBar } from "./progress.ts";
 import { absoluteAsTyped } from "./shell-paths.ts";
 
@@ -239,110 +233,4 @@ function absolutePath(key: string, value: string): string {
 export const configCommand: CommandDef = {
   meta: { description: "Read and write the user configuration (TOML)." },
   subCommands: { get: configGet, set: configSet, path: configPath, "reveal-api-key": revealApiKey },
-};
-
-const tokenCreate = command({
-  description: "Create a bearer token for this vault's server. It is shown once; only its hash is kept.",
-  examples: [
-    "indx token create --name agent --scopes vault:read",
-    "indx token create --name editor --scopes vault:read,vault:write",
-    "indx token create --name drafter --scopes vault:read,vault:write --read 'Projects/**' --write 'Inbox/**' --deny 'Projects/Secret/**'",
-  ],
-  long: "--read, --write and --deny give the token a folder grant (docs/permissions.md): vault-relative globs, each flag repeatable. Deny wins; a path it may write it may read; without globs the token sees the whole vault.",
-  args: {
-    name: { type: "string", required: true, description: "A name to recognise it by." },
-    scopes: { type: "string", description: "Comma-separated: vault:read, vault:write, vault:admin (default vault:read)." },
-    read: { type: "string", description: "Folder grant: a glob of paths it may read (repeatable), e.g. 'Projects/**'." },
-    write: { type: "string", description: "Folder grant: a glob of paths it may write (repeatable), e.g. 'Inbox/**'." },
-    deny: { type: "string", description: "Folder grant: a glob of paths it may never see (repeatable); wins over --read and --write." },
-  },
-  run(flags, rawArgs) {
-    const vault = Vault.open(configFromFlags(flags));
-    const spec = grantFromFlags(rawArgs);
-    // Compiled once here so a glob that does not compile is refused now, not on the first request.
-    compileGrant(spec);
-    const { token, record } = new TokenStore(vault.ensureDataDir()).create(flags.name, parseScopes(flags.scopes), spec);
-    const { hash: _hash, ...shown } = record;
-    out(flags, { token, ...shown }, () => `${token}\n(id ${record.id}, scopes ${record.scopes.join(",")}${grantText(record.grant)}; shown once, store it now)`);
-  },
-});
-
-/**
- * Every value of a repeatable flag (`--read A --read B`, `--read=A`), read from the arguments
- * themselves: citty keeps only the last one. Undefined when the flag is not given.
- */
-function repeated(rawArgs: readonly string[], name: string): string[] | undefined {
-  const out: string[] = [];
-  for (let i = 0; i < rawArgs.length; i++) {
-    const a = rawArgs[i];
-    if (a === "--") break;
-    if (a === `--${name}` && i + 1 < rawArgs.length) out.push(String(rawArgs[++i]));
-    else if (a?.startsWith(`--${name}=`)) out.push(a.slice(name.length + 3));
-  }
-  return out.length ? out : undefined;
-}
-
-function grantFromFlags(rawArgs: readonly string[]): GrantSpec {
-  const spec: GrantSpec = {};
-  for (const kind of ["read", "write", "deny"] as const) {
-    const globs = repeated(rawArgs, kind);
-    if (globs) spec[kind] = globs;
-  }
-  return validateGrantSpec(spec);
-}
-
-function grantText(grant: GrantSpec | undefined): string {
-  if (!grant) return "";
-  const parts = (["read", "write", "deny"] as const).flatMap((k) => (grant[k] ? [`${k} ${grant[k].join(" ")}`] : []));
-  return parts.length ? `; ${parts.join("; ")}` : "";
-}
-
-const tokenList = command({
-  description: "List this vault's tokens (never the tokens themselves): bearer tokens, then OAuth grants with their client and scopes.",
-  examples: ["indx token list"],
-  args: {},
-  run(flags) {
-    const dataDir = Vault.open(configFromFlags(flags)).dataDir;
-    const bearer = new TokenStore(dataDir).list().map((t) => ({ ...t, kind: "bearer" as const }));
-    // One row per OAuth grant: its access and refresh tokens rotate, the grant is what the owner approved and revokes.
-    const grants = new OAuthStore(dataDir).grantsList().map((g) => ({
-      id: g.id,
-      name: g.client_name,
-      scopes: g.scopes,
-      created_at: g.created_at,
-      kind: "oauth" as const,
-      client_id: g.client_id,
-      redirect_uri: g.redirect_uri,
-      ...(g.folders ? { grant: g.folders } : {}),
-      expires_at: g.expires_at,
-      ...(g.last_refreshed_at ? { last_refreshed_at: g.last_refreshed_at } : {}),
-      ...(g.revoked_at ? { revoked_at: g.revoked_at, revoked_reason: g.revoked_reason } : {}),
-    }));
-    const tokens = [...bearer, ...grants];
-    const human = (t: (typeof tokens)[number]) =>
-      t.kind === "bearer"
-        ? `${t.id}  ${t.name}  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}`
-        : `${t.id}  ${t.name} (OAuth ${t.client_id})  ${t.scopes.join(",")}  ${t.created_at}${grantText(t.grant)}${t.revoked_at ? `  revoked: ${t.revoked_reason}` : ""}`;
-    out(flags, tokens, () => tokens.map(human).join("\n") || NO_RESULTS);
-  },
-});
-
-const tokenRevoke = command({
-  description: "Revoke a token by id or name, or an OAuth grant (oauth_…: every token of that client's grant).",
-  examples: ["indx token revoke agent"],
-  args: { id: { type: "positional", required: true, description: "Token id (tok_…), name, or OAuth grant id (oauth_…)." } },
-  run(flags) {
-    const dataDir = Vault.open(configFromFlags(flags)).dataDir;
-    const grant = flags.id.startsWith("oauth_");
-    const done = grant ? new OAuthStore(dataDir).revoke(flags.id, "revoked_by_owner") : new TokenStore(dataDir).revoke(flags.id);
-    if (!done) throw new IndxError("not_found", `No token ${flags.id}`, { id: flags.id });
-    // The audit trail of OAuth grants lives in events.log (docs/contracts.md, Events).
-    if (grant) new EventHub(new EventLog(dataDir)).emit({ kind: "auth.revoked", source: "indx", auth: { grant_id: flags.id, reason: "revoked_by_owner" } });
-    out(flags, { id: flags.id, revoked: true }, () => `revoked ${flags.id}`);
-  },
-});
-
-export const tokenCommand: CommandDef = {
-  meta: { description: "Manage bearer tokens for `indx serve`." },
-  subCommands: { create: tokenCreate, list: tokenList, revoke: tokenRevoke },
 };

@@ -71,6 +71,7 @@ export const VaultEventSchema = Type.Object({
         ),
         endpoint: Type.Optional(Type.String()),
         reason: Type.Optional(Type.String({ description: "auth.failed and auth.revoked: why." })),
+        vault: Type.Optional(Type.String({ description: "The named vault ([vaults.<name>]) the grant is for; absent, the server's default vault." })),
       },
       { description: "auth.* only: an OAuth grant, refresh, revocation or failed attempt (docs/contracts.md, Events)." },
     ),

@@ -1,6 +1,6 @@
 import type { TokenStore } from "../auth/tokens.ts";
 import { IndxError } from "../core/errors.ts";
-import type { OAuthServer } from "../oauth/server.ts";
+import type { ProtectedResource } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
 import type { GrantSpec } from "../ops/grant.ts";
 
@@ -11,8 +11,8 @@ export interface GuardOptions {
   auth: boolean;
   adminKey: () => string | null;
   tokens: TokenStore;
-  /** The OAuth authorization server, when on: its access tokens pass the same guard as bearer tokens. */
-  oauth?: OAuthServer | null;
+  /** The OAuth authorization server as this vault's protected resource, when on: its access tokens pass the same guard as bearer tokens. */
+  oauth?: ProtectedResource | null;
 }
 
 const LOOPBACK_NAMES = ["localhost", "127.0.0.1", "::1", "[::1]"];

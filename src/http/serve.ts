@@ -22,6 +22,7 @@ import { Metrics } from "./metrics.ts";
 import { clientView, originOf, TrustedProxies } from "./proxy.ts";
 import { createApp, errorResponse, WrongTokens } from "./server.ts";
 import { loadTlsPair, type TlsPair, tlsFilesOf, watchTlsPair } from "./tls.ts";
+import { NamedVaultOAuth } from "./vault-oauth.ts";
 import { NamedVaults } from "./vault-routes.ts";
 
 export interface ServeOptions {
@@ -155,6 +156,7 @@ async function start(ctx: App, opts: ServeOptions): Promise<RunningServer> {
     // Each named vault in service reads on threads of its own, as the default does (docs/decisions.md).
     readers: readers ? startReaders : undefined,
     defaultVault: { app: ctx, tokens, fetch: (request) => app.fetch(request) },
+    oauth,
   });
   vaults = named;
   const fetch = (request: Request) => named.route(request) ?? app.fetch(request);
@@ -246,12 +248,15 @@ function oauthServer(ctx: App, adminKey: () => string | null, baseOf: (request: 
   const cfg = ctx.vault.config;
   const limit = cfg.int("server.auth_failure_limit");
   const windowMs = cfg.int("server.auth_failure_window_seconds") * 1000;
+  const named = new NamedVaultOAuth(cfg.path);
   return new OAuthServer({
     store: new OAuthStore(ctx.vault.dataDir),
     baseOf,
     adminKey,
     lifetimes: () => ({ accessSeconds: cfg.int("server.oauth_access_token_seconds"), refreshDays: cfg.int("server.oauth_refresh_token_days") }),
-    audit: (kind, fields) => ctx.events.emit({ kind, source: "indx", auth: fields }),
+    // A named vault's grants are audited in its own events.log, by its name (docs/decisions.md, "OAuth for named vaults").
+    audit: (kind, fields) => (fields.vault === undefined ? ctx.events : named.eventsOf(fields.vault)).emit({ kind, source: "indx", auth: fields }),
+    vaults: named,
     // Tests serve client metadata documents from 127.0.0.1 over http; nothing else may (docs/decisions.md).
     fetchPolicy: { ...DEFAULT_FETCH_POLICY, allowPrivate: process.env.INDX_OAUTH_TEST_ALLOW_PRIVATE_FETCH === "1" },
     // The compiler every request uses: a glob it would refuse later is refused on the consent page.

@@ -4,7 +4,6 @@ import type { ReaderPool } from "../app/reader-pool.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { debugLog, logEvent } from "../core/log.ts";
 import { VERSION } from "../core/version.ts";
-import { bearerChallenge } from "../oauth/metadata.ts";
 import { OAuthServer } from "../oauth/server.ts";
 import type { Scope } from "../ops/define.ts";
 import type { Grant, GrantSpec } from "../ops/grant.ts";
@@ -156,10 +155,9 @@ export function createApp(ctx: App, o: AppOptions) {
   const challengeOf = (err: IndxError, request: Request): Record<string, string> => {
     if (!o.oauth) return {};
     if (err.code === "unauthorized")
-      return { "www-authenticate": bearerChallenge(o.oauth.base(request), err.details?.reason === "invalid_token" ? "invalid_token" : undefined) };
+      return { "www-authenticate": o.oauth.challenge(request, err.details?.reason === "invalid_token" ? "invalid_token" : undefined) };
     const needed = err.details?.needed;
-    if (err.code === "forbidden" && typeof needed === "string")
-      return { "www-authenticate": bearerChallenge(o.oauth.base(request), "insufficient_scope", needed) };
+    if (err.code === "forbidden" && typeof needed === "string") return { "www-authenticate": o.oauth.challenge(request, "insufficient_scope", needed) };
     return {};
   };
 

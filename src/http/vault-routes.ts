@@ -3,12 +3,15 @@ import type { App } from "../app/context.ts";
 import type { ReaderPool } from "../app/reader-pool.ts";
 import { sameVault, VaultDirectoryOf } from "../app/vault-directory.ts";
 import { VaultRegistry } from "../app/vaults.ts";
+import { ServerTokenStore } from "../auth/server-tokens.ts";
 import { sameSecret, TokenStore } from "../auth/tokens.ts";
 import { namedVaults } from "../config/load.ts";
 import { IndxError, toIndxError } from "../core/errors.ts";
 import { expandHome } from "../core/platform-dirs.ts";
 import { VaultWatcher } from "../index/build/watcher.ts";
 import { McpHttpHandler, type McpHttpOptions } from "../mcp/http.ts";
+import { ACCESS_PREFIX } from "../oauth/secrets.ts";
+import type { OAuthServer } from "../oauth/server.ts";
 import type { Gauges, Metrics } from "./metrics.ts";
 import { type AppOptions, createApp, errorResponse, gauges } from "./server.ts";
 
@@ -41,6 +44,8 @@ export class NamedVaults {
   private readonly registry: VaultRegistry<ServedVault>;
   /** The request as the listener received it, behind each rewritten one: its peer is the client (rate limits). */
   private readonly received = new WeakMap<Request, Request>();
+  /** Tokens for several vaults, beside the config file (docs/decisions.md, "A token for several vaults"). */
+  private readonly serverTokens: ServerTokenStore;
 
   private readonly directory: VaultDirectoryOf;
   private readonly timer: ReturnType<typeof setInterval>;
@@ -60,8 +65,11 @@ export class NamedVaults {
       metrics: Metrics;
       /** The default vault's App and routes (/v1/…, /mcp): a table naming that same vault is served by them. */
       defaultVault: { app: App; tokens: TokenStore; fetch: (request: Request) => Response | Promise<Response> };
+      /** The server's authorization server: each named vault is a protected resource of it (docs/decisions.md, "OAuth for named vaults"). */
+      oauth?: OAuthServer | null;
     },
   ) {
+    this.serverTokens = new ServerTokenStore(configPath);
     const byDefault = {
       fetch: opts.defaultVault.fetch,
       readers: null,
@@ -120,7 +128,9 @@ export class NamedVaults {
     this.received.set(rewritten, request);
     const response = await served.fetch(rewritten);
     // A token of another vault is unknown to this one's store: not_found, never "wrong token here".
-    if (response.status === 401 && request.headers.has("authorization")) return errorResponse(notFound());
+    // An OAuth access token keeps its 401 and this vault's challenge: an expired one is refreshed
+    // on it, and one minted for another resource is invalid here (RFC 6750 §3.1), not a secret guessed.
+    if (response.status === 401 && request.headers.has("authorization") && !(this.opts.oauth && isOAuthAccess(request))) return errorResponse(notFound());
     return response;
   }
 
@@ -177,6 +187,7 @@ export class NamedVaults {
     if (!presented) return false;
     const adminKey = this.shared.adminKey();
     const dataDir = namedVaults(this.configPath).get(name)?.data_dir;
+    if (this.serverTokens.verify(presented, name)) return true;
     if (!dataDir) return adminKey !== null && sameSecret(presented, adminKey);
     return this.storeAt(resolve(expandHome(dataDir))).verify(presented, adminKey) !== null;
   }
@@ -187,12 +198,12 @@ export class NamedVaults {
     await this.opts.bringUp(app);
     const readers = this.opts.readers?.(app) ?? null;
     const mcp = new McpHttpHandler(app, { ...this.opts.mcp, readers: readers?.pool });
-    const tokens = new TokenStore(app.vault.dataDir);
+    const tokens = new TokenStore(app.vault.dataDir, { store: this.serverTokens, vault: name });
     const routes = createApp(app, {
       ...this.shared,
       client: (request) => this.shared.client(this.received.get(request) ?? request),
       tokens,
-      oauth: null,
+      oauth: this.opts.oauth?.forVault(name, (request) => this.received.get(request) ?? request) ?? null,
       metrics: { registry: this.opts.metrics, vault: name },
       readers: readers?.pool,
       mcp: (request, scopes, tokenId, grant) => mcp.handle(request, scopes, tokenId, grant),
@@ -244,6 +255,10 @@ function decodedName(name: string): string | null {
   } catch {
     return null;
   }
+}
+
+function isOAuthAccess(request: Request): boolean {
+  return bearerOf(request)?.startsWith(ACCESS_PREFIX) === true;
 }
 
 function notFound(): IndxError {

@@ -6,7 +6,7 @@ import { isMetadataUrl } from "./client-metadata.ts";
 import { renderConsent, renderProblem } from "./consent-page.ts";
 import { OAuthError } from "./errors.ts";
 import type { Audit, GrantService } from "./grants.ts";
-import { canonicalResource } from "./metadata.ts";
+import { canonicalResource, vaultOfResource } from "./metadata.ts";
 import { CHALLENGE_SYNTAX, hashSecret, newSecret, normalizeApprovalCode, sameSecret } from "./secrets.ts";
 import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
@@ -26,6 +26,10 @@ export interface AuthorizeDeps {
   failures: { perProof: FailureThrottle; perAddress: FailureThrottle };
   /** Throws validation_failed for folders a grant may not hold (src/ops/grant.ts validateGrantSpec, or stricter). */
   checkFolders: (spec: GrantSpec) => void;
+  /** Whether a named vault of this server is configured (its MCP endpoint is a resource a client may name). */
+  isVault: (name: string) => boolean;
+  /** A named vault's own store: `indx auth approve --vault <name>` leaves its codes there. */
+  storeOf: (vault: string) => OAuthStore;
 }
 
 interface Pending {
@@ -35,6 +39,8 @@ interface Pending {
   challenge: string;
   scopes: Scope[];
   resource: string;
+  /** The named vault the resource is; null: the default vault. */
+  vault: string | null;
   csrf: string;
   /** The value of the consent cookie this browser got with the page: a form from any other browser is refused. */
   binding: string;
@@ -92,8 +98,8 @@ export class Authorizer {
     const scopes = parseRequestedScopes(q.get("scope"));
     if (!scopes) return back("invalid_scope", `Known scopes: ${ALL_SCOPES.join(" ")}.`);
     const named = q.get("resource");
-    const resource = named === null ? base : canonicalResource(named, base);
-    if (!resource) return back("invalid_target", "The resource is not this server.");
+    const resource = named === null ? base : canonicalResource(named, base, this.d.isVault);
+    if (!resource) return back("invalid_target", "The resource is not this server or one of its vaults.");
 
     this.sweep();
     // Past the cap the oldest waiting page goes (its owner reloads it), so a flood of requests cannot lock the owner out.
@@ -106,6 +112,7 @@ export class Authorizer {
       challenge,
       scopes,
       resource,
+      vault: vaultOfResource(resource, base),
       csrf: newSecret(""),
       binding: newSecret(""),
       expires: Date.now() + PENDING_TTL_MS,
@@ -126,12 +133,18 @@ export class Authorizer {
     const p = this.pending.get(requestId);
     if (!p || p.expires <= Date.now()) return problem(400, "This request has expired", "The approval page was open too long or was already used.");
     if (!this.sameOrigin(request, base) || !sameSecret(form.get("csrf") ?? "", p.csrf) || !sameSecret(cookieOf(request, COOKIE) ?? "", p.binding)) {
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "csrf" });
+      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "csrf", ...vaultOf(p) });
       return problem(403, "Request refused", "This form did not come from the approval page indx showed in this browser.");
     }
     if (form.get("decision") !== "approve") {
       this.pending.delete(requestId);
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, client_name: p.client.client_name, reason: "access_denied" });
+      this.d.audit("auth.failed", {
+        endpoint: "authorize",
+        client_id: p.client.client_id,
+        client_name: p.client.client_name,
+        reason: "access_denied",
+        ...vaultOf(p),
+      });
       return redirectTo(p.redirectUri, { error: "access_denied", error_description: "The owner denied access.", state: p.state, iss: base });
     }
     const typed = { read: form.get("read_folders") ?? "", write: form.get("write_folders") ?? "" };
@@ -139,8 +152,8 @@ export class Authorizer {
     const chosen = this.choose(p.scopes, form.get("access"), typed);
     if (typeof chosen === "string") return this.page(p, requestId, 400, undefined, {}, { typed, problem: chosen });
     const proof = form.get("owner_proof")?.trim() ?? "";
-    if (!this.ownerProved(proof)) {
-      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof" });
+    if (!this.ownerProved(proof, p.vault)) {
+      this.d.audit("auth.failed", { endpoint: "authorize", client_id: p.client.client_id, reason: "owner_proof", ...vaultOf(p) });
       const key = `${address}\0${hashSecret(proof)}`;
       const blocked = Math.max(this.d.failures.perProof.blockedFor(key), this.d.failures.perAddress.blockedFor(address));
       if (blocked)
@@ -164,6 +177,7 @@ export class Authorizer {
       challenge: p.challenge,
       scopes,
       resource: p.resource,
+      vault: p.vault,
       ...(folders ? { folders } : {}),
     });
     this.d.audit("auth.granted", {
@@ -172,6 +186,7 @@ export class Authorizer {
       grant_id: grantId,
       scopes,
       ...(folders ? { folders } : {}),
+      ...vaultOf(p),
     });
     return redirectTo(p.redirectUri, { code, state: p.state, iss: base });
   }
@@ -188,12 +203,17 @@ export class Authorizer {
     }
   }
 
-  /** The owner's proof: the admin token, or a one-time code from `indx auth approve` (spent here). */
-  private ownerProved(proof: string): boolean {
+  /**
+   * The owner's proof: the admin token, or a one-time code from `indx auth approve` (spent here):
+   * the default vault's codes approve for every vault of the server, a named vault's own
+   * (`--vault <name>`) only for it (docs/decisions.md, "OAuth for named vaults").
+   */
+  private ownerProved(proof: string, vault: string | null): boolean {
     if (!proof || proof.length > 200) return false;
     const admin = this.d.adminKey();
     if (admin && sameSecret(proof, admin)) return true;
-    return this.d.store.spendApproval(hashSecret(normalizeApprovalCode(proof)));
+    const hash = hashSecret(normalizeApprovalCode(proof));
+    return this.d.store.spendApproval(hash) || (vault !== null && this.d.storeOf(vault).spendApproval(hash));
   }
 
   /**
@@ -221,6 +241,7 @@ export class Authorizer {
       folders: folders?.typed ?? { read: "", write: "" },
       foldersProblem: folders?.problem,
       clientName: p.client.client_name,
+      vault: p.vault,
       clientUrl: isMetadataUrl(p.client.client_id) ? p.client.client_id : null,
       redirectHost: hostOf(p.redirectUri),
       requested: p.scopes,
@@ -292,6 +313,11 @@ export function parseRequestedScopes(raw: string | null): Scope[] | null {
   if (names.length === 0) return [...DEFAULT_SCOPES];
   if (!names.every((n): n is Scope => (ALL_SCOPES as readonly string[]).includes(n))) return null;
   return [...new Set(names)];
+}
+
+/** The audit field naming the vault a consent is for (docs/decisions.md, "OAuth for named vaults"); nothing for the default vault. */
+function vaultOf(p: Pending): { vault?: string } {
+  return p.vault === null ? {} : { vault: p.vault };
 }
 
 function redirectTo(uri: string, params: Record<string, string | null>): Response {

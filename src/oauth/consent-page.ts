@@ -2,6 +2,8 @@ import type { Scope } from "../ops/define.ts";
 
 export interface ConsentView {
   clientName: string;
+  /** The named vault asked for (docs/decisions.md, "OAuth for named vaults"); null: the server's default vault. */
+  vault?: string | null;
   /** The client_id when it is a URL (a metadata document), else null: shown so the owner sees who vouches for the name. */
   clientUrl: string | null;
   redirectHost: string;
@@ -77,17 +79,21 @@ export function renderConsent(v: ConsentView): string {
   const asked = v.requested.map((s) => `<code>${s}</code>`).join(" ");
   const error = v.error ? `<p class="error" role="alert" id="proof-error">${escapeHtml(v.error)}</p>` : "";
   const described = v.error ? "proof-hint proof-error" : "proof-hint";
+  // The owner must see which of their vaults is asked for: a server may hold a work and a personal one.
+  const which = v.vault ? `your vault <strong>${escapeHtml(v.vault)}</strong>` : "your vault";
+  const whichTitle = v.vault ? `your vault ${escapeHtml(v.vault)}` : "your vault";
+  const approveHint = v.vault ? ` <code>--vault ${escapeHtml(v.vault)}</code>` : "";
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Allow ${escapeHtml(v.clientName)} to use your vault? · indx</title>
+<title>Allow ${escapeHtml(v.clientName)} to use ${whichTitle}? · indx</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <main>
-<h1 class="who">Allow <strong>${escapeHtml(v.clientName)}</strong> to use your vault?</h1>
+<h1 class="who">Allow <strong>${escapeHtml(v.clientName)}</strong> to use ${which}?</h1>
 ${vouch}
 <p>It asks for ${asked}.</p>
 <p class="who">After you decide, you go back to <strong>${escapeHtml(v.redirectHost)}</strong>.</p>
@@ -101,7 +107,7 @@ ${choices}
 </fieldset>
 ${folderFields(v)}
 <label class="field" for="owner_proof">Approval code or admin token</label>
-<p class="muted" id="proof-hint">Run <code>indx auth approve</code> on the machine that serves this vault and type the code it prints (it works once, for ten minutes).</p>
+<p class="muted" id="proof-hint">Run <code>indx auth approve</code>${approveHint} on the machine that serves this vault and type the code it prints (it works once, for ten minutes).</p>
 <input type="password" id="owner_proof" name="owner_proof" autocomplete="one-time-code" spellcheck="false" autocapitalize="characters" aria-describedby="${described}" maxlength="200"${v.error ? ' aria-invalid="true"' : ""}>
 <div class="actions">
 <button type="submit" class="approve" name="decision" value="approve">Approve</button>

@@ -1,7 +1,7 @@
 import type { Scope } from "../ops/define.ts";
 import type { GrantSpec } from "../ops/grant.ts";
 import { OAuthError } from "./errors.ts";
-import { canonicalResource } from "./metadata.ts";
+import { canonicalResource, vaultOfResource, vaultResourcePath } from "./metadata.ts";
 import { ACCESS_PREFIX, CODE_PREFIX, hashSecret, newId, newSecret, pkceMatches, REFRESH_PREFIX, VERIFIER_SYNTAX } from "./secrets.ts";
 import { type Grant, MAX_SPENT, type OAuthClientRecord, type OAuthStore } from "./store.ts";
 
@@ -18,6 +18,8 @@ interface IssuedCode {
   /** The folders the owner chose on the consent page; absent: the whole vault. */
   folders?: GrantSpec;
   resource: string;
+  /** The named vault the resource is (its grant lives in that vault's oauth.json); null: the default vault. */
+  vault: string | null;
   expires: number;
   spent: boolean;
 }
@@ -53,6 +55,18 @@ export interface AuditFields {
   folders?: GrantSpec;
   endpoint?: string;
   reason?: string;
+  /** The named vault the grant is for (docs/decisions.md, "OAuth for named vaults"); absent: the default vault. */
+  vault?: string;
+}
+
+/**
+ * Where grants live: the default vault's oauth.json, or a named vault's own (so `indx token list
+ * --vault work` lists them and `revoke` ends them there). `all` is every store a refresh or a
+ * revocation may name a token of.
+ */
+export interface GrantStores {
+  of(vault: string | null): OAuthStore;
+  all(): OAuthStore[];
 }
 
 /**
@@ -63,11 +77,16 @@ export interface AuditFields {
 export class GrantService {
   private readonly codes = new Map<string, IssuedCode>();
 
+  private readonly stores: GrantStores;
+
   constructor(
-    private readonly store: OAuthStore,
+    store: OAuthStore,
     private readonly lifetimes: () => Lifetimes,
     private readonly audit: Audit,
-  ) {}
+    stores?: GrantStores,
+  ) {
+    this.stores = stores ?? { of: () => store, all: () => [store] };
+  }
 
   issueCode(c: Omit<IssuedCode, "grantId" | "expires" | "spent">): { code: string; grantId: string } {
     const now = Date.now();
@@ -85,26 +104,30 @@ export class GrantService {
     const issued = this.codes.get(hash);
     if (!issued || issued.expires <= Date.now())
       throw this.fail("invalid_grant", "The authorization code is unknown or expired.", { client_id: p.clientId, reason: "code_unknown" });
+    const store = this.stores.of(issued.vault);
+    const vault = issued.vault === null ? {} : { vault: issued.vault };
     if (issued.spent) {
       // A second use means the code leaked: whatever the first use got is revoked too.
-      if (this.store.revoke(issued.grantId, "code_replayed"))
-        this.audit("auth.revoked", { client_id: issued.client.client_id, grant_id: issued.grantId, reason: "code_replayed" });
+      if (store.revoke(issued.grantId, "code_replayed"))
+        this.audit("auth.revoked", { client_id: issued.client.client_id, grant_id: issued.grantId, reason: "code_replayed", ...vault });
       throw this.fail("invalid_grant", "The authorization code was already used; its tokens are revoked.", {
         client_id: p.clientId,
         grant_id: issued.grantId,
         reason: "code_replayed",
+        ...vault,
       });
     }
-    const ctx = { client_id: p.clientId, grant_id: issued.grantId };
+    const ctx = { client_id: p.clientId, grant_id: issued.grantId, ...vault };
     if (issued.client.client_id !== p.clientId)
       throw this.fail("invalid_grant", "The code was issued to another client.", { ...ctx, reason: "client_mismatch" });
     if (issued.redirectUri !== p.redirectUri)
       throw this.fail("invalid_grant", "redirect_uri differs from the authorization request's.", { ...ctx, reason: "redirect_mismatch" });
     if (!VERIFIER_SYNTAX.test(p.verifier) || !pkceMatches(p.verifier, issued.challenge))
       throw this.fail("invalid_grant", "The code_verifier does not match the code_challenge.", { ...ctx, reason: "pkce_mismatch" });
-    if (p.resource !== null && canonicalResource(p.resource, p.base) !== issued.resource)
+    if (p.resource !== null && canonicalResource(p.resource, p.base, (name) => name === issued.vault) !== issued.resource)
       throw this.fail("invalid_target", "The resource differs from the one authorized.", { ...ctx, reason: "resource_mismatch" });
-    if (issued.resource !== p.base) throw this.fail("invalid_target", "The code was issued for another resource.", { ...ctx, reason: "resource_mismatch" });
+    if (issued.resource !== resourceOf(p.base, issued.vault))
+      throw this.fail("invalid_target", "The code was issued for another resource.", { ...ctx, reason: "resource_mismatch" });
     issued.spent = true;
     const refresh = newSecret(REFRESH_PREFIX);
     const now = new Date();
@@ -123,7 +146,7 @@ export class GrantService {
       code_hash: hash,
     };
     const access = newSecret(ACCESS_PREFIX);
-    this.store.mutate((d) => {
+    store.mutate((d) => {
       d.grants.push(grant);
       d.access.push(this.accessRecord(access, grant.id));
     });
@@ -133,35 +156,50 @@ export class GrantService {
   /** grant_type=refresh_token: rotates the refresh token; a spent one revokes the family (OAuth 2.1 §4.3.1). */
   refresh(p: { refreshToken: string; clientId: string; scope: Scope[] | null; resource: string | null; base: string }): TokenResponse {
     const hash = hashSecret(p.refreshToken);
-    const grants = this.store.grantsList();
-    const current = grants.find((g) => g.refresh_hash === hash);
-    if (!current) {
-      const reused = grants.find((g) => g.spent_refresh_hashes.includes(hash));
+    // A refresh names no vault: its grant is in whichever vault's store holds the token.
+    const found = this.find((g) => g.refresh_hash === hash);
+    if (!found) {
+      const reused = this.find((g) => g.spent_refresh_hashes.includes(hash));
       if (reused) {
-        if (this.store.revoke(reused.id, "refresh_token_reused"))
-          this.audit("auth.revoked", { client_id: reused.client_id, client_name: reused.client_name, grant_id: reused.id, reason: "refresh_token_reused" });
+        const { store, grant } = reused;
+        const vault = vaultField(grant, p.base);
+        if (store.revoke(grant.id, "refresh_token_reused"))
+          this.audit("auth.revoked", {
+            client_id: grant.client_id,
+            client_name: grant.client_name,
+            grant_id: grant.id,
+            reason: "refresh_token_reused",
+            ...vault,
+          });
         throw this.fail("invalid_grant", "This refresh token was already used; every token of its grant is revoked.", {
           client_id: p.clientId,
-          grant_id: reused.id,
+          grant_id: grant.id,
           reason: "refresh_token_reused",
+          ...vault,
         });
       }
       throw this.fail("invalid_grant", "The refresh token is unknown.", { client_id: p.clientId, reason: "refresh_unknown" });
     }
-    const ctx = { client_id: p.clientId, grant_id: current.id };
+    const { store, grant: current } = found;
+    const vault = vaultField(current, p.base);
+    const ctx = { client_id: p.clientId, grant_id: current.id, ...vault };
     if (current.revoked_at) throw this.fail("invalid_grant", "The grant was revoked.", { ...ctx, reason: "revoked" });
     if (Date.parse(current.expires_at) <= Date.now())
       throw this.fail("invalid_grant", "The refresh token expired; authorize again.", { ...ctx, reason: "expired" });
     if (current.client_id !== p.clientId)
       throw this.fail("invalid_grant", "The refresh token belongs to another client.", { ...ctx, reason: "client_mismatch" });
-    if (current.resource !== p.base || (p.resource !== null && canonicalResource(p.resource, p.base) !== current.resource))
+    const ownVault = vaultOfResource(current.resource, p.base);
+    if (
+      current.resource !== resourceOf(p.base, ownVault) ||
+      (p.resource !== null && canonicalResource(p.resource, p.base, (name) => name === ownVault) !== current.resource)
+    )
       throw this.fail("invalid_target", "The grant is for another resource.", { ...ctx, reason: "resource_mismatch" });
     if (p.scope && !p.scope.every((s) => current.scopes.includes(s)))
       throw this.fail("invalid_scope", "A refresh may narrow the scopes, never widen them.", { ...ctx, reason: "scope_widened" });
     const scopes = p.scope ?? current.scopes;
     const refresh = newSecret(REFRESH_PREFIX);
     const access = newSecret(ACCESS_PREFIX);
-    const rotated = this.store.mutate((d) => {
+    const rotated = store.mutate((d) => {
       const g = d.grants.find((x) => x.id === current.id);
       // Another request rotated it between our read and this write: that one won.
       if (!g || g.refresh_hash !== hash || g.revoked_at) return false;
@@ -174,28 +212,48 @@ export class GrantService {
       return true;
     });
     if (!rotated) throw this.fail("invalid_grant", "The refresh token was just used.", { ...ctx, reason: "refresh_race" });
-    this.audit("auth.refreshed", { client_id: current.client_id, client_name: current.client_name, grant_id: current.id, scopes });
+    this.audit("auth.refreshed", { client_id: current.client_id, client_name: current.client_name, grant_id: current.id, scopes, ...vault });
     return this.response(access, refresh, scopes);
   }
 
   /** RFC 7009: a refresh token revokes its grant; an access token, its grant too (a public client holds both). */
   revokeToken(token: string, clientId: string | null): void {
     const hash = hashSecret(token);
-    const grant = this.store.accessGrant(hash)?.grant ?? this.store.grantsList().find((g) => g.refresh_hash === hash && !g.revoked_at);
-    if (!grant || (clientId !== null && grant.client_id !== clientId)) return;
-    if (this.store.revoke(grant.id, "revoked_by_client"))
-      this.audit("auth.revoked", { client_id: grant.client_id, client_name: grant.client_name, grant_id: grant.id, reason: "revoked_by_client" });
+    for (const store of this.stores.all()) {
+      const grant = store.accessGrant(hash)?.grant ?? store.grantsList().find((g) => g.refresh_hash === hash && !g.revoked_at);
+      if (!grant) continue;
+      if (clientId !== null && grant.client_id !== clientId) return;
+      if (store.revoke(grant.id, "revoked_by_client"))
+        this.audit("auth.revoked", {
+          client_id: grant.client_id,
+          client_name: grant.client_name,
+          grant_id: grant.id,
+          reason: "revoked_by_client",
+          ...(store === this.stores.of(null) ? {} : vaultNamed(grant.resource)),
+        });
+      return;
+    }
   }
 
   /**
    * Who an access token is, if it is live and minted for `base`; else null. Its folders are the
    * grant's, so every token a refresh mints keeps what the owner chose.
    */
-  verifyAccess(token: string, base: string): AccessHolder | null {
+  verifyAccess(token: string, base: string, vault: string | null = null): AccessHolder | null {
     const hash = hashSecret(token);
-    const hit = this.store.accessGrant(hash);
-    if (!hit || hit.grant.resource !== base) return null;
+    // Looked up only in the vault's own store, and its resource must be that vault's (RFC 8707).
+    const hit = this.stores.of(vault).accessGrant(hash);
+    if (!hit || hit.grant.resource !== resourceOf(base, vault)) return null;
     return { id: hit.grant.id, scopes: hit.scopes, grant: hit.grant.folders ?? null };
+  }
+
+  /** The grant a predicate picks and the store that holds it, in the default vault's store first. */
+  private find(pick: (g: Grant) => boolean): { store: OAuthStore; grant: Grant } | null {
+    for (const store of this.stores.all()) {
+      const grant = store.grantsList().find(pick);
+      if (grant) return { store, grant };
+    }
+    return null;
   }
 
   private accessRecord(token: string, grantId: string) {
@@ -214,4 +272,21 @@ export class GrantService {
     this.audit("auth.failed", { endpoint: "token", ...fields });
     return new OAuthError(code, message);
   }
+}
+
+/** The resource (RFC 8707) of the default vault (the base) or of a named vault. */
+export function resourceOf(base: string, vault: string | null): string {
+  return vault === null ? base : `${base}${vaultResourcePath(vault)}`;
+}
+
+/** The audit field naming a grant's vault, read from its resource; nothing for the default vault. */
+function vaultField(grant: Grant, base: string): { vault?: string } {
+  const vault = vaultOfResource(grant.resource, base);
+  return vault === null ? {} : { vault };
+}
+
+/** A named vault's name from its resource's path (`…/mcp/<name>`), whatever the base it was granted at. */
+function vaultNamed(resource: string): { vault?: string } {
+  const name = /\/mcp\/([^/]+)$/.exec(resource)?.[1];
+  return name === undefined ? {} : { vault: name };
 }

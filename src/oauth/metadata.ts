@@ -10,12 +10,17 @@ export const OAUTH_PATHS = {
   revoke: "/oauth/revoke",
 } as const;
 
+/** A named vault's MCP endpoint under the server's base URL: its resource (RFC 8707) and the suffix of its RFC 9728 metadata. */
+export const vaultResourcePath = (vault: string) => `/mcp/${vault}`;
+
 /**
- * The resource a client names (RFC 8707) in the one form indx stores: the base URL. The MCP
- * endpoint and the REST root name the same server; scheme and host case do not matter. Anything
- * else (another server, a query, a fragment) is not this resource: null.
+ * The resource a client names (RFC 8707) in the one form indx stores: the base URL for the
+ * default vault (the MCP endpoint and the REST root name the same server), `<base>/mcp/<name>`
+ * for a named vault (`/v1/vaults/<name>` names it too; docs/decisions.md, "OAuth for named
+ * vaults"). Scheme and host case do not matter. Anything else (another server, an unknown vault,
+ * a query, a fragment) is not a resource of this server: null.
  */
-export function canonicalResource(named: string, base: string): string | null {
+export function canonicalResource(named: string, base: string, isVault: (name: string) => boolean = () => false): string | null {
   let url: URL;
   try {
     url = new URL(named);
@@ -27,18 +32,27 @@ export function canonicalResource(named: string, base: string): string | null {
   if (url.origin !== mine.origin) return null;
   const root = mine.pathname.replace(/\/+$/, "");
   const path = url.pathname.replace(/\/+$/, "");
-  return [root, `${root}/mcp`, `${root}/v1`].includes(path) ? base : null;
+  if ([root, `${root}/mcp`, `${root}/v1`].includes(path)) return base;
+  const rest = path.startsWith(`${root}/`) ? path.slice(root.length) : null;
+  const vault = rest === null ? undefined : (/^\/mcp\/([^/]+)$/.exec(rest)?.[1] ?? /^\/v1\/vaults\/([^/]+)$/.exec(rest)?.[1]);
+  return vault !== undefined && isVault(vault) ? `${base}${vaultResourcePath(vault)}` : null;
 }
 
-/** RFC 9728: what this protected resource is and who issues its tokens. */
-export function protectedResourceMetadata(base: string): Record<string, unknown> {
+/** The named vault a stored resource is for, or null for the default vault's (the base itself). */
+export function vaultOfResource(resource: string, base: string): string | null {
+  const prefix = `${base}/mcp/`;
+  return resource.startsWith(prefix) ? resource.slice(prefix.length) : null;
+}
+
+/** RFC 9728: what this protected resource is and who issues its tokens; a named vault is a resource of its own. */
+export function protectedResourceMetadata(base: string, vault: string | null = null): Record<string, unknown> {
   return {
-    resource: base,
+    resource: vault === null ? base : `${base}${vaultResourcePath(vault)}`,
     authorization_servers: [base],
     // What a client needs for everyday work; vault:admin is asked for only on purpose (MCP: scope minimisation).
     scopes_supported: ["vault:read", "vault:write"],
     bearer_methods_supported: ["header"],
-    resource_name: "indx",
+    resource_name: vault === null ? "indx" : `indx: ${vault}`,
     resource_documentation: "https://github.com/indx/indx/blob/main/docs/remote-access.md",
   };
 }
@@ -69,8 +83,15 @@ export function authorizationServerMetadata(base: string): Record<string, unknow
  * (RFC 9728 §5.1) and which scopes to ask; a 403 for want of a scope names the scope needed
  * (RFC 6750 §3.1, MCP scope challenges).
  */
-export function bearerChallenge(base: string, error?: "invalid_token" | "insufficient_scope", scope = "vault:read vault:write"): string {
-  const parts = ['Bearer realm="indx"', `resource_metadata="${base}${OAUTH_PATHS.protectedResource}"`, `scope="${scope}"`];
+export function bearerChallenge(
+  base: string,
+  error?: "invalid_token" | "insufficient_scope",
+  scope = "vault:read vault:write",
+  vault: string | null = null,
+): string {
+  // A named vault's metadata is path-suffixed with its resource's path (RFC 9728 §3.1).
+  const suffix = vault === null ? "" : vaultResourcePath(vault);
+  const parts = ['Bearer realm="indx"', `resource_metadata="${base}${OAUTH_PATHS.protectedResource}${suffix}"`, `scope="${scope}"`];
   if (error) parts.push(`error="${error}"`);
   return parts.join(", ");
 }

@@ -4,7 +4,7 @@ import { Authorizer, type FailureThrottle, readBounded } from "./authorize.ts";
 import { ClientMetadataFetcher, type FetchPolicy, isMetadataUrl, validRedirectUri } from "./client-metadata.ts";
 import { OAuthError, oauthErrorResponse } from "./errors.ts";
 import { type AccessHolder, type Audit, GrantService, type Lifetimes } from "./grants.ts";
-import { authorizationServerMetadata, OAUTH_PATHS, protectedResourceMetadata } from "./metadata.ts";
+import { authorizationServerMetadata, bearerChallenge, OAUTH_PATHS, protectedResourceMetadata } from "./metadata.ts";
 import { newId } from "./secrets.ts";
 import type { OAuthClientRecord, OAuthStore } from "./store.ts";
 
@@ -23,6 +23,32 @@ export interface OAuthOptions {
    * default is validateGrantSpec alone.
    */
   checkFolders?: (spec: GrantSpec) => void;
+  /**
+   * The server's named vaults (docs/decisions.md, "OAuth for named vaults"): each is a protected
+   * resource of its own at `<base>/mcp/<name>`, its grants in its own oauth.json. Absent: the
+   * default vault alone.
+   */
+  vaults?: NamedVaultStores;
+}
+
+/** The named vaults' OAuth state as serve finds it: configured names, each one's store. */
+export interface NamedVaultStores {
+  has(name: string): boolean;
+  /** The store in the named vault's data folder (throws when the vault cannot be opened). */
+  storeOf(name: string): OAuthStore;
+  /** Every configured named vault's store that can be opened now. */
+  all(): OAuthStore[];
+}
+
+/**
+ * What the HTTP routes of one vault ask of OAuth: the OAuth endpoints, the challenge a 401 or 403
+ * carries, and who an access token is there. The default vault's is the OAuthServer itself; a
+ * named vault's comes from `forVault`.
+ */
+export interface ProtectedResource {
+  handle(request: Request, address: string): Promise<Response>;
+  challenge(request: Request, error?: "invalid_token" | "insufficient_scope", scope?: string): string;
+  verifyAccess(token: string, request: Request): AccessHolder | null;
 }
 
 const MAX_BODY = 16 * 1024;
@@ -33,13 +59,22 @@ const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", "cache
  * registration, authorization with consent, tokens and revocation. The HTTP surface hands it the
  * requests under /.well-known/oauth-* and /oauth/ and asks it who an access token is.
  */
-export class OAuthServer {
+export class OAuthServer implements ProtectedResource {
   readonly grants: GrantService;
   private readonly authorizer: Authorizer;
   private readonly fetcher: ClientMetadataFetcher;
 
   constructor(private readonly o: OAuthOptions) {
-    this.grants = new GrantService(o.store, o.lifetimes, o.audit);
+    const vaults = o.vaults;
+    this.grants = new GrantService(
+      o.store,
+      o.lifetimes,
+      o.audit,
+      vaults && {
+        of: (vault) => (vault === null ? o.store : vaults.storeOf(vault)),
+        all: () => [o.store, ...vaults.all()],
+      },
+    );
     this.fetcher = new ClientMetadataFetcher(o.fetchPolicy);
     this.authorizer = new Authorizer({
       store: o.store,
@@ -49,6 +84,11 @@ export class OAuthServer {
       audit: o.audit,
       failures: o.failures,
       checkFolders: o.checkFolders ?? ((spec) => void validateGrantSpec(spec)),
+      isVault: (name) => vaults?.has(name) ?? false,
+      storeOf: (name) => {
+        if (!vaults) throw new OAuthError("invalid_target", "This server has no named vaults.");
+        return vaults.storeOf(name);
+      },
     });
   }
 
@@ -73,8 +113,12 @@ export class OAuthServer {
     const base = this.base(request);
     const method = request.method;
     try {
-      if (path === OAUTH_PATHS.protectedResource || path.startsWith(`${OAUTH_PATHS.protectedResource}/`))
-        return get(method, () => json(protectedResourceMetadata(base)));
+      if (path === OAUTH_PATHS.protectedResource || path.startsWith(`${OAUTH_PATHS.protectedResource}/`)) {
+        // RFC 9728 §3.1: a named vault's metadata is at its resource path after the well-known one.
+        const vault = /^\/mcp\/([^/]+)$/.exec(path.slice(OAUTH_PATHS.protectedResource.length))?.[1];
+        if (vault !== undefined && !this.o.vaults?.has(vault)) return json({ error: "not_found", error_description: "No such protected resource." }, 404);
+        return get(method, () => json(protectedResourceMetadata(base, vault ?? null)));
+      }
       if (path === OAUTH_PATHS.authorizationServer || path.startsWith(`${OAUTH_PATHS.authorizationServer}/`))
         return get(method, () => json(authorizationServerMetadata(base)));
       if (path === OAUTH_PATHS.authorize) {
@@ -92,9 +136,27 @@ export class OAuthServer {
     }
   }
 
-  /** Who an OAuth access token is (its grant id) and its scopes, if it is live and minted for this server. */
+  /** Who an OAuth access token is (its grant id) and its scopes, if it is live and minted for this server's default vault. */
   verifyAccess(token: string, request: Request): AccessHolder | null {
     return this.grants.verifyAccess(token, this.base(request));
+  }
+
+  challenge(request: Request, error?: "invalid_token" | "insufficient_scope", scope?: string): string {
+    return bearerChallenge(this.base(request), error, scope);
+  }
+
+  /**
+   * The named vault `name` as a protected resource: its 401 points at its own metadata and only
+   * tokens granted for `<base>/mcp/<name>` pass (docs/decisions.md, "OAuth for named vaults").
+   * `original` gives the request as the listener received it (the client's address and proxy headers).
+   */
+  forVault(name: string, original: (request: Request) => Request = (r) => r): ProtectedResource {
+    const base = (request: Request) => this.base(original(request));
+    return {
+      handle: (request, address) => this.handle(request, address),
+      challenge: (request, error, scope) => bearerChallenge(base(request), error, scope, name),
+      verifyAccess: (token, request) => this.grants.verifyAccess(token, base(request), name),
+    };
   }
 
   private async resolveClient(clientId: string): Promise<OAuthClientRecord> {

@@ -154,6 +154,11 @@ function filled(line: string, w: ReturnType<typeof world>): string {
 function before(line: string): string[] {
   if (line.includes("--if-not-exists")) return ["rm Inbox/Idea.md"];
   if (line.startsWith("indx token revoke agent")) return ["indx token create --name agent"];
+  // Examples naming the vaults `work` and `personal` assume `[vaults.<name>]` tables for them (docs/vaults.md).
+  if (/--vaults? (work|personal)\b/.test(line))
+    return [
+      `mkdir -p "$HOME/vault-work" "$HOME/vault-personal" "$XDG_CONFIG_HOME/indx" && printf '\\n[vaults.work]\\npath = "%s/vault-work"\\n\\n[vaults.personal]\\npath = "%s/vault-personal"\\n' "$HOME" "$HOME" >> "$XDG_CONFIG_HOME/indx/config.toml"`,
+    ];
   return [];
 }
 

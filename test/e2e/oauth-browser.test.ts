@@ -1,14 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth } from "@modelcontextprotocol/sdk/client/auth.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import type { OAuthClientInformationMixed, OAuthClientMetadata, OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import type { FetchLike } from "@modelcontextprotocol/sdk/shared/transport.js";
+import { loadConfig } from "../../src/config/load.ts";
 import { BIN, serveBinary } from "../support/binary.ts";
 import { Browser, type Browser as BrowserT, findChromium, type Page } from "../support/chromium.ts";
+import { MemoryProvider } from "../support/oauth-provider.ts";
 import { makeCaSignedCert, OPENSSL } from "../support/tls-certs.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
@@ -71,51 +72,6 @@ async function stopStack(s: Stack | undefined): Promise<void> {
   s?.serve.kill();
   await s?.serve.exited;
   s?.sb.cleanup();
-}
-
-/** The SDK's provider interface, kept in memory: what a desktop MCP client implements. */
-class MemoryProvider implements OAuthClientProvider {
-  info: OAuthClientInformationMixed | undefined;
-  saved: OAuthTokens | undefined;
-  verifier = "";
-  authorizationUrl: URL | null = null;
-  constructor(readonly redirect: string) {}
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata(): OAuthClientMetadata {
-    return {
-      client_name: "SDK test client",
-      redirect_uris: [this.redirect],
-      grant_types: ["authorization_code", "refresh_token"],
-      response_types: ["code"],
-      token_endpoint_auth_method: "none",
-    };
-  }
-  state() {
-    return "sdk-state-1";
-  }
-  clientInformation() {
-    return this.info;
-  }
-  saveClientInformation(info: OAuthClientInformationMixed) {
-    this.info = info;
-  }
-  tokens() {
-    return this.saved;
-  }
-  saveTokens(tokens: OAuthTokens) {
-    this.saved = tokens;
-  }
-  redirectToAuthorization(url: URL) {
-    this.authorizationUrl = url;
-  }
-  saveCodeVerifier(v: string) {
-    this.verifier = v;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
 }
 
 /** Tabs until `target` has focus, recording the order; fails past `max` presses. */
@@ -213,6 +169,49 @@ async function sdkFlow(s: Stack): Promise<void> {
   expect(listed.find((t) => t.kind === "oauth")).toMatchObject({ name: "SDK test client", scopes: ["vault:read"], grant: { read: ["Reference/**"] } });
 }
 
+/**
+ * A named vault as its own connector (docs/decisions.md, "OAuth for named vaults"): added to the
+ * config while serving, found by the SDK from /mcp/work's 401, approved in Chromium on a page
+ * that names the vault with a code from `indx auth approve --vault work`; the token reads work
+ * and is refused on the default vault's /mcp.
+ */
+async function namedVaultFlow(s: Stack): Promise<void> {
+  const folder = join(s.sb.dir, "work-vault");
+  mkdirSync(folder, { recursive: true });
+  writeFileSync(join(folder, "Plan.md"), "# Plan\n\nThe walrus plan for work.\n");
+  appendFileSync(
+    loadConfig({ env: s.sb.env }).path,
+    `\n[vaults.work]\npath = ${JSON.stringify(folder)}\ndata_dir = ${JSON.stringify(join(s.sb.dir, "work-data"))}\n`,
+  );
+  const provider = new MemoryProvider(`http://127.0.0.1:${s.callback.port}/callback`);
+  const mcpUrl = new URL(`${s.base}/mcp/work`);
+  const first = new Client({ name: "sdk-oauth-e2e", version: "1.0.0" });
+  await expect(first.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: s.fetch }))).rejects.toThrow();
+  const authUrl = provider.authorizationUrl;
+  expect(authUrl?.searchParams.get("resource")).toBe(mcpUrl.href);
+  if (!authUrl) return;
+  const page = await s.browser.newPage();
+  await page.viewport(1280, 900, false);
+  await page.goto(authUrl.href);
+  expect(await page.evaluate<string>("document.querySelector('h1').textContent")).toBe("Allow SDK test client to use your vault work?");
+  await tabTo(page, "owner_proof", []);
+  await page.type(cli(s.sb, ["auth", "approve", "--vault", "work"]).code);
+  await tabTo(page, "decision=approve", []);
+  const back = nextCallback(s);
+  await page.press("Enter");
+  const code = (await back).searchParams.get("code") ?? "";
+  expect(code).toMatch(/^indx_ac_/);
+  await new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: s.fetch }).finishAuth(code);
+  const client = new Client({ name: "sdk-oauth-e2e", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(mcpUrl, { authProvider: provider, fetch: s.fetch }));
+  expect(JSON.stringify(await client.callTool({ name: "note_read", arguments: { path: "Plan.md" } }))).toContain("walrus plan");
+  await client.close();
+  const onDefault = await s.fetch(`${s.base}/v1/vault/status`, { headers: { authorization: `Bearer ${provider.saved?.access_token}` } });
+  expect(onDefault.status).toBe(401);
+  const listed = cli(s.sb, ["token", "list", "--vault", "work"]) as unknown as { kind: string; resource?: string }[];
+  expect(listed.find((t) => t.kind === "oauth")?.resource).toBe(mcpUrl.href);
+}
+
 /** The consent page at desktop and phone widths: no sideways scrolling, labelled controls, big buttons. */
 async function consentLayout(s: Stack): Promise<Record<string, Buffer>> {
   const provider = new MemoryProvider(`http://127.0.0.1:${s.callback.port}/callback`);
@@ -261,6 +260,10 @@ describe.skipIf(!CHROMIUM)("the MCP SDK's OAuth client against indx serve over h
   test("the consent page fits a 375 px screen without sideways scrolling; screenshots at both widths", async () => {
     if (s) saveShots(await consentLayout(s));
   }, 60_000);
+
+  test("a named vault is its own connector: /mcp/work's metadata, a consent page naming it, a token for it alone", async () => {
+    if (s) await namedVaultFlow(s);
+  }, 120_000);
 });
 
 describe.skipIf(!CHROMIUM || !OPENSSL)("the same flow over https: TLS in the binary, a certificate from a test CA", () => {
