@@ -4,8 +4,11 @@
  * sending requests back to back for BENCH_SECONDS (default 20) per phase, on a copy of the
  * generated vault (BENCH_N notes, default 5,000; ../shared/tools/corpus-gen.ts). Phases:
  * - search: POST /v1/search only — throughput with 1 and with N clients, and their ratio;
- * - mixed: search 35 %, note_get 25 %, note_patch 25 % (append a line with If-Match, each client
- *   on a note of its own, so a 412 would be a bug), base_query 10 % (an inline base over one
+ * - mixed: search 35 %, note_get 25 %, note_patch 25 % (with If-Match, each client on a note of its
+ *   own, so a 412 would be a bug; BENCH_PATCH=property, the default, sets a frontmatter property,
+ *   as an agent updating a status does; BENCH_PATCH=append appends a line, so each note grows by a
+ *   line per patch — hundreds to thousands of lines in a 3-minute phase, which then measures the
+ *   reindex of ever larger notes more than the write), base_query 10 % (an inline base over one
  *   folder, filtered and sorted: its rows are recomputed whenever a patch moved the index),
  *   note_list 5 % (by path or by mtime).
  * BENCH_PHASES=mixed (or search) runs only those phases after the warm-up.
@@ -118,6 +121,9 @@ const BASE = [
   "    limit: 50",
 ].join("\n");
 
+const patchMode = process.env.BENCH_PATCH ?? "property";
+const patchOp = (text: string) => (patchMode === "append" ? { op: "append_body", markdown: `${text}\n` } : { op: "set_frontmatter", key: "load", value: text });
+
 /** One client: its own random stream, its own note to patch (its etag kept from each answer). */
 function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
   let seed = id * 7919 + 1;
@@ -125,7 +131,10 @@ function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed / 2 ** 31;
   };
-  const own = notes[(id * 97) % notes.length]!;
+  // Spread over the whole (sorted) vault: a stride of 97 put every client of 30 in archive/, the
+  // generated vault's largest notes (40–450 KB, where a typical note is a few KB).
+  // BENCH_PATCH_NOTES=archive keeps that choice, to measure writes to large notes.
+  const own = notes[process.env.BENCH_PATCH_NOTES === "archive" ? (id * 97) % notes.length : Math.floor(((id + 0.5) * notes.length) / clients) % notes.length]!;
   let etag: string | null = null;
   const pick = (): OpName => {
     let r = random();
@@ -150,7 +159,7 @@ function client(id: number, mix: readonly [OpName, number][], tally: Tally) {
     return fetch(`${server.url}/v1/notes/${at(own)}`, {
       method: "PATCH",
       headers: { ...json, ...(etag ? { "if-match": etag } : {}) },
-      body: JSON.stringify({ ops: [{ op: "append_body", markdown: `load ${id} ${Date.now()}\n` }] }),
+      body: JSON.stringify({ ops: [patchOp(`load ${id} ${Date.now()}`)] }),
     });
   };
   return async (until: number) => {
@@ -210,7 +219,7 @@ const only = new Set((process.env.BENCH_PHASES ?? "search,mixed").split(","));
 const records: Record<string, unknown>[] = [];
 try {
   console.log(
-    `indx: ${label}; ${notes.length} notes; ${seconds} s per phase; load average ${loadavg()
+    `indx: ${label}; ${notes.length} notes; ${seconds} s per phase; note_patch: ${patchMode}; load average ${loadavg()
       .map((x) => x.toFixed(1))
       .join(" ")}`,
   );
@@ -228,7 +237,7 @@ try {
   console.log(
     `note_patch p99 with ${clients} mixed clients: ${mN?.ops.note_patch?.p99 ?? "n/a"} ms; 429s in all phases: ${records.reduce((s, r) => s + Number(r.status_429), 0)}\n`,
   );
-  for (const r of records) emit({ ...r, indx: label, notes: notes.length });
+  for (const r of records) emit({ ...r, indx: label, notes: notes.length, patch: patchMode });
   emit({
     bench: "server.load.ratio",
     indx: label,
