@@ -1,34 +1,22 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type Static, Type } from "@sinclair/typebox";
-import { Value } from "@sinclair/typebox/value";
 import { IndxError } from "../core/errors.ts";
-import { renameOver } from "../core/rename-over.ts";
 import type { Scope } from "../ops/define.ts";
 import { type GrantSpec, GrantSpecSchema, isRestricting, validateGrantSpec } from "../ops/grant.ts";
-import { newToken } from "./tokens.ts";
+import { findByToken, newTokenRecord, TOKEN_RECORD_FIELDS, TokenFile } from "./token-file.ts";
 
 /** What one vault of a several-vault token may see: its own folder grant (absent: the whole vault). */
 const VaultEntrySchema = Type.Object({ name: Type.String({ pattern: "^[a-z0-9][a-z0-9_-]{0,63}$" }), grant: Type.Optional(GrantSpecSchema) });
 
 const ServerTokenSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  scopes: Type.Array(Type.Union([Type.Literal("vault:read"), Type.Literal("vault:write"), Type.Literal("vault:admin")])),
-  hash: Type.String({ pattern: "^[0-9a-f]{64}$" }),
-  created_at: Type.String(),
+  ...TOKEN_RECORD_FIELDS,
   vaults: Type.Array(VaultEntrySchema, { minItems: 2, maxItems: 64 }),
 });
 export type ServerToken = Static<typeof ServerTokenSchema> & { scopes: Scope[] };
 export type VaultEntry = Static<typeof VaultEntrySchema>;
 
-const ServerTokensFile = Type.Object({ tokens: Type.Optional(Type.Array(ServerTokenSchema)) });
-
 /** The file beside the config file that holds tokens for several vaults (docs/decisions.md, "A token for several vaults"). */
 export const SERVER_TOKENS_FILE = "vault-tokens.json";
-
-const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
 /**
  * Tokens for several named vaults of one server, kept as hashes beside the config file that names
@@ -37,90 +25,53 @@ const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
  * tokens.json keeps its single-vault tokens; its TokenStore asks this file for the rest.
  */
 export class ServerTokenStore {
-  readonly file: string;
-  private tokens: ServerToken[] = [];
-  private loadedStamp = "\0";
+  private readonly stored: TokenFile<typeof ServerTokenSchema>;
 
   constructor(configPath: string) {
-    this.file = join(dirname(configPath), SERVER_TOKENS_FILE);
+    this.stored = new TokenFile(
+      join(dirname(configPath), SERVER_TOKENS_FILE),
+      ServerTokenSchema,
+      `${SERVER_TOKENS_FILE} beside the config file is unreadable; fix or delete it.`,
+    );
   }
 
-  private stamp(): string {
-    try {
-      const st = statSync(this.file);
-      return `${st.mtimeMs}:${st.size}:${st.ino}`;
-    } catch {
-      return "";
-    }
-  }
-
-  private read(): ServerToken[] {
-    this.loadedStamp = this.stamp();
-    if (!existsSync(this.file)) return [];
-    let data: unknown;
-    try {
-      data = JSON.parse(readFileSync(this.file, "utf8"));
-    } catch {
-      data = null;
-    }
-    // A half-valid file must not half-work: a token whose vault list is cut short could reach more.
-    if (!Value.Check(ServerTokensFile, data)) throw new IndxError("internal", `${SERVER_TOKENS_FILE} beside the config file is unreadable; fix or delete it.`);
-    return data.tokens ?? [];
-  }
-
-  private write(tokens: ServerToken[]): void {
-    mkdirSync(dirname(this.file), { recursive: true, mode: 0o700 });
-    const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ tokens }, null, 2)}\n`, { mode: 0o600 });
-    chmodSync(tmp, 0o600);
-    renameOver(tmp, this.file);
-    this.tokens = tokens;
-    this.loadedStamp = this.stamp();
-  }
-
-  private fresh(): ServerToken[] {
-    if (this.stamp() !== this.loadedStamp) this.tokens = this.read();
-    return this.tokens;
+  get file(): string {
+    return this.stored.file;
   }
 
   create(name: string, scopes: Scope[], vaults: VaultEntry[]): { token: string; record: ServerToken } {
-    if (!name.trim() || name.length > 100) throw new IndxError("validation_failed", "A token needs a name of 1–100 characters.");
     const names = vaults.map((v) => v.name);
     if (new Set(names).size !== names.length || names.length < 2)
       throw new IndxError("validation_failed", "--vaults names two or more different vaults (one vault: use --vault).", { vaults: names });
-    const token = newToken();
+    const { token, ...base } = newTokenRecord(name, scopes);
     const record: ServerToken = {
-      id: `tok_${randomBytes(6).toString("hex")}`,
-      name: name.trim(),
-      scopes,
-      hash: sha256(token),
-      created_at: new Date().toISOString(),
+      ...base,
       vaults: vaults.map((v) => ({ name: v.name, ...(isRestricting(v.grant) ? { grant: validateGrantSpec(v.grant) } : {}) })),
     };
-    this.write([...this.read(), record]);
+    this.stored.write([...this.stored.read(), record]);
     return { token, record };
   }
 
   /** Every several-vault token, or those that reach `vault`; never the hashes. */
   list(vault?: string): Omit<ServerToken, "hash">[] {
-    return this.read()
+    return this.stored
+      .read()
       .filter((t) => vault === undefined || t.vaults.some((v) => v.name === vault))
       .map(({ hash: _hash, ...rest }) => rest);
   }
 
   /** Ends a token (by id or name) on every vault it reached at once; false when none matches. */
   revoke(id: string): boolean {
-    const before = this.read();
+    const before = this.stored.read();
     const after = before.filter((t) => t.id !== id && t.name !== id);
     if (after.length === before.length) return false;
-    this.write(after);
+    this.stored.write(after);
     return true;
   }
 
   /** The token presented, if it is one of these and reaches `vault`: its id, scopes and that vault's grant. */
   verify(presented: string, vault: string): { id: string; scopes: Scope[]; grant: GrantSpec | null } | null {
-    const hash = Buffer.from(sha256(presented), "hex");
-    const hit = this.fresh().find((t) => timingSafeEqual(Buffer.from(t.hash, "hex"), hash));
+    const hit = findByToken(this.stored.fresh(), presented);
     const entry = hit?.vaults.find((v) => v.name === vault);
     if (!hit || !entry) return null;
     return { id: hit.id, scopes: hit.scopes, grant: isRestricting(entry.grant) ? entry.grant : null };
