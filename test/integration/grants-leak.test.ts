@@ -17,7 +17,7 @@ import type { Scope } from "../../src/ops/define.ts";
 import { invokeOp } from "../../src/ops/invoke.ts";
 import { compileGrant } from "../../src/vault/grant.ts";
 import { type FakeAiServer, fakeChatEnv, fakeEnv, startFakeAiServer } from "../support/fake-ai-server.ts";
-import { CANARY, GRANT, inputsFor, LEAK_FILES, leakIn, VISIBLE_NOTES } from "../support/grant-leak.ts";
+import { CANARY, GRANT, inputsFor, LEAK_FILES, leakIn, restRequestOf, VISIBLE_NOTES } from "../support/grant-leak.ts";
 import { mcpSweep } from "../support/grant-leak-mcp.ts";
 import { until as waitUntil } from "../support/listen.ts";
 import { CheckedClient } from "../support/ops.ts";
@@ -260,23 +260,7 @@ describe("a granted token sees only its folders", () => {
   test("every REST route, with the granted token", async () => {
     for (const route of ROUTES)
       for (const input of inputsFor(route.op)) {
-        const rest: Record<string, unknown> = { ...input };
-        let url = route.prefix;
-        if (route.wildParam) {
-          const value = String(rest[route.wildParam] ?? "Projects/Alpha.md");
-          delete rest[route.wildParam];
-          url += value.split("/").map(encodeURIComponent).join("/") + (route.suffix ?? "");
-        }
-        const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${granted}` } };
-        if (route.input === "query") {
-          const qs = new URLSearchParams();
-          for (const [k, v] of Object.entries(rest))
-            for (const one of Array.isArray(v) ? v : [v]) qs.append(k, typeof one === "object" ? JSON.stringify(one) : String(one));
-          if ([...qs].length) url += `?${qs}`;
-        } else {
-          init.body = JSON.stringify(rest);
-          (init.headers as Record<string, string>)["content-type"] = "application/json";
-        }
+        const { url, init } = restRequestOf(route, input, granted);
         const res = await fetch(server.url + url, init);
         check(`${route.method} ${url}`, `${[...res.headers].join(" ")} ${await res.text()}`, input);
       }

@@ -4,11 +4,12 @@ import { join } from "node:path";
 import { OPERATIONS } from "../../src/app/registry.ts";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
-import { ROUTES, type Route } from "../../src/http/routes.ts";
+import { ROUTES } from "../../src/http/routes.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
 import { vaultUri } from "../../src/mcp/uris.ts";
-import { inputsFor, LEAK_FILES } from "../support/grant-leak.ts";
-import { listenMcp, listenSse, mcpCall, until, writeVaultTables } from "../support/named-vaults.ts";
+import { inputsFor, LEAK_FILES, restRequestOf } from "../support/grant-leak.ts";
+import { until } from "../support/listen.ts";
+import { listenMcp, listenSse, mcpCall, writeVaultTables } from "../support/named-vaults.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
@@ -52,28 +53,6 @@ afterAll(async () => {
   sb?.cleanup();
 });
 
-/** A route of vault B as the REST face generates it from one sample input of its operation. */
-function requestOf(route: Route, input: Record<string, unknown>, token: string): { url: string; init: RequestInit } {
-  const rest: Record<string, unknown> = { ...input };
-  let url = route.prefix.replace(/^\/v1\//, "/v1/vaults/b/");
-  if (route.wildParam) {
-    const value = String(rest[route.wildParam] ?? "Projects/Alpha.md");
-    delete rest[route.wildParam];
-    url += value.split("/").map(encodeURIComponent).join("/") + (route.suffix ?? "");
-  }
-  const init: RequestInit = { method: route.method, headers: { authorization: `Bearer ${token}` } };
-  if (route.input === "query") {
-    const qs = new URLSearchParams();
-    for (const [k, v] of Object.entries(rest))
-      for (const one of Array.isArray(v) ? v : [v]) qs.append(k, typeof one === "object" ? JSON.stringify(one) : String(one));
-    if ([...qs].length) url += `?${qs}`;
-  } else {
-    init.body = JSON.stringify(rest);
-    init.headers = { ...(init.headers as Record<string, string>), "content-type": "application/json" };
-  }
-  return { url, init };
-}
-
 const diskOfB = () => readdirSync(dir("B"), { recursive: true }).map(String).sort();
 
 test("a token of vault A gets not_found, never data, on every route of vault B the registry yields", async () => {
@@ -83,7 +62,7 @@ test("a token of vault A gets not_found, never data, on every route of vault B t
   let answeredForB = 0;
   for (const route of ROUTES)
     for (const input of inputsFor(route.op)) {
-      const { url, init } = requestOf(route, input, tokenA);
+      const { url, init } = restRequestOf(route, input, tokenA, "/v1/vaults/b/");
       const res = await fetch(server.url + url, init);
       const text = await res.text();
       sent++;
@@ -92,7 +71,7 @@ test("a token of vault A gets not_found, never data, on every route of vault B t
       if (res.status !== 404 || code !== "not_found" || B_WORDS.test(text)) leaks.push(`${route.method} ${url}: ${res.status} ${text.slice(0, 200)}`);
       // The same request with B's own token reaches B: the sweep calls real routes.
       if (route.op.safe && !route.op.ai && route.op.scope === "vault:read") {
-        const own = requestOf(route, input, tokenB);
+        const own = restRequestOf(route, input, tokenB, "/v1/vaults/b/");
         if ((await fetch(server.url + own.url, own.init)).status === 200) answeredForB++;
       }
     }
@@ -120,12 +99,12 @@ test("an outside edit in A reaches A's REST and MCP subscribers, never B's", asy
   const mcpA = listenMcp(`${server.url}/mcp/a`, tokenA, ["vault://**"]);
   const mcpB = listenMcp(`${server.url}/mcp/b`, tokenB, ["vault://**"]);
   await Promise.all([restA.ready, restB.ready]);
-  expect(await until(() => mcpA.acknowledged() && mcpB.acknowledged())).toBe(true);
+  expect(await until(null, () => mcpA.acknowledged() && mcpB.acknowledged())).toBe(true);
   writeFileSync(join(dir("A"), "Outside.md"), "# Outside\n");
-  expect(await until(() => restA.seen.some((e) => e.path === "Outside.md") && mcpA.updated.includes(vaultUri("Outside.md")))).toBe(true);
+  expect(await until(null, () => restA.seen.some((e) => e.path === "Outside.md") && mcpA.updated.includes(vaultUri("Outside.md")))).toBe(true);
   // B's own edit after A's: once B's subscribers hear theirs, A's would have reached them too.
   writeFileSync(join(dir("B"), "Inbox", "OnlyB.md"), "# Only B\n");
-  expect(await until(() => restB.seen.some((e) => e.path === "Inbox/OnlyB.md") && mcpB.updated.includes(vaultUri("Inbox/OnlyB.md")))).toBe(true);
+  expect(await until(null, () => restB.seen.some((e) => e.path === "Inbox/OnlyB.md") && mcpB.updated.includes(vaultUri("Inbox/OnlyB.md")))).toBe(true);
   await Bun.sleep(300);
   for (const s of [restA, restB, mcpA, mcpB]) await s.stop();
   expect(restB.seen.some((e) => e.path === "Outside.md")).toBe(false);

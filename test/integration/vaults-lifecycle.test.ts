@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { TokenStore } from "../../src/auth/tokens.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { type RunningServer, startServer } from "../../src/http/serve.ts";
-import { listenSse, mcpCall, until, writeVaultTables } from "../support/named-vaults.ts";
+import { until } from "../support/listen.ts";
+import { listenSse, mcpCall, writeVaultTables } from "../support/named-vaults.ts";
 import { type Sandbox, sandbox } from "../support/vault.ts";
 
 /**
@@ -173,7 +174,7 @@ test("a table removed while serving: its App closes without a request, its route
   await stream.ready;
   writeVaultTables(sb, { gone: { path: dir("never-made"), data_dir: dir("dataGone") }, home: { path: sb.vault, data_dir: sb.dataDir } });
   // The server's own timer closes it: the stream ends with nobody asking.
-  expect(await until(() => stream.ended())).toBe(true);
+  expect(await until(null, () => stream.ended())).toBe(true);
   await stream.stop();
   const gone = await get("/v1/vaults/a/notes/N0.md", tokenA);
   expect(gone.status).toBe(404);
@@ -215,7 +216,7 @@ test("serve --vault work beside [vaults.work]: one App behind both routes, an ou
       await Promise.all([byDefault.ready, byName.ready]);
       writeFileSync(join(other.dir, "W", "Outside.md"), "# Outside\n");
       const heard = (s: { seen: { path?: string }[] }) => s.seen.filter((f) => f.path === "Outside.md").length;
-      expect(await until(() => heard(byDefault) > 0 && heard(byName) > 0)).toBe(true);
+      expect(await until(null, () => heard(byDefault) > 0 && heard(byName) > 0)).toBe(true);
       // Another App's watcher would announce it a second time, on both streams (they share the log).
       await Bun.sleep(800);
       await byDefault.stop();

@@ -1,4 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
+import type { Route } from "../../src/http/routes.ts";
 import type { AnyOperation } from "../../src/ops/define.ts";
 import { PATH_MARK } from "../../src/ops/schemas.ts";
 
@@ -178,4 +179,31 @@ export function leakIn(answer: unknown, input: unknown = null): string | null {
     }
   const m = CANARY.exec(text);
   return m ? text.slice(Math.max(0, m.index - 80), m.index + 80) : null;
+}
+
+/**
+ * The request the REST face makes of one sample input of a route's operation, as `token`: the
+ * wildcard parameter in the path, the rest in the query or a JSON body. `base` replaces the
+ * route's `/v1/` (a named vault's `/v1/vaults/{name}/`).
+ */
+export function restRequestOf(route: Route, input: Record<string, unknown>, token: string, base = "/v1/"): { url: string; init: RequestInit } {
+  const rest: Record<string, unknown> = { ...input };
+  let url = route.prefix.replace(/^\/v1\//, base);
+  if (route.wildParam) {
+    const value = String(rest[route.wildParam] ?? "Projects/Alpha.md");
+    delete rest[route.wildParam];
+    url += value.split("/").map(encodeURIComponent).join("/") + (route.suffix ?? "");
+  }
+  const headers: Record<string, string> = { authorization: `Bearer ${token}` };
+  const init: RequestInit = { method: route.method, headers };
+  if (route.input === "query") {
+    const qs = new URLSearchParams();
+    for (const [k, v] of Object.entries(rest))
+      for (const one of Array.isArray(v) ? v : [v]) qs.append(k, typeof one === "object" ? JSON.stringify(one) : String(one));
+    if ([...qs].length) url += `?${qs}`;
+  } else {
+    init.body = JSON.stringify(rest);
+    headers["content-type"] = "application/json";
+  }
+  return { url, init };
 }

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { loadConfig } from "../../src/config/load.ts";
+import { listenStream } from "./listen.ts";
 import type { Sandbox } from "./vault.ts";
 
 /** Writes the sandbox's config file with these `[vaults.<name>]` tables (path, data_dir), plus any top-level lines. */
@@ -12,12 +13,6 @@ export function writeVaultTables(sb: Sandbox, tables: Record<string, { path: str
     .join("\n");
   writeFileSync(path, `${top}${body}`);
   return path;
-}
-
-export async function until(done: () => boolean, ms = 15_000): Promise<boolean> {
-  const deadline = Date.now() + ms;
-  while (!done() && Date.now() < deadline) await Bun.sleep(25);
-  return done();
 }
 
 /** An event frame of /v1/…/events. */
@@ -73,56 +68,24 @@ const META = {
 };
 
 /** The resource URIs announced on an MCP subscriptions/listen stream at `url` (/mcp or /mcp/{name}). */
-export function listenMcp(url: string, token: string, uris: string[]): { updated: string[]; acknowledged: () => boolean; stop(): Promise<void> } {
-  const controller = new AbortController();
-  const updated: string[] = [];
-  let acked = false;
-  const pump = (async () => {
-    const res = await fetch(url, {
-      method: "POST",
-      signal: controller.signal,
-      headers: {
-        "content-type": "application/json",
-        accept: "application/json, text/event-stream",
-        authorization: `Bearer ${token}`,
-        "mcp-protocol-version": V26,
-        "mcp-method": "subscriptions/listen",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: "L",
-        method: "subscriptions/listen",
-        params: { _meta: META, notifications: { resourceSubscriptions: uris } },
-      }),
-    });
-    const reader = res.body?.getReader();
-    let raw = "";
-    try {
-      while (reader) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        raw += new TextDecoder().decode(value);
-        for (let cut = raw.indexOf("\n\n"); cut >= 0; cut = raw.indexOf("\n\n")) {
-          const data = /^data: (.*)$/m.exec(raw.slice(0, cut))?.[1];
-          raw = raw.slice(cut + 2);
-          if (!data) continue;
-          const msg = JSON.parse(data) as { method?: string; params?: { uri?: string } };
-          if (msg.method === "notifications/subscriptions/acknowledged") acked = true;
-          if (msg.method === "notifications/resources/updated" && msg.params?.uri) updated.push(msg.params.uri);
-        }
-      }
-    } catch {}
-  })();
+export function listenMcp(url: string, token: string, uris: string[]): { readonly updated: string[]; acknowledged: () => boolean; stop(): Promise<void> } {
+  const stream = listenStream(
+    url,
+    { authorization: `Bearer ${token}`, "mcp-protocol-version": V26 },
+    { jsonrpc: "2.0", id: "L", method: "subscriptions/listen", params: { _meta: META, notifications: { resourceSubscriptions: uris } } },
+  );
+  const messages = () => stream.events.map((e) => e.data as { method?: string; params?: { uri?: string } });
   return {
-    updated,
-    acknowledged: () => acked,
+    get updated() {
+      return messages().flatMap((m) => (m.method === "notifications/resources/updated" && m.params?.uri ? [m.params.uri] : []));
+    },
+    acknowledged: () => messages().some((m) => m.method === "notifications/subscriptions/acknowledged"),
     async stop() {
-      controller.abort();
-      await pump;
+      stream.close();
+      await stream.done.catch(() => {});
     },
   };
 }
-
 /** One MCP 2026 tools/call over HTTP; the structured result, or the error's text. */
 export async function mcpCall(url: string, token: string, name: string, args: Record<string, unknown> = {}): Promise<{ status: number; body: string }> {
   const res = await fetch(url, {
